@@ -1,0 +1,171 @@
+/**
+ * The Search Conditions AST: one discriminated union, plain data (no functions, no class instances), so
+ * that two parses of the same input are deeply equal and a condition can be cached by its canonical form.
+ *
+ * Produced by `parseSearchConditions` (parse.ts); consumed by `evaluate`, `compile`, `IncidentSet`,
+ * `toSearchConditions`, `explain` and `toMongoFilter`. Every consumer ends its `switch (node.kind)` with
+ * `assertNever`, so adding a node kind is a compile error everywhere it must be handled.
+ *
+ * Rules: DECISIONS.md section 1.
+ */
+
+/**
+ * A typed operand. Dates are resolved while parsing: `{"$date": "2024-01-01T00:00:00Z"}` becomes
+ * `{ type: "date", value: 1704067200000 }` (epoch milliseconds, UTC).
+ */
+export type Operand =
+  | { readonly type: "string"; readonly value: string }
+  | { readonly type: "number"; readonly value: number }
+  | { readonly type: "boolean"; readonly value: boolean }
+  | { readonly type: "null" }
+  | { readonly type: "date"; readonly value: number };
+
+/** An operand that has an order under type bracketing (DECISIONS.md 1.5): number, string or date. */
+export type OrderedOperand = Extract<Operand, { type: "string" | "number" | "date" }>;
+
+/**
+ * The kind a field has in the field catalogue (DECISIONS.md 1.6): `text` and `enum` fields take string
+ * operands, `date` fields take `$date` operands and read ISO-8601 UTC strings in records as dates, `open`
+ * fields (not in the catalogue) take any operand.
+ */
+export type FieldKind = "text" | "enum" | "date" | "open";
+
+/** What every field-level node carries: the field path (dot-separated segments) and the field's kind. */
+export interface FieldTarget {
+  /** Field path segments, e.g. `["Custom", "Owner"]` for `Custom.Owner`. Never empty, no empty segment. */
+  readonly path: readonly string[];
+  /** The field's kind in the catalogue the condition was parsed with. */
+  readonly fieldKind: FieldKind;
+}
+
+/** One bound of a range: the operand and whether the bound itself matches (`$gte`/`$lte`). */
+export interface RangeBound {
+  readonly operand: OrderedOperand;
+  readonly inclusive: boolean;
+}
+
+/**
+ * Equality (`"x"`, `{"$eq": "x"}`, `null`, `{"$date": …}`). Matches when the value, or any element of an
+ * array value, equals the operand. A `null` operand also matches a missing field.
+ */
+export interface EqNode extends FieldTarget {
+  readonly kind: "eq";
+  readonly operand: Operand;
+}
+
+/** `$ne`: matches when neither the value nor any element of an array value equals the operand (missing matches). */
+export interface NeNode extends FieldTarget {
+  readonly kind: "ne";
+  readonly operand: Operand;
+}
+
+/**
+ * `$gt`, `$gte`, `$lt`, `$lte`, merged per field and operand type: `{"$gt": a, "$lt": b}` is one range with
+ * two bounds. At least one bound is present; both bounds (when present) have the same operand type.
+ * Type bracketing: only values of the operands' type match.
+ */
+export interface RangeNode extends FieldTarget {
+  readonly kind: "range";
+  readonly lower?: RangeBound;
+  readonly upper?: RangeBound;
+}
+
+/**
+ * `$in`, and pipe alternatives on alternative fields (`"Webhook|File"`). `operands` are de-duplicated, in
+ * first-seen order. `$in: []` matches nothing.
+ */
+export interface InNode extends FieldTarget {
+  readonly kind: "in";
+  readonly operands: readonly Operand[];
+  /** True when the node came from a pipe-alternatives string; printing restores that form. */
+  readonly fromPipe: boolean;
+}
+
+/** `$nin`: matches when no element equals any operand (missing matches). `$nin: []` matches everything. */
+export interface NinNode extends FieldTarget {
+  readonly kind: "nin";
+  readonly operands: readonly Operand[];
+}
+
+/** `$all`: the array value contains every operand. `$all: []` matches nothing (MongoDB). */
+export interface AllNode extends FieldTarget {
+  readonly kind: "all";
+  readonly operands: readonly Operand[];
+}
+
+/** `$regex` with optional `$options` (flags from `i`, `m`, `s`, sorted, each once). RE2 syntax. */
+export interface RegexNode extends FieldTarget {
+  readonly kind: "regex";
+  readonly source: string;
+  readonly flags: string;
+}
+
+/** `$exists`: true matches any present value (including `null`); false matches only a missing field. */
+export interface ExistsNode extends FieldTarget {
+  readonly kind: "exists";
+  readonly exists: boolean;
+}
+
+/** `$size`: the value is an array of exactly `size` elements (a non-negative integer). */
+export interface SizeNode extends FieldTarget {
+  readonly kind: "size";
+  readonly size: number;
+}
+
+/** Every field-level node. */
+export type FieldNode =
+  | EqNode
+  | NeNode
+  | RangeNode
+  | InNode
+  | NinNode
+  | AllNode
+  | RegexNode
+  | ExistsNode
+  | SizeNode;
+
+/** `$and` (and a JSON object's entries): every child matches. No children: matches every incident (`{}`). */
+export interface AndNode {
+  readonly kind: "and";
+  readonly children: readonly Condition[];
+}
+
+/** `$or` (and a top-level JSON array): at least one child matches. Never empty. */
+export interface OrNode {
+  readonly kind: "or";
+  readonly children: readonly Condition[];
+}
+
+/** `$nor`: no child matches. Never empty. */
+export interface NorNode {
+  readonly kind: "nor";
+  readonly children: readonly Condition[];
+}
+
+/**
+ * Field-level `$not`: the negation of the field-level operator object it wraps. `child` holds field nodes
+ * of one field path only (a single field node, or an `and` of them). A missing field matches.
+ */
+export interface NotNode {
+  readonly kind: "not";
+  readonly child: Condition;
+}
+
+/** A parsed Search Conditions object. */
+export type Condition = AndNode | OrNode | NorNode | NotNode | FieldNode;
+
+/** Every `kind` of the union, for exhaustive tables. */
+export type ConditionKind = Condition["kind"];
+
+/**
+ * Ends an exhaustive `switch`: a new node kind that is not handled is a compile-time error.
+ * @throws {Error} only when called at run time with a value outside the union (a bug, never user input)
+ */
+export function assertNever(value: never): never {
+  throw new Error(`Unexpected AST node: ${JSON.stringify(value)}`);
+}
+
+/** The dotted form of a field path: `["Custom", "Owner"]` → `"Custom.Owner"`. */
+export function fieldName(target: FieldTarget): string {
+  return target.path.join(".");
+}
