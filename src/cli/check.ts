@@ -1,0 +1,37 @@
+import type { Command } from "commander";
+import { formatPath } from "../conditions/issues.js";
+import { safeParseSearchConditions } from "../conditions/parse.js";
+import { explain } from "../conditions/print.js";
+import { EXIT } from "./exit-codes.js";
+import { readJsonArgument } from "./input.js";
+import type { CliContext } from "./program.js";
+
+/**
+ * `check <conditions>`: parses Search Conditions (inline JSON or `@file`); prints `explain()` and exits 0,
+ * or prints every issue as `path: message` on stderr and exits 2 (issue 2).
+ */
+export function registerCheckCommand(program: Command, context: CliContext): void {
+  program
+    .command("check")
+    .description("Check Search Conditions and explain what they match.")
+    .argument("<conditions>", "Search Conditions as JSON, or @file")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ incident-query check '{"Severity": {"$in": ["High", "Critical"]}, "Title": {"$regex": "^Phish"}}'
+  $ incident-query check @examples/search-conditions.json
+
+Exit codes: 0 valid, 2 invalid (each issue printed as "path: message"), 64 usage, 66 unreadable file.`,
+    )
+    .action(async (conditionsArgument: string) => {
+      const input = await readJsonArgument(conditionsArgument, "Search Conditions");
+      const parsed = safeParseSearchConditions(input);
+      if (!parsed.success) {
+        for (const issue of parsed.issues) context.stderr.write(`${formatPath(issue.path)}: ${issue.message}\n`);
+        context.exitCode = EXIT.invalid;
+        return;
+      }
+      context.stdout.write(`${explain(parsed.condition)}\n`);
+    });
+}
