@@ -1,0 +1,236 @@
+import fc from "fast-check";
+import { RE2JS } from "re2js";
+import { describe, expect, it } from "vitest";
+import { fcOptions } from "../../test/support/fc.js";
+import {
+  analyzeLiteral,
+  compileRegex,
+  REGEX_CACHE_CAPACITY,
+  RegexSyntaxError,
+  regexSyntaxProblem,
+} from "./regex.js";
+
+/** RE2 directly, without the literal fast paths: the oracle for the fast paths. */
+function re2(source: string, flags: string, value: string): boolean {
+  let bits = 0;
+  if (flags.includes("i")) bits |= RE2JS.CASE_INSENSITIVE;
+  if (flags.includes("m")) bits |= RE2JS.MULTILINE;
+  if (flags.includes("s")) bits |= RE2JS.DOTALL;
+  return RE2JS.compile(source, bits).test(value);
+}
+
+describe("analyzeLiteral", () => {
+  const cases: [string, string, ReturnType<typeof analyzeLiteral>][] = [
+    ["Phish", "", { text: "Phish", anchorStart: false, anchorEnd: false, ignoreCase: false }],
+    ["^Phish", "", { text: "Phish", anchorStart: true, anchorEnd: false, ignoreCase: false }],
+    ["\\.exe$", "", { text: ".exe", anchorStart: false, anchorEnd: true, ignoreCase: false }],
+    ["^Closed$", "i", { text: "Closed", anchorStart: true, anchorEnd: true, ignoreCase: true }],
+    ["a\\$", "", { text: "a$", anchorStart: false, anchorEnd: false, ignoreCase: false }],
+    ["\\^a", "", { text: "^a", anchorStart: false, anchorEnd: false, ignoreCase: false }],
+    ["C:\\\\temp", "", { text: "C:\\temp", anchorStart: false, anchorEnd: false, ignoreCase: false }],
+    ["", "", { text: "", anchorStart: false, anchorEnd: false, ignoreCase: false }],
+    ["^$", "", { text: "", anchorStart: true, anchorEnd: true, ignoreCase: false }],
+    ["Straße", "", { text: "Straße", anchorStart: false, anchorEnd: false, ignoreCase: false }],
+    ["Phish", "m", { text: "Phish", anchorStart: false, anchorEnd: false, ignoreCase: false }],
+    ["a.b", "s", undefined],
+    ["a+", "", undefined],
+    ["(a)", "", undefined],
+    ["a|b", "", undefined],
+    ["[ab]", "", undefined],
+    ["a{2}", "", undefined],
+    ["a$b", "", undefined],
+    ["a^", "", undefined],
+    ["\\d", "", undefined],
+    ["\\n", "", undefined],
+    ["\\", "", undefined],
+    ["^Phish", "m", undefined],
+    ["Phish$", "im", undefined],
+    ["Straße", "i", undefined],
+    ["\ud83d", "", undefined],
+    ["😀", "", { text: "😀", anchorStart: false, anchorEnd: false, ignoreCase: false }],
+  ];
+  it.each(cases)("analyzeLiteral(%j, %j)", (source, flags, expected) => {
+    expect(analyzeLiteral(source, flags)).toEqual(expected);
+  });
+});
+
+describe("compileRegex", () => {
+  const cases: [string, string, string, boolean][] = [
+    // $regex is a search (MongoDB), not a full match.
+    ["Phish", "", "Re: Phishing attempt", true],
+    ["^Phish", "", "Re: Phishing attempt", false],
+    ["^Phish", "", "Phishing attempt", true],
+    ["^Phish", "", "phishing attempt", false],
+    ["^Phish", "i", "phishing attempt", true],
+    ["attempt$", "", "Phishing attempt", true],
+    ["attempt$", "", "Phishing attempt\n", false],
+    ["^Closed$", "", "Closed", true],
+    ["^Closed$", "", "Closed ", false],
+    ["^Closed$", "i", "CLOSED", true],
+    ["\\.exe$", "", "invoice.exe", true],
+    ["\\.exe$", "", "invoiceexe", false],
+    ["^second", "", "first\nsecond", false],
+    ["^second", "m", "first\nsecond", true],
+    ["a.c", "", "a\nc", false],
+    ["a.c", "s", "a\nc", true],
+    ["^(Phish|Spam)ing", "", "Spamming", false],
+    ["^(Phish|Spam)+ing", "", "Spaming", true],
+    ["\\bmalware\\b", "i", "New MALWARE sample", true],
+    // RE2 folds k with the Kelvin sign and s with the long s: the ASCII fast path must not hide that.
+    ["kelvin", "i", "\u212Aelvin", true],
+    ["^s$", "i", "\u017F", true],
+    ["i", "i", "\u0130", false],
+    ["é", "i", "É", true],
+    ["", "", "", true],
+    ["^$", "", "x", false],
+    ["😀", "", "x😀", true],
+  ];
+  it.each(cases)("/%s/%s on %j → %s", (source, flags, value, expected) => {
+    expect(compileRegex(source, flags).test(value)).toBe(expected);
+    expect(re2(source, flags, value)).toBe(expected);
+  });
+
+  it("runs in linear time: ^(a+)+$ against 100,000 a's and a b", () => {
+    const value = `${"a".repeat(100_000)}b`;
+    const started = performance.now();
+    expect(compileRegex("^(a+)+$", "").test(value)).toBe(false);
+    expect(compileRegex("(a|aa)+$", "i").test(value)).toBe(false);
+    expect(compileRegex("^(a|a?)+$", "s").test(value)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it.each([
+    ["(a)\\1", "invalid escape sequence"],
+    ["(?=a)", "invalid or unsupported Perl syntax"],
+    ["(?<=a)b", "invalid named capture"],
+    ["[", "missing closing ]"],
+    ["a{1001}", "invalid repeat count"],
+  ])("refuses %j with the engine's reason", (source, reason) => {
+    expect(() => compileRegex(source, "")).toThrow(RegexSyntaxError);
+    try {
+      compileRegex(source, "");
+    } catch (error) {
+      expect(error).toBeInstanceOf(RegexSyntaxError);
+      expect((error as RegexSyntaxError).reason).toContain(reason);
+      expect((error as RegexSyntaxError).pattern).toBe(source);
+    }
+    expect(regexSyntaxProblem(source, "")).toContain(reason);
+  });
+
+  it("accepts valid patterns in regexSyntaxProblem", () => {
+    expect(regexSyntaxProblem("^(Phish|Spam)", "i")).toBeUndefined();
+    expect(regexSyntaxProblem("Phish", "")).toBeUndefined();
+  });
+
+  it.each(["g", "x", "u", "I", " "])("refuses the flag %j", (flag) => {
+    expect(() => compileRegex("a", flag)).toThrow(TypeError);
+  });
+
+  it("caches by (flags, source) with a bounded LRU", () => {
+    const first = compileRegex("^cache-(x|y)", "i");
+    expect(compileRegex("^cache-(x|y)", "i")).toBe(first);
+    expect(compileRegex("^cache-(x|y)", "")).not.toBe(first);
+    for (let i = 0; i < REGEX_CACHE_CAPACITY; i++) compileRegex(`^filler-${i}(a|b)`, "");
+    expect(compileRegex("^cache-(x|y)", "i")).not.toBe(first);
+    // A recently used entry survives while others are added.
+    const kept = compileRegex("^kept(a|b)", "");
+    for (let i = 0; i < REGEX_CACHE_CAPACITY - 1; i++) {
+      compileRegex(`^more-${i}(a|b)`, "");
+      if (i % 10 === 0) compileRegex("^kept(a|b)", "");
+    }
+    expect(compileRegex("^kept(a|b)", "")).toBe(kept);
+  });
+
+  it("never throws on any value string", () => {
+    const matchers = [compileRegex("^(a+)+$", ""), compileRegex("Phish", "i"), compileRegex("^x$", "")];
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), (value) => {
+        for (const matcher of matchers) expect(typeof matcher.test(value)).toBe("boolean");
+      }),
+      fcOptions(200),
+    );
+  });
+});
+
+describe("literal fast paths agree with RE2", () => {
+  // Pieces that make literal patterns (and a few near-literals) with letters whose case folding is special.
+  const piece = fc.constantFrom(
+    "a",
+    "A",
+    "k",
+    "K",
+    "s",
+    "S",
+    "\u212A",
+    "\u017F",
+    "\u0130",
+    "é",
+    "É",
+    "ß",
+    "😀",
+    "\ud83d",
+    "\\.",
+    "\\$",
+    "\\^",
+    "\\\\",
+    " ",
+    "-",
+    "\n",
+  );
+  const valuePiece = fc.constantFrom(
+    "a",
+    "A",
+    "k",
+    "K",
+    "s",
+    "S",
+    "\u212A",
+    "\u017F",
+    "\u0130",
+    "i",
+    "é",
+    "É",
+    "ß",
+    "😀",
+    "\ud83d",
+    "\ude00",
+    ".",
+    "$",
+    "^",
+    "\\",
+    " ",
+    "-",
+    "\n",
+  );
+  const pattern = fc
+    .tuple(fc.boolean(), fc.array(piece, { maxLength: 4 }), fc.boolean())
+    .map(([start, body, end]) => `${start ? "^" : ""}${body.join("")}${end ? "$" : ""}`);
+  const value = fc.array(valuePiece, { maxLength: 8 }).map((parts) => parts.join(""));
+  const flags = fc.constantFrom("", "i", "m", "s", "im", "is", "ims");
+  // RE2 matches whole code points: an unpaired surrogate in the text need not match inside a pair.
+  const wellFormed = fc
+    .array(
+      valuePiece.filter((p) => p !== "\ud83d" && p !== "\ude00"),
+      { maxLength: 8 },
+    )
+    .map((parts) => parts.join(""));
+
+  it("compileRegex(p, f).test(v) equals RE2's answer", () => {
+    fc.assert(
+      fc.property(pattern, flags, value, (p, f, v) => {
+        expect(compileRegex(p, f).test(v)).toBe(re2(p, f, v));
+      }),
+      fcOptions(3000),
+    );
+  });
+
+  it("a value that contains the pattern's literal text matches the unanchored literal", () => {
+    fc.assert(
+      fc.property(value, wellFormed, value, (before, text, after) => {
+        const source = RE2JS.quote(text);
+        expect(compileRegex(source, "").test(`${before}${text}${after}`)).toBe(true);
+      }),
+      fcOptions(300),
+    );
+  });
+});
