@@ -1,0 +1,1154 @@
+/**
+ * Search Conditions JSON → AST (DECISIONS.md 1.1–1.8). The input is untrusted: it is read through own data
+ * properties only (no getter is ever invoked, nothing inherited is seen), every limit of 1.7 is checked
+ * before descending, and every problem is collected as an issue. The only exception that leaves this module
+ * is `SearchConditionsError` (from `parseSearchConditions`).
+ *
+ * Operators are dispatched through the operator table (operators.ts). Regular expressions are only
+ * validated here (compiled once with RE2JS to check the syntax); evaluation compiles them elsewhere.
+ */
+import { RE2JS } from "re2js";
+import type {
+  Condition,
+  FieldKind,
+  FieldNode,
+  NotNode,
+  Operand,
+  OrderedOperand,
+  RangeBound,
+  RangeNode,
+} from "./ast.js";
+import { fieldKindOf, isAlternativeField, isForbiddenSegment, labelsOf } from "./catalog.js";
+import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS, parseIsoUtc } from "./dates.js";
+import {
+  type Issue,
+  type IssueDetail,
+  type LimitName,
+  makeIssue,
+  type PathSegment,
+  SearchConditionsError,
+} from "./issues.js";
+import {
+  lookupOperator,
+  type OperatorPlace,
+  type OperatorSpec,
+  operatorAllowedAt,
+  operatorsAt,
+} from "./operators.js";
+import type { ParseOptions, ResolvedParseOptions } from "./options.js";
+import { resolveParseOptions } from "./options.js";
+
+/** The result of `safeParseSearchConditions`: the condition, or every issue found (never an empty list). */
+export type SafeParseResult =
+  | { readonly success: true; readonly condition: Condition }
+  | { readonly success: false; readonly issues: [Issue, ...Issue[]] };
+
+/**
+ * Parses untrusted Search Conditions JSON into a condition (DECISIONS.md 1.1–1.8).
+ *
+ * - An object is the AND of its entries (`{}` is `{ kind: "and", children: [] }`, every incident); an
+ *   object with one entry is that entry's node itself.
+ * - A non-empty array of objects is the OR of them (`{ kind: "or" }`, even with one element).
+ * - Keys are field paths or `$and`/`$or`/`$nor`; values are the forms of 1.2 and operator objects of 1.3.
+ *
+ * @param input - raw JSON (any value: never crashes, never invokes a getter, never pollutes a prototype)
+ * @param options - the field catalogue (default `DEFAULT_CATALOG`) and limits to override (1.7)
+ * @returns the condition, plain data
+ * @throws {SearchConditionsError} when the input is invalid; `.issues` lists every problem found, each with
+ *   its path from the root (`["CreatedUtcTime", "$gt", "$date"]`)
+ * @example parseSearchConditions({ Severity: { $in: ["High"] } })
+ * //=> { kind: "in", path: ["Severity"], fieldKind: "enum", operands: [{ type: "string", value: "High" }], fromPipe: false }
+ */
+export function parseSearchConditions(input: unknown, options?: ParseOptions): Condition {
+  const result = safeParseSearchConditions(input, options);
+  if (!result.success) throw new SearchConditionsError(result.issues);
+  return result.condition;
+}
+
+/**
+ * Like `parseSearchConditions`, but returns the issues instead of throwing (DECISIONS.md 1.8).
+ * @param input - raw JSON (any value)
+ * @param options - catalogue and limits
+ * @returns `{ success: true, condition }` or `{ success: false, issues }` with at least one issue
+ * @throws never
+ */
+export function safeParseSearchConditions(input: unknown, options?: ParseOptions): SafeParseResult {
+  const parser = new Parser(resolveParseOptions(options));
+  let condition: Condition | undefined;
+  try {
+    condition = parser.parseRoot(input);
+  } catch (error) {
+    if (error !== ABORT) parser.unexpected(error);
+  }
+  const [first, ...rest] = parser.issues;
+  if (first !== undefined) return { success: false, issues: [first, ...rest] };
+  if (condition === undefined) {
+    // Unreachable by construction (every refusal records an issue); kept so that no input can succeed
+    // without a condition.
+    return {
+      success: false,
+      issues: [makeIssue({ code: "invalid_type", expected: "Search Conditions", found: undefined }, [])],
+    };
+  }
+  return { success: true, condition };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reading untrusted values
+
+/** What a value is, read without invoking user code other than Proxy traps (which are caught). */
+type Read =
+  | { readonly kind: "string"; readonly value: string }
+  | { readonly kind: "number"; readonly value: number }
+  | { readonly kind: "boolean"; readonly value: boolean }
+  | { readonly kind: "null" }
+  | { readonly kind: "array"; readonly array: object; readonly length: number }
+  | { readonly kind: "object"; readonly object: object; readonly keys: readonly string[] }
+  /** Not JSON: undefined, a function, a symbol, a bigint, NaN/Infinity, a class instance, an unreadable proxy. */
+  | { readonly kind: "invalid"; readonly found: unknown };
+
+const UNREADABLE: unique symbol = Symbol("unreadable");
+const OBJECT_STAND_IN = Object.freeze({});
+const DATE_STAND_IN = new Date(0);
+const FUNCTION_STAND_IN = (): void => {};
+
+/**
+ * A value that `describeValue` can describe without touching user code: primitives as they are, objects
+ * replaced by inert stand-ins of the same description ("an object", "an array", "a Date", "a function").
+ */
+function safeFound(value: unknown): unknown {
+  if (value === UNREADABLE) return undefined;
+  if (typeof value === "function") return FUNCTION_STAND_IN;
+  if (typeof value !== "object" || value === null) return value;
+  try {
+    if (Array.isArray(value)) return value.length === 0 ? [] : [null];
+    if (value instanceof Date) return DATE_STAND_IN;
+  } catch {
+    // an unreadable proxy: described as an object
+  }
+  return OBJECT_STAND_IN;
+}
+
+function isPlainPrototype(proto: unknown): boolean {
+  // Object.prototype of this realm or another one (whose own prototype is null), or no prototype at all.
+  return proto === null || proto === Object.prototype || Object.getPrototypeOf(proto) === null;
+}
+
+function readValue(value: unknown): Read {
+  switch (typeof value) {
+    case "string":
+      return { kind: "string", value };
+    case "number":
+      // -0 is read as 0: the two are equal for every operator, and JSON cannot print the difference.
+      return Number.isFinite(value) ? { kind: "number", value: value === 0 ? 0 : value } : invalid(value);
+    case "boolean":
+      return { kind: "boolean", value };
+    case "object": {
+      if (value === null) return { kind: "null" };
+      try {
+        if (Array.isArray(value)) {
+          const length: unknown = value.length;
+          return typeof length === "number" ? { kind: "array", array: value, length } : invalid(value);
+        }
+        if (!isPlainPrototype(Object.getPrototypeOf(value))) return invalid(value);
+        return { kind: "object", object: value, keys: Object.keys(value) };
+      } catch {
+        return invalid(value);
+      }
+    }
+    default:
+      return invalid(value);
+  }
+}
+
+function invalid(value: unknown): Read {
+  return { kind: "invalid", found: safeFound(value) };
+}
+
+/** An own data property's value, or `UNREADABLE` (missing, an accessor, or a throwing proxy trap). */
+function readProperty(object: object, key: string | number): unknown {
+  try {
+    const descriptor = Object.getOwnPropertyDescriptor(object, key);
+    return descriptor !== undefined && "value" in descriptor ? descriptor.value : UNREADABLE;
+  } catch {
+    return UNREADABLE;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The parser
+
+/** Thrown internally when the node limit is reached: parsing stops, the issues so far are returned. */
+const ABORT: unique symbol = Symbol("abort");
+
+/** A catalogued (or open) field as the parser sees it. */
+interface Field {
+  /** The dotted field path as written. */
+  readonly name: string;
+  readonly segments: readonly string[];
+  readonly kind: FieldKind;
+  readonly labels: readonly string[] | undefined;
+  readonly alternative: boolean;
+}
+
+/** An operand read from the input, or why not. */
+type OperandRead =
+  | { readonly ok: true; readonly operand: Operand; readonly raw: unknown }
+  /** Not an operand; `reported` when an issue was already recorded (a bad `$date`, a limit). */
+  | { readonly ok: false; readonly found: unknown; readonly reported: boolean };
+
+/** A range node under construction, per operand type, in one operator object. */
+interface RangeBuilder {
+  lower?: RangeBound;
+  upper?: RangeBound;
+}
+
+/** A slot of an operator object's output: a node, or a range / regex to complete after the loop. */
+type Slot = FieldNode | NotNode | { readonly range: RangeBuilder } | { readonly regex: string };
+
+const OPERAND_EXPECTED = 'a string, number, boolean, null or {"$date": …} operand';
+const ORDERED_EXPECTED = 'a string, number or {"$date": …} operand';
+const NUMBER_LONG = /^-?\d{1,16}$/;
+
+class Parser {
+  readonly issues: Issue[] = [];
+  private nodes = 0;
+
+  constructor(private readonly options: ResolvedParseOptions) {}
+
+  /** Records an issue. */
+  private issue(detail: IssueDetail, path: readonly PathSegment[]): void {
+    this.issues.push(makeIssue(detail, path));
+  }
+
+  private limit(limit: LimitName, path: readonly PathSegment[], found?: number): void {
+    const max = this.options.limits[limit];
+    this.issue(
+      found === undefined
+        ? { code: "limit_exceeded", limit, max }
+        : { code: "limit_exceeded", limit, max, found },
+      path,
+    );
+  }
+
+  /** Counts one node (DECISIONS.md 1.7); past the limit, records the issue and stops parsing. */
+  private count(path: readonly PathSegment[]): void {
+    this.nodes += 1;
+    if (this.nodes > this.options.limits.nodes) {
+      this.limit("nodes", path);
+      throw ABORT;
+    }
+  }
+
+  /** Checks the depth of a container before reading inside it; false (with an issue) when too deep. */
+  private enter(depth: number, path: readonly PathSegment[]): boolean {
+    if (depth <= this.options.limits.depth) return true;
+    this.limit("depth", path);
+    return false;
+  }
+
+  /** A failure that is not a refusal (a stack overflow under a huge configured depth, a bug): an issue. */
+  unexpected(error: unknown): void {
+    if (error instanceof RangeError && /call stack/i.test(error.message)) this.limit("depth", []);
+    else
+      this.issue(
+        { code: "invalid_type", expected: "Search Conditions of plain JSON values", found: undefined },
+        [],
+      );
+  }
+
+  /** The own enumerable keys of an object with the forbidden ones (1.1) reported and removed. */
+  private allowedKeys(keys: readonly string[], path: readonly PathSegment[]): string[] {
+    const allowed: string[] = [];
+    for (const key of keys) {
+      if (isForbiddenSegment(key)) this.issue({ code: "forbidden_key", key }, [...path, key]);
+      else allowed.push(key);
+    }
+    return allowed;
+  }
+
+  /** Keys longer than the string limit are refused before they reach a message (1.7). */
+  private keyTooLong(key: string, path: readonly PathSegment[]): boolean {
+    if (key.length <= this.options.limits.stringLength) return false;
+    this.limit("stringLength", path, key.length);
+    return true;
+  }
+
+  parseRoot(input: unknown): Condition | undefined {
+    this.count([]);
+    const read = readValue(input);
+    if (read.kind === "object") return this.parseConditionObject(read, [], 1);
+    if (read.kind === "array") {
+      if (!this.enter(1, [])) return undefined;
+      if (read.length === 0) {
+        this.issue({ code: "empty_array", what: "Search Conditions (an array of condition objects)" }, []);
+        return undefined;
+      }
+      const children = this.parseConditionArray(read, [], 1);
+      return children && { kind: "or", children };
+    }
+    this.issue(
+      {
+        code: "invalid_type",
+        expected: "a JSON object or an array of condition objects",
+        found: foundOf(read),
+      },
+      [],
+    );
+    return undefined;
+  }
+
+  /** The elements of `$and`/`$or`/`$nor` or of a top-level array: condition objects. */
+  private parseConditionArray(
+    read: Extract<Read, { kind: "array" }>,
+    path: readonly PathSegment[],
+    depth: number,
+  ): Condition[] | undefined {
+    const children: Condition[] = [];
+    let failed = false;
+    for (let index = 0; index < read.length; index++) {
+      const elementPath = [...path, index];
+      this.count(elementPath);
+      const element = readValue(readProperty(read.array, index));
+      if (element.kind !== "object") {
+        this.issue(
+          { code: "invalid_type", expected: "a condition object", found: foundOf(element) },
+          elementPath,
+        );
+        failed = true;
+        continue;
+      }
+      const child = this.parseConditionObject(element, elementPath, depth + 1);
+      if (child === undefined) failed = true;
+      else children.push(child);
+    }
+    return failed ? undefined : children;
+  }
+
+  /** A condition object: the AND of its entries (field paths and logical operators). */
+  private parseConditionObject(
+    read: Extract<Read, { kind: "object" }>,
+    path: readonly PathSegment[],
+    depth: number,
+  ): Condition | undefined {
+    if (!this.enter(depth, path)) return undefined;
+    const children: Condition[] = [];
+    for (const key of read.keys) {
+      const keyPath = [...path, key];
+      if (this.keyTooLong(key, keyPath)) continue;
+      this.count(keyPath);
+      const value = readProperty(read.object, key);
+      let child: Condition | undefined;
+      if (key.startsWith("$")) {
+        const spec = lookupOperator(key);
+        if (spec === undefined) {
+          this.issue({ code: "unknown_operator", operator: key, allowed: operatorsAt("condition") }, keyPath);
+        } else if (!operatorAllowedAt(spec, "condition")) {
+          this.issue({ code: "misplaced_operator", operator: key, where: "condition" }, keyPath);
+        } else {
+          child = this.parseLogical(spec, value, keyPath, depth + 1);
+        }
+      } else {
+        child = this.parseFieldEntry(key, value, keyPath, depth + 1);
+      }
+      if (child !== undefined) children.push(child);
+    }
+    return children.length === 1 ? children[0] : { kind: "and", children };
+  }
+
+  /** `$and`, `$or`, `$nor`: a non-empty array of condition objects (1.1). */
+  private parseLogical(
+    spec: OperatorSpec,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): Condition | undefined {
+    const read = readValue(value);
+    if (read.kind !== "array") {
+      this.issue(
+        {
+          code: "invalid_type",
+          expected: `a non-empty array of condition objects for ${spec.name}`,
+          found: foundOf(read),
+        },
+        path,
+      );
+      return undefined;
+    }
+    if (!this.enter(depth, path)) return undefined;
+    if (read.length === 0) {
+      this.issue({ code: "empty_array", what: spec.name }, path);
+      return undefined;
+    }
+    const children = this.parseConditionArray(read, path, depth);
+    if (children === undefined) return undefined;
+    const kind = spec.name === "$and" ? "and" : spec.name === "$or" ? "or" : "nor";
+    return { kind, children };
+  }
+
+  /** A field path key (1.1) and its value. */
+  private parseFieldEntry(
+    key: string,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): Condition | undefined {
+    const segments = key.split(".");
+    let valid = true;
+    if (segments.some((segment) => segment === "" || segment.startsWith("$"))) {
+      this.issue({ code: "invalid_field_path", field: key }, path);
+      valid = false;
+    }
+    for (const segment of new Set(segments)) {
+      if (isForbiddenSegment(segment)) {
+        this.issue({ code: "forbidden_key", key: segment }, path);
+        valid = false;
+      }
+    }
+    if (!valid) return undefined;
+    const { catalog } = this.options;
+    const field: Field = {
+      name: key,
+      segments,
+      kind: fieldKindOf(catalog, key),
+      labels: labelsOf(catalog, key),
+      alternative: isAlternativeField(catalog, key),
+    };
+    return this.parseFieldValue(field, value, path, depth);
+  }
+
+  /** A field's direct value: a value form of 1.2 or an operator object of 1.3. */
+  private parseFieldValue(
+    field: Field,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): Condition | undefined {
+    const read = readValue(value);
+    switch (read.kind) {
+      case "string":
+        return this.parseDirectString(field, read.value, path);
+      case "number":
+      case "boolean":
+      case "null": {
+        const operand = scalarOperand(read);
+        return this.checkOperand(field, operand, value, "value", path) ? eqNode(field, operand) : undefined;
+      }
+      case "array":
+        this.issue({ code: "array_value", field: field.name }, path);
+        return undefined;
+      case "invalid":
+        this.issue(
+          {
+            code: "invalid_type",
+            expected: `${OPERAND_EXPECTED.replace(" operand", "")} or an operator object`,
+            found: read.found,
+          },
+          path,
+        );
+        return undefined;
+      case "object": {
+        if (!this.enter(depth, path)) return undefined;
+        const keys = this.allowedKeys(read.keys, path);
+        const operatorKeys = keys.filter((key) => key.startsWith("$"));
+        const plainKeys = keys.filter((key) => !key.startsWith("$"));
+        if (operatorKeys.length > 0 && plainKeys.length > 0) {
+          this.issue({ code: "mixed_operator_object", operatorKeys, plainKeys }, path);
+          return undefined;
+        }
+        if (plainKeys.length > 0 || read.keys.length === 0) {
+          this.issue({ code: "object_value", field: field.name }, path);
+          return undefined;
+        }
+        if (operatorKeys.length === 0) return undefined; // only forbidden keys, already reported
+        if (operatorKeys.length === 1 && operatorKeys[0] === "$date") {
+          const operand = this.parseDateObject(read.object, path, depth);
+          if (operand === undefined) return undefined;
+          return this.checkOperand(field, operand, read.object, "value", path)
+            ? eqNode(field, operand)
+            : undefined;
+        }
+        return this.parseOperatorObject(field, read.object, operatorKeys, path, depth, "field");
+      }
+      default:
+        return assertUnreachable(read);
+    }
+  }
+
+  /** A plain string on a field: equality, or pipe alternatives on an alternative field (1.2). */
+  private parseDirectString(field: Field, text: string, path: readonly PathSegment[]): Condition | undefined {
+    if (text.length > this.options.limits.stringLength) {
+      this.limit("stringLength", path, text.length);
+      return undefined;
+    }
+    if (!(field.alternative && text.includes("|"))) {
+      const operand: Operand = { type: "string", value: text };
+      return this.checkOperand(field, operand, text, "value", path) ? eqNode(field, operand) : undefined;
+    }
+    const alternatives = text.split("|").map((alternative) => alternative.trim());
+    if (alternatives.includes("")) {
+      this.issue({ code: "empty_alternative", field: field.name, value: text }, path);
+      return undefined;
+    }
+    const operands = new OperandSet();
+    let valid = true;
+    for (const alternative of alternatives) {
+      const operand: Operand = { type: "string", value: alternative };
+      if (this.checkOperand(field, operand, alternative, "value", path)) operands.add(operand);
+      else valid = false;
+    }
+    return valid
+      ? {
+          kind: "in",
+          path: [...field.segments],
+          fieldKind: field.kind,
+          operands: operands.list,
+          fromPipe: true,
+        }
+      : undefined;
+  }
+
+  /** `{"$date": "…"}` or `{"$date": {"$numberLong": "…"}}` (1.4); the object is already known to hold only `$date`. */
+  private parseDateObject(object: object, path: readonly PathSegment[], depth: number): Operand | undefined {
+    const datePath = [...path, "$date"];
+    const raw = readProperty(object, "$date");
+    const read = readValue(raw);
+    if (read.kind === "string") {
+      const ms = parseIsoUtc(read.value);
+      if (ms !== undefined) return { type: "date", value: ms };
+      this.issue({ code: "invalid_date", found: read.value }, datePath);
+      return undefined;
+    }
+    if (read.kind === "object") {
+      if (!this.enter(depth + 1, datePath)) return undefined;
+      const keys = this.allowedKeys(read.keys, datePath);
+      if (keys.length !== read.keys.length) return undefined;
+      if (keys.length === 1 && keys[0] === "$numberLong") {
+        const longPath = [...datePath, "$numberLong"];
+        const text = readProperty(read.object, "$numberLong");
+        if (typeof text === "string" && NUMBER_LONG.test(text)) {
+          const ms = Number(text);
+          if (ms >= MIN_ISO_EPOCH_MS && ms <= MAX_ISO_EPOCH_MS)
+            return { type: "date", value: ms === 0 ? 0 : ms };
+        }
+        this.issue({ code: "invalid_date", found: safeFound(text) }, longPath);
+        return undefined;
+      }
+    }
+    this.issue({ code: "invalid_date", found: foundOf(read) }, datePath);
+    return undefined;
+  }
+
+  /**
+   * Reads an operand: a string, finite number, boolean, null or `$date` object. Limits and bad dates are
+   * reported here; other non-operands are returned for the caller to report in its own terms.
+   */
+  private readOperand(value: unknown, path: readonly PathSegment[], depth: number): OperandRead {
+    const read = readValue(value);
+    switch (read.kind) {
+      case "string":
+        if (read.value.length > this.options.limits.stringLength) {
+          this.limit("stringLength", path, read.value.length);
+          return { ok: false, found: read.value, reported: true };
+        }
+        return { ok: true, operand: { type: "string", value: read.value }, raw: read.value };
+      case "number":
+      case "boolean":
+      case "null":
+        return { ok: true, operand: scalarOperand(read), raw: value };
+      case "object": {
+        if (read.keys.length === 1 && read.keys[0] === "$date") {
+          if (!this.enter(depth, path)) return { ok: false, found: OBJECT_STAND_IN, reported: true };
+          const operand = this.parseDateObject(read.object, path, depth);
+          return operand === undefined
+            ? { ok: false, found: OBJECT_STAND_IN, reported: true }
+            : { ok: true, operand, raw: OBJECT_STAND_IN };
+        }
+        if (!this.enter(depth, path)) return { ok: false, found: OBJECT_STAND_IN, reported: true };
+        const keys = this.allowedKeys(read.keys, path);
+        return { ok: false, found: OBJECT_STAND_IN, reported: keys.length !== read.keys.length };
+      }
+      case "array":
+      case "invalid":
+        return { ok: false, found: foundOf(read), reported: false };
+      default:
+        return assertUnreachable(read);
+    }
+  }
+
+  /**
+   * Checks an operand against the field's kind (1.4, 1.6). `value` context: equality, `$ne`, `$in`, `$nin`,
+   * `$all`, pipe alternatives (null allowed everywhere, labels checked). `ordered` context: `$gt`, `$gte`,
+   * `$lt`, `$lte` (string, number or date only; no label check).
+   */
+  private checkOperand(
+    field: Field,
+    operand: Operand,
+    raw: unknown,
+    context: "value" | "ordered",
+    path: readonly PathSegment[],
+  ): boolean {
+    const found = safeFound(raw);
+    const nullAllowed = context === "value";
+    switch (field.kind) {
+      case "date":
+        if (operand.type === "date" || (nullAllowed && operand.type === "null")) return true;
+        this.issue({ code: "date_operand_required", field: field.name, found }, path);
+        return false;
+      case "text":
+      case "enum": {
+        if (operand.type === "null" && nullAllowed) return true;
+        if (operand.type !== "string") {
+          this.issue(
+            {
+              code: "operand_type",
+              field: field.name,
+              fieldKind: field.kind,
+              expected: "a string",
+              found,
+            },
+            path,
+          );
+          return false;
+        }
+        if (context === "ordered" || field.labels === undefined || field.labels.includes(operand.value)) {
+          return true;
+        }
+        const suggestion = suggestLabel(operand.value, field.labels);
+        this.issue(
+          suggestion === undefined
+            ? { code: "unknown_label", field: field.name, label: operand.value, labels: field.labels }
+            : {
+                code: "unknown_label",
+                field: field.name,
+                label: operand.value,
+                labels: field.labels,
+                suggestion,
+              },
+          path,
+        );
+        return false;
+      }
+      case "open":
+        if (
+          context === "value" ||
+          operand.type === "string" ||
+          operand.type === "number" ||
+          operand.type === "date"
+        ) {
+          return true;
+        }
+        this.issue(
+          {
+            code: "operand_type",
+            field: field.name,
+            fieldKind: field.kind,
+            expected: ORDERED_EXPECTED,
+            found,
+          },
+          path,
+        );
+        return false;
+      default:
+        return assertUnreachable(field.kind);
+    }
+  }
+
+  /** An operator object (1.3) at `place` (a field's value, or the value of `$not`). */
+  private parseOperatorObject(
+    field: Field,
+    object: object,
+    keys: readonly string[],
+    path: readonly PathSegment[],
+    depth: number,
+    place: Exclude<OperatorPlace, "condition">,
+  ): Condition | undefined {
+    const slots: Slot[] = [];
+    const ranges = new Map<OrderedOperand["type"], RangeBuilder>();
+    let sawRegex = false;
+    let flags: { value: string; path: readonly PathSegment[] } | undefined;
+    let valid = true;
+    for (const key of keys) {
+      const keyPath = [...path, key];
+      if (this.keyTooLong(key, keyPath)) {
+        valid = false;
+        continue;
+      }
+      this.count(keyPath);
+      const value = readProperty(object, key);
+      const spec = lookupOperator(key);
+      if (spec === undefined) {
+        this.issue({ code: "unknown_operator", operator: key, allowed: operatorsAt(place) }, keyPath);
+        valid = false;
+        continue;
+      }
+      if (!operatorAllowedAt(spec, place)) {
+        this.issue({ code: "misplaced_operator", operator: key, where: place }, keyPath);
+        valid = false;
+        continue;
+      }
+      switch (spec.operand) {
+        case "value": {
+          const read = this.readOperand(value, keyPath, depth + 1);
+          if (!read.ok) {
+            if (!read.reported) {
+              this.issue(
+                { code: "invalid_type", expected: `${OPERAND_EXPECTED} for ${key}`, found: read.found },
+                keyPath,
+              );
+            }
+            valid = false;
+          } else if (this.checkOperand(field, read.operand, read.raw, "value", keyPath)) {
+            slots.push({
+              kind: spec.name === "$eq" ? "eq" : "ne",
+              path: [...field.segments],
+              fieldKind: field.kind,
+              operand: read.operand,
+            });
+          } else valid = false;
+          break;
+        }
+        case "ordered": {
+          const read = this.readOperand(value, keyPath, depth + 1);
+          if (!read.ok) {
+            if (!read.reported) {
+              this.issue(
+                { code: "invalid_type", expected: `${ORDERED_EXPECTED} for ${key}`, found: read.found },
+                keyPath,
+              );
+            }
+            valid = false;
+            break;
+          }
+          const { operand } = read;
+          if (!this.checkOperand(field, operand, read.raw, "ordered", keyPath)) {
+            valid = false;
+            break;
+          }
+          if (operand.type === "boolean" || operand.type === "null" || spec.bound === undefined) {
+            // Unreachable: checkOperand refuses these in the ordered context.
+            valid = false;
+            break;
+          }
+          const bound: RangeBound = { operand, inclusive: spec.bound.inclusive };
+          const current = ranges.get(operand.type);
+          if (current !== undefined && current[spec.bound.side] === undefined) {
+            current[spec.bound.side] = bound;
+          } else {
+            // A second bound of the same side and type ($gt beside $gte): kept as its own range node,
+            // ANDed with the first, which is always exact whatever the comparison of the operands.
+            const builder: RangeBuilder = spec.bound.side === "lower" ? { lower: bound } : { upper: bound };
+            if (current === undefined) ranges.set(operand.type, builder);
+            slots.push({ range: builder });
+          }
+          break;
+        }
+        case "valueSet": {
+          const operands = this.parseValueSet(field, key, value, keyPath, depth + 1);
+          if (operands === undefined) valid = false;
+          else {
+            const base = { path: [...field.segments], fieldKind: field.kind, operands };
+            slots.push(
+              spec.name === "$in"
+                ? { kind: "in", ...base, fromPipe: false }
+                : spec.name === "$nin"
+                  ? { kind: "nin", ...base }
+                  : { kind: "all", ...base },
+            );
+          }
+          break;
+        }
+        case "pattern": {
+          sawRegex = true;
+          const source = this.parsePattern(value, keyPath);
+          if (source === undefined) valid = false;
+          else slots.push({ regex: source });
+          break;
+        }
+        case "flags": {
+          if (typeof value !== "string") {
+            this.issue(
+              {
+                code: "invalid_type",
+                expected: "a string of regex flags for $options",
+                found: safeFound(value),
+              },
+              keyPath,
+            );
+            valid = false;
+          } else if (value.length > this.options.limits.stringLength) {
+            this.limit("stringLength", keyPath, value.length);
+            valid = false;
+          } else {
+            const reason = flagsProblem(value);
+            if (reason === undefined) flags = { value: [...value].sort().join(""), path: keyPath };
+            else {
+              this.issue({ code: "invalid_regex_options", options: value, reason }, keyPath);
+              valid = false;
+            }
+          }
+          break;
+        }
+        case "boolean": {
+          if (typeof value === "boolean") {
+            slots.push({ kind: "exists", path: [...field.segments], fieldKind: field.kind, exists: value });
+          } else {
+            this.issue(
+              { code: "invalid_type", expected: `a boolean for ${key}`, found: safeFound(value) },
+              keyPath,
+            );
+            valid = false;
+          }
+          break;
+        }
+        case "size": {
+          if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) {
+            slots.push({
+              kind: "size",
+              path: [...field.segments],
+              fieldKind: field.kind,
+              size: value === 0 ? 0 : value,
+            });
+          } else {
+            this.issue({ code: "invalid_size", found: safeFound(value) }, keyPath);
+            valid = false;
+          }
+          break;
+        }
+        case "operatorObject": {
+          const child = this.parseNot(field, value, keyPath, depth + 1);
+          if (child === undefined) valid = false;
+          else slots.push(child);
+          break;
+        }
+        case "conditions":
+          // Unreachable: logical operators stand at condition level only (refused above as misplaced).
+          this.issue({ code: "misplaced_operator", operator: key, where: place }, keyPath);
+          valid = false;
+          break;
+        default:
+          assertUnreachable(spec.operand);
+      }
+    }
+    if (flags !== undefined && !sawRegex) {
+      this.issue(
+        {
+          code: "invalid_regex_options",
+          options: flags.value,
+          reason: "$options needs a $regex in the same operator object",
+        },
+        flags.path,
+      );
+      valid = false;
+    }
+    if (!valid) return undefined;
+    const nodes = slots.map((slot): Condition => {
+      if ("range" in slot) return rangeNode(field, slot.range);
+      if ("regex" in slot) {
+        return {
+          kind: "regex",
+          path: [...field.segments],
+          fieldKind: field.kind,
+          source: slot.regex,
+          flags: flags?.value ?? "",
+        };
+      }
+      return slot;
+    });
+    return nodes.length === 1 ? nodes[0] : { kind: "and", children: nodes };
+  }
+
+  /** `$in`, `$nin`, `$all`: an array of at most `setSize` operands, de-duplicated in first-seen order. */
+  private parseValueSet(
+    field: Field,
+    operator: string,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): Operand[] | undefined {
+    const read = readValue(value);
+    if (read.kind !== "array") {
+      this.issue(
+        { code: "invalid_type", expected: `an array of values for ${operator}`, found: foundOf(read) },
+        path,
+      );
+      return undefined;
+    }
+    if (!this.enter(depth, path)) return undefined;
+    if (read.length > this.options.limits.setSize) {
+      this.limit("setSize", path, read.length);
+      return undefined;
+    }
+    const operands = new OperandSet();
+    let valid = true;
+    const { stringLength } = this.options.limits;
+    for (let index = 0; index < read.length; index++) {
+      const raw = readProperty(read.array, index);
+      // Fast path for the common operands (no allocation of a path): strings within the limit on text and
+      // open fields or known labels on enumerated fields, and scalars on open fields.
+      if (typeof raw === "string" && raw.length <= stringLength) {
+        if (field.kind === "open" || field.kind === "text" || field.labels?.includes(raw) === true) {
+          operands.add({ type: "string", value: raw });
+          continue;
+        }
+      } else if (field.kind === "open") {
+        if (typeof raw === "number" && Number.isFinite(raw)) {
+          operands.add({ type: "number", value: raw === 0 ? 0 : raw });
+          continue;
+        }
+        if (typeof raw === "boolean") {
+          operands.add({ type: "boolean", value: raw });
+          continue;
+        }
+        if (raw === null) {
+          operands.add({ type: "null" });
+          continue;
+        }
+      }
+      const elementPath = [...path, index];
+      const element = this.readOperand(raw, elementPath, depth + 1);
+      if (!element.ok) {
+        if (!element.reported) {
+          this.issue({ code: "invalid_type", expected: OPERAND_EXPECTED, found: element.found }, elementPath);
+        }
+        valid = false;
+      } else if (this.checkOperand(field, element.operand, element.raw, "value", elementPath)) {
+        operands.add(element.operand);
+      } else valid = false;
+    }
+    return valid ? operands.list : undefined;
+  }
+
+  /** A `$regex` pattern: a string of at most `patternLength` characters that RE2 accepts (1.4). */
+  private parsePattern(value: unknown, path: readonly PathSegment[]): string | undefined {
+    if (typeof value !== "string") {
+      this.issue(
+        { code: "invalid_type", expected: "a pattern string for $regex", found: safeFound(value) },
+        path,
+      );
+      return undefined;
+    }
+    if (value.length > this.options.limits.patternLength) {
+      this.limit("patternLength", path, value.length);
+      return undefined;
+    }
+    const reason = re2SyntaxProblem(value);
+    if (reason === undefined) return value;
+    this.issue({ code: "invalid_regex", pattern: value, reason }, path);
+    return undefined;
+  }
+
+  /** `$not`: a non-empty operator object of field operators (or a `$regex` object), never a logical one. */
+  private parseNot(
+    field: Field,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): NotNode | undefined {
+    const read = readValue(value);
+    const expected = 'an operator object for $not, such as {"$regex": "…"}';
+    if (read.kind !== "object") {
+      this.issue({ code: "invalid_type", expected, found: foundOf(read) }, path);
+      return undefined;
+    }
+    if (!this.enter(depth, path)) return undefined;
+    const keys = this.allowedKeys(read.keys, path);
+    const operatorKeys = keys.filter((key) => key.startsWith("$"));
+    const plainKeys = keys.filter((key) => !key.startsWith("$"));
+    if (operatorKeys.length > 0 && plainKeys.length > 0) {
+      this.issue({ code: "mixed_operator_object", operatorKeys, plainKeys }, path);
+      return undefined;
+    }
+    if (plainKeys.length > 0 || read.keys.length === 0) {
+      this.issue({ code: "invalid_type", expected, found: OBJECT_STAND_IN }, path);
+      return undefined;
+    }
+    if (operatorKeys.length === 0) return undefined; // only forbidden keys, already reported
+    const child = this.parseOperatorObject(field, read.object, operatorKeys, path, depth, "not");
+    return child && { kind: "not", child };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+
+function assertUnreachable(value: never): never {
+  throw new Error(`Unreachable: ${String(value)}`);
+}
+
+function foundOf(read: Read): unknown {
+  switch (read.kind) {
+    case "string":
+    case "number":
+    case "boolean":
+      return read.value;
+    case "null":
+      return null;
+    case "array":
+      return read.length === 0 ? [] : [null];
+    case "object":
+      return OBJECT_STAND_IN;
+    case "invalid":
+      return read.found;
+    default:
+      return assertUnreachable(read);
+  }
+}
+
+function scalarOperand(read: Extract<Read, { kind: "number" | "boolean" | "null" }>): Operand {
+  return read.kind === "null"
+    ? { type: "null" }
+    : read.kind === "number"
+      ? { type: "number", value: read.value }
+      : { type: "boolean", value: read.value };
+}
+
+function eqNode(field: Field, operand: Operand): FieldNode {
+  return { kind: "eq", path: [...field.segments], fieldKind: field.kind, operand };
+}
+
+function rangeNode(field: Field, builder: RangeBuilder): RangeNode {
+  const base = { kind: "range", path: [...field.segments], fieldKind: field.kind } as const;
+  if (builder.lower !== undefined && builder.upper !== undefined) {
+    return { ...base, lower: builder.lower, upper: builder.upper };
+  }
+  if (builder.lower !== undefined) return { ...base, lower: builder.lower };
+  if (builder.upper !== undefined) return { ...base, upper: builder.upper };
+  return assertUnreachable(builder as never);
+}
+
+/** Operands in first-seen order without duplicates (same type and value). */
+class OperandSet {
+  readonly list: Operand[] = [];
+  private readonly strings = new Set<string>();
+  private readonly numbers = new Set<number>();
+  private readonly dates = new Set<number>();
+  private readonly others = new Set<string>();
+
+  add(operand: Operand): void {
+    const seen = this.seenOf(operand);
+    if (seen === undefined) return;
+    this.list.push(operand);
+  }
+
+  /** Records the operand; undefined when it was already there. */
+  private seenOf(operand: Operand): true | undefined {
+    switch (operand.type) {
+      case "string":
+        return addNew(this.strings, operand.value);
+      case "number":
+        return addNew(this.numbers, operand.value);
+      case "date":
+        return addNew(this.dates, operand.value);
+      case "boolean":
+        return addNew(this.others, String(operand.value));
+      case "null":
+        return addNew(this.others, "null");
+      default:
+        return assertUnreachable(operand);
+    }
+  }
+}
+
+function addNew<T>(set: Set<T>, value: T): true | undefined {
+  if (set.has(value)) return undefined;
+  set.add(value);
+  return true;
+}
+
+/** Why `$options` is refused, or undefined: flags from `i`, `m`, `s`, each at most once (1.4). */
+function flagsProblem(options: string): string | undefined {
+  const seen = new Set<string>();
+  for (const flag of options) {
+    if (flag !== "i" && flag !== "m" && flag !== "s") {
+      return `the flag ${JSON.stringify(flag)} is not supported`;
+    }
+    if (seen.has(flag)) return `the flag '${flag}' appears more than once`;
+    seen.add(flag);
+  }
+  return undefined;
+}
+
+/** How many patterns `re2SyntaxProblem` remembers (compiling one with RE2JS takes tens of microseconds). */
+const PATTERN_CACHE_CAPACITY = 256;
+const patternProblems = new Map<string, string | undefined>();
+
+/**
+ * The RE2 engine's reason for refusing a pattern, or undefined when RE2 accepts it (1.4). The answer for
+ * the last `PATTERN_CACHE_CAPACITY` patterns is remembered (a pure function of the pattern).
+ */
+function re2SyntaxProblem(pattern: string): string | undefined {
+  if (patternProblems.has(pattern)) return patternProblems.get(pattern);
+  let problem: string | undefined;
+  try {
+    RE2JS.compile(pattern);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const reason = message.replace(/^error parsing regexp: /, "");
+    problem = reason.length > 200 ? `${reason.slice(0, 200)}…` : reason;
+  }
+  if (patternProblems.size >= PATTERN_CACHE_CAPACITY) {
+    const oldest = patternProblems.keys().next();
+    if (oldest.done !== true) patternProblems.delete(oldest.value);
+  }
+  patternProblems.set(pattern, problem);
+  return problem;
+}
+
+/**
+ * The label an unknown label most likely meant (DECISIONS.md 1.6), or undefined: a case-insensitive (and
+ * space-insensitive) match first, then the only label it is a prefix of (3 characters or more), then the
+ * nearest label within a small edit distance (at most 1 for short inputs, 3 for long ones). Cost: linear in
+ * the label's length for labels much longer than every candidate (they are skipped by length).
+ * @param label - the unknown label as written
+ * @param labels - the field's labels, in catalogue order (ties go to the first)
+ * @returns one of `labels`, or undefined when none is near; never throws
+ * @example suggestLabel("Webhok", INGESTION_TYPE_LABELS) //=> "Webhook"
+ */
+export function suggestLabel(label: string, labels: readonly string[]): string | undefined {
+  const folded = fold(label);
+  if (folded === "") return undefined;
+  const same = labels.find((candidate) => fold(candidate) === folded);
+  if (same !== undefined) return same;
+  if (folded.length >= 3) {
+    const prefixed = labels.filter((candidate) => fold(candidate).startsWith(folded));
+    if (prefixed.length === 1) return prefixed[0];
+  }
+  const max = Math.min(3, Math.max(1, Math.floor(folded.length / 3)));
+  let best: string | undefined;
+  let bestDistance = max + 1;
+  for (const candidate of labels) {
+    const target = fold(candidate);
+    if (Math.abs(target.length - folded.length) > max) continue;
+    const distance = editDistance(folded, target);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function fold(text: string): string {
+  return text.toLowerCase().replace(/[\s_-]+/g, "");
+}
+
+/** Optimal string alignment distance (Levenshtein with adjacent transpositions). */
+function editDistance(a: string, b: string): number {
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let current = new Array<number>(b.length + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, before[j - 2]! + 1);
+      }
+      current[j] = value;
+    }
+    [before, previous, current] = [previous, current, before];
+  }
+  return previous[b.length]!;
+}
