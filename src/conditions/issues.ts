@@ -74,6 +74,13 @@ export function makeIssue(detail: IssueDetail, path: readonly PathSegment[]): Is
   return { code: detail.code, path: [...path], message: issueMessage(detail) };
 }
 
+const FIELD_KIND_TEXT: Record<string, string> = {
+  enum: "an enumerated",
+  open: "an open",
+  text: "a text",
+  date: "a date",
+};
+
 const LIMIT_TEXT: Record<LimitName, string> = {
   depth: "nesting depth",
   nodes: "number of nodes in one condition",
@@ -112,7 +119,7 @@ export function issueMessage(detail: IssueDetail): string {
     case "date_operand_required":
       return `${detail.field} is a date field: expected a {"$date": "${ISO_UTC_FORMAT}"} operand, found ${describeValue(detail.found)}${typeof detail.found === "string" ? `; write {"$date": ${JSON.stringify(detail.found)}}` : ""}.`;
     case "operand_type":
-      return `${detail.field} is ${detail.fieldKind === "enum" ? "an enumerated" : `a ${detail.fieldKind}`} field: expected ${detail.expected}, found ${describeValue(detail.found)}.`;
+      return `${detail.field} is ${FIELD_KIND_TEXT[detail.fieldKind] ?? `a ${detail.fieldKind}`} field: expected ${detail.expected}, found ${describeValue(detail.found)}.`;
     case "unknown_label":
       return `'${detail.label}' is not a label of ${detail.field}: expected one of ${detail.labels.map((l) => `'${l}'`).join(", ")}${detail.suggestion === undefined ? "" : `; did you mean '${detail.suggestion}'?`}`.replace(
         /([^?])$/,
@@ -142,6 +149,15 @@ function truncate(text: string, max = 60): string {
  * Never throws, whatever the value.
  */
 export function describeValue(value: unknown): string {
+  try {
+    return describeUnsafe(value);
+  } catch {
+    // A revoked proxy throws from Array.isArray and instanceof.
+    return "an unreadable value";
+  }
+}
+
+function describeUnsafe(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "nothing";
   if (Array.isArray(value)) return value.length === 0 ? "an empty array" : "an array";
