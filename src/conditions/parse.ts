@@ -5,9 +5,8 @@
  * is `SearchConditionsError` (from `parseSearchConditions`).
  *
  * Operators are dispatched through the operator table (operators.ts). Regular expressions are only
- * validated here (compiled once with RE2JS to check the syntax); evaluation compiles them elsewhere.
+ * validated here (checked by the RE2 engine of regex.ts); evaluation compiles them elsewhere.
  */
-import { RE2JS } from "re2js";
 import type {
   Condition,
   FieldKind,
@@ -37,6 +36,7 @@ import {
 } from "./operators.js";
 import type { ParseOptions, ResolvedParseOptions } from "./options.js";
 import { resolveParseOptions } from "./options.js";
+import { regexSyntaxProblem } from "./regex.js";
 
 /** The result of `safeParseSearchConditions`: the condition, or every issue found (never an empty list). */
 export type SafeParseResult =
@@ -932,8 +932,10 @@ class Parser {
       this.limit("patternLength", path, value.length);
       return undefined;
     }
-    const reason = re2SyntaxProblem(value);
-    if (reason === undefined) return value;
+    // The flags do not change RE2's syntax; validating through the matcher cache warms it for evaluation.
+    const problem = regexSyntaxProblem(value, "");
+    if (problem === undefined) return value;
+    const reason = problem.length > 200 ? `${problem.slice(0, 200)}…` : problem;
     this.issue({ code: "invalid_regex", pattern: value, reason }, path);
     return undefined;
   }
@@ -1067,32 +1069,6 @@ function flagsProblem(options: string): string | undefined {
     seen.add(flag);
   }
   return undefined;
-}
-
-/** How many patterns `re2SyntaxProblem` remembers (compiling one with RE2JS takes tens of microseconds). */
-const PATTERN_CACHE_CAPACITY = 256;
-const patternProblems = new Map<string, string | undefined>();
-
-/**
- * The RE2 engine's reason for refusing a pattern, or undefined when RE2 accepts it (1.4). The answer for
- * the last `PATTERN_CACHE_CAPACITY` patterns is remembered (a pure function of the pattern).
- */
-function re2SyntaxProblem(pattern: string): string | undefined {
-  if (patternProblems.has(pattern)) return patternProblems.get(pattern);
-  let problem: string | undefined;
-  try {
-    RE2JS.compile(pattern);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const reason = message.replace(/^error parsing regexp: /, "");
-    problem = reason.length > 200 ? `${reason.slice(0, 200)}…` : reason;
-  }
-  if (patternProblems.size >= PATTERN_CACHE_CAPACITY) {
-    const oldest = patternProblems.keys().next();
-    if (oldest.done !== true) patternProblems.delete(oldest.value);
-  }
-  patternProblems.set(pattern, problem);
-  return problem;
 }
 
 /**

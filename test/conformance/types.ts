@@ -5,6 +5,7 @@
  */
 import type { FieldCatalog } from "../../src/conditions/catalog.js";
 import type { IssueCode, PathSegment } from "../../src/conditions/issues.js";
+import type { ParseOptions } from "../../src/conditions/options.js";
 
 /** A case that parses and is checked against one or more incidents. */
 export interface MatchCase {
@@ -33,7 +34,7 @@ export interface IssueCase {
   readonly issues: readonly { readonly code: IssueCode; readonly path: readonly PathSegment[] }[];
   readonly catalog?: FieldCatalog;
   /** Optional parse options (limits) for limit cases. */
-  readonly options?: Record<string, unknown>;
+  readonly options?: ParseOptions;
   /** Optional substring the first issue's message must contain (e.g. "did you mean 'Webhook'?"). */
   readonly messageIncludes?: string;
 }
