@@ -1,0 +1,322 @@
+/**
+ * The typed client of the three commands (specification 4; DECISIONS.md 3.1, 3.2). HTTP only: it shares
+ * the wire types of the command layer and nothing else. Uses the global `fetch` (Node 20+, browsers) unless
+ * one is given.
+ */
+
+import type {
+  AddNotesResponseBody,
+  ArtifactNoteContextItem,
+  CommandName,
+  TimelineEntryData,
+  TriggeredIncidentData,
+} from "../commands/wire.js";
+
+/** Credentials: an API key (sent as header `d3key`) or a JSON web token (sent as header `d3jwt`). */
+export type CommandClientCredentials = { apiKey: string; jwt?: never } | { jwt: string; apiKey?: never };
+
+/** Options of `createCommandClient`. */
+export type CommandClientOptions = CommandClientCredentials & {
+  /** The service's base URL; commands are POSTed to `{baseUrl}/Command/{Name}`. */
+  baseUrl: string;
+  /** The `Username` of every request (must be the credential's user). */
+  username: string;
+  /** The default `Site` of every request (each call may name another). */
+  site: string;
+  /** The fetch implementation; default the global `fetch`. */
+  fetch?: typeof fetch;
+  /** How many times a 429 answer is retried after its `Retry-After` (default 3). */
+  maxRetries?: number;
+  /** The longest `Retry-After` waited for, in milliseconds (default 60,000); a longer one fails at once. */
+  maxRetryDelayMs?: number;
+  /** How to wait before a retry (default `setTimeout`, aborted by the call's signal); tests pass a fake. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+};
+
+/** Per-call options. */
+export interface CallOptions {
+  /** The `Site` of this request (default: the client's `site`). */
+  readonly site?: string;
+  /** Aborts the request (and any wait before a retry). */
+  readonly signal?: AbortSignal;
+}
+
+/** Parameters of GetIncidentTimelineEntries (specification 4.1). */
+export interface TimelineParams {
+  readonly incidentNumber: string;
+  /** Keeps entries containing the term, ignoring case (DECISIONS.md 2). */
+  readonly filter?: string;
+  /** `ASC`, `ascending`, `DESC` or `descending` (any case); default ascending. */
+  readonly sortOrder?: string;
+}
+
+/** Parameters of TriggerIncidentExternalAction (specification 4.2). */
+export interface TriggerParams {
+  /** Search Conditions JSON (DECISIONS.md 1): an object, or an array of objects meaning OR. */
+  readonly searchConditions: Record<string, unknown> | readonly Record<string, unknown>[];
+  /** Delivered to each triggered playbook as its trigger data. */
+  readonly triggerData: Record<string, unknown>;
+}
+
+/** Parameters of AddNotesToArtifacts (specification 4.3). */
+export interface AddNoteParams {
+  readonly artifactName: string;
+  /** The type's integer id or its label; needed when several artifacts share the name. */
+  readonly artifactType?: number | string;
+  readonly note: string;
+}
+
+/** The typed client: one method per command, each resolving the command's `returnData` on success. */
+export interface CommandClient {
+  /**
+   * @returns `returnData` of GetIncidentTimelineEntries: `{ Status: "Successful", Data: entries }`
+   * @throws {CommandClientError} for a non-200 answer or a non-empty `error`
+   */
+  getIncidentTimelineEntries(
+    params: TimelineParams,
+    options?: CallOptions,
+  ): Promise<{ Status: "Successful"; Data: TimelineEntryData[] }>;
+  /**
+   * @returns `returnData` of TriggerIncidentExternalAction: `{ Status: "Successful", Data: { IncidentId, IncidentNo, TriggeredPlaybooks } }`
+   * @throws {CommandClientError} for a non-200 answer or a non-empty `error`
+   */
+  triggerIncidentExternalAction(
+    params: TriggerParams,
+    options?: CallOptions,
+  ): Promise<{ Status: "Successful"; Data: TriggeredIncidentData }>;
+  /**
+   * AddNotesToArtifacts has a plain-text `returnData` (`Successful`), so this resolves the whole success
+   * body except `error`: the HTML `result`, `returnData` and the `contextData` items.
+   * @throws {CommandClientError} for a non-200 answer or a non-empty `error`
+   */
+  addNotesToArtifacts(
+    params: AddNoteParams,
+    options?: CallOptions,
+  ): Promise<{ result: string; returnData: "Successful"; contextData: ArtifactNoteContextItem[] }>;
+  /**
+   * Sends any command with raw `CommandParams` and resolves the 200 body as is (a non-empty `error` is
+   * not checked here).
+   * @throws {CommandClientError} for a non-200 answer
+   */
+  send(command: string, commandParams: Record<string, unknown>, options?: CallOptions): Promise<unknown>;
+}
+
+/** A failed command: the HTTP status (200 for a command-level failure, 0 when no answer came) and message. */
+export class CommandClientError extends Error {
+  override readonly name = "CommandClientError";
+  /** The HTTP status; 200 when the command answered with a non-empty `error`; 0 when the request failed. */
+  readonly status: number;
+  /** The command name. */
+  readonly command: string;
+  /** The parsed response body, when there was one. */
+  readonly body: unknown;
+  /** For 429: the `Retry-After` the server asked for, in milliseconds, when given. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    message: string,
+    details: {
+      status: number;
+      command: string;
+      body?: unknown;
+      retryAfterMs?: number | undefined;
+      cause?: unknown;
+    },
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.status = details.status;
+    this.command = details.command;
+    this.body = details.body;
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+const DEFAULT_MAX_RETRIES = 3;
+const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
+/** The wait before retrying a 429 that carries no usable `Retry-After`. */
+const DEFAULT_RETRY_DELAY_MS = 1_000;
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Reads a `Retry-After` header: delay-seconds or an HTTP date.
+ * @param value - the header value, or `null`
+ * @param now - the current time, epoch ms (for HTTP dates)
+ * @returns milliseconds to wait (never negative), or `undefined` when absent or unreadable
+ */
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  if (Number.isNaN(date) || !/[a-z]/i.test(text)) return undefined;
+  return Math.max(0, date - now);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Creates a typed client of the three commands.
+ * @param options - `baseUrl`, `apiKey` or `jwt`, `username`, `site`, and optionally `fetch`, `maxRetries`,
+ *   `maxRetryDelayMs`, `sleep`
+ * @returns a `CommandClient`
+ * @throws {TypeError} when neither or both of `apiKey` and `jwt` are given, or `baseUrl` is not a URL
+ * @example
+ * const client = createCommandClient({ baseUrl: "https://soar.example/api", apiKey: key, username: "alice",
+ *   site: "Security Operations" });
+ * const { Data } = await client.getIncidentTimelineEntries({ incidentNumber: "20240102-1", sortOrder: "DESC" });
+ */
+export function createCommandClient(options: CommandClientOptions): CommandClient {
+  const hasKey = typeof options.apiKey === "string";
+  const hasJwt = typeof options.jwt === "string";
+  if (hasKey === hasJwt) throw new TypeError("createCommandClient needs exactly one of 'apiKey' and 'jwt'.");
+  let base: string;
+  try {
+    base = new URL(options.baseUrl).href.replace(/\/+$/, "");
+  } catch {
+    throw new TypeError(`createCommandClient: '${options.baseUrl}' is not a valid base URL.`);
+  }
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+  const sleep = options.sleep ?? defaultSleep;
+  const authHeader: Record<string, string> = hasKey ? { d3key: options.apiKey! } : { d3jwt: options.jwt! };
+
+  async function send(command: string, commandParams: Record<string, unknown>, call: CallOptions = {}) {
+    const url = `${base}/Command/${encodeURIComponent(command)}`;
+    const body = JSON.stringify({
+      Username: options.username,
+      Site: call.site ?? options.site,
+      CommandParams: commandParams,
+    });
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await doFetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json", ...authHeader },
+          body,
+          ...(call.signal === undefined ? {} : { signal: call.signal }),
+        });
+      } catch (error) {
+        if (call.signal?.aborted) throw error;
+        throw new CommandClientError(
+          `The request to ${command} failed: ${(error as Error)?.message ?? String(error)}`,
+          {
+            status: 0,
+            command,
+            cause: error,
+          },
+        );
+      }
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = text === "" ? undefined : JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      if (response.status === 429) {
+        const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), Date.now());
+        const delay = retryAfterMs ?? DEFAULT_RETRY_DELAY_MS;
+        if (attempt < maxRetries && delay <= maxRetryDelayMs) {
+          await sleep(delay, call.signal);
+          continue;
+        }
+        throw new CommandClientError(messageOf(parsed, response), {
+          status: 429,
+          command,
+          body: parsed,
+          retryAfterMs,
+        });
+      }
+      if (response.status !== 200) {
+        throw new CommandClientError(messageOf(parsed, response), {
+          status: response.status,
+          command,
+          body: parsed,
+        });
+      }
+      if (!isObject(parsed)) {
+        throw new CommandClientError(`${command} answered 200 with a body that is not a JSON object.`, {
+          status: 200,
+          command,
+          body: parsed,
+        });
+      }
+      return parsed;
+    }
+  }
+
+  /** Sends and checks the command-level `error`. */
+  async function call(command: CommandName, params: Record<string, unknown>, options?: CallOptions) {
+    const body = (await send(command, params, options)) as Record<string, unknown>;
+    if (typeof body.error === "string" && body.error !== "") {
+      throw new CommandClientError(body.error, { status: 200, command, body });
+    }
+    return body;
+  }
+
+  return {
+    async getIncidentTimelineEntries(params, callOptions) {
+      const body = await call(
+        "GetIncidentTimelineEntries",
+        {
+          "Incident Number": params.incidentNumber,
+          ...(params.filter === undefined ? {} : { Filter: params.filter }),
+          ...(params.sortOrder === undefined ? {} : { "Sort Order": params.sortOrder }),
+        },
+        callOptions,
+      );
+      return body.returnData as { Status: "Successful"; Data: TimelineEntryData[] };
+    },
+    async triggerIncidentExternalAction(params, callOptions) {
+      const body = await call(
+        "TriggerIncidentExternalAction",
+        { "Search Conditions": params.searchConditions, "Trigger Data": params.triggerData },
+        callOptions,
+      );
+      return body.returnData as { Status: "Successful"; Data: TriggeredIncidentData };
+    },
+    async addNotesToArtifacts(params, callOptions) {
+      const body = (await call(
+        "AddNotesToArtifacts",
+        {
+          "Artifact Name": params.artifactName,
+          ...(params.artifactType === undefined ? {} : { "Artifact Type": params.artifactType }),
+          Note: params.note,
+        },
+        callOptions,
+      )) as unknown as AddNotesResponseBody;
+      return {
+        result: body.result,
+        returnData: "Successful",
+        contextData: [...body.contextData],
+      };
+    },
+    send,
+  };
+}
+
+function messageOf(body: unknown, response: Response): string {
+  if (isObject(body) && typeof body.Error === "string") return body.Error;
+  return `HTTP ${response.status}${response.statusText === "" ? "" : ` ${response.statusText}`}`;
+}

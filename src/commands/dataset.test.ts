@@ -1,0 +1,358 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fcOptions } from "../../test/support/fc.js";
+import { DEFAULT_CATALOG, extendCatalog } from "../conditions/catalog.js";
+import { MAX_DATASET_ISSUES, parseDataset, validateDataset } from "./dataset.js";
+
+const BASE = {
+  sites: [{ name: "HQ", timeZone: "America/New_York" }, { name: "Lab" }],
+  users: [{ username: "alice", sites: ["HQ"] }],
+  incidents: [
+    { IncidentId: 1, Number: "1", Site: "HQ", Severity: "High", CreatedUtcTime: "2024-01-01T00:00:00Z" },
+  ],
+  timelineEntries: [{ IncidentNumber: "1", Site: "HQ", TimelineID: 1, Time: "2024-01-01 01:00:00" }],
+  playbooks: [{ name: "P", triggers: ["On Incident External Action"], incidentTypes: ["Phishing"] }],
+  artifactTypes: [{ id: 1, label: "IP Address" }],
+  artifacts: [{ name: "10.0.0.1", typeId: 1, site: "HQ" }],
+};
+
+/** BASE with one list replaced. */
+function withList(key: keyof typeof BASE, list: unknown[]): unknown {
+  return { ...BASE, [key]: list };
+}
+
+function paths(input: unknown): string[] {
+  const result = validateDataset(input);
+  return result.ok ? [] : result.issues.map((i) => JSON.stringify(i.path));
+}
+
+describe("validateDataset", () => {
+  it("accepts a valid dataset and fills in defaults", () => {
+    const result = validateDataset(BASE);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.dataset.timelineEntries).toEqual([
+      {
+        IncidentNumber: "1",
+        Site: "HQ",
+        TimelineID: 1,
+        Time: "2024-01-01 01:00:00",
+        Summary: "",
+        Note: "",
+        EventType: "",
+        Tactic: [],
+        Technique: [],
+        RiskLevel: "",
+        Description: "",
+        Author: "",
+      },
+    ]);
+    expect(result.dataset.artifacts).toEqual([{ name: "10.0.0.1", typeId: 1, site: "HQ", notes: [] }]);
+  });
+
+  it("accepts an empty object as an empty dataset", () => {
+    expect(validateDataset({})).toEqual({
+      ok: true,
+      dataset: {
+        sites: [],
+        users: [],
+        incidents: [],
+        timelineEntries: [],
+        playbooks: [],
+        artifactTypes: [],
+        artifacts: [],
+      },
+    });
+  });
+
+  it("returns a copy: changing the result never changes the input", () => {
+    const input = structuredClone(BASE);
+    const result = validateDataset(input);
+    if (!result.ok) throw new Error("expected ok");
+    (result.dataset.incidents![0] as Record<string, unknown>).Title = "changed";
+    expect(input).toEqual(BASE);
+  });
+
+  const cases: [string, unknown, string[]][] = [
+    ["not an object", [], ["[]"]],
+    ["unknown top-level key", { ...BASE, incident: [] }, ['["incident"]']],
+    ["a list that is not an array", { ...BASE, users: {} }, ['["users"]']],
+    ["site without a name", withList("sites", [{ timeZone: "UTC" }, ...BASE.sites]), ['["sites",0,"name"]']],
+    [
+      "invalid time zone",
+      withList("sites", [{ name: "HQ", timeZone: "Mars/Base" }]),
+      ['["sites",0,"timeZone"]'],
+    ],
+    [
+      "duplicate site",
+      withList("sites", [{ name: "HQ" }, { name: "HQ" }, { name: "Lab" }]),
+      ['["sites",1,"name"]'],
+    ],
+    [
+      "misspelled site key",
+      withList("sites", [{ name: "HQ", timezone: "UTC" }, { name: "Lab" }]),
+      ['["sites",0,"timezone"]'],
+    ],
+    [
+      "user with an unknown site",
+      withList("users", [{ username: "a", sites: ["HQ", "Moon"] }]),
+      ['["users",0,"sites",1]'],
+    ],
+    ["user sites not an array", withList("users", [{ username: "a", sites: "HQ" }]), ['["users",0,"sites"]']],
+    [
+      "incident without IncidentId",
+      withList("incidents", [{ Number: "1", Site: "HQ" }]),
+      ['["incidents",0,"IncidentId"]'],
+    ],
+    [
+      "IncidentId not an integer",
+      withList("incidents", [{ IncidentId: 1.5, Number: "1", Site: "HQ" }]),
+      ['["incidents",0,"IncidentId"]'],
+    ],
+    [
+      "duplicate IncidentId",
+      withList("incidents", [
+        { IncidentId: 1, Number: "1", Site: "HQ" },
+        { IncidentId: 1, Number: "2", Site: "HQ" },
+      ]),
+      ['["incidents",1,"IncidentId"]'],
+    ],
+    [
+      "duplicate Number in a site",
+      withList("incidents", [
+        { IncidentId: 1, Number: "1", Site: "HQ" },
+        { IncidentId: 2, Number: "1", Site: "HQ" },
+      ]),
+      ['["incidents",1,"Number"]'],
+    ],
+    [
+      "unknown Severity label",
+      withList("incidents", [{ IncidentId: 1, Number: "1", Site: "HQ", Severity: "high" }]),
+      ['["incidents",0,"Severity"]'],
+    ],
+    [
+      "text field not a string",
+      withList("incidents", [{ IncidentId: 1, Number: "1", Site: "HQ", Title: 5 }]),
+      ['["incidents",0,"Title"]'],
+    ],
+    [
+      "CreatedUtcTime not ISO UTC",
+      withList("incidents", [
+        { IncidentId: 1, Number: "1", Site: "HQ", CreatedUtcTime: "2024-02-30T00:00:00Z" },
+      ]),
+      ['["incidents",0,"CreatedUtcTime"]'],
+    ],
+    [
+      "incident of an unknown site (the entry of HQ's incident 1 has no incident then)",
+      withList("incidents", [{ IncidentId: 1, Number: "1", Site: "Moon" }]),
+      ['["incidents",0,"Site"]', '["timelineEntries",0,"IncidentNumber"]'],
+    ],
+    [
+      "prototype key inside an incident",
+      withList("incidents", [
+        JSON.parse('{"IncidentId":1,"Number":"1","Site":"HQ","Custom":{"__proto__":{"x":1}}}'),
+      ]),
+      ['["incidents",0,"Custom","__proto__"]'],
+    ],
+    [
+      "entry of an unknown incident",
+      withList("timelineEntries", [
+        { IncidentNumber: "9", Site: "HQ", TimelineID: 1, Time: "2024-01-01 00:00:00" },
+      ]),
+      ['["timelineEntries",0,"IncidentNumber"]'],
+    ],
+    [
+      "entry with an ISO time",
+      withList("timelineEntries", [
+        { IncidentNumber: "1", Site: "HQ", TimelineID: 1, Time: "2024-01-01T00:00:00Z" },
+      ]),
+      ['["timelineEntries",0,"Time"]'],
+    ],
+    [
+      "entry with a Tactic string",
+      withList("timelineEntries", [
+        { IncidentNumber: "1", Site: "HQ", TimelineID: 1, Time: "2024-01-01 00:00:00", Tactic: "Execution" },
+      ]),
+      ['["timelineEntries",0,"Tactic"]'],
+    ],
+    [
+      "entry with a misspelled field",
+      withList("timelineEntries", [
+        { IncidentNumber: "1", Site: "HQ", TimelineID: 1, Time: "2024-01-01 00:00:00", Tactics: [] },
+      ]),
+      ['["timelineEntries",0,"Tactics"]'],
+    ],
+    [
+      "duplicate TimelineID in an incident",
+      withList("timelineEntries", [
+        { IncidentNumber: "1", Site: "HQ", TimelineID: 1, Time: "2024-01-01 00:00:00" },
+        { IncidentNumber: "1", Site: "HQ", TimelineID: 1, Time: "2024-01-01 00:00:01" },
+      ]),
+      ['["timelineEntries",1,"TimelineID"]'],
+    ],
+    [
+      "playbook without triggers",
+      withList("playbooks", [{ name: "P", incidentTypes: [] }]),
+      ['["playbooks",0,"triggers"]'],
+    ],
+    [
+      "playbook with an unknown site",
+      withList("playbooks", [{ name: "P", triggers: [], incidentTypes: [], sites: ["Moon"] }]),
+      ['["playbooks",0,"sites",0]'],
+    ],
+    [
+      "artifact type labels equal ignoring case",
+      withList("artifactTypes", [
+        { id: 1, label: "IP Address" },
+        { id: 2, label: "ip address" },
+      ]),
+      ['["artifactTypes",1,"label"]'],
+    ],
+    [
+      "artifact type label that is a number",
+      withList("artifactTypes", [{ id: 1, label: "12" }]),
+      ['["artifactTypes",0,"label"]'],
+    ],
+    [
+      "artifact of an unknown type",
+      withList("artifacts", [{ name: "a", typeId: 9, site: "HQ" }]),
+      ['["artifacts",0,"typeId"]'],
+    ],
+    [
+      "duplicate artifact",
+      withList("artifacts", [
+        { name: "a", typeId: 1, site: "HQ" },
+        { name: "a", typeId: 1, site: "HQ" },
+      ]),
+      ['["artifacts",1]'],
+    ],
+    [
+      "note with a bad time",
+      withList("artifacts", [
+        { name: "a", typeId: 1, site: "HQ", notes: [{ text: "t", author: "a", time: "yesterday" }] },
+      ]),
+      ['["artifacts",0,"notes",0,"time"]'],
+    ],
+  ];
+  it.each(cases)("reports %s at its path", (_name, input, expected) => {
+    expect(paths(input)).toEqual(expected);
+  });
+
+  it("reports every problem, not only the first", () => {
+    const input = {
+      sites: [{ name: "HQ", timeZone: "Nowhere/City" }],
+      users: [{ username: "", sites: ["Moon"] }],
+      incidents: [{ IncidentId: -1, Number: "", Site: "HQ", Status: "Opne" }],
+    };
+    expect(paths(input)).toEqual([
+      '["sites",0,"timeZone"]',
+      '["users",0,"username"]',
+      '["users",0,"sites",0]',
+      '["incidents",0,"IncidentId"]',
+      '["incidents",0,"Number"]',
+      '["incidents",0,"Status"]',
+    ]);
+  });
+
+  it("writes messages that say what was expected and what was found", () => {
+    const result = validateDataset(
+      withList("incidents", [{ IncidentId: 1, Number: "1", Site: "HQ", Severity: "high" }]),
+    );
+    expect(result).toEqual({
+      ok: false,
+      issues: [
+        {
+          path: ["incidents", 0, "Severity"],
+          message: `Expected one of 'Critical', 'High', 'Medium', 'Low', 'Informational' for Severity, found the string "high".`,
+        },
+      ],
+    });
+  });
+
+  it("checks incident fields against the catalogue it is given", () => {
+    const catalog = extendCatalog(DEFAULT_CATALOG, { labels: { Severity: ["Unassigned"] } });
+    const input = withList("incidents", [{ IncidentId: 1, Number: "1", Site: "HQ", Severity: "Unassigned" }]);
+    expect(validateDataset(input).ok).toBe(false);
+    expect(validateDataset(input, { catalog }).ok).toBe(true);
+  });
+
+  it("caps the number of listed issues", () => {
+    const incidents = Array.from({ length: MAX_DATASET_ISSUES + 50 }, () => ({
+      IncidentId: "x",
+      Number: "1",
+      Site: "HQ",
+    }));
+    const result = validateDataset({ ...BASE, incidents });
+    if (result.ok) throw new Error("expected issues");
+    expect(result.issues).toHaveLength(MAX_DATASET_ISSUES + 1);
+    expect(result.issues.at(-1)!.message).toMatch(/^\d+ more problems were found and not listed\.$/);
+  });
+
+  it("refuses deeply nested incident fields without overflowing the stack", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 50_000; i++) deep = { d: deep };
+    const result = validateDataset(
+      withList("incidents", [{ IncidentId: 1, Number: "1", Site: "HQ", Custom: deep }]),
+    );
+    expect(result.ok).toBe(false);
+  });
+
+  it("never throws and never pollutes a prototype, whatever the input (property)", () => {
+    fc.assert(
+      fc.property(fc.anything({ withNullPrototype: true, withObjectString: true, maxDepth: 4 }), (value) => {
+        validateDataset(value);
+        validateDataset({
+          sites: [{ name: "HQ" }],
+          incidents: [value],
+          timelineEntries: [value],
+          artifacts: [value],
+        });
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      }),
+      fcOptions(300),
+    );
+  });
+
+  it("a valid result always validates again to the same dataset (property)", () => {
+    const site = fc.constantFrom("HQ", "Lab");
+    const arbitrary = fc.record({
+      incidents: fc.uniqueArray(
+        fc.record({
+          IncidentId: fc.integer({ min: 1, max: 50 }),
+          Number: fc.string({ minLength: 1, maxLength: 4 }).filter((s) => s.trim() !== ""),
+          Site: site,
+          Title: fc.string(),
+          Severity: fc.constantFrom("Critical", "High", "Low"),
+        }),
+        { selector: (i) => i.IncidentId, maxLength: 10 },
+      ),
+    });
+    fc.assert(
+      fc.property(arbitrary, ({ incidents }) => {
+        const first = validateDataset({ sites: BASE.sites, incidents });
+        if (!first.ok) return; // duplicate Numbers in a site are legitimately refused
+        expect(validateDataset(first.dataset)).toEqual(first);
+      }),
+      fcOptions(200),
+    );
+  });
+});
+
+describe("parseDataset", () => {
+  it("reports text that is not JSON as one issue at the root", () => {
+    const result = parseDataset("{ sites: [] ");
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues).toHaveLength(1);
+    expect(result.issues[0]!.path).toEqual([]);
+    expect(result.issues[0]!.message).toMatch(/^Expected a JSON document: /);
+  });
+
+  it("parses and validates", () => {
+    expect(parseDataset(JSON.stringify(BASE)).ok).toBe(true);
+    expect(parseDataset('{"sites": [{"name": ""}]}')).toEqual({
+      ok: false,
+      issues: [{ path: ["sites", 0, "name"], message: `Expected a non-empty string, found the string "".` }],
+    });
+  });
+});

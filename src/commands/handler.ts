@@ -1,0 +1,125 @@
+/**
+ * The command handler: command name, request body and authenticated caller in; status and body out
+ * (DESIGN.md: no HTTP framework here). Order of checks (DECISIONS.md 3.1, 3.2):
+ * 1. unknown command → 404 `{"Error": "Unknown command 'X'."}` (names match case-insensitively);
+ * 2. a body that is not a JSON object → 400 `{"Error": "The body of the request must be a valid JSON object"}`;
+ *    a missing or ill-typed `Username`, `Site` or `CommandParams` → 400 naming the fields;
+ * 3. a body `Username` that is not the caller → 401 `{"Error": "Invalid authentication key."}`;
+ * 4. a caller who may not use the site → 200 with the command's failure body and
+ *    `User 'X' has no access to site 'Y'.` (whether or not the site exists);
+ * 5. the command: 200 with its success or failure body.
+ * Anything thrown on the way → 500 `{"Error": "Unexpected Error."}`, reported to `onError`.
+ */
+
+import type { ParseOptions } from "../conditions/options.js";
+import { ADD_NOTES_TO_ARTIFACTS } from "./add-notes-to-artifacts.js";
+import type { Backend } from "./backend.js";
+import type { CommandDefinition, ResolvedCommandOptions } from "./command-context.js";
+import { readEnvelope } from "./envelope.js";
+import { GET_INCIDENT_TIMELINE_ENTRIES } from "./get-incident-timeline-entries.js";
+import type { Caller, CommandBody, CommandHandler, CommandResponse } from "./handler-types.js";
+import { errorResponse, ok } from "./responses.js";
+import { DEFAULT_TRIGGER_DATA_LIMITS, type TriggerDataLimits } from "./trigger-data.js";
+import { TRIGGER_INCIDENT_EXTERNAL_ACTION } from "./trigger-incident-external-action.js";
+import { MESSAGES } from "./wire.js";
+
+/** What `onError` is told besides the error. */
+export interface CommandErrorContext {
+  /** The command name as requested. */
+  readonly command: string;
+  /** The caller's username. */
+  readonly username: string | undefined;
+}
+
+/** Options of `createCommandHandler`. */
+export interface CommandHandlerOptions {
+  /**
+   * Receives every unexpected error (the caller gets only 500 `Unexpected Error.`). Default: write it to
+   * `console.error`. An exception thrown by the hook itself is swallowed.
+   */
+  readonly onError?: (error: unknown, context: CommandErrorContext) => void;
+  /** Options for parsing `Search Conditions` (catalogue, limits; DECISIONS.md 1.6, 1.7). */
+  readonly parseOptions?: ParseOptions;
+  /** Limits on `Trigger Data` (default: depth 32, 65,536 characters of JSON). */
+  readonly triggerDataLimits?: Partial<TriggerDataLimits>;
+  /** The longest `Note` accepted by AddNotesToArtifacts, in characters (default 65,536). */
+  readonly maxNoteLength?: number;
+}
+
+/** The default of `CommandHandlerOptions.maxNoteLength`. */
+export const DEFAULT_MAX_NOTE_LENGTH = 65_536;
+
+const COMMANDS: ReadonlyMap<string, CommandDefinition> = new Map(
+  [GET_INCIDENT_TIMELINE_ENTRIES, TRIGGER_INCIDENT_EXTERNAL_ACTION, ADD_NOTES_TO_ARTIFACTS].map((c) => [
+    c.name.toLowerCase(),
+    c,
+  ]),
+);
+
+/**
+ * Creates the handler of the three commands over a backend.
+ * @param backend - the data (e.g. `createMemoryBackend(loadSampleDataset())`)
+ * @param options - `onError`, `parseOptions`, `triggerDataLimits`, `maxNoteLength`
+ * @returns `(command, body, caller) => Promise<{ status, body }>`, which never rejects: 200 with the
+ *   bodies of DECISIONS.md 3.2, 400/401/404 with `{ Error }` (DECISIONS.md 3.1), 500
+ *   `{"Error": "Unexpected Error."}` for anything unexpected
+ * @example
+ * const handle = createCommandHandler(createMemoryBackend(loadSampleDataset()));
+ * await handle("GetIncidentTimelineEntries",
+ *   { Username: "alice", Site: "Security Operations", CommandParams: { "Incident Number": "20240102-1" } },
+ *   { username: "alice" });
+ * //=> { status: 200, body: { error: "", returnData: { Status: "Successful", Data: [...] } } }
+ */
+export function createCommandHandler(backend: Backend, options: CommandHandlerOptions = {}): CommandHandler {
+  const resolved: ResolvedCommandOptions = {
+    parseOptions: options.parseOptions ?? {},
+    triggerDataLimits: { ...DEFAULT_TRIGGER_DATA_LIMITS, ...options.triggerDataLimits },
+    maxNoteLength: options.maxNoteLength ?? DEFAULT_MAX_NOTE_LENGTH,
+  };
+  const onError =
+    options.onError ??
+    ((error: unknown, context: CommandErrorContext) => {
+      console.error(`incident-query: unexpected error in command '${context.command}':`, error);
+    });
+
+  return async (command: string, body: CommandBody, caller: Caller): Promise<CommandResponse> => {
+    try {
+      return await handle(backend, resolved, command, body, caller);
+    } catch (error) {
+      try {
+        onError(error, {
+          command: typeof command === "string" ? command : String(command),
+          username: typeof caller?.username === "string" ? caller.username : undefined,
+        });
+      } catch {
+        // The hook's own failure must not change the answer.
+      }
+      return errorResponse(500, MESSAGES.unexpected);
+    }
+  };
+}
+
+async function handle(
+  backend: Backend,
+  options: ResolvedCommandOptions,
+  command: string,
+  body: CommandBody,
+  caller: Caller,
+): Promise<CommandResponse> {
+  const definition = typeof command === "string" ? COMMANDS.get(command.toLowerCase()) : undefined;
+  if (definition === undefined) {
+    const shown = String(command);
+    return errorResponse(404, `Unknown command '${shown.length > 100 ? `${shown.slice(0, 100)}…` : shown}'.`);
+  }
+  const envelope = readEnvelope(body);
+  if (!envelope.ok) return errorResponse(400, envelope.message);
+  const { username, site: siteName, params } = envelope.envelope;
+  if (typeof caller?.username !== "string" || caller.username !== username) {
+    return errorResponse(401, MESSAGES.unauthorized);
+  }
+  const user = await backend.findUser(username);
+  const site = user?.sites.includes(siteName) === true ? await backend.findSite(siteName) : undefined;
+  if (site === undefined)
+    return ok(definition.failure(`User '${username}' has no access to site '${siteName}'.`));
+  return ok(await definition.run({ backend, username, site, params, options }));
+}

@@ -1,0 +1,51 @@
+// incident-query/commands: the three commands as pure handlers over a backend (DESIGN.md, layers).
+export type { ArtifactNoteContextItem } from "../artifacts/note-result.js";
+export type {
+  ArtifactInfo,
+  ArtifactTypeInfo,
+  Backend,
+  IncidentRecord,
+  NoteRequest,
+  PlaybookInfo,
+  PlaybookRunRequest,
+  RecordedPlaybookRun,
+  SiteInfo,
+  StoredNote,
+  UserInfo,
+} from "./backend.js";
+export type {
+  Dataset,
+  DatasetArtifact,
+  DatasetIssue,
+  DatasetNote,
+  DatasetOptions,
+  DatasetPlaybook,
+  DatasetSite,
+  DatasetTimelineEntry,
+  DatasetUser,
+  DatasetValidation,
+} from "./dataset.js";
+export { DatasetError, formatDatasetIssues, parseDataset, validateDataset } from "./dataset.js";
+export type { CommandErrorContext, CommandHandlerOptions } from "./handler.js";
+export { createCommandHandler, DEFAULT_MAX_NOTE_LENGTH } from "./handler.js";
+export type { Caller, CommandBody, CommandHandler, CommandResponse } from "./handler-types.js";
+export { INVALID_JSON } from "./handler-types.js";
+export type { MemoryBackend, MemoryBackendOptions, NoteRecord, PlaybookRunRecord } from "./memory-backend.js";
+export { createMemoryBackend } from "./memory-backend.js";
+export { loadSampleDataset } from "./sample-dataset.js";
+export type { TriggerDataLimits } from "./trigger-data.js";
+export { DEFAULT_TRIGGER_DATA_LIMITS } from "./trigger-data.js";
+export type {
+  AddNotesResponseBody,
+  CommandEnvelope,
+  CommandName,
+  ErrorResponseBody,
+  TimelineEntryData,
+  TimelineResponseBody,
+  TimelineReturnData,
+  TriggeredIncidentData,
+  TriggeredPlaybook,
+  TriggerResponseBody,
+  TriggerReturnData,
+} from "./wire.js";
+export { COMMAND_NAMES, MESSAGES, ON_INCIDENT_EXTERNAL_ACTION } from "./wire.js";
