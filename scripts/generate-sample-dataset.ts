@@ -17,6 +17,7 @@ import { format } from "date-fns";
 import { formatDatasetIssues, validateDataset } from "../src/commands/dataset.js";
 import { INGESTION_TYPE_LABELS, SEVERITY_LABELS, STATUS_LABELS } from "../src/conditions/catalog.js";
 
+const INCIDENTS_OUTPUT = fileURLToPath(new URL("../examples/incidents.json", import.meta.url));
 const OUTPUT = process.argv[2] ?? fileURLToPath(new URL("../examples/sample-dataset.json", import.meta.url));
 
 /** mulberry32: a small deterministic PRNG. */
@@ -366,6 +367,8 @@ function main(): void {
     process.exit(1);
   }
   writeFileSync(OUTPUT, `${JSON.stringify(dataset, null, 1)}\n`);
+  // The CLI's bundled example for `incident-query match` (written only beside the bundled dataset).
+  if (process.argv[2] === undefined) writeFileSync(INCIDENTS_OUTPUT, `${JSON.stringify(dataset.incidents, null, 1)}\n`);
   console.log(
     `Wrote ${OUTPUT}: ${Object.entries(dataset)
       .map(([k, v]) => `${(v as unknown[]).length} ${k}`)

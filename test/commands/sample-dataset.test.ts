@@ -37,6 +37,11 @@ describe("loadSampleDataset", () => {
     expect(generateSampleDataset()).toEqual(file);
   });
 
+  it("ships its incidents as examples/incidents.json for the CLI's match command", () => {
+    const file = JSON.parse(readFileSync(new URL("../../examples/incidents.json", import.meta.url), "utf8"));
+    expect(file).toEqual(generateSampleDataset().incidents);
+  });
+
   it("returns a fresh copy on every call", () => {
     const a = loadSampleDataset();
     (a.incidents as unknown[]).length = 0;
