@@ -106,7 +106,8 @@ export const REGEX_OPTIONS_POOL: readonly string[] = ["", "i", "m", "s", "im", "
  * The open (uncatalogued) fields used by the arbitraries, with what they hold in records:
  * `Score` (number, or sometimes a string/boolean/null), `Tags` (array of strings), `Custom.Owner` and
  * `Custom.Priority` (inside a nested object), `Flag` (boolean), `SeenAt` (a JS Date: a date in an open
- * field), `Extra` (usually missing), `Tags.0` (numeric path segment into an array).
+ * field), `Extra` (usually missing). Conditions also name `Custom` (the whole sub-document) and `Tags.0`
+ * (a numeric path segment into an array).
  */
 export const OPEN_FIELDS = [
   "Score",
