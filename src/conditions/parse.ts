@@ -203,6 +203,10 @@ interface RangeBuilder {
   upper?: RangeBound;
 }
 
+/** What a date field takes instead of `$regex`. */
+const DATE_REGEX_EXPECTED =
+  'a {"$date": …} range such as {"$gte": {"$date": "2024-03-01T00:00:00Z"}} instead of $regex';
+
 /** A slot of an operator object's output: a node, or a range / regex to complete after the loop. */
 type Slot = FieldNode | NotNode | { readonly range: RangeBuilder } | { readonly regex: string };
 
@@ -760,6 +764,21 @@ class Parser {
         }
         case "pattern": {
           sawRegex = true;
+          if (field.kind === "date") {
+            // Whether an ISO string or a BSON/JS date is stored would decide the answer: refused (README).
+            this.issue(
+              {
+                code: "operand_type",
+                field: field.name,
+                fieldKind: field.kind,
+                expected: DATE_REGEX_EXPECTED,
+                found: value,
+              },
+              keyPath,
+            );
+            valid = false;
+            break;
+          }
           const source = this.parsePattern(value, keyPath);
           if (source === undefined) valid = false;
           else slots.push({ regex: source });

@@ -191,8 +191,7 @@ export const regexEntriesArb: fc.Arbitrary<[string, unknown][]> = fc
 /**
  * An operator object for a field (DECISIONS.md 1.3): one to three distinct operators, each with an
  * operand of the right kind; `$options` only beside `$regex`; `$not` holds an operator object (without
- * `$not`) or a `$regex`. `$regex` may stand on any field, the date field included (it then matches ISO
- * strings in records, never JS `Date`s).
+ * `$not`) or a `$regex`. `$regex` stands on every field but the date field, where the parser refuses it.
  */
 export function operatorObjectArb(
   profile: FieldProfile,
@@ -214,12 +213,15 @@ export function operatorObjectArb(
     op("$exists", fc.boolean()),
     op("$size", fc.integer({ min: 0, max: 3 })),
   ];
-  entries.push(regexEntriesArb);
+  if (profile.kind !== "date") entries.push(regexEntriesArb);
   if (allowNot) {
-    const inner = fc.oneof(
-      operatorObjectArb(profile, false),
-      regexEntriesArb.map((e) => Object.fromEntries(e)),
-    );
+    const inner =
+      profile.kind === "date"
+        ? operatorObjectArb(profile, false)
+        : fc.oneof(
+            operatorObjectArb(profile, false),
+            regexEntriesArb.map((e) => Object.fromEntries(e)),
+          );
     entries.push(op("$not", inner));
   }
   const groupsArb = (minLength: number, maxLength: number) =>

@@ -19,8 +19,7 @@ export type MingoDifference =
   | "size-through-array"
   | "null-through-array"
   | "invalid-date-in-range"
-  | "regex-nested-array"
-  | "regex-on-date-string";
+  | "regex-nested-array";
 
 /** Every known difference, in the order the classifier tries them. */
 export const MINGO_DIFFERENCES: readonly MingoDifference[] = [
@@ -29,7 +28,6 @@ export const MINGO_DIFFERENCES: readonly MingoDifference[] = [
   "null-through-array",
   "invalid-date-in-range",
   "regex-nested-array",
-  "regex-on-date-string",
 ];
 
 /** One field-level operator of a raw condition, with its field path. Direct values count as `$eq`. */
@@ -142,14 +140,6 @@ const RULES: Record<MingoDifference, (op: FieldOperator, record: unknown) => boo
   "regex-nested-array": (op, record) =>
     op.op === "$regex" &&
     reach(record, op.path).values.some((v) => Array.isArray(v) && v.some((e) => Array.isArray(e))),
-  // Our extension: an ISO string in a catalogue date field is kept as a string for $regex, while the
-  // MongoDB store holds a BSON date there, which no $regex matches.
-  "regex-on-date-string": (op, record) =>
-    op.op === "$regex" &&
-    fieldKindOf(DEFAULT_CATALOG, op.path.join(".")) === "date" &&
-    reach(record, op.path).values.some((v) =>
-      (Array.isArray(v) ? v : [v]).some((e) => typeof e === "string" && parseIsoUtc(e) !== undefined),
-    ),
 };
 
 /**

@@ -41,6 +41,20 @@ const customCatalog = extendCatalog(DEFAULT_CATALOG, {
 });
 
 export const issueCases: IssueCase[] = [
+  // --- $regex on a date field (ours: the answer would depend on how the date is stored) -----------
+  {
+    name: "$regex on the date field is refused, with the range to use instead",
+    rule: "README: $regex on date fields",
+    conditions: { CreatedUtcTime: { $regex: "^2024-03" } },
+    issues: [{ code: "operand_type", path: ["CreatedUtcTime", "$regex"] }],
+    messageIncludes: '"$gte"',
+  },
+  {
+    name: "$regex on the date field is refused inside $not too",
+    rule: "README: $regex on date fields",
+    conditions: { CreatedUtcTime: { $not: { $regex: "^2024", $options: "i" } } },
+    issues: [{ code: "operand_type", path: ["CreatedUtcTime", "$not", "$regex"] }],
+  },
   // --- 1.1 Shape: the root ------------------------------------------------------------------------
   {
     name: "root: a string",

@@ -875,14 +875,6 @@ export const matchCases: MatchCase[] = [
     [empty, { Title: null }, { Title: 1 }],
   ),
   c(
-    "$regex: an ISO string in a date field is still a string",
-    "DECISIONS 1.5",
-    { CreatedUtcTime: { $regex: "^2024-03" } },
-    [{ CreatedUtcTime: "2024-03-01T09:15:00Z" }],
-    [phishingWebhook, { CreatedUtcTime: "2023-03-01T09:15:00Z" }],
-    { mongoDiffers: "a MongoDB store holds CreatedUtcTime as a BSON date, which $regex never matches" },
-  ),
-  c(
     "$regex: non-ASCII text",
     "DECISIONS 1.4",
     { CustomField1: { $regex: "^Café" } },
