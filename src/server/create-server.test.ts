@@ -1,0 +1,247 @@
+/**
+ * Unit tests of the HTTP adapter itself, with a recording fake handler and Fastify's in-process injection
+ * (the real-network end-to-end tests with the real handler are under test/server/).
+ */
+import fc from "fast-check";
+import type { FastifyInstance } from "fastify";
+import { afterEach, describe, expect, it } from "vitest";
+import { fcOptions } from "../../test/support/fc.js";
+import { type Caller, type CommandHandler, INVALID_JSON } from "../commands/handler-types.js";
+import { createServer, normalizeBasePath, readJsonBody, type ServerOptions } from "./create-server.js";
+
+const BAD_BODY = { Error: "The body of the request must be a valid JSON object" };
+const UNAUTHORIZED = { Error: "Invalid authentication key." };
+
+interface Call {
+  command: string;
+  body: unknown;
+  caller: Caller;
+}
+
+function fakeServer(options: ServerOptions = {}, answer?: CommandHandler) {
+  const calls: Call[] = [];
+  const handler: CommandHandler = async (command, body, caller) => {
+    calls.push({ command, body, caller });
+    if (answer !== undefined) return answer(command, body, caller);
+    if (body === INVALID_JSON || typeof body !== "object" || body === null || Array.isArray(body)) {
+      return { status: 400, body: BAD_BODY };
+    }
+    return { status: 200, body: { error: "", echo: body } };
+  };
+  const app = createServer({ handler, apiKeys: [{ username: "analyst", key: "k1" }], ...options });
+  servers.push(app);
+  return { app, calls };
+}
+
+const servers: FastifyInstance[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((app) => app.close()));
+});
+
+const json = (body: unknown) => JSON.stringify(body);
+const envelope = { Username: "analyst", Site: "S", CommandParams: {} };
+
+describe("readJsonBody", () => {
+  const enc = (text: string) => new TextEncoder().encode(text);
+  it.each([
+    ['{"a":1}', { a: 1 }],
+    ["[1,2]", [1, 2]],
+    ['"text"', "text"],
+    ["\uFEFF{}", {}],
+    ['{"constructor": "a string is fine"}', { constructor: "a string is fine" }],
+    ['{"x": {"prototype": 1}}', { x: { prototype: 1 } }],
+  ])("reads %s", (text, value) => {
+    expect(readJsonBody(enc(text))).toEqual(value);
+  });
+
+  it.each([
+    [""],
+    ["{"],
+    ["{'a': 1}"],
+    ['{"__proto__": {"admin": true}}'],
+    ['{"a": [{"__proto__": null}]}'],
+    ['{"\\u005f_proto__": {}}'],
+    ['{"constructor": {"prototype": {"admin": true}}}'],
+  ])("refuses %s", (text) => {
+    expect(readJsonBody(enc(text))).toBe(INVALID_JSON);
+  });
+
+  it("refuses bytes that are not UTF-8", () => {
+    expect(readJsonBody(new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]))).toBe(INVALID_JSON);
+  });
+
+  it("never pollutes Object.prototype and agrees with JSON.parse on clean input (property)", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = JSON.stringify(value);
+        const read = readJsonBody(enc(text));
+        if (!text.includes("__proto__")) expect(read).toEqual(JSON.parse(text));
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      }),
+      fcOptions(300),
+    );
+  });
+});
+
+describe("normalizeBasePath", () => {
+  it.each([
+    ["", ""],
+    ["/", ""],
+    ["/VSOC/api", "/VSOC/api"],
+    ["/VSOC/api/", "/VSOC/api"],
+  ])("%j → %j", (input, output) => {
+    expect(normalizeBasePath(input)).toBe(output);
+  });
+  it.each([["api"], ["/a/:b"], ["/a*"], ["/a?b"], ["//a"], ["/a#b"], ["/a b"]])("refuses %j", (input) => {
+    expect(() => normalizeBasePath(input)).toThrow(/base path/);
+  });
+});
+
+describe("createServer: options", () => {
+  it.each([
+    [{ rateLimit: 0 }, /rateLimit must be a positive integer/],
+    [{ rateLimit: 1.5 }, /rateLimit must be a positive integer/],
+    [{ bodyLimit: -1 }, /bodyLimit must be a positive integer/],
+    [{ rateLimitWindowMs: Number.NaN }, /rateLimitWindowMs must be a positive integer/],
+    [{ basePath: "api" }, /base path/],
+    [{ apiKeys: [] }, /No credential is configured/],
+  ])("throws for %j", (options, message) => {
+    const handler: CommandHandler = async () => ({ status: 200, body: {} });
+    expect(() => createServer({ handler, apiKeys: [{ username: "u", key: "k" }], ...options })).toThrow(
+      message,
+    );
+  });
+});
+
+describe("createServer: the adapter", () => {
+  it("passes the URL's command name, the parsed body and the caller to the handler", async () => {
+    const { app, calls } = fakeServer();
+    const response = await app.inject({
+      method: "POST",
+      url: "/command/getINCIDENTtimelineentries",
+      headers: { d3key: "k1", "content-type": "application/json" },
+      payload: json(envelope),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ error: "", echo: envelope });
+    expect(calls).toEqual([
+      { command: "getINCIDENTtimelineentries", body: envelope, caller: { username: "analyst" } },
+    ]);
+    expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(response.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it.each([
+    ["no Content-Type", undefined, json(envelope), 200],
+    ["application/json; charset=utf-8", "application/json; charset=utf-8", json(envelope), 200],
+    ['APPLICATION/JSON;Charset="UTF-8"', 'APPLICATION/JSON;Charset="UTF-8"', json(envelope), 200],
+    ["text/plain", "text/plain", json(envelope), 400],
+    ["application/x-www-form-urlencoded", "application/x-www-form-urlencoded", json(envelope), 400],
+    ["application/json; charset=latin1", "application/json; charset=latin1", json(envelope), 400],
+    ["application/vnd.api+json", "application/vnd.api+json", json(envelope), 400],
+    ["an unparseable media type", "not a type", json(envelope), 400],
+    ["an empty body", "application/json", "", 400],
+    ["no body and no Content-Type", undefined, undefined, 400],
+  ])("Content-Type: %s", async (_name, contentType, payload, status) => {
+    const { app, calls } = fakeServer();
+    const response = await app.inject({
+      method: "POST",
+      url: "/Command/X",
+      headers: { d3key: "k1", ...(contentType === undefined ? {} : { "content-type": contentType }) },
+      ...(payload === undefined ? {} : { payload }),
+    });
+    expect(response.statusCode).toBe(status);
+    if (status === 400) {
+      expect(response.json()).toEqual(BAD_BODY);
+      // The handler sees INVALID_JSON, or is not called at all (a media type Fastify cannot parse).
+      expect(calls.every((call) => call.body === INVALID_JSON)).toBe(true);
+    }
+  });
+
+  it("answers 401 before reading the body, and never calls the handler", async () => {
+    const { app, calls } = fakeServer({ bodyLimit: 10 });
+    const response = await app.inject({
+      method: "POST",
+      url: "/Command/X",
+      headers: { d3key: "wrong", "content-type": "application/json" },
+      payload: "x".repeat(100),
+    });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual(UNAUTHORIZED);
+    expect(calls).toEqual([]);
+  });
+
+  it("answers 401 when the body's Username is not the credential's user", async () => {
+    const { app, calls } = fakeServer();
+    const response = await app.inject({
+      method: "POST",
+      url: "/Command/X",
+      headers: { d3key: "k1" },
+      payload: json({ ...envelope, Username: "Analyst" }),
+    });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual(UNAUTHORIZED);
+    expect(calls).toEqual([]);
+  });
+
+  it("leaves a missing or ill-typed Username to the handler (400 naming the field)", async () => {
+    const { app, calls } = fakeServer();
+    for (const Username of [undefined, 7, null]) {
+      await app.inject({
+        method: "POST",
+        url: "/Command/X",
+        headers: { d3key: "k1" },
+        payload: json({ ...envelope, Username }),
+      });
+    }
+    expect(calls).toHaveLength(3);
+  });
+
+  it("answers 500 Unexpected Error when the handler rejects, with details only in the log", async () => {
+    const lines: string[] = [];
+    const { app } = fakeServer({ logger: { stream: { write: (line) => lines.push(line) } } }, async () => {
+      throw new Error("database exploded at 10.1.2.3");
+    });
+    const response = await app.inject({
+      method: "POST",
+      url: "/Command/X",
+      headers: { d3key: "k1" },
+      payload: "{}",
+    });
+    expect(response.statusCode).toBe(500);
+    expect(response.body).toBe('{"Error":"Unexpected Error."}');
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const error = logged.find((line) => line.msg === "the command handler rejected");
+    expect(JSON.stringify(error)).toContain("database exploded");
+    expect(error?.reqId).toBe(response.headers["x-request-id"]);
+  });
+
+  it("never answers 5xx nor calls the handler with anything but JSON values or INVALID_JSON (property)", async () => {
+    const { app, calls } = fakeServer();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 200 }),
+          fc.jsonValue().map((value) => new TextEncoder().encode(JSON.stringify(value))),
+          fc.string().map((text) => new TextEncoder().encode(text)),
+        ),
+        fc.constantFrom(undefined, "application/json", "text/plain", "application/json; charset=utf-8"),
+        async (payload, contentType) => {
+          calls.length = 0;
+          const response = await app.inject({
+            method: "POST",
+            url: "/Command/X",
+            headers: { d3key: "k1", ...(contentType === undefined ? {} : { "content-type": contentType }) },
+            payload: Buffer.from(payload),
+          });
+          expect(response.statusCode).toBeLessThan(500);
+          expect(Object.keys(response.json() as object).length).toBeGreaterThan(0);
+          for (const call of calls) {
+            if (call.body !== INVALID_JSON) expect(call.body).toEqual(JSON.parse(JSON.stringify(call.body)));
+          }
+        },
+      ),
+      fcOptions(200),
+    );
+  });
+});
