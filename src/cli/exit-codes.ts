@@ -15,6 +15,8 @@ export const EXIT = {
   dataError: 65,
   /** An input file cannot be read (EX_NOINPUT). */
   noInput: 66,
+  /** `serve`: the server cannot listen on the host and port (EX_UNAVAILABLE). */
+  unavailable: 69,
 } as const;
 
 /** An error that ends a CLI command with a message on stderr and the given exit code. */

@@ -12,7 +12,6 @@ import { createServer, DEFAULT_RATE_LIMIT, normalizeBasePath } from "../server/c
 import { CliError, EXIT } from "./exit-codes.js";
 
 /** sysexits EX_UNAVAILABLE: the server could not listen (address in use, permission denied). */
-const EXIT_UNAVAILABLE = 69;
 
 /** Hooks for embedding and tests; the CLI itself passes none. */
 export interface ServeHooks {
@@ -207,7 +206,7 @@ TriggerIncidentExternalAction, AddNotesToArtifacts}; GET /healthz answers 200.`,
         await server.close();
         throw new CliError(
           `Cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`,
-          EXIT_UNAVAILABLE,
+          EXIT.unavailable,
         );
       }
       const address = server.server.address();

@@ -5,7 +5,7 @@
  */
 
 import { assertNever } from "./ast.js";
-import { ISO_UTC_FORMAT } from "./dates.js";
+import { ISO_UTC_FORMAT, parseIsoUtc } from "./dates.js";
 
 /** One step of an issue path: an object key or an array index. */
 export type PathSegment = string | number;
@@ -117,7 +117,7 @@ export function issueMessage(detail: IssueDetail): string {
     case "invalid_date":
       return `Expected a date of the format ${ISO_UTC_FORMAT} (e.g. 2024-03-01T12:00:00Z) or {"$numberLong": "<epoch ms>"}, found ${describeValue(detail.found)}.`;
     case "date_operand_required":
-      return `${detail.field} is a date field: expected a {"$date": "${ISO_UTC_FORMAT}"} operand, found ${describeValue(detail.found)}${typeof detail.found === "string" ? `; write {"$date": ${JSON.stringify(detail.found)}}` : ""}.`;
+      return `${detail.field} is a date field: expected a {"$date": "${ISO_UTC_FORMAT}"} operand, found ${describeValue(detail.found)}${dateHint(detail.found)}.`;
     case "operand_type":
       return `${detail.field} is ${FIELD_KIND_TEXT[detail.fieldKind] ?? `a ${detail.fieldKind}`} field: expected ${detail.expected}, found ${describeValue(detail.found)}.`;
     case "unknown_label":
@@ -138,6 +138,13 @@ export function issueMessage(detail: IssueDetail): string {
     default:
       return assertNever(detail);
   }
+}
+
+/** For a bare string that is a valid timestamp, the `$date` wrapping to write instead. */
+function dateHint(found: unknown): string {
+  return typeof found === "string" && parseIsoUtc(found) !== undefined
+    ? `; write {"$date": ${JSON.stringify(found)}}`
+    : "";
 }
 
 function truncate(text: string, max = 60): string {
