@@ -28,7 +28,8 @@ Exit codes: 0 valid, 2 invalid (each issue printed as "path: message"), 64 usage
       const input = await readJsonArgument(conditionsArgument, "Search Conditions");
       const parsed = safeParseSearchConditions(input);
       if (!parsed.success) {
-        for (const issue of parsed.issues) context.stderr.write(`${formatPath(issue.path)}: ${issue.message}\n`);
+        for (const issue of parsed.issues)
+          context.stderr.write(`${formatPath(issue.path)}: ${issue.message}\n`);
         context.exitCode = EXIT.invalid;
         return;
       }

@@ -58,7 +58,10 @@ export async function* readRecords(path: string, options: ReadRecordsOptions = {
       try {
         for await (const item of stream as AsyncIterable<{ value: unknown }>) yield item.value;
       } catch (error) {
-        throw new CliError(`'${path}' is not a valid JSON array: ${(error as Error).message}`, EXIT.dataError);
+        throw new CliError(
+          `'${path}' is not a valid JSON array: ${(error as Error).message}`,
+          EXIT.dataError,
+        );
       }
     } else {
       let line = 0;
@@ -68,7 +71,10 @@ export async function* readRecords(path: string, options: ReadRecordsOptions = {
         try {
           yield JSON.parse(text);
         } catch (error) {
-          throw new CliError(`'${path}' line ${line} is not valid JSON: ${(error as Error).message}`, EXIT.dataError);
+          throw new CliError(
+            `'${path}' line ${line} is not valid JSON: ${(error as Error).message}`,
+            EXIT.dataError,
+          );
         }
       }
     }
@@ -103,7 +109,12 @@ async function detectFormat(path: string): Promise<"array" | "ndjson"> {
 function startProgress(source: Readable, size: number, stream: NodeJS.WriteStream | undefined) {
   if (stream === undefined || !stream.isTTY || size === 0) return undefined;
   const bar = new cliProgress.SingleBar(
-    { stream, format: "reading [{bar}] {percentage}% | {value}/{total} bytes", hideCursor: true, clearOnComplete: true },
+    {
+      stream,
+      format: "reading [{bar}] {percentage}% | {value}/{total} bytes",
+      hideCursor: true,
+      clearOnComplete: true,
+    },
     cliProgress.Presets.shades_classic,
   );
   bar.start(size, 0);

@@ -6,7 +6,9 @@ runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`incident-query: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.stderr.write(
+      `incident-query: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
     process.exitCode = 70;
   },
 );

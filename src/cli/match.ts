@@ -33,7 +33,8 @@ Exit codes: 0 printed a match, 1 no match, 2 invalid Search Conditions, 64 usage
       const input = await readJsonArgument(conditionsArgument, "Search Conditions");
       const parsed = safeParseSearchConditions(input);
       if (!parsed.success) {
-        for (const issue of parsed.issues) context.stderr.write(`${formatPath(issue.path)}: ${issue.message}\n`);
+        for (const issue of parsed.issues)
+          context.stderr.write(`${formatPath(issue.path)}: ${issue.message}\n`);
         context.exitCode = EXIT.invalid;
         return;
       }
@@ -42,7 +43,10 @@ Exit codes: 0 printed a match, 1 no match, 2 invalid Search Conditions, 64 usage
       let index = 0;
       for await (const record of readRecords(options.incidents, { progressStream: context.stderr })) {
         if (record === null || typeof record !== "object" || Array.isArray(record)) {
-          throw new CliError(`Incident #${index} in '${options.incidents}' is not a JSON object.`, EXIT.dataError);
+          throw new CliError(
+            `Incident #${index} in '${options.incidents}' is not a JSON object.`,
+            EXIT.dataError,
+          );
         }
         index++;
         if (!matches(record)) continue;

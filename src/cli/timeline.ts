@@ -40,7 +40,10 @@ Exit codes: 0 printed the entries, 2 invalid sort order, 64 usage, 65 bad entrie
       const validated = validateTimelineEntries(records);
       if (!validated.ok) {
         const lines = validated.problems.map((p) => `entry ${p.index}, ${p.field}: ${p.message}`);
-        throw new CliError(`'${options.entries}' has invalid timeline entries:\n${lines.join("\n")}`, EXIT.dataError);
+        throw new CliError(
+          `'${options.entries}' has invalid timeline entries:\n${lines.join("\n")}`,
+          EXIT.dataError,
+        );
       }
       const result = queryTimeline(validated.entries, {
         ...(options.filter === undefined ? {} : { filter: options.filter }),

@@ -17,7 +17,9 @@ export function orderKeyOf(incident: object): OrderKey {
   const created = Object.hasOwn(incident, "CreatedUtcTime")
     ? recordDateValue((incident as Record<string, unknown>).CreatedUtcTime)
     : undefined;
-  const rawId = Object.hasOwn(incident, "IncidentId") ? (incident as Record<string, unknown>).IncidentId : undefined;
+  const rawId = Object.hasOwn(incident, "IncidentId")
+    ? (incident as Record<string, unknown>).IncidentId
+    : undefined;
   return {
     time: created ?? Number.POSITIVE_INFINITY,
     id: typeof rawId === "number" && Number.isFinite(rawId) ? rawId : Number.POSITIVE_INFINITY,

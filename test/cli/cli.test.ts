@@ -30,9 +30,27 @@ function file(name: string, content: string): string {
 }
 
 const incidents = [
-  { IncidentId: 3, Number: "INC-3", Severity: "High", Title: "Phishing mail", CreatedUtcTime: "2024-03-01T00:00:00Z" },
-  { IncidentId: 1, Number: "INC-1", Severity: "High", Title: "Phishing link", CreatedUtcTime: "2024-02-01T00:00:00Z" },
-  { IncidentId: 2, Number: "INC-2", Severity: "Low", Title: "Port scan", CreatedUtcTime: "2024-01-01T00:00:00Z" },
+  {
+    IncidentId: 3,
+    Number: "INC-3",
+    Severity: "High",
+    Title: "Phishing mail",
+    CreatedUtcTime: "2024-03-01T00:00:00Z",
+  },
+  {
+    IncidentId: 1,
+    Number: "INC-1",
+    Severity: "High",
+    Title: "Phishing link",
+    CreatedUtcTime: "2024-02-01T00:00:00Z",
+  },
+  {
+    IncidentId: 2,
+    Number: "INC-2",
+    Severity: "Low",
+    Title: "Port scan",
+    CreatedUtcTime: "2024-01-01T00:00:00Z",
+  },
   { IncidentId: 0, Number: "INC-0", Severity: "High", Title: "Phishing, undated" },
 ];
 const arrayFile = file("incidents.json", JSON.stringify(incidents, null, 2));
@@ -40,7 +58,10 @@ const ndjsonFile = file("incidents.ndjson", `${incidents.map((i) => JSON.stringi
 
 describe("incident-query check", () => {
   it("explains valid Search Conditions and exits 0", async () => {
-    const { code, out } = await run("check", '{"Severity": {"$in": ["High"]}, "Title": {"$regex": "^Phish"}}');
+    const { code, out } = await run(
+      "check",
+      '{"Severity": {"$in": ["High"]}, "Title": {"$regex": "^Phish"}}',
+    );
     expect(code).toBe(EXIT.ok);
     expect(out).toContain("Severity");
     expect(out).toContain("Title");
@@ -83,13 +104,20 @@ describe("incident-query match", () => {
   }
 
   it("puts undated incidents after dated ones", async () => {
-    const { code, out } = await run("match", "--incidents", arrayFile, '{"Title": {"$regex": "undated|mail"}}');
+    const { code, out } = await run(
+      "match",
+      "--incidents",
+      arrayFile,
+      '{"Title": {"$regex": "undated|mail"}}',
+    );
     expect(code).toBe(EXIT.ok);
     expect(JSON.parse(out).IncidentId).toBe(3);
   });
 
   it("exits 1 when nothing matches and 2 on invalid conditions", async () => {
-    expect((await run("match", "--incidents", arrayFile, '{"Severity": "Critical"}')).code).toBe(EXIT.noMatch);
+    expect((await run("match", "--incidents", arrayFile, '{"Severity": "Critical"}')).code).toBe(
+      EXIT.noMatch,
+    );
     expect((await run("match", "--incidents", arrayFile, '{"$where": "1"}')).code).toBe(EXIT.invalid);
   });
 
@@ -125,7 +153,15 @@ describe("incident-query timeline", () => {
   const entriesFile = file("entries.json", JSON.stringify(entries));
 
   it("filters and sorts descending", async () => {
-    const { code, out } = await run("timeline", "--entries", entriesFile, "--filter", "MAIL", "--sort-order", "DESC");
+    const { code, out } = await run(
+      "timeline",
+      "--entries",
+      entriesFile,
+      "--filter",
+      "MAIL",
+      "--sort-order",
+      "DESC",
+    );
     expect(code).toBe(EXIT.ok);
     expect(JSON.parse(out).map((e: { TimelineID: number }) => e.TimelineID)).toEqual([1, 2]);
   });
@@ -139,7 +175,10 @@ describe("incident-query timeline", () => {
   });
 
   it("exits 65 naming the entry and field of an invalid entry", async () => {
-    const invalid = file("invalid-entries.json", JSON.stringify([entries[0], { ...entries[1], Time: "2024-02-30 10:00:00" }]));
+    const invalid = file(
+      "invalid-entries.json",
+      JSON.stringify([entries[0], { ...entries[1], Time: "2024-02-30 10:00:00" }]),
+    );
     const { code, err } = await run("timeline", "--entries", invalid);
     expect(code).toBe(EXIT.dataError);
     expect(err).toContain("entry 1");
