@@ -1,0 +1,235 @@
+import { describe, expect, it } from "vitest";
+import {
+  formatTimelineProblems,
+  isValidTimelineTime,
+  type TimelineEntry,
+  type TimelineProblemCode,
+  validateTimelineEntries,
+} from "./entry.js";
+
+const VALID: TimelineEntry = {
+  TimelineID: 7,
+  Time: "2024-02-29 23:59:59",
+  Summary: "Phishing mail reported",
+  Note: "",
+  EventType: "Alert",
+  Tactic: ["Initial Access"],
+  Technique: ["T1566.001", "T1204"],
+  RiskLevel: "High",
+  Description: "Un événement",
+  Author: "José",
+};
+
+function without(field: keyof TimelineEntry): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...VALID };
+  delete copy[field];
+  return copy;
+}
+
+describe("isValidTimelineTime (date-fns, DECISIONS.md 2)", () => {
+  it.each([
+    ["2024-02-29 23:59:59", true],
+    ["2024-01-01 00:00:00", true],
+    ["0001-01-01 00:00:00", true],
+    ["9999-12-31 23:59:59", true],
+    ["2024-02-30 10:00:00", false],
+    ["2023-02-29 10:00:00", false],
+    ["1900-02-29 10:00:00", false],
+    ["2024-06-31 10:00:00", false],
+    ["2024-01-01 24:00:00", false],
+    ["2024-01-01 00:60:00", false],
+    ["2024-01-01 00:00:60", false],
+    ["2024-1-01 10:00:00", false],
+    ["2024-01-01 1:00:00", false],
+    ["2024-01-01 10:00:00 ", false],
+    ["2024-01-01T10:00:00", false],
+    ["2024-01-01T10:00:00Z", false],
+    ["0000-01-01 00:00:00", false],
+    ["+02024-01-01 10:00:00", false],
+    ["", false],
+    [20240101, false],
+    [null, false],
+  ])("%j → %s", (text, valid) => {
+    expect(isValidTimelineTime(text)).toBe(valid);
+  });
+
+  it("does not depend on the machine's time zone (a daylight-saving gap elsewhere is a valid wall time)", () => {
+    // 02:30 does not exist on 2024-03-10 in New York nor on 2024-03-31 in Paris; in an incident's own zone
+    // it may, and the format carries no zone, so it is valid.
+    expect(isValidTimelineTime("2024-03-10 02:30:00")).toBe(true);
+    expect(isValidTimelineTime("2024-03-31 02:30:00")).toBe(true);
+  });
+});
+
+describe("validateTimelineEntries (specification 2.2)", () => {
+  it("accepts valid entries and returns fresh entries holding exactly the ten fields in order", () => {
+    const input = [{ ...VALID, Host: "extra", Tactic: [...VALID.Tactic] }];
+    const result = validateTimelineEntries(input);
+    expect(result).toEqual({ ok: true, entries: [VALID] });
+    if (!result.ok) return;
+    const [entry] = result.entries;
+    expect(Object.keys(entry!)).toEqual([
+      "TimelineID",
+      "Time",
+      "Summary",
+      "Note",
+      "EventType",
+      "Tactic",
+      "Technique",
+      "RiskLevel",
+      "Description",
+      "Author",
+    ]);
+    expect(entry).not.toBe(input[0]);
+    expect(entry!.Tactic).not.toBe(input[0]!.Tactic);
+    expect(input[0]).toHaveProperty("Host", "extra");
+  });
+
+  it("accepts an empty array and empty strings and arrays", () => {
+    expect(validateTimelineEntries([])).toEqual({ ok: true, entries: [] });
+    const empty = { ...VALID, Summary: "", Tactic: [], Technique: [] };
+    expect(validateTimelineEntries([empty])).toEqual({ ok: true, entries: [empty] });
+  });
+
+  const cases: readonly [string, unknown, TimelineProblemCode, string, string][] = [
+    [
+      "TimelineID missing",
+      without("TimelineID"),
+      "missing_field",
+      "TimelineID",
+      "Expected the field TimelineID",
+    ],
+    ["TimelineID a string", { ...VALID, TimelineID: "7" }, "invalid_type", "TimelineID", 'the string "7"'],
+    ["TimelineID a fraction", { ...VALID, TimelineID: 1.5 }, "invalid_type", "TimelineID", "the number 1.5"],
+    [
+      "TimelineID unsafe",
+      { ...VALID, TimelineID: 2 ** 53 },
+      "invalid_type",
+      "TimelineID",
+      "Expected an integer",
+    ],
+    ["Time missing", without("Time"), "missing_field", "Time", "Expected the field Time"],
+    ["Time a number", { ...VALID, Time: 1 }, "invalid_type", "Time", "yyyy-MM-dd HH:mm:ss"],
+    [
+      "Time rolled over",
+      { ...VALID, Time: "2024-02-30 10:00:00" },
+      "invalid_time",
+      "Time",
+      "2024-02-30 10:00:00",
+    ],
+    ["Time ISO", { ...VALID, Time: "2024-01-01T10:00:00Z" }, "invalid_time", "Time", "yyyy-MM-dd HH:mm:ss"],
+    ["Summary null", { ...VALID, Summary: null }, "invalid_type", "Summary", "Expected a string, found null"],
+    ["Note missing", without("Note"), "missing_field", "Note", "Note"],
+    ["EventType a number", { ...VALID, EventType: 3 }, "invalid_type", "EventType", "the number 3"],
+    ["RiskLevel an object", { ...VALID, RiskLevel: {} }, "invalid_type", "RiskLevel", "an object"],
+    ["Description missing", without("Description"), "missing_field", "Description", "Description"],
+    ["Author an array", { ...VALID, Author: ["x"] }, "invalid_type", "Author", "an array"],
+    [
+      "Tactic a string",
+      { ...VALID, Tactic: "Execution" },
+      "invalid_type",
+      "Tactic",
+      "Expected an array of strings",
+    ],
+    ["Tactic element", { ...VALID, Tactic: ["a", "b", 5] }, "invalid_type", "Tactic[2]", "the number 5"],
+    ["Technique missing", without("Technique"), "missing_field", "Technique", "Technique"],
+    ["Technique element", { ...VALID, Technique: [null] }, "invalid_type", "Technique[0]", "null"],
+  ];
+
+  it.each(cases)("%s", (_name, entry, code, field, message) => {
+    const result = validateTimelineEntries([VALID, entry]);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toMatchObject({ code, index: 1, field });
+    expect(result.problems[0].message).toContain(message);
+    expect(result.problems[0].message).toMatch(/^Expected .*\.$/);
+  });
+
+  it("reads own properties only: an inherited field is missing", () => {
+    const inherited = Object.assign(Object.create({ Summary: "from the prototype" }), without("Summary"));
+    const result = validateTimelineEntries([inherited]);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problems[0]).toMatchObject({ code: "missing_field", field: "Summary" });
+  });
+
+  it("reports every problem of every entry, in input order", () => {
+    const result = validateTimelineEntries([
+      { ...VALID, TimelineID: "x", Time: "bad", Tactic: [1, 2] },
+      VALID,
+      null,
+      "entry",
+      [],
+      {},
+    ]);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems.map((p) => [p.index, p.field, p.code])).toEqual([
+      [0, "TimelineID", "invalid_type"],
+      [0, "Time", "invalid_time"],
+      [0, "Tactic[0]", "invalid_type"],
+      [0, "Tactic[1]", "invalid_type"],
+      [2, "", "not_object"],
+      [3, "", "not_object"],
+      [4, "", "not_object"],
+      ...(
+        [
+          "TimelineID",
+          "Time",
+          "Summary",
+          "Note",
+          "EventType",
+          "Tactic",
+          "Technique",
+          "RiskLevel",
+          "Description",
+          "Author",
+        ] as const
+      ).map((field) => [5, field, "missing_field"]),
+    ]);
+  });
+
+  it.each([
+    [null, "null"],
+    [{}, "an object"],
+    ["[]", 'the string "[]"'],
+    [undefined, "nothing"],
+  ])("refuses a non-array input %j", (input, found) => {
+    const result = validateTimelineEntries(input);
+    expect(result).toEqual({
+      ok: false,
+      problems: [
+        {
+          code: "not_array",
+          index: -1,
+          field: "",
+          message: `Expected an array of timeline entries, found ${found}.`,
+        },
+      ],
+    });
+  });
+
+  it("does not let a __proto__ key of parsed JSON reach the result or any prototype", () => {
+    const input = JSON.parse(`[${JSON.stringify(VALID).replace("{", '{"__proto__": {"polluted": true},')}]`);
+    const result = validateTimelineEntries(input);
+    expect(result.ok).toBe(true);
+    if (result.ok) {
+      expect(Object.hasOwn(result.entries[0]!, "__proto__")).toBe(false);
+      expect(Object.getPrototypeOf(result.entries[0])).toBe(Object.prototype);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("formats problems with the entry index and the field name", () => {
+    const result = validateTimelineEntries([VALID, { ...VALID, Tactic: ["a", 1] }, 3]);
+    if (result.ok) throw new Error("expected problems");
+    expect(formatTimelineProblems(result.problems)).toBe(
+      "entry 1, Tactic[1]: Expected a string, found the number 1.\nentry 2: Expected a timeline entry object, found the number 3.",
+    );
+    const notArray = validateTimelineEntries(3);
+    if (notArray.ok) throw new Error("expected problems");
+    expect(formatTimelineProblems(notArray.problems)).toBe(
+      "input: Expected an array of timeline entries, found the number 3.",
+    );
+  });
+});

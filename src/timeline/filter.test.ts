@@ -1,0 +1,301 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fcOptions } from "../../test/support/fc.js";
+import {
+  containsFolded,
+  createTimelineFilter,
+  filterTimelineEntries,
+  foldByCodePoint,
+  foldCodePoint,
+  foldTimelineText,
+  sameFoldingClass,
+} from "./filter.js";
+
+const escapeRegex = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+
+/** The rule of DECISIONS.md 2 written plainly: NFC both sides, a `/…/iu` literal over each searched value. */
+function referenceMatches(entry: Record<string, unknown>, term: string): boolean {
+  const t = term.trim().normalize("NFC");
+  if (t === "") return true;
+  const pattern = new RegExp(escapeRegex(t), "iu");
+  const values: unknown[] = [entry.Summary, entry.Note, entry.EventType, entry.RiskLevel, entry.Description];
+  values.push(entry.Author, entry.Time);
+  for (const list of [entry.Tactic, entry.Technique]) if (Array.isArray(list)) values.push(...list);
+  return values.some((v) => typeof v === "string" && pattern.test(v.normalize("NFC")));
+}
+
+/** Characters that exercise folding, normalisation, surrogates and regex syntax. */
+const TRICKY = [
+  "a",
+  "A",
+  "e",
+  "E",
+  "k",
+  "K",
+  "\u212A",
+  "s",
+  "S",
+  "\u017F",
+  "ß",
+  "ẞ",
+  "é",
+  "É",
+  "\u0301",
+  "\u0323",
+  "σ",
+  "ς",
+  "Σ",
+  "İ",
+  "i",
+  "I",
+  "ı",
+  "µ",
+  "μ",
+  "ÿ",
+  "Ÿ",
+  "ǅ",
+  "ǆ",
+  "Ǆ",
+  "\u0345",
+  "ι",
+  "Ꭰ",
+  "ꭰ",
+  "\u1E9B",
+  "한",
+  "\u1112",
+  "\u1161",
+  "\u11AB",
+  "\u0958",
+  "🔥",
+  "\u{10400}",
+  "\u{10428}",
+  "\uD800",
+  "\uDC00",
+  "\u0000",
+  " ",
+  "\t",
+  ".",
+  "*",
+  "(",
+  "[",
+  "\\",
+  "|",
+  "$",
+  "/",
+  "-",
+  "1",
+];
+const trickyText = fc.array(fc.constantFrom(...TRICKY), { maxLength: 8 }).map((chars) => chars.join(""));
+
+describe("simple case folding representatives (foldCodePoint)", () => {
+  const all: string[] = [];
+  for (let cp = 0; cp <= 0x10ffff; cp++) if (cp < 0xd800 || cp > 0xdfff) all.push(String.fromCodePoint(cp));
+  const cased = all.filter((c) => c.toUpperCase() !== c || c.toLowerCase() !== c);
+  const caseless = all.filter((c) => c.toUpperCase() === c && c.toLowerCase() === c);
+
+  it("maps every cased code point to one code point of its class, of the same length, idempotently", () => {
+    const wrong = cased.filter((c) => {
+      const folded = foldCodePoint(c);
+      return (
+        [...folded].length !== 1 ||
+        folded.length !== c.length ||
+        !sameFoldingClass(folded, c) ||
+        foldCodePoint(folded) !== folded
+      );
+    });
+    expect(wrong).toEqual([]);
+  });
+
+  it("gives every member of a class the same representative (over every cased code point)", () => {
+    const casedText = cased.join("");
+    const representatives = new Set(cased.map(foldCodePoint));
+    for (const representative of representatives) {
+      const members = casedText.match(new RegExp(escapeRegex(representative), "giu")) ?? [];
+      expect(members.filter((member) => foldCodePoint(member) !== representative)).toEqual([]);
+    }
+  });
+
+  it("leaves caseless code points alone, and none of them is in the class of a cased one", () => {
+    expect(caseless.filter((c) => foldCodePoint(c) !== c)).toEqual([]);
+    const anyCased = new RegExp(`[${cased.map(escapeRegex).join("")}]`, "giu");
+    // Two scans (one-unit and two-unit characters): one mixed string is much slower to scan.
+    expect(
+      caseless
+        .filter((c) => c.length === 1)
+        .join("")
+        .match(anyCased),
+    ).toBeNull();
+    expect(
+      caseless
+        .filter((c) => c.length === 2)
+        .join("")
+        .match(anyCased),
+    ).toBeNull();
+  });
+
+  it("lower-cases natively exactly where that is the fold (the set of exceptions is complete)", () => {
+    // Wherever a code point's representative is not its lower case, the fast path must step aside.
+    const differs = all.filter((c) => foldCodePoint(c) !== c.toLowerCase() || c === "\u03a3");
+    const fastPathWrong = differs.filter((c) => foldTimelineText(`x${c}`) !== `x${foldCodePoint(c)}`);
+    expect(fastPathWrong).toEqual([]);
+    expect(all.filter((c) => foldTimelineText(c) !== foldByCodePoint(c.normalize("NFC")))).toEqual([]);
+    expect(foldTimelineText("ΟΔΟΣ µ İ")).toBe("οδοσ μ İ");
+  });
+
+  it("needs no normalisation below U+0300: every string of such characters is already NFC", () => {
+    for (let a = 0; a < 0x300; a++) {
+      const first = String.fromCharCode(a);
+      expect(first.normalize("NFC")).toBe(first);
+      for (let b = 0; b < 0x300; b++) {
+        const pair = first + String.fromCharCode(b);
+        if (pair.normalize("NFC") !== pair) expect.fail(`${JSON.stringify(pair)} changes under NFC`);
+      }
+    }
+  });
+
+  it("folded texts match as plain strings exactly where the rule matches (property)", () => {
+    fc.assert(
+      fc.property(trickyText, trickyText, (text, term) => {
+        const t = term.normalize("NFC");
+        fc.pre(t !== "");
+        const expected = new RegExp(escapeRegex(t), "iu").test(text.normalize("NFC"));
+        expect(containsFolded(foldTimelineText(text), foldTimelineText(t))).toBe(expected);
+        expect(foldTimelineText(text).length).toBe(text.normalize("NFC").length);
+        expect(foldTimelineText(text)).toBe(foldByCodePoint(text.normalize("NFC")));
+      }),
+      fcOptions(3000),
+    );
+  });
+});
+
+describe("createTimelineFilter (DECISIONS.md 2)", () => {
+  it("trims and normalises the term; an empty term keeps everything", () => {
+    expect(createTimelineFilter("  E\u0301vent \t")).toMatchObject({ term: "Évent", keepsAll: false });
+    for (const blank of ["", "   ", "\t\n", "\u00a0\u2003"]) {
+      const filter = createTimelineFilter(blank);
+      expect(filter).toMatchObject({ term: "", keepsAll: true });
+      expect(filter.matches(null)).toBe(true);
+    }
+  });
+
+  it("throws a TypeError for a term that is not a string", () => {
+    expect(() => createTimelineFilter(5 as unknown as string)).toThrow(TypeError);
+  });
+
+  it.each([
+    ["événement", "ÉVÉNEMENT", true],
+    ["e\u0301ve\u0301nement", "événement", true],
+    ["οδος", "ΟΔΟΣ", true],
+    ["ǆ", "ǅ", true],
+    ["\u{10428}", "\u{10400}", true],
+    ["straße", "STRASSE", false],
+    ["İstanbul", "istanbul", false],
+    ["ıi", "II", false],
+    [`${"x".repeat(10)}a.b*`, "A.B*", true],
+    ["(admin", "(ADMIN", true],
+    ["ab", "a.", false],
+    ["a\u0000b", "a\u0000B", true],
+    ["\uD800x", "\uD800X", true],
+  ])("%j with term %j → %s", (text, term, keeps) => {
+    expect(createTimelineFilter(term).matches({ Summary: text })).toBe(keeps);
+  });
+
+  it("reads own properties only and ignores ill-typed fields", () => {
+    const filter = createTimelineFilter("needle");
+    expect(filter.matches(Object.create({ Summary: "needle" }))).toBe(false);
+    expect(filter.matches({ Tactic: Object.create({ 0: "needle", length: 1 }) })).toBe(false);
+    const sparse: string[] = [];
+    sparse.length = 2;
+    expect(filter.matches({ Technique: sparse })).toBe(false);
+    expect(filter.matches({ Summary: ["needle"], Note: { needle: 1 }, Tactic: "needle", Time: 1 })).toBe(
+      false,
+    );
+    expect(filter.matches({ Technique: [1, "NEEDLE"] })).toBe(true);
+    for (const value of [null, undefined, 3, "needle", Symbol("needle")])
+      expect(filter.matches(value)).toBe(false);
+  });
+
+  it("agrees with the plain reference on tricky text in every searched field (property)", () => {
+    const field = fc.constantFrom(
+      "Summary",
+      "Note",
+      "EventType",
+      "RiskLevel",
+      "Description",
+      "Author",
+      "Time",
+    );
+    const entry = fc.record({
+      fields: fc.dictionary(field, trickyText, { maxKeys: 3 }),
+      Tactic: fc.array(trickyText, { maxLength: 2 }),
+      Technique: fc.array(trickyText, { maxLength: 2 }),
+    });
+    fc.assert(
+      fc.property(entry, trickyText, ({ fields, Tactic, Technique }, term) => {
+        const record = { ...fields, Tactic, Technique };
+        expect(createTimelineFilter(term).matches(record)).toBe(referenceMatches(record, term));
+      }),
+      fcOptions(3000),
+    );
+  });
+});
+
+describe("long terms (matched by folding and indexOf)", () => {
+  const longText = fc
+    .array(fc.constantFrom(...TRICKY), { minLength: 33, maxLength: 60 })
+    .map((c) => c.join(""));
+  const recased = (text: string, flips: readonly boolean[]): string =>
+    [...text]
+      .map((c, i) => (flips[i % Math.max(1, flips.length)] ? c.toUpperCase() : c.toLowerCase()))
+      .join("");
+
+  it("agree with the plain reference, around and inside longer text (property)", () => {
+    fc.assert(
+      fc.property(
+        trickyText,
+        longText,
+        trickyText,
+        fc.array(fc.boolean(), { maxLength: 8 }),
+        (a, x, b, flips) => {
+          const record = { Note: `${a}${x}${b}`, Technique: [x.slice(1)] };
+          for (const term of [recased(x, flips), x, `${x}${b}`, x.slice(0, -1)]) {
+            expect(createTimelineFilter(term).matches(record)).toBe(referenceMatches(record, term));
+          }
+        },
+      ),
+      fcOptions(1000),
+    );
+  });
+
+  it("stay linear on a pathological input (a million-character field, a 10,000-character term)", () => {
+    const record = { Description: "a".repeat(1_000_000) };
+    const start = performance.now();
+    expect(createTimelineFilter(`${"A".repeat(9_999)}b`).matches(record)).toBe(false);
+    expect(createTimelineFilter(`${"A".repeat(9_999)}a`).matches(record)).toBe(true);
+    expect(performance.now() - start).toBeLessThan(2_000);
+  });
+
+  it("do not match half of a surrogate pair with a lone surrogate at either end", () => {
+    const pair = "\u{10400}"; // \uD801\uDC00
+    const long = "x".repeat(40);
+    expect(containsFolded(`${long}${pair}`, `${long}\uD801`)).toBe(false);
+    expect(containsFolded(`${long}\uD801!`, `${long}\uD801`)).toBe(true);
+    expect(containsFolded(`${pair}${long}`, `\uDC00${long}`)).toBe(false);
+    expect(containsFolded(`${pair}${long} \uDC00${long}`, `\uDC00${long}`)).toBe(true);
+    expect(createTimelineFilter(`${long}\uD801`).matches({ Note: `${long}${pair}` })).toBe(false);
+  });
+});
+
+describe("filterTimelineEntries", () => {
+  it("keeps the matching entries in input order and returns a new array", () => {
+    const entries = [{ Note: "b x" }, { Note: "a" }, { Note: "X" }];
+    expect(filterTimelineEntries(entries, "x")).toEqual([entries[0], entries[2]]);
+    const all = filterTimelineEntries(entries, " ");
+    expect(all).toEqual(entries);
+    expect(all).not.toBe(entries);
+  });
+
+  it("throws a TypeError when the entries are not an array", () => {
+    expect(() => filterTimelineEntries({} as unknown as unknown[], "x")).toThrow(TypeError);
+  });
+});
