@@ -243,6 +243,11 @@ function operatorObjectArb(kind: Kind, withNot: boolean): fc.Arbitrary<Record<st
     $exists: fc.boolean(),
     $size: fc.nat(4),
   };
+  if (kind === "date") {
+    // $regex on a date field is refused by the parser (README: semantics).
+    delete operators.$regex;
+    delete operators.$options;
+  }
   if (withNot) operators.$not = operatorObjectArb(kind, false);
   return fc
     .shuffledSubarray(Object.keys(operators), { minLength: 1, maxLength: 4 })
