@@ -2,12 +2,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
 import {
+  asciiFoldingClass,
   containsFolded,
   createTimelineFilter,
   filterTimelineEntries,
   foldByCodePoint,
   foldCodePoint,
   foldTimelineText,
+  rawPrefilterCharacters,
   sameFoldingClass,
 } from "./filter.js";
 
@@ -297,5 +299,172 @@ describe("filterTimelineEntries", () => {
 
   it("throws a TypeError when the entries are not an array", () => {
     expect(() => filterTimelineEntries({} as unknown as unknown[], "x")).toThrow(TypeError);
+  });
+});
+
+describe("ASCII terms searched in the raw text (no normalisation of values without a hit)", () => {
+  const codePoints: string[] = [];
+  for (let cp = 0; cp <= 0x10ffff; cp++) {
+    if (cp < 0xd800 || cp > 0xdfff) codePoints.push(String.fromCodePoint(cp));
+  }
+  const isAscii = (unit: number): boolean => unit < 0x80;
+
+  it("NFC creates ASCII only from the singletons U+037E, U+1FEF and U+212A (every code point)", () => {
+    // The facts behind the raw-text path: an ASCII character in a canonical decomposition comes first, and
+    // either is the whole decomposition or composes with the character after it.
+    const singletons = new Set<string>();
+    const wrong: string[] = [];
+    for (const c of codePoints) {
+      if (isAscii(c.charCodeAt(0))) continue;
+      const d = c.normalize("NFD");
+      for (let i = 1; i < d.length; i++) if (isAscii(d.charCodeAt(i))) wrong.push(c);
+      if (!isAscii(d.charCodeAt(0))) continue;
+      if (d.length === 1) {
+        singletons.add(`${c}→${d}`);
+        continue;
+      }
+      const composed = `${d[0]}${d[1]}`.normalize("NFC");
+      if ([...composed].length !== 1 || isAscii(composed.charCodeAt(0))) wrong.push(c);
+    }
+    expect(wrong).toEqual([]);
+    expect([...singletons].sort()).toEqual(["\u037e→;", "\u1fef→`", "\u212a→K"].sort());
+    for (let unit = 0; unit < 0x80; unit++) {
+      expect(String.fromCharCode(unit).normalize("NFD")).toBe(String.fromCharCode(unit));
+    }
+  });
+
+  it("knows the whole simple case folding class of each ASCII character (every code point)", () => {
+    const all = codePoints.join("");
+    const wrong: string[] = [];
+    for (let unit = 0; unit < 0x80; unit++) {
+      const c = String.fromCharCode(unit);
+      const expected = [...new Set(all.match(new RegExp(escapeRegex(c), "giu")) ?? [])].sort();
+      const members = asciiFoldingClass(c);
+      if (JSON.stringify([...members].sort()) !== JSON.stringify(expected)) wrong.push(c);
+    }
+    expect(wrong).toEqual([]);
+    expect(asciiFoldingClass("k")).toEqual(["k", "K", "\u212A"]);
+  });
+
+  it.each([
+    ["MIMIKATZ", ["z", "Z"]],
+    ["T1003", ["3"]],
+    ["ask", ["k", "K", "\u212A"]],
+    ["lsass.exe", ["x", "X"]],
+    ["a#b", ["#"]],
+    ["Ask", ["k", "K", "\u212A"]],
+    // Only common characters: not worth an `indexOf` per value.
+    ["detected", []],
+    ["the", []],
+    ["on host", []],
+  ])("prefilters %j on the characters %j", (term, characters) => {
+    expect(rawPrefilterCharacters(term)).toEqual(characters);
+  });
+
+  it.each([
+    // Raw text without the term, NFC text with it: only through the singletons, kept off the raw path.
+    ["a\u037Eb", "a;b", true],
+    ["\u1FEFx", "`x", true],
+    ["\u212Aelvin", "kelvin", true],
+    ["\u017Fystem", "SYSTEM", true],
+    // Raw text with the term, NFC text without it.
+    ["cafe\u0301", "cafe", false],
+    ["cafe\u0301 cafe", "cafe", true],
+    ["=\u0338", "=", false],
+    ["x\u0338=", "x", true],
+    ["A\u030A", "a", false],
+    [`${"filler ".repeat(10)}e\u0301vil`, "evil", false],
+    ["\u0958a", "a", true],
+  ])("%j with term %j → %s", (text, term, keeps) => {
+    expect(createTimelineFilter(term).matches({ Note: text })).toBe(keeps);
+  });
+
+  /** Characters that NFC composes, decomposes, reorders or maps, among ASCII that they may turn into. */
+  const NFC_SENSITIVE = [
+    "a",
+    "A",
+    "e",
+    "E",
+    "k",
+    "K",
+    "s",
+    "S",
+    "x",
+    ";",
+    "`",
+    " ",
+    "\u0000",
+    "\u0301",
+    "\u0323",
+    "\u0308",
+    "\u0338",
+    "\u0344",
+    "\u0340",
+    "\u030A",
+    "\u037E",
+    "\u1FEF",
+    "\u1FEE",
+    "\u212A",
+    "\u212B",
+    "\u017F",
+    "\u00E9",
+    "\u00C5",
+    "\u0958",
+    "\u093C",
+    "\u1100",
+    "\u1161",
+    "\u11A8",
+    "\uAC00",
+    "\u{1D15E}",
+    "\u{1D165}",
+    "\uD800",
+  ];
+  const sensitiveText = (maxLength: number): fc.Arbitrary<string> =>
+    fc.array(fc.constantFrom(...NFC_SENSITIVE), { maxLength }).map((chars) => chars.join(""));
+  const asciiTerm = (minLength: number, maxLength: number): fc.Arbitrary<string> =>
+    fc
+      .array(fc.constantFrom("a", "A", "e", "E", "k", "K", "s", "S", "x", ";", "`", " ", "\u0000"), {
+        minLength,
+        maxLength,
+      })
+      .map((chars) => chars.join(""));
+
+  it("agree with the plain reference on NFC-sensitive text, short terms (property)", () => {
+    fc.assert(
+      fc.property(sensitiveText(12), sensitiveText(40), asciiTerm(1, 4), (a, b, term) => {
+        // The term also occurs in `b` often enough: it is spliced in between NFC-sensitive characters.
+        const record = { Summary: a, Description: `${b.slice(0, 20)}${term}${b.slice(20)}` };
+        const other = { Note: a, Technique: [b] };
+        expect(createTimelineFilter(term).matches(record)).toBe(referenceMatches(record, term));
+        expect(createTimelineFilter(term).matches(other)).toBe(referenceMatches(other, term));
+      }),
+      fcOptions(3000),
+    );
+  });
+
+  it("agree with the plain reference on NFC-sensitive text, long terms (property)", () => {
+    fc.assert(
+      fc.property(sensitiveText(8), asciiTerm(33, 40), sensitiveText(8), (a, term, b) => {
+        const recased = term.toUpperCase();
+        for (const text of [`${a}${term}${b}`, `${a}${recased}\u0301${b}`, `${a}${term.slice(1)}${b}`]) {
+          const record = { Note: text, Tactic: [b, text] };
+          expect(createTimelineFilter(term).matches(record)).toBe(referenceMatches(record, term));
+        }
+      }),
+      fcOptions(500),
+    );
+  });
+
+  it("answer exactly with and without a prefilter, over many entries", () => {
+    const entries = Array.from({ length: 5000 }, (_, i) => ({
+      TimelineID: i,
+      Note: i % 3 === 0 ? `the EvE\u0301nt ${i}` : `the event ${i}`,
+      Author: i % 7 === 0 ? "Kelvin \u212A" : "someone",
+    }));
+    for (const term of ["eve", "ent 4", "nt 4", "\u212Aelvin", "kelvin k", "Kelvin", "e\u0301n"]) {
+      const expected = entries.filter((entry) => referenceMatches(entry, term)).map((e) => e.TimelineID);
+      expect(filterTimelineEntries(entries, term).map((e) => e.TimelineID)).toEqual(expected);
+      expect(expected.length).toBeGreaterThan(0);
+    }
   });
 });

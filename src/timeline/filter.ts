@@ -9,11 +9,15 @@
  * folding (CaseFolding.txt, statuses C and S) — the comparison of a JavaScript `/…/iu` regular expression.
  * Terms up to 32 code units are matched with such an expression; longer ones, and `TimelineIndex`, compare
  * folded texts (`foldTimelineText`) with `indexOf`, which keeps every search linear; tests hold the two
- * forms together. So `ÉVÉNEMENT` matches `événement` (precomposed or decomposed), `Σ`, `σ`
- * and `ς` match one another, `ẞ` matches `ß`, the Kelvin sign matches `k`; but `ß` does not match `ss`
- * (that is full folding) and `İ` matches only itself (no Turkish rules). Every character of the term is
- * literal: `a.b*` and `(admin` have no special meaning. A term never matches across two fields or two
- * elements of an array.
+ * forms together. For the common case of an ASCII term (other than `;` and `` ` ``), a value is searched in
+ * its raw text first, without normalising it, and only a raw hit is confirmed on the NFC text: NFC never
+ * creates an occurrence of such a term (see `isRawSearchable`); an `indexOf` prefilter on the term's rarest
+ * character skips most values before any regular expression. The answers are the same.
+ *
+ * So `ÉVÉNEMENT` matches `événement` (precomposed or decomposed), `Σ`, `σ` and `ς` match one another,
+ * `ẞ` matches `ß`, the Kelvin sign matches `k`; but `ß` does not match `ss` (that is full folding) and `İ`
+ * matches only itself (no Turkish rules). Every character of the term is literal: `a.b*` and `(admin` have
+ * no special meaning. A term never matches across two fields or two elements of an array.
  */
 
 import type { TIMELINE_SEARCHED_FIELDS } from "./entry.js";
@@ -47,7 +51,7 @@ export function createTimelineFilter(term: string): TimelineFilter {
   if (typeof term !== "string") throw new TypeError("Expected the Filter term to be a string.");
   const normalized = term.trim().normalize("NFC");
   if (normalized === "") return { term: "", keepsAll: true, matches: () => true };
-  const text = normalized.length <= SHORT_TERM ? regexMatcher(normalized) : foldedMatcher(normalized);
+  const text = textMatcher(normalized);
   // Fields are read with direct property accesses (fast, monomorphic); ownership is checked only on a hit.
   const list = (value: unknown): boolean => {
     if (!Array.isArray(value)) return false;
@@ -88,8 +92,115 @@ type SearchedField = (typeof TIMELINE_SEARCHED_FIELDS)[number];
  */
 const SHORT_TERM = 32;
 
+/** The matcher of one searched value: the raw-text path where it is exact (`isRawSearchable`), else NFC. */
+function textMatcher(term: string): (value: unknown) => boolean {
+  const exact = term.length <= SHORT_TERM ? regexMatcher(term) : foldedMatcher(term);
+  return isRawSearchable(term) ? rawTextMatcher(term, exact) : exact;
+}
+
+/**
+ * ASCII characters from the most to the least frequent in timeline text, roughly: white space, the common
+ * letters of English, digits and the separators of times, addresses and identifiers, the rarer letters; a
+ * character not listed counts as rarer than every listed one. A heuristic only: it picks the character that
+ * the raw-text prefilter looks for, never the answer.
+ */
+const FREQUENT_FIRST = " etaoinsrhldcum0123456789-:.,/_fpgwybvkxjqz";
+
+/**
+ * Terms whose rarest character is listed before this position in `FREQUENT_FIRST` (white space and the
+ * thirteen commonest letters) are not prefiltered: most values hold such a character, so the `indexOf`
+ * calls would cost more than they save (bench/timeline.ts).
+ */
+const PREFILTER_FROM = FREQUENT_FIRST.indexOf("m");
+
+/** A character that keeps a term off the raw-text path: non-ASCII, `;` or `` ` ``. */
+const NOT_RAW_SEARCHABLE = /[;`\u0080-\uffff]/;
+
+/**
+ * Whether `term` (NFC, non-empty) can be searched in a value's raw text, skipping the value's NFC
+ * normalisation: ASCII only, and neither `;` nor `` ` ``. Why this is exact: NFC never creates an occurrence
+ * of such a term. Every code point whose canonical decomposition holds an ASCII character holds it first,
+ * and either is one of the singletons U+037E → `;`, U+1FEF → `` ` ``, U+212A → `K` (the Kelvin sign already
+ * matches `k` under simple case folding), or recomposes that character with the mark that follows it (so
+ * the ASCII character does not survive); ASCII characters never combine with what precedes them, and
+ * canonical reordering moves only combining marks. So the ASCII characters of an NFC text are ASCII
+ * characters of the raw text, adjacent there when adjacent in the NFC text, except `;`, `` ` `` and `K` from
+ * those singletons. filter.test.ts checks these facts over every code point. A raw hit is then confirmed on
+ * the NFC text (NFC can destroy an occurrence: `e` + U+0301 becomes `é`).
+ */
+function isRawSearchable(term: string): boolean {
+  return !NOT_RAW_SEARCHABLE.test(term);
+}
+
+/**
+ * The characters that a value's raw text must hold one of for a raw-searchable `term` to occur in it, or an
+ * empty list when the term is not worth prefiltering: the simple case folding class
+ * (`asciiFoldingClass`) of the term's rarest character by `FREQUENT_FIRST`, unless that character is one
+ * of the commonest (`PREFILTER_FROM`).
+ * @param term - a non-empty raw-searchable term
+ * @example rawPrefilterCharacters("MIMIKATZ") //=> ["z", "Z"]
+ */
+export function rawPrefilterCharacters(term: string): string[] {
+  let rarest = term.charAt(0);
+  let rank = -1;
+  for (const c of term) {
+    const at = FREQUENT_FIRST.indexOf(c.toLowerCase());
+    const r = at === -1 ? FREQUENT_FIRST.length : at;
+    if (r > rank) {
+      rarest = c;
+      rank = r;
+    }
+  }
+  return rank < PREFILTER_FROM ? [] : asciiFoldingClass(rarest);
+}
+
+/**
+ * The simple case folding class of an ASCII character: its two cases, plus U+212A KELVIN SIGN for `k` and
+ * U+017F LONG S for `s`, or the character alone when caseless (filter.test.ts checks every ASCII character
+ * against `/…/iu` over every code point).
+ * @param c - one ASCII character
+ */
+export function asciiFoldingClass(c: string): string[] {
+  const lower = c.toLowerCase();
+  const upper = c.toUpperCase();
+  const members = lower === upper ? [c] : [lower, upper];
+  if (lower === "k") members.push("\u212A");
+  if (lower === "s") members.push("\u017F");
+  return members;
+}
+
+/**
+ * The raw-text matcher of a raw-searchable term (`isRawSearchable`): a value shorter than the term, or
+ * without one of `rawPrefilterCharacters(term)`, cannot hold it; otherwise `exact` decides (for a short
+ * term, the raw text is tested first and only a hit is confirmed on the NFC text).
+ */
+function rawTextMatcher(term: string, exact: (value: unknown) => boolean): (value: unknown) => boolean {
+  const minLength = term.length;
+  const [a, b, c] = rawPrefilterCharacters(term);
+  // One-character `indexOf` scans far faster than a case-insensitive regular expression (bench/timeline.ts).
+  const lacks = (value: string): boolean =>
+    a !== undefined &&
+    value.indexOf(a) === -1 &&
+    (b === undefined || (value.indexOf(b) === -1 && (c === undefined || value.indexOf(c) === -1)));
+  if (minLength > SHORT_TERM) {
+    return (value) => typeof value === "string" && value.length >= minLength && !lacks(value) && exact(value);
+  }
+  const pattern = literalPattern(term);
+  return (value) => {
+    if (typeof value !== "string" || value.length < minLength || lacks(value) || !pattern.test(value)) {
+      return false;
+    }
+    return !MAY_CHANGE_UNDER_NFC.test(value) || pattern.test(value.normalize("NFC"));
+  };
+}
+
+/** A `/…/iu` regular expression matching `term` literally (simple case folding). */
+function literalPattern(term: string): RegExp {
+  return new RegExp(term.replace(REGEX_SYNTAX, "\\$&"), "iu");
+}
+
 function regexMatcher(term: string): (value: unknown) => boolean {
-  const pattern = new RegExp(term.replace(REGEX_SYNTAX, "\\$&"), "iu");
+  const pattern = literalPattern(term);
   const minLength = term.length;
   // Simple case folding never changes a string's length in UTF-16 code units (checked over every code
   // point in filter.test.ts), so a field shorter than the term, once in NFC, cannot hold it.
