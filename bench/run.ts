@@ -1,0 +1,441 @@
+/**
+ * The benchmark runner (`npm run bench`): every engine on the same seeded data in one process run.
+ *
+ * Sizes: 10k, 100k and 1M incidents by default; `BENCH_SIZES=10000,100000` runs a subset.
+ * Engines per query (each answers the match count; all counts must agree or the run fails):
+ * `compile` (generated code and closures), `evaluate`, `IncidentSet.count`, `IncidentSet.findAll`, mingo 7,
+ * sift, and the hand-written predicate. `findFirst` is compared with a full scan by the compiled and the
+ * hand-written predicate (each answers the found `IncidentId`). Then parse + compile of the specification's
+ * sample, the heap of the raw records and of the set, and the timeline section (bench/timeline.ts).
+ *
+ * Prints tables of medians and ratios, checks the targets of issue 3 on the largest size, and saves
+ * everything to `bench/results/latest.json`.
+ */
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
+import vm from "node:vm";
+import { Query } from "mingo";
+import sift from "sift";
+import { clearCompileCache, compile } from "../src/conditions/compile.js";
+import { evaluate } from "../src/conditions/evaluate.js";
+import { parseSearchConditions } from "../src/conditions/parse.js";
+import { IncidentSet } from "../src/incidents/incident-set.js";
+import { type GeneratedIncident, generateIncidents } from "./generate-incidents.js";
+import { type BenchCase, type Measurement, measure, ratio } from "./harness.js";
+import { benchQueries, SPEC_SAMPLE } from "./queries.js";
+import { printTimelineTable, runTimelineBench } from "./timeline.js";
+
+type Gc = () => void;
+
+/** `global.gc` when node runs with `--expose-gc`; otherwise obtained by enabling the flag at run time. */
+function getGc(): Gc {
+  const exposed = (globalThis as { gc?: Gc }).gc;
+  if (typeof exposed === "function") return exposed;
+  v8.setFlagsFromString("--expose-gc");
+  return vm.runInNewContext("gc") as Gc;
+}
+
+const gc = getGc();
+
+/** sift's default export (a CommonJS module: the function itself, or its `default` under some loaders). */
+type SiftFactory = (query: unknown) => (record: unknown) => boolean;
+const siftFactory = (
+  typeof sift === "function" ? sift : (sift as unknown as { default: unknown }).default
+) as SiftFactory;
+const write = (line: string) => process.stdout.write(`${line}\n`);
+
+function heapAfterGc(): number {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+type Runner = (records: readonly GeneratedIncident[], predicate: (r: unknown) => boolean) => number;
+
+/**
+ * A fresh counting loop per engine (its own function, so that each engine's call site is monomorphic and
+ * can be inlined, as it would be in the engine's own code).
+ */
+function makeCounter(): Runner {
+  return new Function(
+    "records",
+    "predicate",
+    "let c = 0; for (let i = 0; i < records.length; i++) if (predicate(records[i])) c++; return c;",
+  ) as Runner;
+}
+
+/** A fresh full-scan "first match" loop (DECISIONS.md 1.9 order on the generated data): the IncidentId found. */
+function makeScanFirst(): (
+  records: readonly GeneratedIncident[],
+  predicate: (r: GeneratedIncident) => boolean,
+) => number {
+  return new Function(
+    "records",
+    "predicate",
+    `let best = -1, bestTime = Infinity, bestId = Infinity;
+     for (let i = 0; i < records.length; i++) {
+       const r = records[i];
+       if (!predicate(r)) continue;
+       const t = Date.parse(r.CreatedUtcTime);
+       if (t < bestTime || (t === bestTime && r.IncidentId < bestId)) { best = i; bestTime = t; bestId = r.IncidentId; }
+     }
+     return best < 0 ? -1 : records[best].IncidentId;`,
+  ) as ReturnType<typeof makeScanFirst>;
+}
+
+interface Engine {
+  readonly engine: string;
+  readonly run: () => number;
+  readonly slow?: boolean;
+}
+
+/** Measures each engine (fewer runs for the slow ones on large sets) and checks that all answers agree. */
+function runCase(section: string, name: string, size: number, engines: readonly Engine[]): BenchCase {
+  const measurements: Measurement[] = [];
+  for (const { engine, run, slow } of engines) {
+    gc();
+    const options =
+      size >= 1_000_000
+        ? slow
+          ? { minRuns: 1, warmup: 1, minTimeMs: 0 }
+          : { minRuns: 5, warmup: 2, minTimeMs: 400 }
+        : size >= 100_000 && slow
+          ? { minRuns: 3, warmup: 1, minTimeMs: 0 }
+          : { minRuns: 5, warmup: 2, minTimeMs: 300 };
+    const { medianMs, runs, result } = measure(run, options);
+    measurements.push({ engine, medianMs, runs, count: result });
+  }
+  const expected = measurements[0]?.count;
+  if (measurements.some((m) => m.count !== expected)) {
+    throw new Error(
+      `${section} / ${name} @${size}: engines disagree: ${measurements.map((m) => `${m.engine}=${m.count}`).join(", ")}`,
+    );
+  }
+  return { section, name, size, measurements };
+}
+
+function find(c: BenchCase, engine: string): Measurement {
+  const m = c.measurements.find((x) => x.engine === engine);
+  if (m === undefined) throw new Error(`no ${engine} in ${c.name}`);
+  return m;
+}
+
+function fmt(msValue: number): string {
+  if (msValue < 0.01) return `${(msValue * 1000).toFixed(2)}µs`;
+  if (msValue < 1) return `${(msValue * 1000).toFixed(0)}µs`;
+  return `${msValue.toFixed(1)}ms`;
+}
+
+interface SizeReport {
+  readonly size: number;
+  readonly recordsHeapBytes: number;
+  readonly setHeapBytes: number;
+  readonly setHeapAfterQueriesBytes: number;
+  readonly setBuildMs: number;
+  readonly cases: BenchCase[];
+}
+
+function benchSize(size: number): SizeReport {
+  write(`\n=== ${size.toLocaleString("en-US")} incidents ===`);
+  const base = heapAfterGc();
+  const records = generateIncidents(size);
+  const recordsHeapBytes = heapAfterGc() - base;
+  const t0 = performance.now();
+  // A holder, so that the set can be released to measure its heap after the queries.
+  const holder: { set: IncidentSet<GeneratedIncident> | undefined } = { set: new IncidentSet(records) };
+  // Every use goes through the holder: no other reference keeps the set alive.
+  const theSet = () => holder.set!;
+  theSet().findFirst({}); // builds the creation order
+  const setBuildMs = performance.now() - t0;
+  const setHeapBytes = heapAfterGc() - base - recordsHeapBytes;
+  write(
+    `heap: records ${(recordsHeapBytes / size).toFixed(0)} B/incident, set ${(setHeapBytes / size).toFixed(0)} B/incident ` +
+      `(${(setHeapBytes / recordsHeapBytes).toFixed(2)}× the records); set built in ${setBuildMs.toFixed(0)} ms`,
+  );
+
+  const cases: BenchCase[] = [];
+  for (const query of benchQueries(records)) {
+    const condition = parseSearchConditions(query.conditions);
+    const predicate = compile(condition);
+    const closures = compile(condition, { codegen: false });
+    const mingo = new Query(query.mongo);
+    const siftTest = siftFactory(query.mongo);
+    const hand = query.hand as (r: unknown) => boolean;
+    const count = {
+      compile: makeCounter(),
+      closures: makeCounter(),
+      evaluate: makeCounter(),
+      mingo: makeCounter(),
+      sift: makeCounter(),
+      hand: makeCounter(),
+    };
+    cases.push(
+      runCase("count", query.name, size, [
+        { engine: "compile", run: () => count.compile(records, predicate) },
+        { engine: "compile (closures)", run: () => count.closures(records, closures) },
+        { engine: "IncidentSet.count", run: () => theSet().count(condition) },
+        { engine: "IncidentSet.findAll", run: () => theSet().findAll(condition).length },
+        { engine: "hand-written", run: () => count.hand(records, hand) },
+        {
+          engine: "evaluate",
+          run: () => count.evaluate(records, (r) => evaluate(condition, r as object)),
+          slow: true,
+        },
+        {
+          engine: "mingo",
+          run: () => count.mingo(records, (r) => mingo.test(r as Record<string, unknown>)),
+          slow: true,
+        },
+        { engine: "sift", run: () => count.sift(records, siftTest), slow: true },
+      ]),
+    );
+    if (query.first) {
+      const scanCompiled = makeScanFirst();
+      const scanHand = makeScanFirst();
+      const id = (r: GeneratedIncident | undefined) => (r === undefined ? -1 : r.IncidentId);
+      cases.push(
+        runCase("findFirst", query.name, size, [
+          { engine: "IncidentSet.findFirst", run: () => id(theSet().findFirst(condition)) },
+          { engine: "IncidentSet.findFirst (raw JSON)", run: () => id(theSet().findFirst(query.conditions)) },
+          { engine: "scan (compile)", run: () => scanCompiled(records, predicate) },
+          { engine: "scan (hand-written)", run: () => scanHand(records, query.hand) },
+        ]),
+      );
+    }
+  }
+  printSize(cases, theSet(), records);
+  return finishSize(size, records, holder, { recordsHeapBytes, setHeapBytes, setBuildMs, cases });
+}
+
+/**
+ * The set's heap after the queries (with the postings the planner built on demand): the heap with the set,
+ * minus the heap once it is released.
+ */
+function finishSize(
+  size: number,
+  records: readonly GeneratedIncident[],
+  holder: { set: IncidentSet<GeneratedIncident> | undefined },
+  report: Omit<SizeReport, "size" | "setHeapAfterQueriesBytes">,
+): SizeReport {
+  const { recordsHeapBytes, setHeapBytes, setBuildMs, cases } = report;
+  const withSet = heapAfterGc();
+  holder.set = undefined;
+  const setHeapAfterQueriesBytes = withSet - heapAfterGc();
+  if (records.length !== size) throw new Error("records released too early");
+  write(
+    `heap after the queries (postings built on demand): set ${(setHeapAfterQueriesBytes / size).toFixed(0)} B/incident ` +
+      `(${(setHeapAfterQueriesBytes / recordsHeapBytes).toFixed(2)}× the records)`,
+  );
+  return { size, recordsHeapBytes, setHeapBytes, setHeapAfterQueriesBytes, setBuildMs, cases };
+}
+
+function printSize(
+  cases: readonly BenchCase[],
+  set: IncidentSet<GeneratedIncident>,
+  records: readonly GeneratedIncident[],
+): void {
+  const size = records.length;
+  write("\ncount: median per query; ratios are other / ours (>1: ours faster)");
+  write(
+    `${"query".padEnd(46)}${"matches".padStart(9)}${"compile".padStart(9)}${"×mingo".padStart(8)}${"×sift".padStart(8)}${"hand/c".padStart(8)}${"closure".padStart(9)}${"evaluate".padStart(9)}${"set.count".padStart(10)}${"×hand".padStart(7)}${"findAll".padStart(9)}`,
+  );
+  for (const c of cases.filter((x) => x.section === "count")) {
+    const compiled = find(c, "compile");
+    const hand = find(c, "hand-written");
+    const counted = find(c, "IncidentSet.count");
+    write(
+      `${c.name.slice(0, 45).padEnd(46)}${String(compiled.count).padStart(9)}${fmt(compiled.medianMs).padStart(9)}` +
+        `${String(ratio(compiled, find(c, "mingo"))).padStart(8)}${String(ratio(compiled, find(c, "sift"))).padStart(8)}` +
+        `${(compiled.medianMs / hand.medianMs).toFixed(2).padStart(8)}${fmt(find(c, "compile (closures)").medianMs).padStart(9)}` +
+        `${fmt(find(c, "evaluate").medianMs).padStart(9)}${fmt(counted.medianMs).padStart(10)}` +
+        `${String(ratio(counted, hand)).padStart(7)}${fmt(find(c, "IncidentSet.findAll").medianMs).padStart(9)}`,
+    );
+  }
+  write("\nfindFirst: median; ratio = full scan / findFirst");
+  write(
+    `${"query".padEnd(46)}${"access path".padEnd(34)}${"first".padStart(9)}${"raw JSON".padStart(10)}${"scan".padStart(9)}${"×scan".padStart(10)}`,
+  );
+  const queries = benchQueries(records);
+  for (const c of cases.filter((x) => x.section === "findFirst")) {
+    const first = find(c, "IncidentSet.findFirst");
+    const scan = find(c, "scan (compile)");
+    const query = queries.find((q) => q.name === c.name);
+    const path = query === undefined ? "" : set.explain(query.conditions).findFirst;
+    write(
+      `${c.name.slice(0, 45).padEnd(46)}${path.slice(0, 33).padEnd(34)}${fmt(first.medianMs).padStart(9)}` +
+        `${fmt(find(c, "IncidentSet.findFirst (raw JSON)").medianMs).padStart(10)}${fmt(scan.medianMs).padStart(9)}` +
+        `${String(Math.round(scan.medianMs / first.medianMs)).padStart(10)}`,
+    );
+  }
+  write(`(${size.toLocaleString("en-US")} incidents)`);
+}
+
+/** parse + compile of the specification's sample: cold (cache cleared each run) and warm (cached). */
+function benchCompile(): BenchCase {
+  const cold = measure(
+    () => {
+      clearCompileCache();
+      return compile(parseSearchConditions(SPEC_SAMPLE)).condition.kind === "and" ? 1 : 0;
+    },
+    { minRuns: 200, minTimeMs: 500, warmup: 50 },
+  );
+  const warm = measure(() => (compile(parseSearchConditions(SPEC_SAMPLE)).condition.kind === "and" ? 1 : 0), {
+    minRuns: 1000,
+    minTimeMs: 500,
+    warmup: 100,
+  });
+  const parseOnly = measure(() => (parseSearchConditions(SPEC_SAMPLE).kind === "and" ? 1 : 0), {
+    minRuns: 1000,
+    minTimeMs: 500,
+    warmup: 100,
+  });
+  return {
+    section: "compile",
+    name: "parseSearchConditions + compile (spec sample)",
+    size: 1,
+    measurements: [
+      {
+        engine: "parse + compile (cold: cache cleared)",
+        medianMs: cold.medianMs,
+        runs: cold.runs,
+        count: cold.result,
+      },
+      { engine: "parse + compile (cached)", medianMs: warm.medianMs, runs: warm.runs, count: warm.result },
+      { engine: "parse only", medianMs: parseOnly.medianMs, runs: parseOnly.runs, count: parseOnly.result },
+    ],
+  };
+}
+
+interface Target {
+  readonly name: string;
+  readonly goal: string;
+  readonly reached: string;
+  readonly met: boolean;
+}
+
+function targets(report: SizeReport, compileCase: BenchCase): Target[] {
+  const out: Target[] = [];
+  const count = report.cases.filter((c) => c.section === "count");
+  const first = report.cases.filter((c) => c.section === "findFirst");
+  const worst = (values: number[]) => Math.min(...values);
+  const mingo = count.map((c) => ratio(find(c, "compile"), find(c, "mingo")));
+  const siftR = count.map((c) => ratio(find(c, "compile"), find(c, "sift")));
+  const handR = count.map((c) => find(c, "compile").medianMs / find(c, "hand-written").medianMs);
+  out.push({
+    name: "compile vs mingo (every query)",
+    goal: "≥ 10×",
+    reached: `${worst(mingo)}× (worst)`,
+    met: worst(mingo) >= 10,
+  });
+  out.push({
+    name: "compile vs sift (every query)",
+    goal: "≥ 10×",
+    reached: `${worst(siftR)}× (worst)`,
+    met: worst(siftR) >= 10,
+  });
+  const maxHand = Math.max(...handR);
+  out.push({
+    name: "compile vs hand-written (every query)",
+    goal: "≤ 1.3× the hand-written time",
+    reached: `${maxHand.toFixed(2)}× (worst: ${count[handR.indexOf(maxHand)]?.name})`,
+    met: maxHand <= 1.3,
+  });
+  const lookup = first.find((c) => c.name.startsWith("selective Number"));
+  if (lookup !== undefined) {
+    const f = find(lookup, "IncidentSet.findFirst");
+    const scan = find(lookup, "scan (compile)");
+    out.push({
+      name: "findFirst, selective equality",
+      goal: "< 10 µs median",
+      reached: fmt(f.medianMs),
+      met: f.medianMs < 0.01,
+    });
+    const speedup = scan.medianMs / f.medianMs;
+    out.push({
+      name: "findFirst vs full scan",
+      goal: "≥ 1000×",
+      reached: `${Math.round(speedup)}×`,
+      met: speedup >= 1000,
+    });
+  }
+  const nonRegex = count.filter((c) => !/regex|sample/.test(c.name));
+  const setR = nonRegex.map((c) => ratio(find(c, "IncidentSet.count"), find(c, "hand-written")));
+  out.push({
+    name: "IncidentSet.count vs hand-written (non-regex queries)",
+    goal: "≥ 3×",
+    reached: `${worst(setR)}× (worst)`,
+    met: worst(setR) >= 3,
+  });
+  const memory = report.setHeapBytes / report.recordsHeapBytes;
+  const after = report.setHeapAfterQueriesBytes / report.recordsHeapBytes;
+  out.push({
+    name: "set memory vs raw records",
+    goal: "≤ 1.5×",
+    reached: `${memory.toFixed(2)}× built, ${after.toFixed(2)}× after the queries`,
+    met: Math.max(memory, after) <= 1.5,
+  });
+  const cold = compileCase.measurements[0]!;
+  out.push({
+    name: "parse + compile of the spec sample",
+    goal: "< 50 µs",
+    reached: `${fmt(cold.medianMs)} cold, ${fmt(compileCase.measurements[1]!.medianMs)} cached`,
+    met: cold.medianMs < 0.05,
+  });
+  return out;
+}
+
+function main(): void {
+  const sizes = (process.env.BENCH_SIZES ?? "10000,100000,1000000")
+    .split(",")
+    .map((s) => Number(s.trim()))
+    .filter((n) => Number.isInteger(n) && n > 0);
+  write(`incident-query benchmark: node ${process.version}, sizes ${sizes.join(", ")}`);
+  const reports = sizes.map(benchSize);
+  const compileCase = benchCompile();
+  write(
+    `\nparse + compile (spec sample): ${compileCase.measurements.map((m) => `${m.engine} ${fmt(m.medianMs)}`).join("; ")}`,
+  );
+  write("\n=== timeline ===");
+  const timeline = runTimelineBench();
+  printTimelineTable(timeline, write);
+  const largest = reports[reports.length - 1];
+  const reached = largest === undefined ? [] : targets(largest, compileCase);
+  if (largest !== undefined) {
+    write(`\ntargets on ${largest.size.toLocaleString("en-US")} incidents:`);
+    for (const t of reached) write(`  ${t.met ? "MET " : "MISS"} ${t.name}: ${t.reached} (goal ${t.goal})`);
+  }
+  const out = join(dirname(fileURLToPath(import.meta.url)), "results", "latest.json");
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(
+    out,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        node: process.version,
+        command: "npm run bench",
+        sizes: reports.map(
+          ({ size, recordsHeapBytes, setHeapBytes, setHeapAfterQueriesBytes, setBuildMs }) => ({
+            size,
+            recordsHeapBytesPerIncident: Math.round(recordsHeapBytes / size),
+            setHeapBytesPerIncident: Math.round(setHeapBytes / size),
+            setToRecordsHeapRatio: Math.round((setHeapBytes / recordsHeapBytes) * 100) / 100,
+            setHeapAfterQueriesBytesPerIncident: Math.round(setHeapAfterQueriesBytes / size),
+            setAfterQueriesToRecordsHeapRatio:
+              Math.round((setHeapAfterQueriesBytes / recordsHeapBytes) * 100) / 100,
+            setBuildMs: Math.round(setBuildMs),
+          }),
+        ),
+        targets: reached,
+        cases: [...reports.flatMap((r) => r.cases), compileCase, ...timeline],
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  write(`\nsaved ${out}`);
+}
+
+main();

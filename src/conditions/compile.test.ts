@@ -1,0 +1,426 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fcOptions } from "../../test/support/fc.js";
+import type { Condition } from "./ast.js";
+import {
+  clearCompileCache,
+  compile,
+  dateFieldMs,
+  foldingLiteralSource,
+  generatedSource,
+  isoUtcMs,
+} from "./compile.js";
+import { parseIsoUtc, recordDateValue } from "./dates.js";
+import { evaluate } from "./evaluate.js";
+import { parseSearchConditions } from "./parse.js";
+import { compileRegex } from "./regex.js";
+
+const MODES = [
+  ["codegen", true],
+  ["closure", false],
+] as const;
+
+describe("isoUtcMs", () => {
+  const digit = fc.constantFrom(..."0123456789");
+  const nearIso = fc
+    .tuple(
+      fc.integer({ min: 0, max: 9999 }),
+      fc.integer({ min: 0, max: 13 }),
+      fc.integer({ min: 0, max: 32 }),
+      fc.integer({ min: 0, max: 25 }),
+      fc.integer({ min: 0, max: 61 }),
+      fc.integer({ min: 0, max: 61 }),
+      fc.option(fc.integer({ min: 0, max: 999 }), { nil: undefined }),
+    )
+    .map(([y, mo, d, h, mi, s, ms]) => {
+      const p = (n: number, w = 2) => String(n).padStart(w, "0");
+      return `${p(y, 4)}-${p(mo)}-${p(d)}T${p(h)}:${p(mi)}:${p(s)}${ms === undefined ? "" : `.${p(ms, 3)}`}Z`;
+    });
+  /** A near-ISO string with one character replaced, to probe every separator and digit position. */
+  const mutated = fc
+    .tuple(
+      nearIso,
+      fc.nat(),
+      fc.oneof(digit, fc.constantFrom("-", ":", "T", "Z", ".", " ", "a", "\u0660", "+")),
+    )
+    .map(([text, at, ch]) => {
+      const i = at % text.length;
+      return text.slice(0, i) + ch + text.slice(i + 1);
+    });
+
+  it("reads exactly what parseIsoUtc reads (NaN for its undefined)", () => {
+    fc.assert(
+      fc.property(fc.oneof(nearIso, mutated, fc.string({ maxLength: 26 })), (text) => {
+        const expected = parseIsoUtc(text);
+        expect(isoUtcMs(text)).toBe(expected === undefined ? Number.NaN : expected);
+      }),
+      fcOptions(20_000),
+    );
+  });
+
+  it("round-trips every instant of years 0000-9999 at whole seconds and milliseconds", () => {
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date("0000-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59.999Z") }),
+        (date) => {
+          if (Number.isNaN(date.getTime())) return;
+          const iso = date.toISOString();
+          expect(isoUtcMs(iso)).toBe(date.getTime());
+          expect(isoUtcMs(iso.replace(/\.\d{3}Z$/, "Z"))).toBe(Math.floor(date.getTime() / 1000) * 1000);
+        },
+      ),
+      fcOptions(5000),
+    );
+  });
+
+  it.each([
+    ["2024-02-29T00:00:00Z", Date.UTC(2024, 1, 29)],
+    ["2023-02-29T00:00:00Z", Number.NaN],
+    ["1900-02-29T00:00:00Z", Number.NaN],
+    ["2000-02-29T00:00:00Z", Date.UTC(2000, 1, 29)],
+    ["2024-04-31T00:00:00Z", Number.NaN],
+    ["2024-01-01T24:00:00Z", Number.NaN],
+    ["2024-01-01T00:60:00Z", Number.NaN],
+    ["2024-01-01T00:00:60Z", Number.NaN],
+    ["2024-01-01T00:00:00.5Z", Number.NaN],
+    ["2024-01-01T00:00:00.500Z", Date.UTC(2024, 0, 1, 0, 0, 0, 500)],
+    ["2024-01-01T00:00:00+00:00", Number.NaN],
+    ["2024-01-01 00:00:00Z", Number.NaN],
+    ["0000-01-01T00:00:00Z", -62167219200000],
+  ])("%s → %d", (text, expected) => {
+    expect(isoUtcMs(text)).toBe(expected);
+  });
+
+  it("dateFieldMs agrees with recordDateValue on any value", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.anything({ withDate: true }), fc.date({ noInvalidDate: false })), (value) => {
+        const expected = recordDateValue(value);
+        expect(dateFieldMs(value)).toBe(expected === undefined ? Number.NaN : expected);
+      }),
+      fcOptions(2000),
+    );
+  });
+});
+
+describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codegen) => {
+  const cases: { name: string; conditions: unknown; records: unknown[] }[] = [
+    {
+      name: "$in with more than six operands (Set) and null",
+      conditions: { Score: { $in: [1, 2, 3, 4, 5, 6, 7, "8", null] } },
+      records: [
+        { Score: 7 },
+        { Score: "8" },
+        { Score: 8 },
+        {},
+        { Score: null },
+        { Score: [0, 5] },
+        { Score: [[7]] },
+      ],
+    },
+    {
+      name: "two date leaves on one field (date read cached once per record)",
+      conditions: [
+        { CreatedUtcTime: { $gt: { $date: "2024-01-01T00:00:00Z" } } },
+        { CreatedUtcTime: { $lt: { $date: "2023-01-01T00:00:00Z" } } },
+      ],
+      records: [
+        { CreatedUtcTime: "2024-06-01T00:00:00Z" },
+        { CreatedUtcTime: "2022-06-01T00:00:00Z" },
+        { CreatedUtcTime: "2023-06-01T00:00:00Z" },
+        { CreatedUtcTime: new Date("2022-01-01T00:00:00Z") },
+        { CreatedUtcTime: ["2022-06-01T00:00:00Z"] },
+        { CreatedUtcTime: "2024-13-01T00:00:00Z" },
+      ],
+    },
+    {
+      name: "case-insensitive literal regex: ASCII folding, Kelvin sign through RE2",
+      conditions: { Title: { $regex: "kit", $options: "i" } },
+      records: [
+        { Title: "Phishing KIT" },
+        { Title: "\u212Ait" },
+        { Title: "k\u0130t" },
+        { Title: "ki" },
+        { Title: ["x", "KiT"] },
+      ],
+    },
+    {
+      name: "anchored literal regexes",
+      conditions: {
+        $or: [
+          { Title: { $regex: "^Phish" } },
+          { Stage: { $regex: "ment$" } },
+          { Type: { $regex: "^Malware$" } },
+        ],
+      },
+      records: [
+        { Title: "Phishing" },
+        { Title: "phishing" },
+        { Stage: "Containment" },
+        { Type: "Malware" },
+        { Type: "Malware\n" },
+      ],
+    },
+    {
+      name: "$ne and $nin on missing, null and arrays",
+      conditions: { Severity: { $ne: "High" }, Status: { $nin: ["Closed", null] } },
+      records: [
+        {},
+        { Severity: "High" },
+        { Status: null },
+        { Status: ["Open", "Closed"] },
+        { Status: "Open", Severity: ["Low"] },
+      ],
+    },
+    {
+      name: "$not of $exists and of a regex",
+      conditions: { Title: { $not: { $regex: "^x" } }, Extra: { $not: { $exists: true } } },
+      records: [{}, { Title: "xy" }, { Title: "yx" }, { Extra: 1 }, { Title: 5 }],
+    },
+    {
+      name: "$nor with a negated leaf",
+      conditions: { $nor: [{ Severity: { $ne: "Low" } }, { Tags: { $size: 2 } }] },
+      records: [{ Severity: "Low" }, { Severity: "High" }, {}, { Severity: "Low", Tags: [1, 2] }],
+    },
+    {
+      name: "nested paths through arrays",
+      conditions: { "Custom.Owner": "alice", "Tags.0": "vip" },
+      records: [
+        { Custom: { Owner: "alice" }, Tags: ["vip"] },
+        { Custom: [{ Owner: "bob" }, { Owner: "alice" }], Tags: ["vip", "x"] },
+        { Custom: { Owner: "alice" }, Tags: ["x", "vip"] },
+      ],
+    },
+    {
+      name: "prototype-named fields are own properties only",
+      conditions: { toString: { $exists: true }, valueOf: { $ne: 1 } },
+      records: [
+        {},
+        JSON.parse('{"toString": "x"}'),
+        JSON.parse('{"toString": "x", "valueOf": 1}'),
+        Object.create(null),
+      ],
+    },
+  ];
+
+  it.each(cases)("$name", ({ conditions, records }) => {
+    const condition = parseSearchConditions(conditions);
+    const predicate = compile(condition, { codegen, cache: false });
+    for (const record of records)
+      expect(predicate(record), JSON.stringify(record)).toBe(evaluate(condition, record as object));
+  });
+
+  it("never invokes a getter to decide: an accessor field counts as missing", () => {
+    const condition = parseSearchConditions({ Severity: "High" });
+    const predicate = compile(condition, { codegen, cache: false });
+    const record = Object.defineProperty({}, "Severity", { get: () => "High", enumerable: true });
+    expect(evaluate(condition, record)).toBe(false);
+    expect(predicate(record)).toBe(false);
+  });
+
+  it("answers through the reference when a getter throws", () => {
+    const condition = parseSearchConditions({ Severity: { $ne: "High" } });
+    const predicate = compile(condition, { codegen, cache: false });
+    const record = Object.defineProperty({}, "Severity", {
+      get: () => {
+        throw new Error("boom");
+      },
+    });
+    expect(predicate(record)).toBe(true);
+  });
+
+  it("reads anything but a non-array object as an empty record", () => {
+    const matchesEmpty = compile(parseSearchConditions({ Severity: { $exists: false } }), { codegen });
+    const needsValue = compile(parseSearchConditions({ Severity: "High" }), { codegen });
+    for (const value of [null, undefined, 0, "Severity", ["High"], () => 1]) {
+      expect(matchesEmpty(value)).toBe(true);
+      expect(needsValue(value)).toBe(false);
+    }
+  });
+
+  it("agrees with evaluate on hand-built NaN and Infinity operands", () => {
+    const nan: Condition = {
+      kind: "eq",
+      path: ["Score"],
+      fieldKind: "open",
+      operand: { type: "number", value: Number.NaN },
+    };
+    const inf: Condition = {
+      kind: "eq",
+      path: ["Score"],
+      fieldKind: "open",
+      operand: { type: "number", value: Infinity },
+    };
+    const nanPredicate = compile(nan, { codegen });
+    const infPredicate = compile(inf, { codegen });
+    for (const Score of [Number.NaN, Infinity, 1, "NaN", [Number.NaN]]) {
+      expect(nanPredicate({ Score })).toBe(evaluate(nan, { Score }));
+      expect(infPredicate({ Score })).toBe(evaluate(inf, { Score }));
+    }
+    expect(nanPredicate({ Score: Number.NaN })).toBe(true);
+    expect(infPredicate({ Score: Number.NaN })).toBe(false);
+  });
+});
+
+describe("compile: generated code", () => {
+  it("never embeds operand text: operands are constants, field names JSON string literals", () => {
+    const operand = '"); globalThis.__pwnedByOperand = true; ("';
+    const key = 'x"] || (__pwnedByKey = true) || r["x';
+    const condition = parseSearchConditions({
+      Title: operand,
+      Type: { $in: [operand, "x"] },
+      Category: { $regex: "pwnedByOperand" },
+      [key]: "y",
+    });
+    const source = generatedSource(condition);
+    expect(source).not.toContain("pwnedByOperand");
+    expect(source).toContain(`r[${JSON.stringify(key)}]`);
+    const predicate = compile(condition, { cache: false });
+    expect(predicate.mode).toBe("codegen");
+    expect(predicate({ Title: operand, Type: "x", Category: "pwnedByOperand", [key]: "y" })).toBe(true);
+    expect(predicate({ Title: operand, Type: "x", Category: "pwnedByOperand" })).toBe(false);
+    expect((globalThis as Record<string, unknown>).__pwnedByOperand).toBeUndefined();
+    expect((globalThis as Record<string, unknown>).__pwnedByKey).toBeUndefined();
+  });
+
+  it("orders conjuncts cheapest first, regular expressions last", () => {
+    const source = generatedSource(
+      parseSearchConditions({
+        Title: { $regex: "a.c" },
+        CreatedUtcTime: { $gt: { $date: "2024-01-01T00:00:00Z" } },
+        Severity: "High",
+      }),
+    );
+    const severity = source.indexOf('r["Severity"]');
+    const created = source.indexOf('r["CreatedUtcTime"]');
+    const title = source.indexOf('r["Title"]');
+    expect(severity).toBeGreaterThan(-1);
+    expect(severity).toBeLessThan(created);
+    expect(created).toBeLessThan(title);
+  });
+});
+
+describe("compile: cache", () => {
+  it("returns the same predicate for the same condition, a fresh one carrying each equal condition", () => {
+    clearCompileCache();
+    const a = parseSearchConditions({ Severity: { $in: ["High", "Critical"] } });
+    const b = parseSearchConditions({ Severity: { $in: ["High", "Critical"] } });
+    const first = compile(a);
+    expect(compile(a)).toBe(first);
+    const second = compile(b);
+    expect(second).not.toBe(first);
+    expect(second.condition).toBe(b);
+    expect(first.condition).toBe(a);
+    expect(second({ Severity: "Critical" })).toBe(true);
+  });
+
+  it("keys by field kind too: the same JSON under another catalogue is another predicate", () => {
+    const asDate = compile({
+      kind: "eq",
+      path: ["Seen"],
+      fieldKind: "date",
+      operand: { type: "date", value: Date.UTC(2024, 0, 1) },
+    });
+    const asOpen = compile({
+      kind: "eq",
+      path: ["Seen"],
+      fieldKind: "open",
+      operand: { type: "date", value: Date.UTC(2024, 0, 1) },
+    });
+    expect(asDate({ Seen: "2024-01-01T00:00:00Z" })).toBe(true);
+    expect(asOpen({ Seen: "2024-01-01T00:00:00Z" })).toBe(false);
+  });
+
+  it("keeps codegen and closure predicates apart", () => {
+    const condition = parseSearchConditions({ Status: "Open" });
+    expect(compile(condition, { codegen: true }).mode).toBe("codegen");
+    expect(compile(condition, { codegen: false }).mode).toBe("closure");
+  });
+});
+
+describe("case-insensitive ASCII literals as one native search", () => {
+  it("RE2 folds exactly two non-ASCII code points to ASCII letters: U+017F and U+212A", () => {
+    const letter = compileRegex("[a-z]", "i");
+    const folded: number[] = [];
+    for (let c = 0x80; c <= 0x10ffff; c++) {
+      if (c >= 0xd800 && c <= 0xdfff) continue;
+      if (letter.test(String.fromCodePoint(c))) folded.push(c);
+    }
+    expect(folded).toEqual([0x17f, 0x212a]);
+  });
+
+  it("the native regex matches exactly what RE2 matches", () => {
+    const alphabet = fc.constantFrom(..."aKks SxyZ.-$^\u017f\u212a\u0130\u0131\u00df\u00e9\ud83d\ude00");
+    const text = (max: number) => fc.array(alphabet, { maxLength: max }).map((cs) => cs.join(""));
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(..."aKks SxyZ.-"), { minLength: 0, maxLength: 4 }).map((cs) => cs.join("")),
+        fc.boolean(),
+        fc.boolean(),
+        fc.array(text(12), { minLength: 1, maxLength: 10 }),
+        (literal, start, end, values) => {
+          const escaped = literal.replace(/[.$^-]/g, (ch) => `\\${ch}`);
+          const source = `${start ? "^" : ""}${escaped}${end ? "$" : ""}`;
+          const reference = compileRegex(source, "i");
+          const native = new RegExp(
+            `${start ? "^" : ""}${foldingLiteralSource(literal)}${end ? "$" : ""}`,
+            "i",
+          );
+          for (const value of values)
+            expect(native.test(value), JSON.stringify([source, value])).toBe(reference.test(value));
+        },
+      ),
+      fcOptions(3000),
+    );
+  });
+});
+
+describe("date ranges on ISO strings (string comparison before the full read)", () => {
+  const anyMs = fc.integer({ min: Date.UTC(2023, 11, 31, 23, 59, 50), max: Date.UTC(2024, 0, 1, 0, 0, 10) });
+  /** Instants in a 20-second window, whole seconds half of the time (the boundaries of the string forms). */
+  const instant = fc.oneof(
+    anyMs,
+    anyMs.map((ms) => Math.floor(ms / 1000) * 1000),
+  );
+  const value = fc.oneof(
+    instant.map((ms) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z")),
+    instant.map((ms) => new Date(ms).toISOString()),
+    instant.map((ms) => new Date(ms)),
+    fc.constantFrom(
+      "2024-01-01T00:00:0aZ",
+      "2024-01-01T00:00:60Z",
+      "2023-12-31T23:59:59z",
+      "9999-99-99T99:99:99Z",
+    ),
+  );
+  const bound = fc.record({ ms: instant, inclusive: fc.boolean() });
+
+  it.each(MODES)("agrees with evaluate around whole-second boundaries (%s)", (_mode, codegen) => {
+    fc.assert(
+      fc.property(
+        fc.option(bound, { nil: undefined }),
+        fc.option(bound, { nil: undefined }),
+        fc.array(value, { maxLength: 8 }),
+        (lower, upper, values) => {
+          if (lower === undefined && upper === undefined) return;
+          const condition: Condition = {
+            kind: "range",
+            path: ["CreatedUtcTime"],
+            fieldKind: "date",
+            ...(lower === undefined
+              ? {}
+              : { lower: { operand: { type: "date", value: lower.ms }, inclusive: lower.inclusive } }),
+            ...(upper === undefined
+              ? {}
+              : { upper: { operand: { type: "date", value: upper.ms }, inclusive: upper.inclusive } }),
+          };
+          const predicate = compile(condition, { codegen, cache: false });
+          for (const v of values) {
+            const record = { CreatedUtcTime: v };
+            expect(predicate(record), JSON.stringify([lower, upper, v])).toBe(evaluate(condition, record));
+          }
+        },
+      ),
+      fcOptions(2000),
+    );
+  });
+});

@@ -1,0 +1,192 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fcOptions } from "../../test/support/fc.js";
+import {
+  bitsToRows,
+  CODE_COMPLEX,
+  CODE_MISSING,
+  CODE_NULL,
+  clearTail,
+  DATE_COMPLEX,
+  DATE_MISSING,
+  DATE_NULL,
+  DATE_OTHER,
+  DATE_VALUE,
+  DateColumn,
+  DictionaryColumn,
+  emptyBitset,
+  FIRST_VALUE_CODE,
+  fullBitset,
+  HashIndex,
+  mergeRows,
+  ownDataValue,
+  popcount,
+  setBit,
+  sortRows,
+} from "./columns.js";
+
+describe("bitsets", () => {
+  it("popcount and bitsToRows agree with the rows set", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 300 }), fc.array(fc.nat(), { maxLength: 120 }), (size, picks) => {
+        const bits = emptyBitset(size);
+        const rows = new Set<number>();
+        for (const pick of picks) {
+          if (size === 0) break;
+          setBit(bits, pick % size);
+          rows.add(pick % size);
+        }
+        expect(popcount(bits)).toBe(rows.size);
+        expect([...bitsToRows(bits)]).toEqual([...rows].sort((a, b) => a - b));
+      }),
+      fcOptions(300),
+    );
+  });
+
+  it.each([0, 1, 31, 32, 33, 64, 100])("fullBitset(%i) sets exactly the rows below the size", (size) => {
+    expect(popcount(fullBitset(size))).toBe(size);
+    const bits = fullBitset(size);
+    for (let w = 0; w < bits.length; w++) bits[w] = 0xffffffff;
+    clearTail(bits, size);
+    expect(popcount(bits)).toBe(size);
+  });
+});
+
+describe("creation order", () => {
+  const keyArb = fc.oneof(fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 0, max: 5 }));
+
+  it("sortRows is the stable sort by (time, id, row)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(keyArb, keyArb), { maxLength: 200 }), (keys) => {
+        const time = Float64Array.from(keys.map(([t]) => t));
+        const id = Float64Array.from(keys.map(([, i]) => i));
+        const rows = Int32Array.from(keys.map((_, i) => i));
+        const expected = [...rows].sort((a, b) => time[a]! - time[b]! || id[a]! - id[b]! || a - b);
+        // Infinity - Infinity is NaN: compare explicitly.
+        expected.sort((a, b) =>
+          time[a] !== time[b]
+            ? time[a]! < time[b]!
+              ? -1
+              : 1
+            : id[a] !== id[b]
+              ? id[a]! < id[b]!
+                ? -1
+                : 1
+              : a - b,
+        );
+        expect([...sortRows(rows, time, id)]).toEqual(expected);
+      }),
+      fcOptions(300),
+    );
+  });
+
+  it("mergeRows merges two sorted runs into the sorted whole", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(keyArb, keyArb), { maxLength: 100 }), fc.nat(), (keys, cut) => {
+        const time = Float64Array.from(keys.map(([t]) => t));
+        const id = Float64Array.from(keys.map(([, i]) => i));
+        const all = Int32Array.from(keys.map((_, i) => i));
+        const at = keys.length === 0 ? 0 : cut % (keys.length + 1);
+        const a = sortRows(all.slice(0, at), time, id);
+        const b = sortRows(all.slice(at), time, id);
+        expect([...mergeRows(a, b, time, id)]).toEqual([...sortRows(all.slice(), time, id)]);
+      }),
+      fcOptions(300),
+    );
+  });
+});
+
+describe("DictionaryColumn", () => {
+  it("encodes missing, null, complex and scalar values, with a histogram", () => {
+    const column = new DictionaryColumn("Severity", 2, 10);
+    const values = [undefined, null, ["High"], { a: 1 }, "High", "Low", "High", 1, true, "1"];
+    values.forEach((value, row) => {
+      column.set(row, value, values.length);
+    });
+    expect([...column.codes.slice(0, values.length)]).toEqual([
+      CODE_MISSING,
+      CODE_NULL,
+      CODE_COMPLEX,
+      CODE_COMPLEX,
+      FIRST_VALUE_CODE,
+      FIRST_VALUE_CODE + 1,
+      FIRST_VALUE_CODE,
+      FIRST_VALUE_CODE + 2,
+      FIRST_VALUE_CODE + 3,
+      FIRST_VALUE_CODE + 4,
+    ]);
+    expect(column.counts).toEqual([1, 1, 2, 2, 1, 1, 1, 1]);
+    const { offsets, rows } = column.rowPostings(values.length);
+    expect([...rows.subarray(offsets[FIRST_VALUE_CODE]!, offsets[FIRST_VALUE_CODE + 1]!)]).toEqual([4, 6]);
+  });
+
+  it("widens its codes past 253 values and drops itself past the dictionary limit", () => {
+    const wide = new DictionaryColumn("CustomField2", 4, 1000);
+    for (let row = 0; row < 600; row++) wide.set(row, `v${row}`, 600);
+    expect(wide.codes).toBeInstanceOf(Uint16Array);
+    expect(wide.values[FIRST_VALUE_CODE + 599]).toBe("v599");
+    expect(wide.codes[599]).toBe(FIRST_VALUE_CODE + 599);
+    const dropped = new DictionaryColumn("Title", 4, 3);
+    for (let row = 0; row < 5; row++) dropped.set(row, `t${row}`, 5);
+    expect(dropped.dropped).toBe(true);
+    expect(dropped.bytes()).toBe(0);
+  });
+
+  it("keeps postings in the order given, per code", () => {
+    const column = new DictionaryColumn("Status", 4, 10);
+    ["Open", "Closed", "Open", "Open"].forEach((value, row) => {
+      column.set(row, value, 4);
+    });
+    const { offsets, rows } = column.postings(Int32Array.from([3, 1, 0, 2]), 4);
+    expect([...rows.subarray(offsets[FIRST_VALUE_CODE]!, offsets[FIRST_VALUE_CODE + 1]!)]).toEqual([3, 0, 2]);
+  });
+});
+
+describe("DateColumn", () => {
+  it.each([
+    [undefined, DATE_MISSING, Number.NaN],
+    [null, DATE_NULL, Number.NaN],
+    ["2024-01-01T00:00:00Z", DATE_VALUE, Date.UTC(2024, 0, 1)],
+    [new Date("2024-01-01T00:00:00.500Z"), DATE_VALUE, Date.UTC(2024, 0, 1, 0, 0, 0, 500)],
+    ["2024-02-30T00:00:00Z", DATE_OTHER, Number.NaN],
+    [new Date(Number.NaN), DATE_OTHER, Number.NaN],
+    [1704067200000, DATE_OTHER, Number.NaN],
+    [{ $date: "2024-01-01T00:00:00Z" }, DATE_OTHER, Number.NaN],
+    [["2024-01-01T00:00:00Z"], DATE_COMPLEX, Number.NaN],
+    [Object.create(Date.prototype), DATE_COMPLEX, Number.NaN],
+  ])("%o → state %i", (value, state, ms) => {
+    const column = new DateColumn("CreatedUtcTime", 1);
+    column.set(0, value, 1);
+    expect(column.states[0]).toBe(state);
+    expect(column.ms[0]).toBe(ms);
+  });
+});
+
+describe("HashIndex", () => {
+  it("maps scalar values to rows, keeps array rows apart, ignores the rest", () => {
+    const index = new HashIndex("Number");
+    const values = ["a", "b", "a", 1, ["a"], null, undefined, { a: 1 }, "1"];
+    values.forEach((value, row) => {
+      index.set(row, value);
+    });
+    expect(index.rowsOf("a")).toEqual([0, 2]);
+    expect(index.rowsOf(1)).toEqual([3]);
+    expect(index.rowsOf("1")).toEqual([8]);
+    expect(index.rowsOf("zzz")).toEqual([]);
+    expect(index.arrayRows).toEqual([4]);
+  });
+});
+
+describe("ownDataValue", () => {
+  it("reads own data properties only", () => {
+    const record = Object.create({ inherited: 1 }) as Record<string, unknown>;
+    record.own = 2;
+    record.undef = undefined;
+    Object.defineProperty(record, "getter", { get: () => 3 });
+    expect(ownDataValue(record, "own")).toBe(2);
+    expect(ownDataValue(record, "inherited")).toBeUndefined();
+    expect(ownDataValue(record, "getter")).toBeUndefined();
+    expect(ownDataValue(record, "undef")).toBeUndefined();
+    expect(ownDataValue(record, "toString")).toBeUndefined();
+  });
+});

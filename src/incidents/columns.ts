@@ -1,0 +1,392 @@
+/**
+ * The columnar storage of an `IncidentSet`: what the set indexes, normalised once when an incident is
+ * added, in typed arrays rather than objects.
+ *
+ * - `DictionaryColumn`: a field's scalar values (strings, numbers, booleans) dictionary-encoded as small
+ *   integer codes (`Uint8Array`, widened to `Uint16Array` past 253 distinct values), with a per-code
+ *   histogram and, built on demand, per-code postings in creation order.
+ * - `DateColumn`: a catalogue date field as epoch ms (`Float64Array`) and a state per row.
+ * - `HashIndex`: equality lookup on a selective field (`Number`, `ExternalKey`, `IncidentId`).
+ * - `Bitset`: the selection vectors the planner combines.
+ *
+ * Fields are read as the reference interpreter reads them (`resolveFieldPath`, DECISIONS.md 1.1): own data
+ * properties only; an accessor, an inherited property or an own `undefined` is missing. Caller objects are
+ * never modified.
+ */
+
+import { dateFieldMs } from "../conditions/compile.js";
+
+/** Reads a record's own data property as the reference does: accessors and `undefined` are absent. */
+export function ownDataValue(record: object, key: string): unknown {
+  const descriptor = Object.getOwnPropertyDescriptor(record, key);
+  return descriptor === undefined ? undefined : descriptor.value;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Bitsets
+
+/** A set of row numbers as bits: row `i` is bit `i & 31` of word `i >>> 5`. */
+export type Bitset = Uint32Array;
+
+/** An empty bitset for `size` rows. */
+export function emptyBitset(size: number): Bitset {
+  return new Uint32Array((size + 31) >>> 5);
+}
+
+/** A bitset with every row `0 … size-1` set (the bits past `size` stay clear). */
+export function fullBitset(size: number): Bitset {
+  const bits = emptyBitset(size);
+  bits.fill(0xffffffff);
+  clearTail(bits, size);
+  return bits;
+}
+
+/** Clears the bits past `size` in the last word (after a complement). */
+export function clearTail(bits: Bitset, size: number): void {
+  const rest = size & 31;
+  if (rest !== 0 && bits.length > 0) bits[bits.length - 1]! &= 2 ** rest - 1;
+}
+
+/** Number of rows set. */
+export function popcount(bits: Bitset): number {
+  let total = 0;
+  for (let w = 0; w < bits.length; w++) {
+    let x = bits[w]!;
+    if (x === 0) continue;
+    x -= (x >>> 1) & 0x55555555;
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    total += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return total;
+}
+
+/** True when row `i` is set. */
+export function hasBit(bits: Bitset, i: number): boolean {
+  return (bits[i >>> 5]! & (1 << (i & 31))) !== 0;
+}
+
+/** Sets row `i`. */
+export function setBit(bits: Bitset, i: number): void {
+  bits[i >>> 5]! |= 1 << (i & 31);
+}
+
+/** The rows set, ascending, as a list. */
+export function bitsToRows(bits: Bitset): Int32Array {
+  const rows = new Int32Array(popcount(bits));
+  let k = 0;
+  for (let w = 0; w < bits.length; w++) {
+    let x = bits[w]!;
+    while (x !== 0) {
+      const low = x & -x;
+      rows[k++] = (w << 5) + 31 - Math.clz32(low);
+      x ^= low;
+    }
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Growable typed arrays
+
+/** Grows a typed array to at least `needed` elements (×1.5), keeping its contents. */
+function grow<T extends Uint8Array | Uint16Array | Float64Array | Int32Array>(array: T, needed: number): T {
+  if (needed <= array.length) return array;
+  const next = new (array.constructor as new (n: number) => T)(
+    Math.max(needed, Math.ceil(array.length * 1.5) + 16),
+  );
+  next.set(array);
+  return next;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Dictionary column
+
+/** Code of a row whose field is missing (no own data value). */
+export const CODE_MISSING = 0;
+/** Code of a row whose field is `null`. */
+export const CODE_NULL = 1;
+/** Code of a row whose field holds an array or an object: the column cannot answer for it. */
+export const CODE_COMPLEX = 2;
+/** The first code of a dictionary value. */
+export const FIRST_VALUE_CODE = 3;
+
+/** The default number of distinct values past which a dictionary column is dropped (not selective enough to encode). */
+export const DEFAULT_MAX_DICTIONARY = 4096;
+
+/**
+ * One field's scalar values dictionary-encoded. `values[code]` is the value of a code ≥ 3; `counts[code]`
+ * the number of rows with that code. Dropped (`dropped`, arrays released) when the field has more than
+ * `maxDictionary` distinct values.
+ */
+export class DictionaryColumn {
+  readonly field: string;
+  codes: Uint8Array | Uint16Array;
+  readonly values: unknown[] = [undefined, null, undefined];
+  readonly counts: number[] = [0, 0, 0];
+  dropped = false;
+  private readonly index = new Map<unknown, number>();
+  private readonly maxDictionary: number;
+  /** Per-code row lists in creation order, built on demand by `postings()`. */
+  private postingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
+  private rowPostingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
+
+  constructor(field: string, capacity: number, maxDictionary: number) {
+    this.field = field;
+    this.maxDictionary = maxDictionary;
+    this.codes = new Uint8Array(capacity);
+  }
+
+  /** Stores row `row`'s value (already read as an own data value). */
+  set(row: number, value: unknown, capacity: number): void {
+    if (this.dropped) return;
+    let code: number;
+    if (value === undefined) code = CODE_MISSING;
+    else if (value === null) code = CODE_NULL;
+    else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+      const known = this.index.get(value);
+      if (known === undefined) {
+        if (this.index.size >= this.maxDictionary) {
+          this.drop();
+          return;
+        }
+        code = this.values.length;
+        this.values.push(value);
+        this.counts.push(0);
+        this.index.set(value, code);
+        if (code === 256 && this.codes instanceof Uint8Array) {
+          const wide = new Uint16Array(this.codes.length);
+          wide.set(this.codes);
+          this.codes = wide;
+        }
+      } else code = known;
+    } else code = CODE_COMPLEX;
+    if (row >= this.codes.length) this.codes = grow(this.codes, capacity);
+    this.codes[row] = code;
+    this.counts[code]!++;
+    this.postingCache = undefined;
+    this.rowPostingCache = undefined;
+  }
+
+  /** The code of a scalar value, or undefined when no row holds it. */
+  codeOf(value: unknown): number | undefined {
+    return this.index.get(value);
+  }
+
+  private drop(): void {
+    this.dropped = true;
+    this.codes = new Uint8Array(0);
+    this.values.length = 0;
+    this.counts.length = 0;
+    this.index.clear();
+  }
+
+  /**
+   * Rows per code in the given row order (creation order): rows of code `c` are
+   * `rows[offsets[c]] … rows[offsets[c+1]-1]`. Built once (a counting sort, O(n)) and kept until the next add.
+   */
+  postings(order: Int32Array, size: number): { offsets: Int32Array; rows: Int32Array } {
+    if (this.postingCache !== undefined) return this.postingCache;
+    const codeCount = this.values.length;
+    const offsets = new Int32Array(codeCount + 1);
+    for (let c = 0; c < codeCount; c++) offsets[c + 1] = offsets[c]! + this.counts[c]!;
+    const cursor = offsets.slice(0, codeCount);
+    const rows = new Int32Array(size);
+    const codes = this.codes;
+    for (let j = 0; j < size; j++) {
+      const row = order[j]!;
+      rows[cursor[codes[row]!]!++] = row;
+    }
+    this.postingCache = { offsets, rows };
+    return this.postingCache;
+  }
+
+  /**
+   * Rows per code in ascending row order (same layout as `postings`): for scans of a few codes' rows, whose
+   * memory accesses then run forward through the columns. Built once (O(n)) and kept until the next add.
+   */
+  rowPostings(size: number): { offsets: Int32Array; rows: Int32Array } {
+    if (this.rowPostingCache !== undefined) return this.rowPostingCache;
+    const codeCount = this.values.length;
+    const offsets = new Int32Array(codeCount + 1);
+    for (let c = 0; c < codeCount; c++) offsets[c + 1] = offsets[c]! + this.counts[c]!;
+    const cursor = offsets.slice(0, codeCount);
+    const rows = new Int32Array(size);
+    const codes = this.codes;
+    for (let row = 0; row < size; row++) rows[cursor[codes[row]!]!++] = row;
+    this.rowPostingCache = { offsets, rows };
+    return this.rowPostingCache;
+  }
+
+  /** Bytes held (typed arrays; the dictionary's strings are shared with the records). */
+  bytes(): number {
+    return (
+      this.codes.byteLength +
+      (this.postingCache === undefined ? 0 : this.postingCache.rows.byteLength) +
+      (this.rowPostingCache === undefined ? 0 : this.rowPostingCache.rows.byteLength)
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Date column
+
+/** Row states of a date column. */
+export const DATE_MISSING = 0;
+/** A valid date (JS `Date` or ISO-8601 UTC string): `ms[row]` holds it. */
+export const DATE_VALUE = 1;
+export const DATE_NULL = 2;
+/** Present, not null, not a date, not an array (an invalid string, a number, an object). */
+export const DATE_OTHER = 3;
+/** An array (or a value whose reading threw): the column cannot answer for it. */
+export const DATE_COMPLEX = 4;
+
+/** A catalogue date field as epoch ms with a state per row (DECISIONS.md 1.5). */
+export class DateColumn {
+  readonly field: string;
+  ms: Float64Array;
+  states: Uint8Array;
+  readonly counts = [0, 0, 0, 0, 0];
+
+  constructor(field: string, capacity: number) {
+    this.field = field;
+    this.ms = new Float64Array(capacity);
+    this.states = new Uint8Array(capacity);
+  }
+
+  set(row: number, value: unknown, capacity: number): void {
+    if (row >= this.ms.length) {
+      this.ms = grow(this.ms, capacity);
+      this.states = grow(this.states, capacity);
+    }
+    let state: number;
+    let ms = Number.NaN;
+    if (value === undefined) state = DATE_MISSING;
+    else if (value === null) state = DATE_NULL;
+    else if (Array.isArray(value)) state = DATE_COMPLEX;
+    else {
+      try {
+        ms = dateFieldMs(value);
+        state = Number.isNaN(ms) ? DATE_OTHER : DATE_VALUE;
+      } catch {
+        state = DATE_COMPLEX;
+      }
+    }
+    this.ms[row] = ms;
+    this.states[row] = state;
+    this.counts[state]!++;
+  }
+
+  bytes(): number {
+    return this.ms.byteLength + this.states.byteLength;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Hash index
+
+/**
+ * Equality lookup on a selective field: scalar value (string, number, boolean) → rows. Rows holding an
+ * array are kept apart (`arrayRows`): an element may equal an operand, so they are always candidates.
+ */
+export class HashIndex {
+  readonly field: string;
+  private readonly map = new Map<unknown, number | number[]>();
+  readonly arrayRows: number[] = [];
+
+  constructor(field: string) {
+    this.field = field;
+  }
+
+  set(row: number, value: unknown): void {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+      const known = this.map.get(value);
+      if (known === undefined) this.map.set(value, row);
+      else if (typeof known === "number") this.map.set(value, [known, row]);
+      else known.push(row);
+    } else if (Array.isArray(value)) this.arrayRows.push(row);
+  }
+
+  /** Rows whose value is exactly `value` (a scalar), ascending. */
+  rowsOf(value: unknown): readonly number[] {
+    const known = this.map.get(value);
+    return known === undefined ? [] : typeof known === "number" ? [known] : known;
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Creation order
+
+/**
+ * Sorts `rows` by (time, id, row) ascending, where `time` and `id` are per-row keys (+Infinity when absent):
+ * the order of DECISIONS.md 1.9, ties kept in insertion order. A bottom-up merge sort over typed arrays
+ * (no comparator calls), O(n log n).
+ */
+export function sortRows(rows: Int32Array, time: Float64Array, id: Float64Array): Int32Array {
+  const n = rows.length;
+  let src: Int32Array = rows;
+  let dst: Int32Array = new Int32Array(n);
+  // Insertion-sort runs of 16 first.
+  const RUN = 16;
+  for (let start = 0; start < n; start += RUN) {
+    const end = Math.min(start + RUN, n);
+    for (let i = start + 1; i < end; i++) {
+      const row = src[i]!;
+      let j = i - 1;
+      while (j >= start && before(row, src[j]!, time, id)) {
+        src[j + 1] = src[j]!;
+        j--;
+      }
+      src[j + 1] = row;
+    }
+  }
+  for (let width = RUN; width < n; width *= 2) {
+    for (let left = 0; left < n; left += 2 * width) {
+      const mid = Math.min(left + width, n);
+      const right = Math.min(left + 2 * width, n);
+      let i = left;
+      let j = mid;
+      let k = left;
+      while (i < mid && j < right) {
+        // Take from the right run only when strictly before: stable.
+        if (before(src[j]!, src[i]!, time, id)) dst[k++] = src[j++]!;
+        else dst[k++] = src[i++]!;
+      }
+      while (i < mid) dst[k++] = src[i++]!;
+      while (j < right) dst[k++] = src[j++]!;
+    }
+    const swap = src;
+    src = dst;
+    dst = swap;
+  }
+  return src;
+}
+
+/** True when row `a` comes strictly before row `b` (time, then id, then row number). */
+export function before(a: number, b: number, time: Float64Array, id: Float64Array): boolean {
+  const ta = time[a]!;
+  const tb = time[b]!;
+  if (ta !== tb) return ta < tb;
+  const ia = id[a]!;
+  const ib = id[b]!;
+  if (ia !== ib) return ia < ib;
+  return a < b;
+}
+
+/** Merges two row lists each sorted by `before` into one. */
+export function mergeRows(a: Int32Array, b: Int32Array, time: Float64Array, id: Float64Array): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) {
+    if (before(b[j]!, a[i]!, time, id)) out[k++] = b[j++]!;
+    else out[k++] = a[i++]!;
+  }
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}

@@ -1,0 +1,223 @@
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { Condition } from "../conditions/ast.js";
+import { SearchConditionsError } from "../conditions/issues.js";
+import { parseSearchConditions } from "../conditions/parse.js";
+import { IncidentSet } from "./incident-set.js";
+
+type Incident = Record<string, unknown>;
+
+const at = (iso: string) => iso;
+
+/** A small site: creation times out of insertion order, a tie, undated incidents, odd ids. */
+const incidents: Incident[] = [
+  {
+    IncidentId: 5,
+    Number: "N-5",
+    Severity: "High",
+    Status: "Open",
+    CreatedUtcTime: at("2024-03-01T00:00:00Z"),
+  },
+  {
+    IncidentId: 2,
+    Number: "N-2",
+    Severity: "High",
+    Status: "Closed",
+    CreatedUtcTime: at("2024-01-01T00:00:00Z"),
+  },
+  {
+    IncidentId: 9,
+    Number: "N-9",
+    Severity: "Low",
+    Status: "Open",
+    CreatedUtcTime: new Date("2024-01-01T00:00:00Z"),
+  },
+  { IncidentId: 1, Number: "N-1", Severity: "High", Status: "Open" },
+  { IncidentId: 3, Number: "N-3", Severity: "High", Status: "Open", CreatedUtcTime: "not a date" },
+  { Number: "N-x", Severity: "High", Status: "Open", CreatedUtcTime: at("2024-01-01T00:00:00Z") },
+  { IncidentId: "0", Number: "N-s", Severity: "High", Status: "Open" },
+  {
+    IncidentId: 4,
+    Number: "N-4",
+    Severity: "Critical",
+    Status: "On Hold",
+    CreatedUtcTime: at("2023-06-01T00:00:00Z"),
+  },
+];
+const ids = (list: readonly Incident[]) => list.map((i) => i.Number);
+
+describe("IncidentSet: the order of DECISIONS.md 1.9", () => {
+  const set = new IncidentSet(incidents);
+
+  it("lists matches by CreatedUtcTime, ties by IncidentId, undated after dated, non-numeric ids last", () => {
+    expect(ids(set.findAll({}))).toEqual(["N-4", "N-2", "N-9", "N-x", "N-5", "N-1", "N-3", "N-s"]);
+  });
+
+  it.each([
+    [{ Severity: "High" }, "N-2"],
+    [{ Severity: "High", Status: "Open" }, "N-x"],
+    [{ Status: "Open", CreatedUtcTime: { $gt: { $date: "2024-01-15T00:00:00Z" } } }, "N-5"],
+    [{ Severity: "Low" }, "N-9"],
+    [{ CreatedUtcTime: { $exists: false } }, "N-1"],
+    [[{ Number: "N-3" }, { Number: "N-s" }], "N-3"],
+    [{ Number: { $in: ["N-s", "N-1", "N-5"] } }, "N-5"],
+    [{ Severity: "Informational" }, undefined],
+  ])("findFirst(%j) is %s", (conditions, expected) => {
+    expect(set.findFirst(conditions)?.Number).toBe(expected);
+    expect(set.findFirst(parseSearchConditions(conditions))?.Number).toBe(expected);
+  });
+
+  it("returns the caller's objects and never modifies them", () => {
+    const frozen = incidents.map((incident) => Object.freeze({ ...incident }));
+    const frozenSet = new IncidentSet(frozen);
+    const first = frozenSet.findFirst({ Severity: "Critical" });
+    expect(first).toBe(frozen[7]);
+    expect(frozenSet.findAll({ Status: "Open" }).every((i) => frozen.includes(i))).toBe(true);
+  });
+});
+
+describe("IncidentSet: inputs", () => {
+  it("parses raw JSON and throws SearchConditionsError listing every issue", () => {
+    const set = new IncidentSet(incidents);
+    try {
+      set.count({ Severity: "high", CreatedUtcTime: "2024-01-01" });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(SearchConditionsError);
+      expect((error as SearchConditionsError).issues.map((issue) => issue.path[0])).toEqual([
+        "Severity",
+        "CreatedUtcTime",
+      ]);
+    }
+    expect(() => set.findFirst([])).toThrow(SearchConditionsError);
+    expect(() => set.findAll("Title")).toThrow(SearchConditionsError);
+  });
+
+  it("uses a parsed Condition as is, and parses Condition-shaped JSON that is not well formed", () => {
+    const set = new IncidentSet(incidents);
+    const condition: Condition = {
+      kind: "eq",
+      path: ["Severity"],
+      fieldKind: "enum",
+      operand: { type: "string", value: "Low" },
+    };
+    expect(set.count(condition)).toBe(1);
+    // Shaped like a node, but a forged regex and an out-of-limit depth: parsed as raw JSON, hence refused.
+    const forged = JSON.parse(
+      '{"kind": "regex", "path": ["Title"], "fieldKind": "text", "source": "(a)\\\\1", "flags": ""}',
+    );
+    expect(() => set.count(forged)).toThrow(SearchConditionsError);
+    let deep: unknown = { kind: "exists", path: ["Title"], fieldKind: "text", exists: true };
+    for (let i = 0; i < 100; i++) deep = { kind: "not", child: deep };
+    expect(() => set.count(deep)).toThrow(SearchConditionsError);
+  });
+
+  it("refuses records that are not objects, naming their position", () => {
+    expect(() => new IncidentSet([{ IncidentId: 1 }, null as unknown as Incident])).toThrow(
+      "Expected an incident object at position 1, found null.",
+    );
+    expect(() => new IncidentSet<Incident>().add(["x"] as unknown as Incident)).toThrow(TypeError);
+  });
+
+  it("reads fields as own data properties: accessors and inherited values are missing", () => {
+    const withGetter = Object.defineProperty({ IncidentId: 1 }, "Severity", {
+      get: () => "High",
+      enumerable: true,
+    });
+    const inherited = Object.assign(Object.create({ Severity: "High" }) as Incident, { IncidentId: 2 });
+    const set = new IncidentSet<Incident>([withGetter, inherited, { IncidentId: 3, Severity: "High" }]);
+    expect(set.findAll({ Severity: "High" }).map((i) => i.IncidentId)).toEqual([3]);
+    expect(set.count({ Severity: { $exists: false } })).toBe(2);
+  });
+
+  it("keeps the record type", () => {
+    interface Row {
+      IncidentId: number;
+      Title: string;
+    }
+    const set = new IncidentSet<Row>([{ IncidentId: 1, Title: "x" }]);
+    expectTypeOf(set.findFirst({ Title: "x" })).toEqualTypeOf<Row | undefined>();
+    expectTypeOf(set.findAll({ Title: "x" })).toEqualTypeOf<Row[]>();
+    expect(set.add({ IncidentId: 2, Title: "y" })).toBe(set);
+    expect(set.size).toBe(2);
+  });
+});
+
+describe("IncidentSet: access paths", () => {
+  const many: Incident[] = Array.from({ length: 4000 }, (_, i) => ({
+    IncidentId: i + 1,
+    Number: `N-${i + 1}`,
+    ExternalKey: `EXT-${i % 1000}`,
+    Severity: ["Critical", "High", "Medium", "Low", "Informational"][i % 97 === 0 ? 0 : 1 + (i % 4)],
+    Status: i % 3 === 0 ? "Closed" : "Open",
+    CreatedUtcTime: new Date(Date.UTC(2024, 0, 1) + ((i * 7919) % 4000) * 3_600_000).toISOString(),
+    Title: `Incident ${i}`,
+  }));
+  const set = new IncidentSet(many);
+
+  it.each([
+    [{ Number: "N-1234" }, /^hash Number$/],
+    [{ ExternalKey: "EXT-7", Status: "Open" }, /^hash ExternalKey$/],
+    [
+      { CreatedUtcTime: { $gte: { $date: "2024-02-01T00:00:00Z" }, $lt: { $date: "2024-02-02T00:00:00Z" } } },
+      /^date-range CreatedUtcTime$/,
+    ],
+    [{ Severity: "Critical" }, /^postings Severity$/],
+    [{ Status: "Open" }, /^scan$/],
+    [[{ Number: "N-5" }, { Severity: "Critical" }], /^union\(hash Number, postings Severity\)$/],
+  ])("findFirst(%j) uses %s", (conditions, path) => {
+    expect(set.explain(conditions).findFirst).toMatch(path);
+  });
+
+  it("plans count/findAll on columns, with the row predicate only for what columns cannot answer", () => {
+    // Title has 4000 distinct values: a column under the default limit (the regex runs once per value),
+    // dropped under a limit of 1000 (the regex runs on the rows the other columns leave).
+    expect(set.explain({ Severity: "High", Title: { $regex: "9$" } }).columns).toMatch(
+      /^and\(dictionary Title \(400 true, 0 unknown\), dictionary Severity \(\d+ true, 0 unknown\)\)$/,
+    );
+    expect(
+      new IncidentSet(many, { maxDictionary: 1000 }).explain({ Severity: "High", Title: { $regex: "9$" } })
+        .columns,
+    ).toMatch(/^and\(dictionary Severity \(\d+ true, 0 unknown\), row predicate \(regex\)\)$/);
+  });
+
+  it("answers each path like a scan", () => {
+    const scan = (predicate: (i: Incident) => boolean) =>
+      many
+        .filter(predicate)
+        .sort(
+          (a, b) =>
+            String(a.CreatedUtcTime).localeCompare(String(b.CreatedUtcTime)) ||
+            Number(a.IncidentId) - Number(b.IncidentId),
+        );
+    expect(set.findAll({ ExternalKey: "EXT-7", Status: "Open" })).toEqual(
+      scan((i) => i.ExternalKey === "EXT-7" && i.Status === "Open"),
+    );
+    expect(set.findAll({ Severity: "Critical", Status: "Closed" })).toEqual(
+      scan((i) => i.Severity === "Critical" && i.Status === "Closed"),
+    );
+    expect(set.count({ Severity: { $ne: "Critical" }, Status: { $nin: ["Closed"] } })).toBe(
+      scan((i) => i.Severity !== "Critical" && i.Status !== "Closed").length,
+    );
+    // Three dictionary columns, and two with a date interval: one fused pass over the columns.
+    expect(set.findAll({ Severity: { $ne: "Critical" }, Status: "Open", Title: { $regex: "1" } })).toEqual(
+      scan((i) => i.Severity !== "Critical" && i.Status === "Open" && String(i.Title).includes("1")),
+    );
+    expect(
+      set.count({
+        Severity: "High",
+        Status: "Open",
+        CreatedUtcTime: { $gte: { $date: "2024-03-01T00:00:00Z" } },
+      }),
+    ).toBe(
+      scan(
+        (i) =>
+          i.Severity === "High" &&
+          i.Status === "Open" &&
+          Date.parse(String(i.CreatedUtcTime)) >= Date.UTC(2024, 2, 1),
+      ).length,
+    );
+    expect(
+      set.findFirst({ CreatedUtcTime: { $gt: { $date: "2024-03-01T00:00:00Z" } }, Severity: "Critical" }),
+    ).toBe(scan((i) => String(i.CreatedUtcTime) > "2024-03-01T00:00:00Z" && i.Severity === "Critical")[0]);
+  });
+});

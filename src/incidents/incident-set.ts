@@ -1,0 +1,600 @@
+/**
+ * `IncidentSet`: a large in-memory collection of incidents that answers "the first incident that matches"
+ * (DECISIONS.md 1.9) in microseconds, and counts or lists matches by scanning columns.
+ *
+ * Layout: the caller's objects (never modified) plus columns built once per incident on `add` (columns.ts):
+ * dictionary-encoded scalar fields, catalogue date fields as epoch ms, hash indexes on the selective fields
+ * (`Number`, `ExternalKey`, `IncidentId`), and the creation order (DECISIONS.md 1.9) as a sorted
+ * permutation with its inverse (rank).
+ *
+ * Queries: the planner (planner.ts) turns the condition into column operators. `findFirst` picks the
+ * cheapest access path (a hash lookup, a `CreatedUtcTime` range as a segment of the creation order,
+ * per-label postings in creation order, or a walk of the creation order) and stops at the first match.
+ * `count` and `findAll` evaluate the columns over selection bitsets and ask the compiled row predicate
+ * only about the rows the columns cannot decide.
+ *
+ * Records must not be modified after they are added: the columns hold what they contained then.
+ */
+
+import type { Condition } from "../conditions/ast.js";
+import { DEFAULT_CATALOG } from "../conditions/catalog.js";
+import { type CompileOptions, compile, type Predicate } from "../conditions/compile.js";
+import type { ParseOptions } from "../conditions/options.js";
+import {
+  bitsToRows,
+  DATE_COMPLEX,
+  DATE_VALUE,
+  DateColumn,
+  DEFAULT_MAX_DICTIONARY,
+  DictionaryColumn,
+  HashIndex,
+  hasBit,
+  mergeRows,
+  ownDataValue,
+  popcount,
+  sortRows,
+} from "./columns.js";
+import { toCondition } from "./condition-input.js";
+import {
+  buildPlan,
+  conjuncts,
+  DateLeaf,
+  DictionaryLeaf,
+  HashLeaf,
+  type PlanNode,
+  resolveUnknown,
+  type Storage,
+  TRUE,
+  UNKNOWN,
+} from "./planner.js";
+
+/** The field whose value orders incidents (DECISIONS.md 1.9). */
+export const ORDER_FIELD = "CreatedUtcTime";
+/** The tie-break field of the order (DECISIONS.md 1.9). */
+export const ID_FIELD = "IncidentId";
+/** The fields with a hash index by default: the selective equality fields. */
+export const DEFAULT_HASH_FIELDS: readonly string[] = ["Number", "ExternalKey", "IncidentId"];
+
+/** Options of `IncidentSet`. */
+export interface IncidentSetOptions extends ParseOptions {
+  /**
+   * Fields stored as dictionary-encoded columns. Default: every single-segment text and enumerated field of
+   * the catalogue that has no hash index. A column whose field has more than `maxDictionary` distinct values
+   * is dropped (its conditions go to the row predicate).
+   */
+  readonly dictionaryFields?: readonly string[];
+  /** Fields with a hash index for equality (default `DEFAULT_HASH_FIELDS`). */
+  readonly hashFields?: readonly string[];
+  /** Distinct values past which a dictionary column is dropped (default 4096). */
+  readonly maxDictionary?: number;
+  /** Options for the compiled row predicates (`codegen: false` for environments without `new Function`). */
+  readonly compile?: CompileOptions;
+}
+
+/** How a query is answered, for `explain`. */
+export interface IncidentSetPlan {
+  /** The access path of `findFirst`: `hash`, `date-range`, `postings`, `scan`, or `union` (an OR). */
+  readonly findFirst: string;
+  /** The column plan of `count` / `findAll`, e.g. `and(dictionary Severity (…), row predicate (regex))`. */
+  readonly columns: string;
+}
+
+/** The column layout's size in bytes, for memory reports (typed arrays only; dictionary strings are shared). */
+export interface IncidentSetFootprint {
+  readonly typedArrayBytes: number;
+  readonly hashEntries: number;
+}
+
+interface AccessPath {
+  readonly name: string;
+  readonly cost: number;
+  readonly run: () => number;
+}
+
+/**
+ * An indexed, in-memory set of incidents (DESIGN.md: incidents). Each query method takes a `Condition` or
+ * raw Search Conditions JSON.
+ * @typeParam T - the record type; records are kept as given and returned as given
+ * @example
+ * const set = new IncidentSet(incidents);
+ * set.findFirst({ Severity: { $in: ["High"] }, Status: "Open" }) //=> the earliest open high incident
+ */
+export class IncidentSet<T extends object = Record<string, unknown>> {
+  private readonly records: T[] = [];
+  private readonly parseOptions: ParseOptions;
+  private readonly compileOptions: CompileOptions;
+  private readonly dictionaries = new Map<string, DictionaryColumn>();
+  private readonly dates = new Map<string, DateColumn>();
+  private readonly hashes = new Map<string, HashIndex>();
+  /** Every field read on add, once: name → whether it feeds the IncidentId key. */
+  private readonly fields: string[];
+  private readonly orderColumn: DateColumn;
+  private capacity: number;
+  /** Per row: `CreatedUtcTime` in ms, +Infinity when not a valid date (the order's first key). */
+  private timeKey: Float64Array;
+  /** Per row: `IncidentId` when a finite number, else +Infinity (the order's second key). */
+  private idKey: Float64Array;
+  /** Rows in creation order (DECISIONS.md 1.9), and each row's position in it. */
+  private order: Int32Array = new Int32Array(0);
+  private rank: Int32Array = new Int32Array(0);
+  private ordered = 0;
+  private readonly maxDictionary: number;
+  private readonly checked = new WeakSet<object>();
+  private readonly storage: Storage;
+
+  /**
+   * Builds a set from incident records.
+   * @param incidents - incident records (objects; kept by reference, never modified)
+   * @param options - catalogue and limits for raw JSON, column and index choices, predicate options
+   * @throws {TypeError} when a record is not a non-array object
+   */
+  constructor(incidents: Iterable<T> = [], options: IncidentSetOptions = {}) {
+    const catalog = options.catalog ?? DEFAULT_CATALOG;
+    this.parseOptions = {
+      ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+    };
+    this.compileOptions = options.compile ?? {};
+    this.maxDictionary = options.maxDictionary ?? DEFAULT_MAX_DICTIONARY;
+    const list = Array.isArray(incidents) ? (incidents as T[]) : [...incidents];
+    this.capacity = Math.max(16, list.length);
+    const hashFields = options.hashFields ?? DEFAULT_HASH_FIELDS;
+    for (const field of hashFields) this.hashes.set(field, new HashIndex(field));
+    const dictionaryFields =
+      options.dictionaryFields ??
+      Object.entries(catalog.fields)
+        .filter(([name, spec]) => (spec.kind === "text" || spec.kind === "enum") && !name.includes("."))
+        .map(([name]) => name)
+        .filter((name) => !this.hashes.has(name));
+    for (const field of dictionaryFields) {
+      this.dictionaries.set(field, new DictionaryColumn(field, this.capacity, this.maxDictionary));
+    }
+    const dateFields = Object.entries(catalog.fields)
+      .filter(([name, spec]) => spec.kind === "date" && !name.includes("."))
+      .map(([name]) => name);
+    if (!dateFields.includes(ORDER_FIELD)) dateFields.push(ORDER_FIELD);
+    for (const field of dateFields) this.dates.set(field, new DateColumn(field, this.capacity));
+    this.orderColumn = this.dates.get(ORDER_FIELD)!;
+    this.fields = [
+      ...new Set([...this.dictionaries.keys(), ...this.dates.keys(), ...this.hashes.keys(), ID_FIELD]),
+    ];
+    this.timeKey = new Float64Array(this.capacity);
+    this.idKey = new Float64Array(this.capacity);
+    const set = this;
+    this.storage = {
+      get size() {
+        return set.records.length;
+      },
+      dictionary: (field) => {
+        const column = this.dictionaries.get(field);
+        return column === undefined || column.dropped ? undefined : column;
+      },
+      date: (field) => this.dates.get(field),
+      postings: (column) => column.rowPostings(this.records.length),
+      hash: (field) => this.hashes.get(field),
+    };
+    list.forEach((incident, index) => {
+      this.insert(incident, index);
+    });
+  }
+
+  /** Number of incidents in the set. */
+  get size(): number {
+    return this.records.length;
+  }
+
+  /**
+   * Adds an incident: its fields are read once (own data properties, as the reference reads them) into the
+   * columns; the object itself is kept, unchanged.
+   * @param incident - the incident record
+   * @returns this set
+   * @throws {TypeError} when `incident` is not a non-array object
+   */
+  add(incident: T): this {
+    this.insert(incident, this.records.length);
+    return this;
+  }
+
+  private insert(incident: T, position: number): void {
+    if (typeof incident !== "object" || incident === null || Array.isArray(incident)) {
+      throw new TypeError(
+        `Expected an incident object at position ${position}, found ${describe(incident)}.`,
+      );
+    }
+    const row = this.records.length;
+    if (row >= this.capacity) {
+      this.capacity = Math.ceil(this.capacity * 1.5) + 16;
+      this.timeKey = growFloat(this.timeKey, this.capacity);
+      this.idKey = growFloat(this.idKey, this.capacity);
+    }
+    let id: unknown;
+    for (const field of this.fields) {
+      let value: unknown;
+      let unreadable = false;
+      try {
+        value = ownDataValue(incident, field);
+      } catch {
+        unreadable = true; // a hostile Proxy: the columns say "unknown", the row predicate decides
+        value = [];
+      }
+      if (field === ID_FIELD) id = unreadable ? undefined : value;
+      this.dictionaries.get(field)?.set(row, value, this.capacity);
+      this.dates.get(field)?.set(row, value, this.capacity);
+      this.hashes.get(field)?.set(row, value);
+    }
+    const orderState = this.orderColumn.states[row];
+    this.timeKey[row] = orderState === DATE_VALUE ? this.orderColumn.ms[row]! : Number.POSITIVE_INFINITY;
+    this.idKey[row] = typeof id === "number" && Number.isFinite(id) ? id : Number.POSITIVE_INFINITY;
+    this.records.push(incident);
+  }
+
+  /** Brings the creation order up to date with the added rows (sort the new rows, merge). */
+  private ensureOrdered(): void {
+    const size = this.records.length;
+    if (this.ordered === size) return;
+    const pending = new Int32Array(size - this.ordered);
+    for (let i = 0; i < pending.length; i++) pending[i] = this.ordered + i;
+    const sorted = sortRows(pending, this.timeKey, this.idKey);
+    this.order = this.ordered === 0 ? sorted : mergeRows(this.order, sorted, this.timeKey, this.idKey);
+    const rank = new Int32Array(size);
+    for (let j = 0; j < size; j++) rank[this.order[j]!] = j;
+    this.rank = rank;
+    this.ordered = size;
+  }
+
+  /**
+   * Finds the first incident that matches (DECISIONS.md 1.9): the earliest `CreatedUtcTime`; incidents
+   * without a valid one after all dated ones; ties by `IncidentId` ascending (incidents without a numeric
+   * `IncidentId` after those with one), then by insertion order.
+   * @param conditions - a parsed Condition or raw Search Conditions JSON
+   * @returns the matching incident (the caller's object), or undefined
+   * @throws {SearchConditionsError} when raw JSON is invalid; `.issues` lists every problem
+   * @example set.findFirst({ Number: "20240301-17" }) //=> { IncidentId: 101, Number: "20240301-17", … }
+   */
+  findFirst(conditions: Condition | unknown): T | undefined {
+    const condition = toCondition(conditions, this.parseOptions, this.checked);
+    this.ensureOrdered();
+    const row = this.firstRow(condition).run();
+    return row < 0 ? undefined : this.records[row];
+  }
+
+  /**
+   * Finds every incident that matches, in the order of `findFirst` (DECISIONS.md 1.9).
+   * @param conditions - a parsed Condition or raw Search Conditions JSON
+   * @returns the matching incidents (the caller's objects); an empty array when none
+   * @throws {SearchConditionsError} when raw JSON is invalid
+   */
+  findAll(conditions: Condition | unknown): T[] {
+    const condition = toCondition(conditions, this.parseOptions, this.checked);
+    this.ensureOrdered();
+    const rows = this.matchingRows(condition);
+    const out: T[] = new Array(rows.length);
+    for (let k = 0; k < rows.length; k++) out[k] = this.records[rows[k]!]!;
+    return out;
+  }
+
+  /**
+   * Counts the incidents that match.
+   * @param conditions - a parsed Condition or raw Search Conditions JSON
+   * @returns the number of matching incidents
+   * @throws {SearchConditionsError} when raw JSON is invalid
+   */
+  count(conditions: Condition | unknown): number {
+    const condition = toCondition(conditions, this.parseOptions, this.checked);
+    const plan = buildPlan(condition, this.storage);
+    // Histogram answers: one dictionary leaf with no row it cannot decide.
+    if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) return plan.trueCount;
+    this.ensureOrdered();
+    // A CreatedUtcTime range alone: the length of its segment of the creation order.
+    if (
+      plan instanceof DateLeaf &&
+      plan.column === this.orderColumn &&
+      plan.interval !== undefined &&
+      this.orderColumn.counts[DATE_COMPLEX] === 0
+    ) {
+      const [from, to] = this.segment(plan.interval);
+      return to - from;
+    }
+    const predicate = compile(condition, this.compileOptions);
+    const small = this.candidatePath(plan, predicate);
+    if (small !== undefined) return small.length;
+    return popcount(this.denseMatches(plan, predicate));
+  }
+
+  /**
+   * How the set answers a query: the access path of `findFirst` and the column plan of `count`/`findAll`.
+   * @throws {SearchConditionsError} when raw JSON is invalid
+   */
+  explain(conditions: Condition | unknown): IncidentSetPlan {
+    const condition = toCondition(conditions, this.parseOptions, this.checked);
+    this.ensureOrdered();
+    return {
+      findFirst: this.firstRow(condition).name,
+      columns: buildPlan(condition, this.storage).describe(),
+    };
+  }
+
+  /** Bytes held by the set's typed arrays, and entries of its hash indexes (for memory reports). */
+  footprint(): IncidentSetFootprint {
+    let bytes =
+      this.timeKey.byteLength + this.idKey.byteLength + this.order.byteLength + this.rank.byteLength;
+    for (const column of this.dictionaries.values()) bytes += column.bytes();
+    for (const column of this.dates.values()) bytes += column.bytes();
+    let entries = 0;
+    for (const index of this.hashes.values()) entries += index.size;
+    return { typedArrayBytes: bytes, hashEntries: entries };
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // findFirst
+
+  /**
+   * Chooses the cheapest access path for the first match of `condition`: a hash lookup, a walk of the
+   * creation order, or a walk of per-label postings in creation order. A `CreatedUtcTime` interval in the
+   * conjunction narrows both walks to its segment of the order (rows whose `CreatedUtcTime` holds an array,
+   * which sort with the undated, are checked after the segment).
+   */
+  private firstRow(condition: Condition): AccessPath {
+    if (condition.kind === "or" && condition.children.length > 1) {
+      const paths = condition.children.map((child) => this.firstRow(child));
+      return {
+        name: `union(${paths.map((p) => p.name).join(", ")})`,
+        cost: paths.reduce((sum, p) => sum + p.cost, 0),
+        run: () => {
+          let best = -1;
+          for (const path of paths) {
+            const row = path.run();
+            if (row >= 0 && (best < 0 || this.rank[row]! < this.rank[best]!)) best = row;
+          }
+          return best;
+        },
+      };
+    }
+    const size = this.records.length;
+    const plan = buildPlan(condition, this.storage);
+    const predicate = compile(condition, this.compileOptions);
+    const records = this.records;
+    const verify = (row: number): boolean => {
+      const answer = plan.row(row);
+      return answer === TRUE || (answer === UNKNOWN && predicate(records[row]));
+    };
+    const leaves = conjuncts(plan);
+    // The window of the creation order, and the selectivity of everything else.
+    let from = 0;
+    let to = size;
+    let windowed = false;
+    let rest = 1;
+    for (const leaf of leaves) {
+      if (leaf instanceof DateLeaf && leaf.column === this.orderColumn && leaf.interval !== undefined) {
+        const [a, b] = this.segment(leaf.interval);
+        from = Math.max(from, a);
+        to = Math.min(to, b);
+        windowed = true;
+      } else rest *= leaf.estimate;
+    }
+    to = Math.max(from, to);
+    rest = Math.max(rest, 1 / Math.max(size, 1));
+    const tail = windowed && this.orderColumn.counts[DATE_COMPLEX]! > 0;
+    const finish = (row: number): number =>
+      row >= 0 || !tail ? row : this.firstOf(this.complexOrderRows(), verify);
+    const window = to - from;
+    const paths: AccessPath[] = [
+      {
+        name: windowed ? `date-range ${ORDER_FIELD}` : "scan",
+        cost: Math.min(window, 1 / rest) + (tail ? this.orderColumn.counts[DATE_COMPLEX]! : 0),
+        run: () => finish(this.scanFirst(from, to, verify)),
+      },
+    ];
+    for (const leaf of leaves) {
+      if (leaf instanceof HashLeaf && leaf.positive) {
+        const candidates = leaf.candidates();
+        // Verified by the whole predicate (the hash only narrows; its row() would build bitsets).
+        paths.push({
+          name: `hash ${leaf.index.field}`,
+          cost: candidates.length,
+          run: () => this.firstOf(candidates, (row) => predicate(records[row])),
+        });
+      } else if (leaf instanceof DictionaryLeaf && leaf.accept[0] === 0 && leaf.estimate > 0) {
+        const entries = window * leaf.estimate;
+        const others = Math.max(rest / leaf.estimate, 1 / Math.max(size, 1));
+        paths.push({
+          name: `postings ${leaf.column.field}${windowed ? ` in date-range ${ORDER_FIELD}` : ""}`,
+          cost: 2 * Math.min(entries, 1 / others) + 4 * leaf.acceptedCodes().length,
+          run: () => finish(this.postingsFirst(leaf, verify, from, to)),
+        });
+      }
+    }
+    let best = paths[0]!;
+    for (const path of paths) if (path.cost < best.cost) best = path;
+    return best;
+  }
+
+  /** The first row of the creation order in positions [from, to) that `verify` accepts, or -1. */
+  private scanFirst(from: number, to: number, verify: (row: number) => boolean): number {
+    const order = this.order;
+    for (let j = from; j < to; j++) {
+      const row = order[j]!;
+      if (verify(row)) return row;
+    }
+    return -1;
+  }
+
+  /** The earliest (by rank) of `rows` that `verify` accepts, or -1. */
+  private firstOf(rows: readonly number[], verify: (row: number) => boolean): number {
+    let best = -1;
+    for (const row of rows) {
+      if ((best < 0 || this.rank[row]! < this.rank[best]!) && verify(row)) best = row;
+    }
+    return best;
+  }
+
+  /**
+   * Walks the postings of the accepted codes merged in creation order, from position `from` up to `to` of
+   * the order; the first verified row, or -1.
+   */
+  private postingsFirst(
+    leaf: DictionaryLeaf,
+    verify: (row: number) => boolean,
+    from: number,
+    to: number,
+  ): number {
+    const { offsets, rows } = leaf.column.postings(this.order, this.records.length);
+    const rank = this.rank;
+    const codes = leaf.acceptedCodes();
+    const heads: number[] = [];
+    const ends: number[] = [];
+    for (const code of codes) {
+      // Postings are in creation order: binary-search the first entry at or after `from`.
+      let lo = offsets[code]!;
+      let hi = offsets[code + 1]!;
+      ends.push(hi);
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (rank[rows[mid]!]! < from) lo = mid + 1;
+        else hi = mid;
+      }
+      heads.push(lo);
+    }
+    for (;;) {
+      let pick = -1;
+      let pickRank = to;
+      for (let k = 0; k < codes.length; k++) {
+        if (heads[k]! < ends[k]!) {
+          const r = rank[rows[heads[k]!]!]!;
+          if (r < pickRank) {
+            pickRank = r;
+            pick = k;
+          }
+        }
+      }
+      if (pick < 0) return -1;
+      const row = rows[heads[pick]!]!;
+      heads[pick]!++;
+      if (verify(row)) return row;
+    }
+  }
+
+  /** Positions [from, to) of the creation order whose `CreatedUtcTime` lies in the interval. */
+  private segment(interval: NonNullable<DateLeaf["interval"]>): [number, number] {
+    const dated = this.orderColumn.counts[DATE_VALUE]!;
+    const { order, timeKey } = this;
+    const lowerBound = (test: (t: number) => boolean): number => {
+      // First position in [0, dated) whose time passes `test` (monotone).
+      let lo = 0;
+      let hi = dated;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (test(timeKey[order[mid]!]!)) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    const from = interval.loInclusive
+      ? lowerBound((t) => t >= interval.lo)
+      : lowerBound((t) => t > interval.lo);
+    const to = interval.hiInclusive
+      ? lowerBound((t) => t > interval.hi)
+      : lowerBound((t) => t >= interval.hi);
+    return [from, Math.max(from, to)];
+  }
+
+  /** Rows whose `CreatedUtcTime` holds an array (undated in the order, possibly matching by element). */
+  private complexOrderRows(): number[] {
+    const rows: number[] = [];
+    const states = this.orderColumn.states;
+    for (let i = 0; i < this.records.length; i++) if (states[i] === DATE_COMPLEX) rows.push(i);
+    return rows;
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // count / findAll
+
+  /** Matching rows in creation order. */
+  private matchingRows(condition: Condition): Int32Array | number[] {
+    const plan = buildPlan(condition, this.storage);
+    const predicate = compile(condition, this.compileOptions);
+    const small = this.candidatePath(plan, predicate);
+    if (small !== undefined) return small;
+    const bits = this.denseMatches(plan, predicate);
+    const count = popcount(bits);
+    const size = this.records.length;
+    if (count * 8 < size) {
+      const rows = bitsToRows(bits);
+      const ranks = new Int32Array(rows.length);
+      for (let k = 0; k < rows.length; k++) ranks[k] = this.rank[rows[k]!]!;
+      ranks.sort();
+      for (let k = 0; k < ranks.length; k++) rows[k] = this.order[ranks[k]!]!;
+      return rows;
+    }
+    const out = new Int32Array(count);
+    let k = 0;
+    const order = this.order;
+    for (let j = 0; j < size && k < count; j++) {
+      const row = order[j]!;
+      if (hasBit(bits, row)) out[k++] = row;
+    }
+    return out;
+  }
+
+  /** Column evaluation over bitsets; undecided rows go to the row predicate. */
+  private denseMatches(plan: PlanNode, predicate: Predicate) {
+    return resolveUnknown(plan.dense(null), (row) => predicate(this.records[row]));
+  }
+
+  /**
+   * When a conjunct narrows the rows to a few candidates (a hash lookup, or a short `CreatedUtcTime`
+   * segment), the matching rows in creation order by verifying just those; otherwise undefined.
+   */
+  private candidatePath(plan: PlanNode, predicate: Predicate): number[] | undefined {
+    const size = this.records.length;
+    const limit = Math.max(64, size / 64);
+    const verify = (row: number): boolean => {
+      const answer = plan.row(row);
+      return answer === TRUE || (answer === UNKNOWN && predicate(this.records[row]));
+    };
+    let best:
+      | { kind: "hash"; leaf: HashLeaf; cost: number }
+      | { kind: "date"; from: number; to: number; cost: number }
+      | undefined;
+    for (const leaf of conjuncts(plan)) {
+      if (leaf instanceof HashLeaf && leaf.positive) {
+        const cost = leaf.hits.length + leaf.index.arrayRows.length;
+        if (cost <= limit && (best === undefined || cost < best.cost)) best = { kind: "hash", leaf, cost };
+      } else if (
+        leaf instanceof DateLeaf &&
+        leaf.column === this.orderColumn &&
+        leaf.interval !== undefined
+      ) {
+        const [from, to] = this.segment(leaf.interval);
+        const cost = to - from + this.orderColumn.counts[DATE_COMPLEX]!;
+        if (cost <= limit && (best === undefined || cost < best.cost))
+          best = { kind: "date", from, to, cost };
+      }
+    }
+    if (best === undefined) return undefined;
+    if (best.kind === "hash") {
+      const rows = best.leaf.candidates().filter((row) => predicate(this.records[row]));
+      return rows.sort((a, b) => this.rank[a]! - this.rank[b]!);
+    }
+    const rows: number[] = [];
+    for (let j = best.from; j < best.to; j++) {
+      const row = this.order[j]!;
+      if (verify(row)) rows.push(row);
+    }
+    const complex = this.complexOrderRows().filter(verify);
+    complex.sort((a, b) => this.rank[a]! - this.rank[b]!);
+    return rows.concat(complex);
+  }
+}
+
+function growFloat(array: Float64Array, capacity: number): Float64Array {
+  const next = new Float64Array(capacity);
+  next.set(array);
+  return next;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,3 @@
+// incident-query/incidents: the indexed incident set (DESIGN.md). Explicit named exports only.
+export type { IncidentSetFootprint, IncidentSetOptions, IncidentSetPlan } from "./incident-set.js";
+export { DEFAULT_HASH_FIELDS, IncidentSet } from "./incident-set.js";

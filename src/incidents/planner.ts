@@ -1,0 +1,961 @@
+/**
+ * The query planner of `IncidentSet`: turns a condition into a tree of column operators with three-valued
+ * answers per row (false, true, unknown) and picks access paths.
+ *
+ * - A field node whose field has a column becomes a column leaf: a dictionary leaf evaluates the node once
+ *   per distinct value (an accept table over codes), a date leaf compares epoch ms, a hash leaf looks the
+ *   operands up. Rows the column cannot answer (arrays, objects) are *unknown*.
+ * - Any other node is a residual leaf: unknown for every row.
+ * - `dense` evaluates a node over every row as bitsets (T: surely true, P: possibly true); AND children run
+ *   most selective first, each only over the rows still possible, and switch to row-at-a-time once few
+ *   remain. Unknown rows (P \ T) are finally decided by the compiled row predicate.
+ *
+ * Every leaf's answer is the reference's (DECISIONS.md 1.5) by construction: accept tables come from the
+ * same leaf semantics `compile` uses (`leafSemantics`), and anything a column cannot decide is unknown.
+ */
+
+import type { Condition, FieldNode, Operand } from "../conditions/ast.js";
+import { leafSemantics } from "../conditions/compile.js";
+import { compileRegex } from "../conditions/regex.js";
+import {
+  type Bitset,
+  bitsToRows,
+  CODE_COMPLEX,
+  CODE_MISSING,
+  CODE_NULL,
+  clearTail,
+  DATE_COMPLEX,
+  DATE_MISSING,
+  DATE_NULL,
+  DATE_OTHER,
+  DATE_VALUE,
+  type DateColumn,
+  type DictionaryColumn,
+  emptyBitset,
+  FIRST_VALUE_CODE,
+  fullBitset,
+  type HashIndex,
+  hasBit,
+  popcount,
+  setBit,
+} from "./columns.js";
+
+/** A row's answer: surely false, surely true, or unknown (the row predicate decides). */
+export type Tri = 0 | 1 | 2;
+export const FALSE: Tri = 0;
+export const TRUE: Tri = 1;
+export const UNKNOWN: Tri = 2;
+
+/** What the planner sees of an incident set. */
+export interface Storage {
+  readonly size: number;
+  dictionary(field: string): DictionaryColumn | undefined;
+  /** Per-code row lists of a dictionary column, rows ascending (built once per batch of adds). */
+  postings(column: DictionaryColumn): { readonly offsets: Int32Array; readonly rows: Int32Array };
+  date(field: string): DateColumn | undefined;
+  hash(field: string): HashIndex | undefined;
+}
+
+/** The rows surely matching (`t`) and possibly matching (`p`, a superset of `t`) of a node. */
+export interface DenseResult {
+  readonly t: Bitset;
+  readonly p: Bitset;
+}
+
+/** A node of a plan. */
+export interface PlanNode {
+  /** The condition it answers. */
+  readonly condition: Condition;
+  /** Expected fraction of rows that are true (unknown rows count half): orders AND children. */
+  readonly estimate: number;
+  /** The answer for one row. */
+  row(i: number): Tri;
+  /** The answers for every row (bits outside `within`, when given, are unspecified). */
+  dense(within: Bitset | null): DenseResult;
+  /** One line for `explain`. */
+  describe(): string;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Bitset operations (fresh arrays: inputs may be shared)
+
+function and(a: Bitset, b: Bitset): Bitset {
+  const out = new Uint32Array(a.length);
+  for (let w = 0; w < a.length; w++) out[w] = a[w]! & b[w]!;
+  return out;
+}
+
+function or(a: Bitset, b: Bitset): Bitset {
+  const out = new Uint32Array(a.length);
+  for (let w = 0; w < a.length; w++) out[w] = a[w]! | b[w]!;
+  return out;
+}
+
+function not(a: Bitset, size: number): Bitset {
+  const out = new Uint32Array(a.length);
+  for (let w = 0; w < a.length; w++) out[w] = ~a[w]!;
+  clearTail(out, size);
+  return out;
+}
+
+function andNot(a: Bitset, b: Bitset): Bitset {
+  const out = new Uint32Array(a.length);
+  for (let w = 0; w < a.length; w++) out[w] = a[w]! & ~b[w]!;
+  return out;
+}
+
+function rowsToBits(rows: readonly number[], size: number): Bitset {
+  const bits = emptyBitset(size);
+  for (const row of rows) setBit(bits, row);
+  return bits;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Leaves
+
+/** A field node answered by a dictionary column: one leaf evaluation per distinct value. */
+export class DictionaryLeaf implements PlanNode {
+  readonly condition: FieldNode;
+  readonly column: DictionaryColumn;
+  /** Per code: FALSE, TRUE or UNKNOWN (arrays and objects). */
+  readonly accept: Uint8Array;
+  readonly estimate: number;
+  readonly size: number;
+  /** Rows the leaf surely accepts (histogram), and rows it cannot decide. */
+  readonly trueCount: number;
+  readonly unknownCount: number;
+
+  private readonly postings: () => { readonly offsets: Int32Array; readonly rows: Int32Array };
+
+  constructor(node: FieldNode, column: DictionaryColumn, storage: Storage) {
+    this.condition = node;
+    this.column = column;
+    this.size = storage.size;
+    this.postings = () => storage.postings(column);
+    const size = this.size;
+    const leaf = leafSemantics(node);
+    const values = column.values;
+    const accept = new Uint8Array(values.length);
+    accept[CODE_MISSING] = leaf.missing ? TRUE : FALSE;
+    accept[CODE_NULL] = leaf.one(null) ? TRUE : FALSE;
+    accept[CODE_COMPLEX] = UNKNOWN;
+    for (let code = FIRST_VALUE_CODE; code < values.length; code++) {
+      accept[code] = leaf.one(values[code]) ? TRUE : FALSE;
+    }
+    this.accept = accept;
+    let trueCount = 0;
+    for (let code = 0; code < accept.length; code++)
+      if (accept[code] === TRUE) trueCount += column.counts[code]!;
+    this.trueCount = trueCount;
+    this.unknownCount = column.counts[CODE_COMPLEX]!;
+    this.estimate = size === 0 ? 0 : (trueCount + this.unknownCount / 2) / size;
+  }
+
+  row(i: number): Tri {
+    return this.accept[this.column.codes[i]!] as Tri;
+  }
+
+  dense(within: Bitset | null): DenseResult {
+    const { accept, size } = this;
+    const codes = this.column.codes;
+    const words = (size + 31) >>> 5;
+    if (
+      within === null &&
+      accept[CODE_MISSING] === FALSE &&
+      this.trueCount + this.unknownCount <= size * SEED_FRACTION
+    ) {
+      // Few rows: set them from the postings instead of scanning the column.
+      const t = new Uint32Array(words);
+      const p = this.unknownCount === 0 ? t : new Uint32Array(words);
+      const rows = this.seedRows();
+      for (let k = 0; k < rows.length; k++) {
+        const i = rows[k]!;
+        if (accept[codes[i]!] === TRUE) setBit(t, i);
+        if (p !== t) setBit(p, i);
+      }
+      return { t, p };
+    }
+    const t = new Uint32Array(words);
+    if (this.unknownCount === 0) {
+      for (let w = 0; w < words; w++) {
+        if (within !== null && within[w] === 0) continue;
+        const base = w << 5;
+        const end = Math.min(base + 32, size);
+        let bits = 0;
+        for (let i = base; i < end; i++) bits |= accept[codes[i]!]! << (i - base);
+        t[w] = bits;
+      }
+      return { t, p: t };
+    }
+    const p = new Uint32Array(words);
+    for (let w = 0; w < words; w++) {
+      if (within !== null && within[w] === 0) continue;
+      const base = w << 5;
+      const end = Math.min(base + 32, size);
+      let tb = 0;
+      let pb = 0;
+      for (let i = base; i < end; i++) {
+        const a = accept[codes[i]!]!;
+        tb |= (a & 1) << (i - base);
+        pb |= (a === 0 ? 0 : 1) << (i - base);
+      }
+      t[w] = tb;
+      p[w] = pb;
+    }
+    return { t, p };
+  }
+
+  /** The rows the leaf does not reject (true or unknown), from the postings. */
+  seedRows(): Int32Array {
+    const { offsets, rows } = this.postings();
+    const out = new Int32Array(this.trueCount + this.unknownCount);
+    let k = 0;
+    for (const code of this.acceptedCodes()) {
+      out.set(rows.subarray(offsets[code]!, offsets[code + 1]!), k);
+      k += offsets[code + 1]! - offsets[code]!;
+    }
+    return out;
+  }
+
+  /** The accepted codes (true or unknown), for postings. */
+  acceptedCodes(): number[] {
+    const codes: number[] = [];
+    for (let code = 0; code < this.accept.length; code++) if (this.accept[code] !== FALSE) codes.push(code);
+    return codes;
+  }
+
+  describe(): string {
+    return `dictionary ${this.column.field} (${this.trueCount} true, ${this.unknownCount} unknown)`;
+  }
+}
+
+/**
+ * Whether a field node can be answered by a date column: a single-segment node on a catalogue date field
+ * whose operands are all dates (or null, for equality): ranges, `$eq`/`$ne`, `$in`/`$nin`, `$exists`.
+ */
+export function dateLeafEligible(node: FieldNode): boolean {
+  if (node.fieldKind !== "date" || node.path.length !== 1) return false;
+  const dateOrNull = (o: Operand) => o.type === "date" || o.type === "null";
+  switch (node.kind) {
+    case "range":
+      return (
+        (node.lower !== undefined || node.upper !== undefined) &&
+        (node.lower === undefined || node.lower.operand.type === "date") &&
+        (node.upper === undefined || node.upper.operand.type === "date")
+      );
+    case "eq":
+    case "ne":
+      return dateOrNull(node.operand);
+    case "in":
+    case "nin":
+      return node.operands.every(dateOrNull);
+    case "exists":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** A field node on a catalogue date field answered by its date column (epoch ms). */
+export class DateLeaf implements PlanNode {
+  readonly condition: FieldNode;
+  readonly column: DateColumn;
+  readonly estimate: number;
+  readonly size: number;
+  /** Answers for the non-date states (missing, null, other), UNKNOWN for complex. */
+  private readonly stateAnswer: Uint8Array;
+  /** The test of a date value (ms). */
+  readonly test: (ms: number) => boolean;
+  /** For a positive range or `$eq` date: the ms interval [lo, hi] with inclusivity (segments of the order). */
+  readonly interval:
+    | {
+        readonly lo: number;
+        readonly loInclusive: boolean;
+        readonly hi: number;
+        readonly hiInclusive: boolean;
+      }
+    | undefined;
+
+  constructor(node: FieldNode, column: DateColumn, size: number) {
+    this.condition = node;
+    this.column = column;
+    this.size = size;
+    const leaf = leafSemantics(node);
+    const answers = new Uint8Array(5);
+    answers[DATE_MISSING] = leaf.missing ? TRUE : FALSE;
+    answers[DATE_NULL] = leaf.one(null) ? TRUE : FALSE;
+    // Every present non-date scalar answers alike for date operands: no date equals it or lies in a range.
+    answers[DATE_OTHER] = leaf.one("not a date") ? TRUE : FALSE;
+    answers[DATE_COMPLEX] = UNKNOWN;
+    answers[DATE_VALUE] = UNKNOWN; // decided by `test`
+    this.stateAnswer = answers;
+    this.test = dateTest(node);
+    this.interval = intervalOf(node);
+    this.estimate = this.sampleEstimate();
+  }
+
+  /** The fraction of true rows (unknown counted half) among up to 256 evenly spaced rows. */
+  private sampleEstimate(): number {
+    if (this.size === 0) return 0;
+    const step = Math.max(1, Math.floor(this.size / 256));
+    let hits = 0;
+    let seen = 0;
+    for (let i = 0; i < this.size; i += step) {
+      const answer = this.row(i);
+      hits += answer === TRUE ? 1 : answer === UNKNOWN ? 0.5 : 0;
+      seen++;
+    }
+    return hits / seen;
+  }
+
+  row(i: number): Tri {
+    const state = this.column.states[i]!;
+    if (state === DATE_VALUE) return this.test(this.column.ms[i]!) ? TRUE : FALSE;
+    return this.stateAnswer[state] as Tri;
+  }
+
+  dense(within: Bitset | null): DenseResult {
+    const { size } = this;
+    const { ms, states, counts } = this.column;
+    const words = (size + 31) >>> 5;
+    const t = new Uint32Array(words);
+    const interval = this.interval;
+    const answers = this.stateAnswer;
+    const hasComplex = counts[DATE_COMPLEX]! > 0;
+    const p = hasComplex ? new Uint32Array(words) : t;
+    const otherTrue =
+      answers[DATE_MISSING] === TRUE || answers[DATE_NULL] === TRUE || answers[DATE_OTHER] === TRUE;
+    if (interval !== undefined && !otherTrue) {
+      // NaN (non-dates) fails every comparison: a branch-free interval test over the ms column.
+      const { lo, hi, loInclusive, hiInclusive } = interval;
+      for (let w = 0; w < words; w++) {
+        if (within !== null && within[w] === 0) continue;
+        const base = w << 5;
+        const end = Math.min(base + 32, size);
+        let bits = 0;
+        for (let i = base; i < end; i++) {
+          const m = ms[i]!;
+          const ok = (loInclusive ? m >= lo : m > lo) && (hiInclusive ? m <= hi : m < hi);
+          bits |= (ok ? 1 : 0) << (i - base);
+        }
+        t[w] = bits;
+      }
+    } else {
+      const test = this.test;
+      for (let w = 0; w < words; w++) {
+        if (within !== null && within[w] === 0) continue;
+        const base = w << 5;
+        const end = Math.min(base + 32, size);
+        let bits = 0;
+        for (let i = base; i < end; i++) {
+          const state = states[i]!;
+          const ok = state === DATE_VALUE ? test(ms[i]!) : answers[state] === TRUE;
+          bits |= (ok ? 1 : 0) << (i - base);
+        }
+        t[w] = bits;
+      }
+    }
+    if (hasComplex) {
+      p.set(t);
+      for (let i = 0; i < size; i++) if (states[i] === DATE_COMPLEX) setBit(p, i);
+    }
+    return { t, p };
+  }
+
+  /** True when `interval` alone decides every row: no array values, and no non-date state is accepted. */
+  decidesByInterval(): boolean {
+    return (
+      this.interval !== undefined &&
+      this.column.counts[DATE_COMPLEX] === 0 &&
+      this.stateAnswer[DATE_MISSING] === FALSE &&
+      this.stateAnswer[DATE_NULL] === FALSE &&
+      this.stateAnswer[DATE_OTHER] === FALSE
+    );
+  }
+
+  describe(): string {
+    return `date ${this.column.field}`;
+  }
+}
+
+/** The test of a date value for an eligible node (see `dateLeafEligible`). */
+function dateTest(node: FieldNode): (ms: number) => boolean {
+  switch (node.kind) {
+    case "range": {
+      const lo = node.lower === undefined ? Number.NEGATIVE_INFINITY : (node.lower.operand.value as number);
+      const hi = node.upper === undefined ? Number.POSITIVE_INFINITY : (node.upper.operand.value as number);
+      const loInclusive = node.lower?.inclusive ?? true;
+      const hiInclusive = node.upper?.inclusive ?? true;
+      return (ms) => (loInclusive ? ms >= lo : ms > lo) && (hiInclusive ? ms <= hi : ms < hi);
+    }
+    case "eq":
+    case "ne": {
+      const positive = node.kind === "eq";
+      if (node.operand.type !== "date") return () => !positive;
+      const k = node.operand.value;
+      return (ms) => (ms === k) === positive;
+    }
+    case "in":
+    case "nin": {
+      const positive = node.kind === "in";
+      const dates = new Set<number>();
+      for (const o of node.operands) if (o.type === "date" && !Number.isNaN(o.value)) dates.add(o.value);
+      return (ms) => dates.has(ms) === positive;
+    }
+    case "exists": {
+      const exists = node.exists;
+      return () => exists;
+    }
+    default:
+      return () => false;
+  }
+}
+
+/** The date interval of a positive range or `$eq` date node. */
+function intervalOf(node: FieldNode): DateLeaf["interval"] {
+  if (node.kind === "range") {
+    return {
+      lo: node.lower === undefined ? Number.NEGATIVE_INFINITY : (node.lower.operand.value as number),
+      loInclusive: node.lower?.inclusive ?? true,
+      hi: node.upper === undefined ? Number.POSITIVE_INFINITY : (node.upper.operand.value as number),
+      hiInclusive: node.upper?.inclusive ?? true,
+    };
+  }
+  if (node.kind === "eq" && node.operand.type === "date" && !Number.isNaN(node.operand.value)) {
+    const k = node.operand.value;
+    return { lo: k, loInclusive: true, hi: k, hiInclusive: true };
+  }
+  return undefined;
+}
+
+/** Whether a field node can use a hash index: `$eq`/`$in`/`$ne`/`$nin` with string, number or boolean operands. */
+export function hashLeafEligible(node: FieldNode): boolean {
+  if (node.path.length !== 1) return false;
+  const scalar = (o: Operand) => o.type === "string" || o.type === "number" || o.type === "boolean";
+  switch (node.kind) {
+    case "eq":
+    case "ne":
+      return scalar(node.operand);
+    case "in":
+    case "nin":
+      return node.operands.every(scalar);
+    default:
+      return false;
+  }
+}
+
+/** A field node answered by a hash index (equality on a selective field). */
+export class HashLeaf implements PlanNode {
+  readonly condition: FieldNode;
+  readonly index: HashIndex;
+  readonly positive: boolean;
+  /** Rows whose scalar value equals an operand (surely true for `$eq`/`$in`). */
+  readonly hits: readonly number[];
+  readonly estimate: number;
+  readonly size: number;
+  private bits: { hit: Bitset; array: Bitset } | undefined;
+
+  constructor(node: FieldNode, index: HashIndex, size: number) {
+    this.condition = node;
+    this.index = index;
+    this.size = size;
+    this.positive = node.kind === "eq" || node.kind === "in";
+    const operands =
+      node.kind === "eq" || node.kind === "ne"
+        ? [node.operand]
+        : node.kind === "in" || node.kind === "nin"
+          ? node.operands
+          : [];
+    const hits: number[] = [];
+    const seen = new Set<unknown>();
+    for (const operand of operands) {
+      if (operand.type === "null" || operand.type === "date" || seen.has(operand.value)) continue;
+      seen.add(operand.value);
+      for (const row of index.rowsOf(operand.value)) hits.push(row);
+    }
+    this.hits = hits;
+    const fraction = size === 0 ? 0 : (hits.length + index.arrayRows.length / 2) / size;
+    this.estimate = this.positive ? fraction : 1 - fraction;
+  }
+
+  /** Candidate rows of a positive leaf: the hits and every row holding an array. */
+  candidates(): number[] {
+    return [...this.hits, ...this.index.arrayRows];
+  }
+
+  private bitsets(): { hit: Bitset; array: Bitset } {
+    this.bits ??= {
+      hit: rowsToBits(this.hits, this.size),
+      array: rowsToBits(this.index.arrayRows, this.size),
+    };
+    return this.bits;
+  }
+
+  row(i: number): Tri {
+    const { hit, array } = this.bitsets();
+    if (hasBit(array, i)) return UNKNOWN;
+    return hasBit(hit, i) === this.positive ? TRUE : FALSE;
+  }
+
+  dense(): DenseResult {
+    const { hit, array } = this.bitsets();
+    if (this.positive) return { t: hit, p: or(hit, array) };
+    return { t: not(or(hit, array), this.size), p: not(hit, this.size) };
+  }
+
+  describe(): string {
+    return `hash ${this.index.field} (${this.hits.length} hits)`;
+  }
+}
+
+/** A node no column answers: unknown for every row. */
+export class ResidualLeaf implements PlanNode {
+  readonly condition: Condition;
+  readonly estimate: number;
+  readonly size: number;
+
+  constructor(node: Condition, size: number) {
+    this.condition = node;
+    this.size = size;
+    this.estimate =
+      node.kind === "regex" ? (compileRegex(node.source, node.flags).literal === undefined ? 0.2 : 0.1) : 0.5;
+  }
+
+  row(): Tri {
+    return UNKNOWN;
+  }
+
+  dense(within: Bitset | null): DenseResult {
+    return { t: emptyBitset(this.size), p: within ?? fullBitset(this.size) };
+  }
+
+  describe(): string {
+    return `row predicate (${this.condition.kind})`;
+  }
+}
+
+/** A constant answer (`{}` is true for every row). */
+class ConstantNode implements PlanNode {
+  readonly condition: Condition;
+  readonly estimate: number;
+  readonly value: boolean;
+  readonly size: number;
+
+  constructor(node: Condition, value: boolean, size: number) {
+    this.condition = node;
+    this.value = value;
+    this.estimate = value ? 1 : 0;
+    this.size = size;
+  }
+
+  row(): Tri {
+    return this.value ? TRUE : FALSE;
+  }
+
+  dense(): DenseResult {
+    const bits = this.value ? fullBitset(this.size) : emptyBitset(this.size);
+    return { t: bits, p: bits };
+  }
+
+  describe(): string {
+    return String(this.value);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Logical nodes
+
+/** Below this fraction of possible rows, an AND switches from column scans to row-at-a-time. */
+const ROW_MODE_FRACTION = 1 / 24;
+/** An AND child selecting at most this fraction of the rows seeds row-at-a-time evaluation. */
+const SEED_FRACTION = 1 / 8;
+
+/**
+ * AND of children under three-valued logic (false wins, then unknown). Evaluation: a selective child's
+ * rows seed a row-at-a-time pass; else up to three column leaves run fused in one pass; else children run
+ * most selective first, each over the rows still possible, switching to row-at-a-time when few remain.
+ */
+export class AndPlan implements PlanNode {
+  readonly condition: Condition;
+  readonly children: readonly PlanNode[];
+  readonly estimate: number;
+  readonly size: number;
+
+  constructor(node: Condition, children: PlanNode[], size: number) {
+    this.condition = node;
+    this.size = size;
+    // Most selective first; residual leaves (unknown everywhere) last.
+    this.children = children
+      .map((child, index) => ({
+        child,
+        index,
+        key: child instanceof ResidualLeaf ? 2 + child.estimate : child.estimate,
+      }))
+      .sort((a, b) => a.key - b.key || a.index - b.index)
+      .map((entry) => entry.child);
+    this.estimate = children.reduce((product, child) => product * child.estimate, 1);
+  }
+
+  row(i: number): Tri {
+    let result: Tri = TRUE;
+    for (const child of this.children) {
+      const answer = child.row(i);
+      if (answer === FALSE) return FALSE;
+      if (answer === UNKNOWN) result = UNKNOWN;
+    }
+    return result;
+  }
+
+  dense(within: Bitset | null): DenseResult {
+    const seeded = this.seeded(within);
+    if (seeded !== undefined) return seeded;
+    const fused = this.fused(within);
+    if (fused !== undefined) return fused;
+    let t: Bitset | null = null;
+    let p: Bitset | null = within;
+    const children = this.children;
+    for (let k = 0; k < children.length; k++) {
+      const child = children[k]!;
+      if (child instanceof ResidualLeaf) continue; // unknown everywhere: leaves p as is, t empty
+      if (p !== null && popcount(p) < this.size * ROW_MODE_FRACTION) {
+        return this.rowMode(t, p, k);
+      }
+      const result = child.dense(p);
+      t = t === null ? result.t : and(t, result.t);
+      p = p === null ? result.p : and(p, result.p);
+    }
+    if (p === null) {
+      const all = fullBitset(this.size);
+      return { t: this.hasResidual() ? emptyBitset(this.size) : all, p: all };
+    }
+    if (t === null || this.hasResidual()) return { t: emptyBitset(this.size), p };
+    return { t: and(t, p), p };
+  }
+
+  /**
+   * When one child selects few rows (a dictionary leaf by its postings, a hash leaf by its hits), only
+   * those rows are examined, row by row: a selection vector instead of column scans.
+   */
+  private seeded(within: Bitset | null): DenseResult | undefined {
+    const limit = this.size * SEED_FRACTION;
+    let best: DictionaryLeaf | HashLeaf | undefined;
+    let bestCount = limit;
+    for (const child of this.children) {
+      if (child instanceof DictionaryLeaf && child.accept[CODE_MISSING] === FALSE) {
+        const count = child.trueCount + child.unknownCount;
+        if (count <= bestCount) {
+          best = child;
+          bestCount = count;
+        }
+      } else if (child instanceof HashLeaf && child.positive) {
+        const count = child.hits.length + child.index.arrayRows.length;
+        if (count <= bestCount) {
+          best = child;
+          bestCount = count;
+        }
+      }
+    }
+    if (best === undefined) return undefined;
+    const rows = best instanceof DictionaryLeaf ? best.seedRows() : best.candidates();
+    const outT = emptyBitset(this.size);
+    const outP = emptyBitset(this.size);
+    // Dictionary children are read straight from their columns (no virtual call per row).
+    const codes: (Uint8Array | Uint16Array)[] = [];
+    const accepts: Uint8Array[] = [];
+    const others: PlanNode[] = [];
+    for (const child of this.children) {
+      if (child instanceof DictionaryLeaf) {
+        codes.push(child.column.codes);
+        accepts.push(child.accept);
+      } else if (child !== best) others.push(child);
+    }
+    const dictionaries = codes.length;
+    for (let k = 0; k < rows.length; k++) {
+      const i = rows[k]!;
+      if (within !== null && (within[i >>> 5]! & (1 << (i & 31))) === 0) continue;
+      let answer: number = TRUE;
+      for (let c = 0; c < dictionaries; c++) {
+        const a = accepts[c]![codes[c]![i]!]!;
+        if (a === FALSE) {
+          answer = FALSE;
+          break;
+        }
+        if (a === UNKNOWN) answer = UNKNOWN;
+      }
+      if (answer === FALSE) continue;
+      for (let c = 0; c < others.length; c++) {
+        const a = others[c]!.row(i);
+        if (a === FALSE) {
+          answer = FALSE;
+          break;
+        }
+        if (a === UNKNOWN) answer = UNKNOWN;
+      }
+      if (answer === FALSE) continue;
+      outP[i >>> 5]! |= 1 << (i & 31);
+      if (answer === TRUE) outT[i >>> 5]! |= 1 << (i & 31);
+    }
+    return { t: outT, p: outP };
+  }
+
+  /**
+   * When every child is a column leaf that decides every row (dictionary columns without arrays or objects,
+   * `CreatedUtcTime`-style intervals on a date column without arrays), one branch-free pass over the
+   * columns ANDs the children's answers: no intermediate bitsets.
+   */
+  private fused(within: Bitset | null): DenseResult | undefined {
+    const codes: (Uint8Array | Uint16Array)[] = [];
+    const accepts: Uint8Array[] = [];
+    let date: DateLeaf | undefined;
+    for (const child of this.children) {
+      if (child instanceof DictionaryLeaf && child.unknownCount === 0) {
+        codes.push(child.column.codes);
+        accepts.push(child.accept);
+      } else if (child instanceof DateLeaf && date === undefined && child.decidesByInterval()) {
+        date = child;
+      } else return undefined;
+    }
+    if (codes.length === 0 || codes.length > 3) return undefined;
+    // Fewer than three columns: repeat the first (AND is idempotent), so one loop shape serves all.
+    while (codes.length < 3) {
+      codes.push(codes[0]!);
+      accepts.push(accepts[0]!);
+    }
+    const size = this.size;
+    const t = new Uint32Array((size + 31) >>> 5);
+    if (date === undefined) fusedScan(t, size, within, codes, accepts);
+    else fusedScanWithDates(t, size, within, codes, accepts, date.column.ms, date.interval!);
+    if (within !== null) for (let w = 0; w < t.length; w++) t[w]! &= within[w]!;
+    return { t, p: t };
+  }
+
+  private hasResidual(): boolean {
+    return this.children.some((child) => child instanceof ResidualLeaf);
+  }
+
+  /** Finishes children `from…` row by row over the possible rows `p`. */
+  private rowMode(t: Bitset | null, p: Bitset, from: number): DenseResult {
+    const outT = emptyBitset(this.size);
+    const outP = emptyBitset(this.size);
+    const rest = this.children.slice(from);
+    const residual = this.hasResidual();
+    for (const i of bitsToRows(p)) {
+      let answer: Tri = (t === null || hasBit(t, i)) && !residual ? TRUE : UNKNOWN;
+      for (const child of rest) {
+        if (child instanceof ResidualLeaf) continue;
+        const a = child.row(i);
+        if (a === FALSE) {
+          answer = FALSE;
+          break;
+        }
+        if (a === UNKNOWN) answer = UNKNOWN;
+      }
+      if (answer !== FALSE) setBit(outP, i);
+      if (answer === TRUE) setBit(outT, i);
+    }
+    return { t: outT, p: outP };
+  }
+
+  describe(): string {
+    return `and(${this.children.map((c) => c.describe()).join(", ")})`;
+  }
+}
+
+/** OR of children under three-valued logic (true wins, then unknown): the union of their bitsets. */
+export class OrPlan implements PlanNode {
+  readonly condition: Condition;
+  readonly children: readonly PlanNode[];
+  readonly estimate: number;
+  readonly size: number;
+
+  constructor(node: Condition, children: PlanNode[], size: number) {
+    this.condition = node;
+    this.children = children;
+    this.size = size;
+    this.estimate = Math.min(
+      1,
+      children.reduce((sum, child) => sum + child.estimate, 0),
+    );
+  }
+
+  row(i: number): Tri {
+    let result: Tri = FALSE;
+    for (const child of this.children) {
+      const answer = child.row(i);
+      if (answer === TRUE) return TRUE;
+      if (answer === UNKNOWN) result = UNKNOWN;
+    }
+    return result;
+  }
+
+  dense(within: Bitset | null): DenseResult {
+    let t = emptyBitset(this.size);
+    let p = emptyBitset(this.size);
+    for (const child of this.children) {
+      const result = child.dense(within);
+      t = or(t, result.t);
+      p = or(p, result.p);
+    }
+    return { t, p };
+  }
+
+  describe(): string {
+    return `or(${this.children.map((c) => c.describe()).join(", ")})`;
+  }
+}
+
+/** Negation (`$not`, and `$nor` over an OR): surely true where the child is surely false, unknown stays unknown. */
+export class NotPlan implements PlanNode {
+  readonly condition: Condition;
+  readonly child: PlanNode;
+  readonly estimate: number;
+  readonly size: number;
+
+  constructor(node: Condition, child: PlanNode, size: number) {
+    this.condition = node;
+    this.child = child;
+    this.size = size;
+    this.estimate = 1 - child.estimate;
+  }
+
+  row(i: number): Tri {
+    const answer = this.child.row(i);
+    return answer === UNKNOWN ? UNKNOWN : answer === TRUE ? FALSE : TRUE;
+  }
+
+  dense(within: Bitset | null): DenseResult {
+    const result = this.child.dense(within);
+    return { t: not(result.p, this.size), p: not(result.t, this.size) };
+  }
+
+  describe(): string {
+    return `not(${this.child.describe()})`;
+  }
+}
+
+/** One pass ANDing three dictionary columns' accept tables into `t` (see `AndPlan.fused`). */
+function fusedScan(
+  t: Bitset,
+  size: number,
+  within: Bitset | null,
+  codes: readonly (Uint8Array | Uint16Array)[],
+  accepts: readonly Uint8Array[],
+): void {
+  const c0 = codes[0]!;
+  const c1 = codes[1]!;
+  const c2 = codes[2]!;
+  const a0 = accepts[0]!;
+  const a1 = accepts[1]!;
+  const a2 = accepts[2]!;
+  for (let w = 0; w < t.length; w++) {
+    if (within !== null && within[w] === 0) continue;
+    const base = w << 5;
+    const end = Math.min(base + 32, size);
+    let bits = 0;
+    for (let i = base; i < end; i++) bits |= (a0[c0[i]!]! & a1[c1[i]!]! & a2[c2[i]!]!) << (i - base);
+    t[w] = bits;
+  }
+}
+
+/** `fusedScan` with an interval on a date column (NaN, not a date, fails both comparisons). */
+function fusedScanWithDates(
+  t: Bitset,
+  size: number,
+  within: Bitset | null,
+  codes: readonly (Uint8Array | Uint16Array)[],
+  accepts: readonly Uint8Array[],
+  ms: Float64Array,
+  interval: NonNullable<DateLeaf["interval"]>,
+): void {
+  const c0 = codes[0]!;
+  const c1 = codes[1]!;
+  const c2 = codes[2]!;
+  const a0 = accepts[0]!;
+  const a1 = accepts[1]!;
+  const a2 = accepts[2]!;
+  const { lo, hi, loInclusive, hiInclusive } = interval;
+  for (let w = 0; w < t.length; w++) {
+    if (within !== null && within[w] === 0) continue;
+    const base = w << 5;
+    const end = Math.min(base + 32, size);
+    let bits = 0;
+    for (let i = base; i < end; i++) {
+      const m = ms[i]!;
+      const inside = (loInclusive ? m >= lo : m > lo) && (hiInclusive ? m <= hi : m < hi) ? 1 : 0;
+      bits |= (a0[c0[i]!]! & a1[c1[i]!]! & a2[c2[i]!]! & inside) << (i - base);
+    }
+    t[w] = bits;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Building plans
+
+/**
+ * Builds the plan of a condition over a storage: column leaves where a column answers the node, residual
+ * leaves elsewhere.
+ */
+export function buildPlan(condition: Condition, storage: Storage): PlanNode {
+  const size = storage.size;
+  switch (condition.kind) {
+    case "and":
+      if (condition.children.length === 0) return new ConstantNode(condition, true, size);
+      if (condition.children.length === 1) return buildPlan(condition.children[0]!, storage);
+      return new AndPlan(
+        condition,
+        condition.children.map((child) => buildPlan(child, storage)),
+        size,
+      );
+    case "or":
+      if (condition.children.length === 0) return new ConstantNode(condition, false, size);
+      if (condition.children.length === 1) return buildPlan(condition.children[0]!, storage);
+      return new OrPlan(
+        condition,
+        condition.children.map((child) => buildPlan(child, storage)),
+        size,
+      );
+    case "nor":
+      return new NotPlan(
+        condition,
+        condition.children.length === 0
+          ? new ConstantNode(condition, false, size)
+          : new OrPlan(
+              condition,
+              condition.children.map((child) => buildPlan(child, storage)),
+              size,
+            ),
+        size,
+      );
+    case "not":
+      return new NotPlan(condition, buildPlan(condition.child, storage), size);
+    default:
+      return leafPlan(condition, storage);
+  }
+}
+
+function leafPlan(node: FieldNode, storage: Storage): PlanNode {
+  const size = storage.size;
+  if (node.path.length !== 1) return new ResidualLeaf(node, size);
+  const field = node.path[0]!;
+  const hash = storage.hash(field);
+  if (hash !== undefined && hashLeafEligible(node)) return new HashLeaf(node, hash, size);
+  const date = storage.date(field);
+  if (date !== undefined && dateLeafEligible(node)) return new DateLeaf(node, date, size);
+  const dictionary = storage.dictionary(field);
+  if (dictionary !== undefined) return new DictionaryLeaf(node, dictionary, storage);
+  return new ResidualLeaf(node, size);
+}
+
+/** The conjuncts of a plan: an AND's children, or the plan itself. */
+export function conjuncts(plan: PlanNode): readonly PlanNode[] {
+  return plan instanceof AndPlan ? plan.children : [plan];
+}
+
+/** Finishes a dense evaluation: rows in P \ T are decided by `decide(row)`; returns the matching rows. */
+export function resolveUnknown(result: DenseResult, decide: (row: number) => boolean): Bitset {
+  if (result.p === result.t) return result.t;
+  const unknown = andNot(result.p, result.t);
+  const t = result.t.slice();
+  for (const row of bitsToRows(unknown)) if (decide(row)) setBit(t, row);
+  return t;
+}

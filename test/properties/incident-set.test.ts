@@ -1,0 +1,139 @@
+/**
+ * Properties of `IncidentSet` against a linear scan with the reference interpreter (DECISIONS.md 1.5, 1.9):
+ * `findFirst` is the first element of the matching incidents sorted by creation order, `findAll` is that
+ * sorted list, `count` its length — for generated Search Conditions and incident lists, with incidents added
+ * at construction or one by one between queries, with the default columns and with other layouts.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { recordDateValue } from "../../src/conditions/dates.js";
+import { evaluate } from "../../src/conditions/evaluate.js";
+import { parseSearchConditions } from "../../src/conditions/parse.js";
+import { IncidentSet, type IncidentSetOptions } from "../../src/incidents/incident-set.js";
+import { searchConditionsArb } from "../arbitraries/conditions.js";
+import { incidentArb } from "../arbitraries/incidents.js";
+import { fcOptions } from "../support/fc.js";
+
+type Incident = Record<string, unknown>;
+
+function own(record: Incident, key: string): unknown {
+  return Object.getOwnPropertyDescriptor(record, key)?.value;
+}
+
+/** The reference: a stable sort by (valid CreatedUtcTime or +∞, numeric IncidentId or +∞), then a filter. */
+function scan(incidents: readonly Incident[], raw: unknown): Incident[] {
+  const condition = parseSearchConditions(raw);
+  return incidents
+    .map((incident, position) => {
+      const id = own(incident, "IncidentId");
+      return {
+        incident,
+        position,
+        time: recordDateValue(own(incident, "CreatedUtcTime")) ?? Number.POSITIVE_INFINITY,
+        id: typeof id === "number" && Number.isFinite(id) ? id : Number.POSITIVE_INFINITY,
+      };
+    })
+    .sort((a, b) =>
+      a.time !== b.time
+        ? a.time < b.time
+          ? -1
+          : 1
+        : a.id !== b.id
+          ? a.id < b.id
+            ? -1
+            : 1
+          : a.position - b.position,
+    )
+    .map((entry) => entry.incident)
+    .filter((incident) => evaluate(condition, incident));
+}
+
+/** Incidents with some shared creation times and ids (ties), as the order must break them. */
+const incidentsArb = fc.array(
+  fc.tuple(incidentArb(), fc.integer({ min: 1, max: 6 }), fc.boolean()).map(([incident, id, reuseId]) => {
+    const copy: Incident = { ...incident };
+    if (reuseId) copy.IncidentId = id;
+    return copy;
+  }),
+  { maxLength: 40 },
+);
+
+const layouts: [string, IncidentSetOptions][] = [
+  ["default", {}],
+  ["tiny dictionaries, hash on Title", { maxDictionary: 2, hashFields: ["Title", "IncidentId", "Score"] }],
+  [
+    "dictionary on open fields, closures",
+    { dictionaryFields: ["Score", "Tags", "Flag", "Severity"], compile: { codegen: false } },
+  ],
+];
+
+describe.each(layouts)("IncidentSet agrees with a sorted linear scan (%s)", (_name, options) => {
+  it("findFirst, findAll and count", () => {
+    fc.assert(
+      fc.property(
+        incidentsArb,
+        fc.array(searchConditionsArb(), { minLength: 1, maxLength: 4 }),
+        (incidents, queries) => {
+          const set = new IncidentSet(incidents, options);
+          for (const raw of queries) {
+            const expected = scan(incidents, raw);
+            expect(set.findFirst(raw)).toBe(expected[0]);
+            expect(set.findAll(raw)).toEqual(expected);
+            expect(set.count(raw)).toBe(expected.length);
+          }
+        },
+      ),
+      fcOptions(250),
+    );
+  });
+
+  it("after incidents are added one by one between queries", () => {
+    fc.assert(
+      fc.property(
+        incidentsArb,
+        fc.array(searchConditionsArb(), { minLength: 1, maxLength: 3 }),
+        fc.nat(),
+        (incidents, queries, split) => {
+          const cut = incidents.length === 0 ? 0 : split % (incidents.length + 1);
+          const set = new IncidentSet(incidents.slice(0, cut), options);
+          for (const raw of queries) set.findFirst(raw); // order built, then grown
+          for (const incident of incidents.slice(cut)) {
+            set.add(incident);
+            const raw =
+              queries[incident.IncidentId === undefined ? 0 : Number(incident.IncidentId) % queries.length];
+            expect(set.findFirst(raw)).toBe(scan(set.findAll({}), raw)[0]);
+          }
+          expect(set.size).toBe(incidents.length);
+          for (const raw of queries) {
+            const expected = scan(incidents, raw);
+            expect(set.findFirst(raw)).toBe(expected[0]);
+            expect(set.findAll(raw)).toEqual(expected);
+            expect(set.count(raw)).toBe(expected.length);
+          }
+        },
+      ),
+      fcOptions(150),
+    );
+  });
+});
+
+describe("IncidentSet on larger sets (column and index paths)", () => {
+  it("agrees with the scan on a few hundred incidents", () => {
+    fc.assert(
+      fc.property(
+        fc.array(incidentArb({ oddValues: false }), { minLength: 200, maxLength: 400 }),
+        fc.array(searchConditionsArb(), { minLength: 4, maxLength: 8 }),
+        (incidents, queries) => {
+          const set = new IncidentSet(incidents);
+          for (const raw of queries) {
+            const expected = scan(incidents, raw);
+            expect(set.findFirst(raw)).toBe(expected[0]);
+            expect(set.count(raw)).toBe(expected.length);
+            expect(set.findAll(raw)).toEqual(expected);
+          }
+        },
+      ),
+      fcOptions(40),
+    );
+  });
+});
