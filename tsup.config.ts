@@ -11,6 +11,8 @@ export default defineConfig([
       "commands/index": "src/commands/index.ts",
       "server/index": "src/server/index.ts",
       "client/index": "src/client/index.ts",
+      // Separate so that the main entry's declarations never name the optional mongodb driver.
+      "mongodb/index": "src/incidents/mongo.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -1,4 +1,10 @@
-// incident-query: the engine's public API. Explicit named exports only (DESIGN.md).
+// incident-query: the engine's public API (DESIGN.md). Explicit named exports only; the commands, server,
+// client and MongoDB helper have their own entry points (incident-query/commands, /server, /client, /mongodb).
+
+// Artifact note results.
+export type { ArtifactNoteContextItem, ArtifactNoteInput, ArtifactNoteResult } from "./artifacts/index.js";
+export { buildArtifactNoteResult, formatLocalDate, renderNoteResultTable } from "./artifacts/index.js";
+// Search Conditions: the AST, the catalogue, options and issues.
 export type {
   AllNode,
   AndNode,
@@ -25,5 +31,47 @@ export type {
 export { assertNever } from "./conditions/ast.js";
 export type { CatalogExtension, FieldCatalog, FieldSpec } from "./conditions/catalog.js";
 export { DEFAULT_CATALOG, extendCatalog } from "./conditions/catalog.js";
-export type { Issue, IssueCode, PathSegment } from "./conditions/issues.js";
+export type { CompileOptions, Predicate } from "./conditions/compile.js";
+export { compile } from "./conditions/compile.js";
+export { evaluate } from "./conditions/evaluate.js";
+export type { Issue, IssueCode, IssueDetail, LimitName, PathSegment } from "./conditions/issues.js";
 export { formatIssues, formatPath, SearchConditionsError } from "./conditions/issues.js";
+export type { ConditionLimits, ParseOptions } from "./conditions/options.js";
+export { DEFAULT_LIMITS } from "./conditions/options.js";
+// Search Conditions: parse, print, evaluate, compile, translate.
+export type { SafeParseResult } from "./conditions/parse.js";
+export { parseSearchConditions, safeParseSearchConditions } from "./conditions/parse.js";
+export type { SearchConditionsJson } from "./conditions/print.js";
+export { explain, toSearchConditions } from "./conditions/print.js";
+export type {
+  DateStorage,
+  MongoFilter,
+  MongoFind,
+  MongoQuery,
+  MongoRegex,
+  MongoSort,
+  ToMongoOptions,
+} from "./conditions/to-mongo.js";
+export { toMongoFilter, toMongoFind } from "./conditions/to-mongo.js";
+// Incident sets.
+export type { IncidentSetFootprint, IncidentSetOptions, IncidentSetPlan } from "./incidents/index.js";
+export { IncidentSet } from "./incidents/index.js";
+// Timelines.
+export type {
+  SortOrder,
+  TimelineEntry,
+  TimelineEntryProblem,
+  TimelineFilter,
+  TimelineProblemCode,
+  TimelineQuery,
+  TimelineValidation,
+} from "./timeline/index.js";
+export {
+  createTimelineIndex,
+  InvalidSortOrderError,
+  parseSortOrder,
+  queryTimeline,
+  SORT_ORDER_TOKENS,
+  TimelineIndex,
+  validateTimelineEntries,
+} from "./timeline/index.js";

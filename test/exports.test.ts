@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import * as client from "../src/client/index.js";
+import * as commands from "../src/commands/index.js";
+import * as mongodb from "../src/incidents/mongo.js";
+import * as engine from "../src/index.js";
+import * as server from "../src/server/index.js";
+
+// The public names users rely on (DESIGN.md, public API). A change here is an API change: update the
+// CHANGELOG with it.
+describe("public API", () => {
+  it("the engine entry exports exactly these runtime names", () => {
+    expect(Object.keys(engine).sort()).toMatchInlineSnapshot(`
+      [
+        "DEFAULT_CATALOG",
+        "DEFAULT_LIMITS",
+        "IncidentSet",
+        "InvalidSortOrderError",
+        "SORT_ORDER_TOKENS",
+        "SearchConditionsError",
+        "TimelineIndex",
+        "assertNever",
+        "buildArtifactNoteResult",
+        "compile",
+        "createTimelineIndex",
+        "evaluate",
+        "explain",
+        "extendCatalog",
+        "formatIssues",
+        "formatLocalDate",
+        "formatPath",
+        "parseSearchConditions",
+        "parseSortOrder",
+        "queryTimeline",
+        "renderNoteResultTable",
+        "safeParseSearchConditions",
+        "toMongoFilter",
+        "toMongoFind",
+        "toSearchConditions",
+        "validateTimelineEntries",
+      ]
+    `);
+  });
+
+  it("the commands, server, client and mongodb entries export their documented names", () => {
+    expect(Object.keys(commands)).toEqual(
+      expect.arrayContaining([
+        "createCommandHandler",
+        "createMemoryBackend",
+        "loadSampleDataset",
+        "validateDataset",
+        "INVALID_JSON",
+      ]),
+    );
+    expect(Object.keys(server)).toEqual(expect.arrayContaining(["createServer"]));
+    expect(Object.keys(client)).toEqual(
+      expect.arrayContaining(["createCommandClient", "CommandClientError"]),
+    );
+    expect(Object.keys(mongodb)).toEqual(["firstMatchingIncident"]);
+  });
+});

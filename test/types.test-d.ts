@@ -1,0 +1,50 @@
+import { describe, expectTypeOf, it } from "vitest";
+import {
+  type Condition,
+  compile,
+  IncidentSet,
+  type Issue,
+  type Predicate,
+  parseSearchConditions,
+  queryTimeline,
+  safeParseSearchConditions,
+  type TimelineEntry,
+} from "../src/index.js";
+
+describe("public types", () => {
+  it("parse returns a Condition; safeParse narrows on success", () => {
+    expectTypeOf(parseSearchConditions({})).toEqualTypeOf<Condition>();
+    const result = safeParseSearchConditions({});
+    if (result.success) expectTypeOf(result.condition).toEqualTypeOf<Condition>();
+    else expectTypeOf(result.issues).toEqualTypeOf<[Issue, ...Issue[]]>();
+    // @ts-expect-error: the failure branch has no condition
+    if (!result.success) void result.condition;
+  });
+
+  it("a compiled predicate takes an incident and carries its condition", () => {
+    const predicate = compile(parseSearchConditions({ Severity: "High" }));
+    expectTypeOf(predicate).toEqualTypeOf<Predicate>();
+    expectTypeOf(predicate).parameter(0).toEqualTypeOf<unknown>(); // records are untrusted
+    expectTypeOf(predicate).returns.toEqualTypeOf<boolean>();
+    expectTypeOf(predicate.condition).toEqualTypeOf<Condition>();
+  });
+
+  it("an IncidentSet keeps the record type", () => {
+    const set = new IncidentSet([{ IncidentId: 1, Number: "INC-1" }]);
+    expectTypeOf(set.findFirst({})).toEqualTypeOf<{ IncidentId: number; Number: string } | undefined>();
+  });
+
+  it("the AST is a discriminated union: narrowing by kind", () => {
+    const condition = parseSearchConditions({ Severity: "High" });
+    if (condition.kind === "eq") expectTypeOf(condition.path).toEqualTypeOf<readonly string[]>();
+    // @ts-expect-error: no such node kind
+    if (condition.kind === "regexp") void condition;
+  });
+
+  it("queryTimeline returns entries of the type it is given", () => {
+    const entries: TimelineEntry[] = [];
+    expectTypeOf(queryTimeline(entries, { sortOrder: "desc" })).toEqualTypeOf<TimelineEntry[]>();
+    // @ts-expect-error: the sort order is parsed first (parseSortOrder), not passed raw
+    queryTimeline(entries, { sortOrder: "DESC" });
+  });
+});
