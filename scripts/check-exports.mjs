@@ -11,12 +11,16 @@ for (const [subpath, target] of Object.entries(pkg.exports)) {
   const specifier = subpath === "." ? pkg.name : `${pkg.name}/${subpath.slice(2)}`;
   for (const condition of ["import", "require"]) {
     const types = target[condition]?.types;
-    if (!types || !existsSync(new URL(`../${types}`, import.meta.url))) failures.push(`${specifier} (${condition}): missing types ${types}`);
+    if (!types || !existsSync(new URL(`../${types}`, import.meta.url)))
+      failures.push(`${specifier} (${condition}): missing types ${types}`);
   }
   const esm = Object.keys(await import(specifier)).sort();
-  const cjs = Object.keys(require(specifier)).filter((k) => k !== "__esModule").sort();
+  const cjs = Object.keys(require(specifier))
+    .filter((k) => k !== "__esModule")
+    .sort();
   if (esm.length === 0) failures.push(`${specifier}: no exports`);
-  if (JSON.stringify(esm) !== JSON.stringify(cjs)) failures.push(`${specifier}: ESM exports ${esm} differ from CJS exports ${cjs}`);
+  if (JSON.stringify(esm) !== JSON.stringify(cjs))
+    failures.push(`${specifier}: ESM exports ${esm} differ from CJS exports ${cjs}`);
   console.log(`${specifier}: ${esm.length} exports, ESM and CJS agree`);
 }
 if (failures.length > 0) {

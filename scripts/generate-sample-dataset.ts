@@ -368,7 +368,8 @@ function main(): void {
   }
   writeFileSync(OUTPUT, `${JSON.stringify(dataset, null, 1)}\n`);
   // The CLI's bundled example for `incident-query match` (written only beside the bundled dataset).
-  if (process.argv[2] === undefined) writeFileSync(INCIDENTS_OUTPUT, `${JSON.stringify(dataset.incidents, null, 1)}\n`);
+  if (process.argv[2] === undefined)
+    writeFileSync(INCIDENTS_OUTPUT, `${JSON.stringify(dataset.incidents, null, 1)}\n`);
   console.log(
     `Wrote ${OUTPUT}: ${Object.entries(dataset)
       .map(([k, v]) => `${(v as unknown[]).length} ${k}`)

@@ -10,9 +10,6 @@
  * segment also indexes an array), written here independently of the library.
  */
 
-import { DEFAULT_CATALOG, fieldKindOf } from "../../src/conditions/catalog.js";
-import { parseIsoUtc } from "../../src/conditions/dates.js";
-
 /** The identifiers of the known differences (sections of known-differences.md). */
 export type MingoDifference =
   | "all-on-non-array"
