@@ -1,9 +1,6 @@
 import type { Command } from "commander";
-import { formatPath } from "../conditions/issues.js";
-import { safeParseSearchConditions } from "../conditions/parse.js";
 import { explain } from "../conditions/print.js";
-import { EXIT } from "./exit-codes.js";
-import { readJsonArgument } from "./input.js";
+import { readSearchConditionsArgument } from "./input.js";
 import type { CliContext } from "./program.js";
 
 /**
@@ -25,14 +22,8 @@ Examples:
 Exit codes: 0 valid, 2 invalid (each issue printed as "path: message"), 64 usage, 66 unreadable file.`,
     )
     .action(async (conditionsArgument: string) => {
-      const input = await readJsonArgument(conditionsArgument, "Search Conditions");
-      const parsed = safeParseSearchConditions(input);
-      if (!parsed.success) {
-        for (const issue of parsed.issues)
-          context.stderr.write(`${formatPath(issue.path)}: ${issue.message}\n`);
-        context.exitCode = EXIT.invalid;
-        return;
-      }
-      context.stdout.write(`${explain(parsed.condition)}\n`);
+      const condition = await readSearchConditionsArgument(conditionsArgument, context);
+      if (condition === undefined) return;
+      context.stdout.write(`${explain(condition)}\n`);
     });
 }

@@ -9,7 +9,11 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import cliProgress from "cli-progress";
 import streamArray from "stream-json/streamers/stream-array.js";
+import type { Condition } from "../conditions/ast.js";
+import { formatIssues } from "../conditions/issues.js";
+import { safeParseSearchConditions } from "../conditions/parse.js";
 import { CliError, EXIT } from "./exit-codes.js";
+import type { CliContext } from "./program.js";
 
 /**
  * Reads a JSON argument: the text itself, or `@path` for a file's contents.
@@ -30,6 +34,23 @@ export async function readJsonArgument(argument: string, what: string): Promise<
   } catch (error) {
     throw new CliError(`The ${what} are not valid JSON: ${(error as Error).message}`, EXIT.invalid);
   }
+}
+
+/**
+ * Reads and parses a Search Conditions argument (inline JSON or `@file`). When the conditions are invalid,
+ * prints every issue as `path: message` on stderr, sets the exit code to `EXIT.invalid` (2) and returns
+ * `undefined`.
+ * @throws {CliError} as `readJsonArgument` does
+ */
+export async function readSearchConditionsArgument(
+  argument: string,
+  context: CliContext,
+): Promise<Condition | undefined> {
+  const parsed = safeParseSearchConditions(await readJsonArgument(argument, "Search Conditions"));
+  if (parsed.success) return parsed.condition;
+  context.stderr.write(`${formatIssues(parsed.issues)}\n`);
+  context.exitCode = EXIT.invalid;
+  return undefined;
 }
 
 /** Options of `readRecords`. */

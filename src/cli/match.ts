@@ -1,10 +1,8 @@
 import type { Command } from "commander";
 import { compile } from "../conditions/compile.js";
-import { formatPath } from "../conditions/issues.js";
-import { safeParseSearchConditions } from "../conditions/parse.js";
 import { isBefore, orderKeyOf } from "../incidents/order.js";
 import { CliError, EXIT } from "./exit-codes.js";
-import { readJsonArgument, readRecords } from "./input.js";
+import { readRecords, readSearchConditionsArgument } from "./input.js";
 import type { CliContext } from "./program.js";
 
 /**
@@ -30,15 +28,9 @@ Exit codes: 0 printed a match, 1 no match, 2 invalid Search Conditions, 64 usage
 66 unreadable file.`,
     )
     .action(async (conditionsArgument: string, options: { incidents: string }) => {
-      const input = await readJsonArgument(conditionsArgument, "Search Conditions");
-      const parsed = safeParseSearchConditions(input);
-      if (!parsed.success) {
-        for (const issue of parsed.issues)
-          context.stderr.write(`${formatPath(issue.path)}: ${issue.message}\n`);
-        context.exitCode = EXIT.invalid;
-        return;
-      }
-      const matches = compile(parsed.condition);
+      const condition = await readSearchConditionsArgument(conditionsArgument, context);
+      if (condition === undefined) return;
+      const matches = compile(condition);
       let best: { incident: object; key: ReturnType<typeof orderKeyOf> } | undefined;
       let index = 0;
       for await (const record of readRecords(options.incidents, { progressStream: context.stderr })) {

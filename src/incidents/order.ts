@@ -12,18 +12,22 @@ export interface OrderKey {
   readonly id: number;
 }
 
-/** Reads the order key of an incident record (own properties only); never throws. */
+/**
+ * Reads the order key of an incident record; never throws. Fields are read as own data properties, as
+ * `evaluate` reads them: an accessor counts as absent and is never called.
+ */
 export function orderKeyOf(incident: object): OrderKey {
-  const created = Object.hasOwn(incident, "CreatedUtcTime")
-    ? recordDateValue((incident as Record<string, unknown>).CreatedUtcTime)
-    : undefined;
-  const rawId = Object.hasOwn(incident, "IncidentId")
-    ? (incident as Record<string, unknown>).IncidentId
-    : undefined;
+  const created = recordDateValue(ownDataValue(incident, "CreatedUtcTime"));
+  const rawId = ownDataValue(incident, "IncidentId");
   return {
     time: created ?? Number.POSITIVE_INFINITY,
     id: typeof rawId === "number" && Number.isFinite(rawId) ? rawId : Number.POSITIVE_INFINITY,
   };
+}
+
+function ownDataValue(record: object, key: string): unknown {
+  const descriptor = Object.getOwnPropertyDescriptor(record, key);
+  return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
 }
 
 /** True when key `a` comes strictly before key `b` (equal keys: false, so the earlier position wins). */

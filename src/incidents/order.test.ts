@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { compareOrderKeys, isBefore, orderKeyOf } from "./order.js";
+
+describe("orderKeyOf / compareOrderKeys (DECISIONS 1.9)", () => {
+  const sorted = (incidents: object[]) =>
+    [...incidents].sort((a, b) => compareOrderKeys(orderKeyOf(a), orderKeyOf(b)));
+
+  it("orders by CreatedUtcTime, then IncidentId; undated and id-less last", () => {
+    const a = { IncidentId: 2, CreatedUtcTime: "2024-01-02T00:00:00Z" };
+    const b = { IncidentId: 1, CreatedUtcTime: new Date("2024-01-02T00:00:00Z") };
+    const c = { IncidentId: 9, CreatedUtcTime: "2024-01-01T00:00:00Z" };
+    const undated = { IncidentId: 0 };
+    const invalid = { IncidentId: -1, CreatedUtcTime: "2024-02-30T00:00:00Z" };
+    const noId = { CreatedUtcTime: "2024-01-02T00:00:00Z" };
+    expect(sorted([undated, a, noId, invalid, b, c])).toEqual([c, b, a, noId, invalid, undated]);
+  });
+
+  it("reads own data properties only: inherited values and getters count as absent, and never throw", () => {
+    const inherited = Object.create({ CreatedUtcTime: "2024-01-01T00:00:00Z", IncidentId: 1 }) as object;
+    expect(orderKeyOf(inherited)).toEqual({ time: Number.POSITIVE_INFINITY, id: Number.POSITIVE_INFINITY });
+    const getter = Object.defineProperty({}, "CreatedUtcTime", {
+      get() {
+        throw new Error("never called");
+      },
+      enumerable: true,
+    });
+    expect(orderKeyOf(getter).time).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it("isBefore is strict, so the earlier position wins a tie", () => {
+    const key = orderKeyOf({ IncidentId: 1, CreatedUtcTime: "2024-01-01T00:00:00Z" });
+    expect(isBefore(key, { ...key })).toBe(false);
+    expect(isBefore(key, { ...key, id: 2 })).toBe(true);
+  });
+});
