@@ -18,8 +18,8 @@ const packages = lock.packages;
 /** The platform fields of a native-binary package, from the suffix of its name. */
 function platformOf(suffix) {
   const [os, cpu, abi] = suffix.split("-");
-  const fields = { os: [os], cpu: [cpu === "arm" ? "arm" : cpu] };
-  if (os === "linux") fields.libc = [abi !== undefined && abi.includes("musl") ? "musl" : "glibc"];
+  const fields = { os: [os], cpu: [cpu] };
+  if (os === "linux") fields.libc = [abi?.includes("musl") ? "musl" : "glibc"];
   return fields;
 }
 
