@@ -18,6 +18,7 @@ import {
   FIRST_VALUE_CODE,
   fullBitset,
   HashIndex,
+  MAX_CODE_BITSETS,
   mergeRows,
   ownDataValue,
   popcount,
@@ -139,6 +140,40 @@ describe("DictionaryColumn", () => {
     });
     const { offsets, rows } = column.postings(Int32Array.from([3, 1, 0, 2]), 4);
     expect([...rows.subarray(offsets[FIRST_VALUE_CODE]!, offsets[FIRST_VALUE_CODE + 1]!)]).toEqual([3, 0, 2]);
+  });
+});
+
+describe("DictionaryColumn.codeBitsets", () => {
+  it("sets row i in the bitset of its code only, and is rebuilt after an add", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom("a", "b", "c", null, undefined), fc.integer({ min: 0, max: 5 })), {
+          maxLength: 100,
+        }),
+        (values) => {
+          const column = new DictionaryColumn("F", 4, 4096);
+          for (const [row, value] of values.entries()) column.set(row, value, row + 1);
+          const size = values.length;
+          const bits = column.codeBitsets(size);
+          expect(bits).toBeDefined();
+          expect(bits!.length).toBe(column.values.length);
+          for (let code = 0; code < bits!.length; code++) {
+            const expected = values.flatMap((_, row) => (column.codes[row] === code ? [row] : []));
+            expect([...bitsToRows(bits![code]!)]).toEqual(expected);
+          }
+          column.set(size, "z", size + 1);
+          const after = column.codeBitsets(size + 1)!;
+          expect([...bitsToRows(after[column.codeOf("z")!]!)]).toEqual([size]);
+        },
+      ),
+      fcOptions(200),
+    );
+  });
+
+  it("keeps none for a column of more codes than MAX_CODE_BITSETS", () => {
+    const column = new DictionaryColumn("F", 4, 4096);
+    for (let row = 0; row < MAX_CODE_BITSETS; row++) column.set(row, `v${row}`, row + 1);
+    expect(column.codeBitsets(MAX_CODE_BITSETS)).toBeUndefined();
   });
 });
 

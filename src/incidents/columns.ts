@@ -4,7 +4,8 @@
  *
  * - `DictionaryColumn`: a field's scalar values (strings, numbers, booleans) dictionary-encoded as small
  *   integer codes (`Uint8Array`, widened to `Uint16Array` past 253 distinct values), with a per-code
- *   histogram and, built on demand, per-code postings in creation order.
+ *   histogram and, built on demand, per-code postings in creation order and (columns of at most
+ *   `MAX_CODE_BITSETS` codes) per-code row bitsets.
  * - `DateColumn`: a catalogue date field as epoch ms (`Float64Array`) and a state per row.
  * - `HashIndex`: equality lookup on a selective field (`Number`, `ExternalKey`, `IncidentId`).
  * - `Bitset`: the selection vectors the planner combines.
@@ -110,6 +111,9 @@ export const CODE_COMPLEX = 2;
 /** The first code of a dictionary value. */
 export const FIRST_VALUE_CODE = 3;
 
+/** Columns with at most this many codes (special codes included) keep per-code bitsets on demand (1 bit per row and code). */
+export const MAX_CODE_BITSETS = 24;
+
 /** The default number of distinct values past which a dictionary column is dropped (not selective enough to encode). */
 export const DEFAULT_MAX_DICTIONARY = 4096;
 
@@ -129,6 +133,8 @@ export class DictionaryColumn {
   /** Per-code row lists in creation order, built on demand by `postings()`. */
   private postingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
   private rowPostingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
+  /** Per-code row bitsets (low-cardinality columns only), built on demand by `codeBitsets()`. */
+  private codeBitsCache: Bitset[] | undefined;
 
   constructor(field: string, capacity: number, maxDictionary: number) {
     this.field = field;
@@ -165,6 +171,7 @@ export class DictionaryColumn {
     this.counts[code]!++;
     this.postingCache = undefined;
     this.rowPostingCache = undefined;
+    this.codeBitsCache = undefined;
   }
 
   /** The code of a scalar value, or undefined when no row holds it. */
@@ -217,10 +224,29 @@ export class DictionaryColumn {
     return this.rowPostingCache;
   }
 
+  /**
+   * One bitset of rows per code (`bits[code]` has row `i` set when `codes[i] === code`), for columns of at
+   * most `MAX_CODE_BITSETS` codes (special codes included): AND/OR of whole leaves then run 32 rows per
+   * word operation. Built once (O(n)), kept until the next add; undefined for wider columns.
+   * @param size - the number of rows
+   */
+  codeBitsets(size: number): readonly Bitset[] | undefined {
+    if (this.codeBitsCache !== undefined) return this.codeBitsCache;
+    const codeCount = this.values.length;
+    if (this.dropped || codeCount > MAX_CODE_BITSETS) return undefined;
+    const bits: Bitset[] = [];
+    for (let c = 0; c < codeCount; c++) bits.push(emptyBitset(size));
+    const codes = this.codes;
+    for (let i = 0; i < size; i++) bits[codes[i]!]![i >>> 5]! |= 1 << (i & 31);
+    this.codeBitsCache = bits;
+    return bits;
+  }
+
   /** Bytes held (typed arrays; the dictionary's strings are shared with the records). */
   bytes(): number {
     return (
       this.codes.byteLength +
+      (this.codeBitsCache === undefined ? 0 : this.codeBitsCache.length * (this.codes.length >>> 3)) +
       (this.postingCache === undefined ? 0 : this.postingCache.rows.byteLength) +
       (this.rowPostingCache === undefined ? 0 : this.rowPostingCache.rows.byteLength)
     );

@@ -1,5 +1,8 @@
+import fc from "fast-check";
 import { describe, expect, expectTypeOf, it } from "vitest";
+import { fcOptions } from "../../test/support/fc.js";
 import type { Condition } from "../conditions/ast.js";
+import { evaluate } from "../conditions/evaluate.js";
 import { SearchConditionsError } from "../conditions/issues.js";
 import { parseSearchConditions } from "../conditions/parse.js";
 import { IncidentSet } from "./incident-set.js";
@@ -219,5 +222,48 @@ describe("IncidentSet: access paths", () => {
     expect(
       set.findFirst({ CreatedUtcTime: { $gt: { $date: "2024-03-01T00:00:00Z" } }, Severity: "Critical" }),
     ).toBe(scan((i) => String(i.CreatedUtcTime) > "2024-03-01T00:00:00Z" && i.Severity === "Critical")[0]);
+  });
+});
+
+describe("IncidentSet: AND of dictionary leaves (per-code bitsets)", () => {
+  const value = fc.oneof(
+    fc.constantFrom("Open", "Closed", "Triage", "Splunk", null, undefined),
+    fc.integer({ min: 0, max: 3 }),
+  );
+  const leaf = fc.oneof(
+    fc.record({
+      op: fc.constantFrom("$eq", "$ne"),
+      operand: fc.constantFrom("Open", "Closed", "Triage", null),
+    }),
+    fc.record({
+      op: fc.constantFrom("$in", "$nin"),
+      operand: fc.array(fc.constantFrom("Open", "Closed", "Splunk", null), { maxLength: 3 }),
+    }),
+  );
+  const field = fc.constantFrom("Type", "Stage", "DataSource");
+
+  it("counts like evaluate, before and after more incidents are added", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ Type: value, Stage: value, DataSource: value }), { maxLength: 80 }),
+        fc.array(fc.record({ Type: value, Stage: value }), { maxLength: 10 }),
+        fc.array(fc.tuple(field, leaf), { minLength: 2, maxLength: 4 }),
+        (first, later, leaves) => {
+          const raw: Record<string, unknown> = {};
+          for (const [name, { op, operand }] of leaves)
+            raw[name] = { ...(raw[name] as object), [op]: operand };
+          const condition = parseSearchConditions(raw);
+          const strip = (r: Record<string, unknown>) =>
+            Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined));
+          const set = new IncidentSet(first.map(strip));
+          const expected = (rows: Record<string, unknown>[]) =>
+            rows.filter((r) => evaluate(condition, strip(r))).length;
+          expect(set.count(condition)).toBe(expected(first));
+          for (const r of later) set.add(strip(r));
+          expect(set.count(condition)).toBe(expected([...first, ...later]));
+        },
+      ),
+      fcOptions(300),
+    );
   });
 });

@@ -572,8 +572,10 @@ const SEED_FRACTION = 1 / 8;
 
 /**
  * AND of children under three-valued logic (false wins, then unknown). Evaluation: a selective child's
- * rows seed a row-at-a-time pass; else up to three column leaves run fused in one pass; else children run
- * most selective first, each over the rows still possible, switching to row-at-a-time when few remain.
+ * rows seed a row-at-a-time pass; else column leaves deciding every row run fused (dictionary leaves of
+ * low-cardinality columns as word-wide operations on per-code bitsets, otherwise up to three column leaves
+ * in one pass over the rows); else children run most selective first, each over the rows still possible,
+ * switching to row-at-a-time when few remain.
  */
 export class AndPlan implements PlanNode {
   readonly condition: Condition;
@@ -715,7 +717,12 @@ export class AndPlan implements PlanNode {
         date = child;
       } else return undefined;
     }
-    if (codes.length === 0 || codes.length > 3) return undefined;
+    if (codes.length === 0) return undefined;
+    if (date === undefined && within === null) {
+      const bits = this.fusedByCodeBitsets();
+      if (bits !== undefined) return { t: bits, p: bits };
+    }
+    if (codes.length > 3) return undefined;
     // Fewer than three columns: repeat the first (AND is idempotent), so one loop shape serves all.
     while (codes.length < 3) {
       codes.push(codes[0]!);
@@ -727,6 +734,44 @@ export class AndPlan implements PlanNode {
     else fusedScanWithDates(t, size, within, codes, accepts, date.column.ms, date.interval!);
     if (within !== null) for (let w = 0; w < t.length; w++) t[w]! &= within[w]!;
     return { t, p: t };
+  }
+
+  /**
+   * `fused` over whole words: each child (a dictionary leaf deciding every row, of a column with per-code
+   * bitsets) is the OR of its accepted codes' bitsets, or the complement of its rejected ones when fewer;
+   * the children are ANDed word by word. Undefined when a column keeps no per-code bitsets.
+   */
+  private fusedByCodeBitsets(): Bitset | undefined {
+    const size = this.size;
+    const perChild: { bits: readonly Bitset[]; codes: number[]; complement: boolean }[] = [];
+    for (const child of this.children) {
+      const leaf = child as DictionaryLeaf;
+      const bits = leaf.column.codeBitsets(size);
+      if (bits === undefined) return undefined;
+      const accepted: number[] = [];
+      const rejected: number[] = [];
+      const accept = leaf.accept;
+      for (let code = 0; code < accept.length; code++) {
+        // UNKNOWN only on CODE_COMPLEX, which no row holds here (`unknownCount === 0`).
+        if (accept[code] === TRUE) accepted.push(code);
+        else if (leaf.column.counts[code]! > 0) rejected.push(code);
+      }
+      const complement = rejected.length < accepted.length;
+      perChild.push({ bits, codes: complement ? rejected : accepted, complement });
+    }
+    const t = fullBitset(size);
+    const words = t.length;
+    const acc = new Uint32Array(words);
+    for (const { bits, codes, complement } of perChild) {
+      acc.fill(0);
+      for (const code of codes) {
+        const b = bits[code]!;
+        for (let w = 0; w < words; w++) acc[w]! |= b[w]!;
+      }
+      if (complement) for (let w = 0; w < words; w++) t[w]! &= ~acc[w]!;
+      else for (let w = 0; w < words; w++) t[w]! &= acc[w]!;
+    }
+    return t;
   }
 
   private hasResidual(): boolean {
