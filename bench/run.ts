@@ -238,7 +238,9 @@ function printSize(
   records: readonly GeneratedIncident[],
 ): void {
   const size = records.length;
-  write("\ncount: median per query; ×: other / ours (>1: ours faster); c/hand: compile time / hand-written time");
+  write(
+    "\ncount: median per query; ×: other / ours (>1: ours faster); c/hand: compile time / hand-written time",
+  );
   write(
     `${"query".padEnd(46)}${"matches".padStart(9)}${"compile".padStart(9)}${"×mingo".padStart(8)}${"×sift".padStart(8)}${"c/hand".padStart(8)}${"closure".padStart(9)}${"evaluate".padStart(9)}${"set.count".padStart(10)}${"×hand".padStart(7)}${"findAll".padStart(9)}`,
   );
