@@ -15,7 +15,7 @@
  * never modified.
  */
 
-import { dateFieldMs } from "../conditions/compile.js";
+import { dateFieldMs } from "../conditions/dates.js";
 
 /** Reads a record's own data property as the reference does: accessors and `undefined` are absent. */
 export function ownDataValue(record: object, key: string): unknown {
