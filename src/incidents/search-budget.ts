@@ -1,0 +1,81 @@
+/**
+ * The time budget of a search over a collection (DECISIONS.md 1.7, "Time budget"; docs/semantics.md
+ * "Limits"). The engine reads no clock of its own: the caller passes `clock`, and the search calls it at
+ * least once every {@link BUDGET_CHECK_INTERVAL} records.
+ */
+
+/** How often, at most, a budgeted search goes without reading the clock: every 1,024 records. */
+export const BUDGET_CHECK_INTERVAL = 1024;
+
+/**
+ * A search's time budget: `maxTimeMS` (MongoDB's name) in milliseconds, measured with `clock`.
+ * `clock` returns milliseconds from any fixed origin (`() => performance.now()`, or a fake in tests).
+ * With no `maxTimeMS` the search is unbounded and `clock` is never called.
+ */
+export interface SearchBudget {
+  /** The budget in milliseconds: a finite number ≥ 0. */
+  readonly maxTimeMS?: number | undefined;
+  /** Milliseconds from any fixed origin; required when `maxTimeMS` is set. */
+  readonly clock?: (() => number) | undefined;
+}
+
+/**
+ * Thrown by a budgeted search that ran past its `maxTimeMS` (DECISIONS.md 1.7). The command handler
+ * answers it as a command failure: `The Search Conditions took longer than 2000 ms to evaluate.`
+ */
+export class SearchTimeoutError extends Error {
+  /** Always `"search_timeout"`. */
+  readonly code = "search_timeout" as const;
+  /** The budget that was exceeded, in milliseconds. */
+  readonly maxTimeMS: number;
+
+  constructor(maxTimeMS: number) {
+    super(`The Search Conditions took longer than ${maxTimeMS} ms to evaluate.`);
+    this.name = "SearchTimeoutError";
+    this.maxTimeMS = maxTimeMS;
+  }
+}
+
+/**
+ * A running budget: `tick()` once per record examined; it reads the clock every
+ * {@link BUDGET_CHECK_INTERVAL} ticks and throws past the deadline.
+ */
+export interface BudgetTimer {
+  /** Counts one record; throws {@link SearchTimeoutError} when the deadline has passed. */
+  tick(): void;
+  /** Reads the clock now; throws {@link SearchTimeoutError} when the deadline has passed. */
+  check(): void;
+}
+
+const UNBOUNDED: BudgetTimer = Object.freeze({ tick() {}, check() {} });
+
+/**
+ * Starts a budget. Without `maxTimeMS` the timer does nothing (and never reads a clock).
+ * @throws {TypeError} when `maxTimeMS` is not a finite number ≥ 0, or is set without a `clock` function
+ */
+export function startBudget(budget: SearchBudget | undefined): BudgetTimer {
+  if (budget === undefined || budget.maxTimeMS === undefined) return UNBOUNDED;
+  const { maxTimeMS, clock } = budget;
+  if (typeof maxTimeMS !== "number" || !Number.isFinite(maxTimeMS) || maxTimeMS < 0) {
+    throw new TypeError(`maxTimeMS must be a finite number of milliseconds ≥ 0, found ${String(maxTimeMS)}.`);
+  }
+  if (typeof clock !== "function") {
+    throw new TypeError(
+      "maxTimeMS needs a clock: pass { maxTimeMS, clock: () => performance.now() } (the engine reads no clock of its own).",
+    );
+  }
+  const deadline = clock() + maxTimeMS;
+  let countdown = BUDGET_CHECK_INTERVAL;
+  const check = (): void => {
+    if (clock() > deadline) throw new SearchTimeoutError(maxTimeMS);
+  };
+  return {
+    tick() {
+      if (--countdown === 0) {
+        countdown = BUDGET_CHECK_INTERVAL;
+        check();
+      }
+    },
+    check,
+  };
+}
