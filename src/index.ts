@@ -54,8 +54,14 @@ export type {
 } from "./conditions/to-mongo.js";
 export { toMongoFilter, toMongoFind } from "./conditions/to-mongo.js";
 // Incident sets.
-export type { IncidentSetFootprint, IncidentSetOptions, IncidentSetPlan } from "./incidents/index.js";
-export { IncidentSet } from "./incidents/index.js";
+export type {
+  BudgetTimer,
+  IncidentSetFootprint,
+  IncidentSetOptions,
+  IncidentSetPlan,
+  SearchBudget,
+} from "./incidents/index.js";
+export { BUDGET_CHECK_INTERVAL, IncidentSet, SearchTimeoutError, startBudget } from "./incidents/index.js";
 // Timelines.
 export type {
   SortOrder,

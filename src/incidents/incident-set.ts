@@ -47,6 +47,7 @@ import {
   TRUE,
   UNKNOWN,
 } from "./planner.js";
+import { type SearchBudget, startBudget } from "./search-budget.js";
 
 /** The field whose value orders incidents (DECISIONS.md 1.9). */
 export const ORDER_FIELD = "CreatedUtcTime";
@@ -247,11 +248,16 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * without a valid one after all dated ones; ties by `IncidentId` ascending (incidents without a numeric
    * `IncidentId` after those with one), then by insertion order.
    * @param conditions - a parsed Condition or raw Search Conditions JSON
+   * @param budget - optional time budget (`maxTimeMS` with a `clock`; DECISIONS.md 1.7)
    * @returns the matching incident (the caller's object), or undefined
    * @throws {SearchConditionsError} when raw JSON is invalid; `.issues` lists every problem
+   * @throws {SearchTimeoutError} when the search runs past `budget.maxTimeMS`
+   * @throws {TypeError} when the budget is malformed (see `startBudget`)
    * @example set.findFirst({ Number: "20240301-17" }) //=> { IncidentId: 101, Number: "20240301-17", … }
    */
-  findFirst(conditions: Condition | unknown): T | undefined {
+  findFirst(conditions: Condition | unknown, budget?: SearchBudget): T | undefined {
+    // TODO(budget): tick the timer inside the scans (issue 10); for now the budget is only validated.
+    startBudget(budget);
     const condition = toCondition(conditions, this.parseOptions, this.checked);
     this.ensureOrdered();
     const row = this.firstRow(condition).run();
