@@ -11,12 +11,14 @@ describe("public API", () => {
   it("the engine entry exports exactly these runtime names", () => {
     expect(Object.keys(engine).sort()).toMatchInlineSnapshot(`
       [
+        "BUDGET_CHECK_INTERVAL",
         "DEFAULT_CATALOG",
         "DEFAULT_LIMITS",
         "IncidentSet",
         "InvalidSortOrderError",
         "SORT_ORDER_TOKENS",
         "SearchConditionsError",
+        "SearchTimeoutError",
         "TimelineIndex",
         "assertNever",
         "buildArtifactNoteResult",
@@ -33,6 +35,7 @@ describe("public API", () => {
         "queryTimeline",
         "renderNoteResultTable",
         "safeParseSearchConditions",
+        "startBudget",
         "toMongoFilter",
         "toMongoFind",
         "toSearchConditions",
