@@ -1,0 +1,3 @@
+import type { MatchCase } from "./types.js";
+
+export const jstestsCases: readonly MatchCase[] = [];
