@@ -90,15 +90,21 @@ export interface ConformanceRun {
  */
 export function runConformance({ engine, run, skip = SKIPS, cases = allCases }: ConformanceRun): void {
   const skipOf = new Map<string, Skip>();
+  const twice: string[] = [];
   for (const entry of skip) {
     if (!skipApplies(entry, engine)) continue;
-    for (const name of entry.tests) skipOf.set(name, entry);
+    for (const name of entry.tests) {
+      if (skipOf.has(name)) twice.push(name);
+      skipOf.set(name, entry);
+    }
   }
 
   describe(`conformance: ${engine}`, () => {
-    it("skips only cases that exist", () => {
+    it("skips only cases that exist, each at most once, each with a reason", () => {
       const names = new Set(cases.map((matchCase) => matchCase.name));
       expect([...skipOf.keys()].filter((name) => !names.has(name))).toEqual([]);
+      expect(twice).toEqual([]);
+      for (const entry of skip) expect(entry.reason.length, entry.tests[0]).toBeGreaterThan(20);
     });
 
     describe.each(cases.map((matchCase) => [matchCase.name, matchCase] as const))(

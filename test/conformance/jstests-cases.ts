@@ -992,5 +992,137 @@ for (const [source, eqNull, neNull] of [
   ]);
 }
 
+{
+  const source = "jstests/core/query/array/arrayfind3.js";
+  const docs = numbered({ a: [1, 2] }, { a: [1, 2, 6] }, { a: [1, 4, 6] });
+  collection(source, docs, [[{ a: { $gte: 3, $lte: 5 } }, [1, 2], 2]]);
+}
+
+{
+  const source = "jstests/core/query/array/array4.js";
+  collection(
+    source,
+    [
+      { _id: 0, a: ["1", "2", "3"] },
+      { _id: 1, a: ["2", "1"] },
+    ],
+    [[{ "a.0": { $regex: "1" } }, [0], 1]],
+  );
+  collection(
+    source,
+    [
+      { _id: 2, a: { "0": "1" } },
+      { _id: 3, a: ["2", "1"] },
+    ],
+    [[{ "a.0": { $regex: "1" } }, [2], 1]],
+  );
+  collection(
+    source,
+    [
+      { _id: 4, a: ["0", "1", "2", "3", "4", "5", "6", "1", "1", "1", "2", "3", "2", "1"] },
+      { _id: 5, a: ["2", "1"] },
+    ],
+    [[{ "a.12": { $regex: "2" } }, [4], 1]],
+  );
+}
+
+{
+  const source = "jstests/core/query/not/not1.js";
+  const docs = numbered({ a: 1 }, { a: 2 }, {});
+  collection(source, docs, [
+    [{ a: 1 }, [0], 1],
+    [{ a: { $ne: 1 } }, [1, 2], 2],
+    [{ a: { $in: [1] } }, [0], 1],
+    [{ a: { $nin: [1] } }, [1, 2], 2],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/not/not3.js";
+  const docs = [
+    { _id: 0, arr: [1, 2, 3] },
+    { _id: 1, arr: [10, 11] },
+  ];
+  collection(source, docs, [
+    [{ arr: { $ne: 3 } }, [1], 1],
+    [{ arr: { $not: { $gt: 6 } } }, [0], 1],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/ne/ne1.js";
+  const docs = numbered({ x: 1 }, { x: 2 }, { x: 3 });
+  collection(source, docs, [[{ x: { $ne: 2 } }, [0, 2], 2]]);
+}
+
+{
+  const source = "jstests/core/query/all/all2.js";
+  /** The eight queries the test runs on `a.x` and on `a`. */
+  const queries = (path: string): Query[] => [
+    [{ [path]: { $in: [1] } }, [0], 1],
+    [{ [path]: { $in: [2] } }, [0, 1], 2],
+    [{ [path]: { $in: [1, 2] } }, [0, 1], 2],
+    [{ [path]: { $in: [2, 3] } }, [0, 1, 2], 3],
+    [{ [path]: { $in: [1, 3] } }, [0, 1, 2], 3],
+    [{ [path]: { $all: [1, 2] } }, [0], 1],
+    [{ [path]: { $all: [2, 3] } }, [1], 1],
+    [{ [path]: { $all: [1, 3] } }, [], 0],
+  ];
+  collection(
+    source,
+    numbered({ a: [{ x: 1 }, { x: 2 }] }, { a: [{ x: 2 }, { x: 3 }] }, { a: [{ x: 3 }, { x: 4 }] }),
+    queries("a.x"),
+  );
+  collection(source, numbered({ a: [1, 2] }, { a: [2, 3] }, { a: [3, 4] }), queries("a"));
+  collection(
+    source,
+    [{ _id: 0, name: ["harry", "jack", "tom"] }],
+    [[{ name: { $all: ["harry", "john"] } }, [], 0]],
+  );
+}
+
+{
+  const source = "jstests/core/query/all/all3.js";
+  collection(
+    source,
+    [{ _id: 0 }],
+    [
+      [{ foo: { $in: [null] } }, [0], 1],
+      [{ foo: { $all: [null] } }, [0], 1],
+      [{ foo: { $not: { $all: [null] } } }, [], 0],
+      [{ foo: { $not: { $in: [null] } } }, [], 0],
+    ],
+  );
+  collection(
+    source,
+    [{ _id: 0, foo: 1 }],
+    [
+      [{ foo: { $in: [null] } }, [], 0],
+      [{ foo: { $all: [null] } }, [], 0],
+      [{ foo: { $not: { $in: [null] } } }, [0], 1],
+      [{ foo: { $not: { $all: [null] } } }, [0], 1],
+    ],
+  );
+}
+
+{
+  const source = "jstests/core/query/all/all4.js";
+  const missing = [{ _id: 0 }];
+  collection(source, missing, [
+    [{ a: { $all: [] } }, [], 0],
+    [{ a: { $all: [1] } }, [], 0],
+  ]);
+  const scalar = [...missing, { _id: 1, a: 1 }];
+  collection(source, scalar, [
+    [{ a: { $all: [] } }, [], 0],
+    [{ a: { $all: [1] } }, [1], 1],
+  ]);
+  const objects = [...scalar, { _id: 2, a: [{ b: 1 }] }];
+  collection(source, objects, [
+    [{ a: { $all: [] } }, [], 0],
+    [{ a: { $all: [1] } }, [1], 1],
+  ]);
+}
+
 /** The cases transcribed from MongoDB's jstests. */
 export const jstestsCases: readonly MatchCase[] = cases;
