@@ -22,7 +22,8 @@ import type { MatchCase } from "./types.js";
 export type Incident = Record<string, unknown>;
 
 /**
- * One engine: takes the raw Search Conditions JSON of a case, its incidents and its catalogue, and answers
+ * One engine: takes the raw Search Conditions JSON of a case, its incidents and its catalogue (and the case
+ * itself, for engines that check more on some cases), and answers
  * for each incident whether it matches, or `undefined` where the engine cannot take that incident as it is
  * (a MongoDB collection cannot hold an invalid `Date`, for instance). It may throw `SearchConditionsError`
  * (the engine refuses the condition); any other error, or a failed `expect` inside the adapter (an
@@ -32,6 +33,7 @@ export type EngineAdapter = (
   conditions: unknown,
   incidents: readonly Incident[],
   catalog: FieldCatalog,
+  matchCase: MatchCase,
 ) => readonly (boolean | undefined)[];
 
 /** Every case the harness runs: the project's table, then the transcribed jstests. */
@@ -58,7 +60,7 @@ function runCase(adapter: EngineAdapter, matchCase: MatchCase): Outcome {
   const incidents = matchCase.incidents.map((entry) => entry.incident);
   let answers: readonly (boolean | undefined)[];
   try {
-    answers = adapter(matchCase.conditions, incidents, matchCase.catalog ?? DEFAULT_CATALOG);
+    answers = adapter(matchCase.conditions, incidents, matchCase.catalog ?? DEFAULT_CATALOG, matchCase);
   } catch (error) {
     if (error instanceof SearchConditionsError) return { refused: error };
     throw error;

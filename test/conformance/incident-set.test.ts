@@ -4,7 +4,8 @@
  * single-segment field the case's condition names (open fields included). Each case's incidents go into
  * one set; the answers come from `findAll`, and the adapter checks that `count` and `findFirst` agree with
  * it, that raw JSON and the parsed condition answer alike, that the order is DECISIONS.md 1.9's, and that
- * each incident added alone to an empty set gets the same answer.
+ * each incident added alone to an empty set gets the same answer (for the transcribed jstests, whose
+ * collections are larger, in the default layout only: a set per incident is the slow part of this file).
  */
 import { expect } from "vitest";
 import { recordDateValue } from "../../src/conditions/dates.js";
@@ -70,7 +71,7 @@ const layouts: [EngineName, (conditions: unknown) => IncidentSetOptions][] = [
 for (const [engine, layout] of layouts) {
   runConformance({
     engine,
-    run: (conditions, incidents, catalog) => {
+    run: (conditions, incidents, catalog, matchCase) => {
       const options: IncidentSetOptions = { ...layout(conditions), catalog };
       const set = new IncidentSet(incidents, options);
       const condition = parseSearchConditions(conditions, { catalog });
@@ -82,9 +83,12 @@ for (const [engine, layout] of layouts) {
         expect(set.findFirst(query), "findFirst is the first of findAll").toBe(found[0]);
       }
       const matched = new Set(found);
+      const checkAlone = matchCase.source === undefined || engine === "incident-set:default";
       return incidents.map((incident, index) => {
-        const alone = new IncidentSet<Incident>([], options).add(incident).count(condition);
-        expect(alone, `incident #${index} added alone to an empty set`).toBe(matched.has(incident) ? 1 : 0);
+        if (checkAlone) {
+          const alone = new IncidentSet<Incident>([], options).add(incident).count(condition);
+          expect(alone, `incident #${index} added alone to an empty set`).toBe(matched.has(incident) ? 1 : 0);
+        }
         return matched.has(incident);
       });
     },
