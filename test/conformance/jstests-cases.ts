@@ -17,7 +17,11 @@
  * Left out: documents holding what JSON and the records cannot (`undefined`, MinKey/MaxKey, Timestamp,
  * BinData, ObjectId, Code, DBRef, regex values), and queries Search Conditions cannot express
  * (`$elemMatch`, `$type`, `$mod`, `$expr`, regexes inside `$in`/`$nin`/`$all`, document or array operands,
- * which DECISIONS.md 1.2 refuses, and NaN/Infinity operands).
+ * which DECISIONS.md 1.2 refuses, NaN/Infinity operands, PCRE-only syntax such as `(*UCP)` or `\p{Xan}`).
+ * Not transcribed at all: `array/array_comparison_correctness.js`, whose assertions compare the expected
+ * list with itself (its helper overwrites the result variable), so its lists are not facts about MongoDB.
+ *
+ * Where an engine answers differently, the case is named in `skips.ts`.
  */
 import type { MatchCase } from "./types.js";
 
@@ -822,6 +826,74 @@ for (const [source, eqNull, neNull] of [
   ]);
 }
 
+{
+  const source = "jstests/core/query/exists/exists3.js";
+  collection(
+    source,
+    [{ _id: 0, a: 1, b: 2 }],
+    [
+      [{ c: { $exists: false } }, [0], 1],
+      [{ c: { $not: { $exists: true } } }, [0], 1],
+    ],
+  );
+}
+
+{
+  const source = "jstests/core/query/exists/exists4.js";
+  const day = new Date("2010-08-27T00:00:00Z");
+  const docs = numbered(
+    { date: day, tot_visit: 100 },
+    { date: day, country_code: "IT", tot_visit: 77 },
+    { date: day, country_code: "ES", tot_visit: 23 },
+    { date: day, country_code: "ES", user_id: "and...@spacca.org", tot_visit: 11 },
+    { date: day, country_code: "ES", user_id: "andrea.spa...@gmail.com", tot_visit: 5 },
+    { date: day, country_code: "ES", user_id: "andrea.spa...@progloedizioni.com", tot_visit: 7 },
+  );
+  const date = { $date: "2010-08-27T00:00:00Z" };
+  collection(source, docs, [
+    [{ date }, all(docs), 6],
+    [{ date, country_code: { $exists: true } }, [1, 2, 3, 4, 5], 5],
+    [{ date, country_code: { $exists: false } }, [0], 1],
+    [{ date, country_code: null }, [0], 1],
+    [{ date, country_code: { $exists: true }, user_id: { $exists: true } }, [3, 4, 5], 3],
+    [{ date, country_code: { $exists: true }, user_id: { $exists: false } }, [1, 2], 2],
+    [{ date, country_code: { $exists: true }, user_id: null }, [1, 2], 2],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/exists/exists5.js";
+  /** The four forms the test asks, and whether each matches: exists, $not exists false, and the inverses. */
+  const forms = (path: string, exists: boolean): Query[] => [
+    [{ [path]: { $exists: true } }, exists ? [0] : [], exists ? 1 : 0],
+    [{ [path]: { $not: { $exists: false } } }, exists ? [0] : [], exists ? 1 : 0],
+    [{ [path]: { $exists: false } }, exists ? [] : [0], exists ? 0 : 1],
+    [{ [path]: { $not: { $exists: true } } }, exists ? [] : [0], exists ? 0 : 1],
+  ];
+  collection(source, [{ _id: 0, a: 1 }], [...forms("a.b", false), ...forms("c.d", false)]);
+  collection(source, [{ _id: 0, a: { b: 1 } }], forms("a.b", true));
+  collection(source, [{ _id: 0, a: [1] }], forms("a.b", false));
+  collection(source, [{ _id: 0, a: [{ b: 1 }] }], forms("a.b", true));
+}
+
+{
+  const source = "jstests/core/query/exists/exists6.js";
+  const first = numbered({}, { b: 1 }, { b: null });
+  collection(source, first, [
+    [{ b: { $exists: true } }, [1, 2], 2],
+    [{ b: { $not: { $exists: false } } }, [1, 2], 2],
+    [{ b: { $exists: false } }, [0], 1],
+    [{ b: { $not: { $exists: true } } }, [0], 1],
+  ]);
+  const second = [...first, { _id: 3, a: 1 }, { _id: 4, a: 1, b: 1 }, { _id: 5, a: 1, b: null }];
+  collection(source, second, [
+    [{ a: 1, b: { $exists: true } }, [4, 5], 2],
+    [{ a: 1, b: { $not: { $exists: false } } }, [4, 5], 2],
+    [{ a: 1, b: { $exists: false } }, [3], 1],
+    [{ a: 1, b: { $not: { $exists: true } } }, [3], 1],
+  ]);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // $size
 
@@ -920,6 +992,60 @@ for (const [source, eqNull, neNull] of [
       [{ $or: [{ a: { $in: [0, 1] } }, { b: { $in: [0, 1] } }] }, [0], 1],
     ],
   );
+}
+
+{
+  const source = "jstests/core/query/or/orb.js";
+  const either = { $or: [{ a: { $gt: 0, $lt: 2 } }, { a: { $gt: -1, $lt: 3 } }] };
+  collection(source, [{ _id: 0, a: 1 }], [[either, [0], 1]]);
+  collection(
+    source,
+    [{ _id: 0, a: 1, b: 1 }],
+    [
+      [either, [0], 1],
+      [
+        {
+          $or: [
+            { a: 1, b: { $gt: 0, $lt: 2 } },
+            { a: 1, b: { $gt: -1, $lt: 3 } },
+          ],
+        },
+        [0],
+        1,
+      ],
+    ],
+  );
+}
+
+{
+  const source = "jstests/core/query/or/orc.js";
+  const query = {
+    $or: [
+      { a: null, b: { $gte: 0, $lte: 5 }, c: { $gte: 0, $lte: 5 } },
+      { a: null, b: { $gte: 3, $lte: 8 }, c: { $gte: 3, $lte: 8 } },
+    ],
+  };
+  collection(source, [{ _id: 0, a: null, b: 4, c: 4 }], [[query, [0], 1]]);
+  collection(source, [{ _id: 0, b: 4, c: 4 }], [[query, [0], 1]]);
+}
+
+{
+  const source = "jstests/core/query/in/in2.js";
+  const docs = numbered(
+    { a: 1, b: 1 },
+    { a: 1, b: 2 },
+    { a: 1, b: 3 },
+    { a: 1, b: 1 },
+    { a: 2, b: 2 },
+    { a: 3, b: 3 },
+    { a: 1, b: 1 },
+    { a: 2, b: 1 },
+    { a: 3, b: 1 },
+  );
+  collection(source, docs, [
+    [{ a: { $in: [1, 2] } }, [0, 1, 2, 3, 4, 6, 7], 7],
+    [{ a: { $in: [1, 2] }, b: { $in: [1, 2] } }, [0, 1, 3, 4, 6, 7], 6],
+  ]);
 }
 
 {
