@@ -198,6 +198,7 @@ export class BodyTooDeepError extends Error {
   override readonly name = "BodyTooDeepError";
   /** The limit that was exceeded, in levels of JSON objects and arrays. */
   readonly maxDepth: number;
+  /** @param maxDepth - the limit that was exceeded, in levels */
   constructor(maxDepth: number) {
     super(`The body of the request is nested deeper than ${maxDepth} levels of objects and arrays.`);
     this.maxDepth = maxDepth;
