@@ -36,6 +36,13 @@ export { loadSampleDataset } from "./sample-dataset.js";
 export type { TriggerDataLimits } from "./trigger-data.js";
 export { DEFAULT_TRIGGER_DATA_LIMITS } from "./trigger-data.js";
 export type {
+  CommandResponseBodies,
+  CommandResponseBody,
+  HandlerErrorStatus,
+  TypedCommandHandler,
+  TypedCommandResponse,
+} from "./typed-handler.js";
+export type {
   AddNotesResponseBody,
   CommandEnvelope,
   CommandName,
