@@ -264,6 +264,7 @@ try {
   // while the tarball is checked.
   await Promise.all([checkTarball(), checkGitInstall()]);
 } finally {
+  log(args.has("--keep") ? "done" : "done; removing the scratch projects");
   if (!args.has("--keep")) rmSync(work, { recursive: true, force: true });
   else log(`kept ${work}`);
 }
