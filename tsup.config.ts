@@ -11,8 +11,7 @@ export default defineConfig([
       "commands/index": "src/commands/index.ts",
       "server/index": "src/server/index.ts",
       "client/index": "src/client/index.ts",
-      // Separate so that the main entry's declarations never name the optional mongodb driver.
-      "mongodb/index": "src/incidents/mongo.ts",
+      "mongodb/index": "src/mongodb/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
@@ -20,6 +19,9 @@ export default defineConfig([
     clean: true,
     target: "node20",
     splitting: true,
+    // `import.meta.url` in the CommonJS build (loadSampleDataset finds examples/sample-dataset.json
+    // relative to the module).
+    shims: true,
   },
   {
     // The executable.

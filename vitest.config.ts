@@ -1,8 +1,21 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+/** The package's own entry points, resolved to their sources (the examples import the package by name). */
+const entry = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^incident-query$/, replacement: entry("./src/index.ts") },
+      { find: /^incident-query\/commands$/, replacement: entry("./src/commands/index.ts") },
+      { find: /^incident-query\/server$/, replacement: entry("./src/server/index.ts") },
+      { find: /^incident-query\/client$/, replacement: entry("./src/client/index.ts") },
+      { find: /^incident-query\/mongodb$/, replacement: entry("./src/mongodb/index.ts") },
+    ],
+  },
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["src/**/*.test.ts", "test/**/*.test.ts", "examples/**/*.test.ts"],
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts", "src/**/*.test-d.ts"] },
     testTimeout: 60_000,
   },

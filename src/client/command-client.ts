@@ -1,9 +1,12 @@
 /**
- * The typed client of the three commands (specification 4; DECISIONS.md 3.1, 3.2). HTTP only: it shares
- * the wire types of the command layer and nothing else. Uses the global `fetch` (Node 20+, browsers) unless
- * one is given.
+ * The typed client of the three commands (specification 4; DECISIONS.md 3.1, 3.2), over HTTP or in
+ * process. Over HTTP it uses the global `fetch` (Node 20+, browsers) unless one is given; in process it
+ * calls a command handler directly (`createCommandClient({ handler, … })`), so that a playbook's unit test
+ * needs no port. Both give the same methods, results and `CommandClientError`s. It shares the wire types
+ * of the command layer and, for the in-process form, the handler's type; nothing else.
  */
 
+import type { Caller, CommandHandler } from "../commands/handler-types.js";
 import type {
   AddNotesResponseBody,
   ArtifactNoteContextItem,
@@ -15,8 +18,10 @@ import type {
 /** Credentials: an API key (sent as header `d3key`) or a JSON web token (sent as header `d3jwt`). */
 export type CommandClientCredentials = { apiKey: string; jwt?: never } | { jwt: string; apiKey?: never };
 
-/** Options of `createCommandClient`. */
-export type CommandClientOptions = CommandClientCredentials & {
+/** Options of `createCommandClient` over HTTP. */
+export type HttpCommandClientOptions = CommandClientCredentials & {
+  /** Only for the in-process client. */
+  handler?: never;
   /** The service's base URL; commands are POSTed to `{baseUrl}/Command/{Name}`. */
   baseUrl: string;
   /** The `Username` of every request (must be the credential's user). */
@@ -32,6 +37,31 @@ export type CommandClientOptions = CommandClientCredentials & {
   /** How to wait before a retry (default `setTimeout`, aborted by the call's signal); tests pass a fake. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 };
+
+/**
+ * Options of `createCommandClient` in process: the client calls `handler` (from `createCommandHandler`)
+ * as the server would after authenticating the caller. The request and the response go through
+ * `JSON.stringify`/`JSON.parse` as on the wire (a `Date` arrives as its ISO string, `undefined` members
+ * vanish). What only a server does (credentials, rate limits, body size, content types) is not simulated.
+ */
+export interface InProcessCommandClientOptions {
+  /** The command handler, e.g. `createCommandHandler(createMemoryBackend(dataset))`. */
+  readonly handler: CommandHandler;
+  /** The `Username` of every request. */
+  readonly username: string;
+  /** The default `Site` of every request (each call may name another). */
+  readonly site: string;
+  /**
+   * The authenticated caller the handler is given (default `{ username }`): another user simulates a
+   * credential that is not the body's `Username` (401).
+   */
+  readonly caller?: Caller;
+  /** Only for the HTTP client. */
+  readonly baseUrl?: never;
+}
+
+/** Options of `createCommandClient`: over HTTP (`baseUrl` and a credential) or in process (`handler`). */
+export type CommandClientOptions = HttpCommandClientOptions | InProcessCommandClientOptions;
 
 /** Per-call options. */
 export interface CallOptions {
@@ -174,17 +204,135 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Creates a typed client of the three commands.
- * @param options - `baseUrl`, `apiKey` or `jwt`, `username`, `site`, and optionally `fetch`, `maxRetries`,
- *   `maxRetryDelayMs`, `sleep`
+ * Sends one request and resolves its 200 body (a JSON object), or throws `CommandClientError` for any other
+ * answer. `requestBody` is the envelope's JSON text.
+ */
+type Exchange = (command: string, requestBody: string, call: CallOptions) => Promise<Record<string, unknown>>;
+
+/**
+ * Creates a typed client of the three commands, over HTTP (`baseUrl` and `apiKey` or `jwt`) or in process
+ * (`handler`).
+ * @param options - over HTTP: `baseUrl`, `apiKey` or `jwt`, `username`, `site`, and optionally `fetch`,
+ *   `maxRetries`, `maxRetryDelayMs`, `sleep`; in process: `handler`, `username`, `site`, optionally `caller`
  * @returns a `CommandClient`
- * @throws {TypeError} when neither or both of `apiKey` and `jwt` are given, or `baseUrl` is not a URL
+ * @throws {TypeError} over HTTP when neither or both of `apiKey` and `jwt` are given, or `baseUrl` is not
+ *   a URL; in process when `handler` is not a function or a credential or `baseUrl` is given too
  * @example
  * const client = createCommandClient({ baseUrl: "https://soar.example/api", apiKey: key, username: "alice",
  *   site: "Security Operations" });
  * const { Data } = await client.getIncidentTimelineEntries({ incidentNumber: "20240102-1", sortOrder: "DESC" });
+ * @example
+ * // In a unit test: no server, no port.
+ * const handler = createCommandHandler(createMemoryBackend(loadSampleDataset()));
+ * const client = createCommandClient({ handler, username: "alice", site: "Security Operations" });
  */
 export function createCommandClient(options: CommandClientOptions): CommandClient {
+  const exchange =
+    options.handler !== undefined
+      ? inProcessExchange(options)
+      : httpExchange(options as HttpCommandClientOptions);
+
+  async function send(command: string, commandParams: Record<string, unknown>, call: CallOptions = {}) {
+    const body = JSON.stringify({
+      Username: options.username,
+      Site: call.site ?? options.site,
+      CommandParams: commandParams,
+    });
+    return exchange(command, body, call);
+  }
+
+  /** Sends and checks the command-level `error`. */
+  async function call(command: CommandName, params: Record<string, unknown>, options?: CallOptions) {
+    const body = await send(command, params, options);
+    if (typeof body.error === "string" && body.error !== "") {
+      throw new CommandClientError(body.error, { status: 200, command, body });
+    }
+    return body;
+  }
+
+  return {
+    async getIncidentTimelineEntries(params, callOptions) {
+      const body = await call(
+        "GetIncidentTimelineEntries",
+        {
+          "Incident Number": params.incidentNumber,
+          ...(params.filter === undefined ? {} : { Filter: params.filter }),
+          ...(params.sortOrder === undefined ? {} : { "Sort Order": params.sortOrder }),
+        },
+        callOptions,
+      );
+      return body.returnData as { Status: "Successful"; Data: TimelineEntryData[] };
+    },
+    async triggerIncidentExternalAction(params, callOptions) {
+      const body = await call(
+        "TriggerIncidentExternalAction",
+        { "Search Conditions": params.searchConditions, "Trigger Data": params.triggerData },
+        callOptions,
+      );
+      return body.returnData as { Status: "Successful"; Data: TriggeredIncidentData };
+    },
+    async addNotesToArtifacts(params, callOptions) {
+      const body = (await call(
+        "AddNotesToArtifacts",
+        {
+          "Artifact Name": params.artifactName,
+          ...(params.artifactType === undefined ? {} : { "Artifact Type": params.artifactType }),
+          Note: params.note,
+        },
+        callOptions,
+      )) as unknown as AddNotesResponseBody;
+      return {
+        result: body.result,
+        returnData: "Successful",
+        contextData: [...body.contextData],
+      };
+    },
+    send,
+  };
+}
+
+/** The 200 body as an object, or a `CommandClientError`. */
+function objectBody(command: string, parsed: unknown): Record<string, unknown> {
+  if (!isObject(parsed)) {
+    throw new CommandClientError(`${command} answered 200 with a body that is not a JSON object.`, {
+      status: 200,
+      command,
+      body: parsed,
+    });
+  }
+  return parsed;
+}
+
+/** The in-process exchange: the handler, with the request and response through JSON as on the wire. */
+function inProcessExchange(options: InProcessCommandClientOptions): Exchange {
+  if (typeof options.handler !== "function") {
+    throw new TypeError("createCommandClient: 'handler' must be a command handler function.");
+  }
+  const untyped = options as { apiKey?: unknown; jwt?: unknown; baseUrl?: unknown };
+  if (untyped.apiKey !== undefined || untyped.jwt !== undefined || untyped.baseUrl !== undefined) {
+    throw new TypeError(
+      "createCommandClient: give either 'handler' (in process) or 'baseUrl' with a credential (HTTP), not both.",
+    );
+  }
+  const handler = options.handler;
+  const caller: Caller = options.caller ?? { username: options.username };
+  return async (command, requestBody, call) => {
+    call.signal?.throwIfAborted();
+    const response = await handler(command, JSON.parse(requestBody), caller);
+    call.signal?.throwIfAborted();
+    const text = JSON.stringify(response.body);
+    const parsed: unknown = text === undefined ? undefined : JSON.parse(text);
+    if (response.status !== 200) {
+      const message =
+        isObject(parsed) && typeof parsed.Error === "string" ? parsed.Error : `HTTP ${response.status}`;
+      throw new CommandClientError(message, { status: response.status, command, body: parsed });
+    }
+    return objectBody(command, parsed);
+  };
+}
+
+/** The HTTP exchange: `fetch`, with retries of 429 answers after their `Retry-After`. */
+function httpExchange(options: HttpCommandClientOptions): Exchange {
   const hasKey = typeof options.apiKey === "string";
   const hasJwt = typeof options.jwt === "string";
   if (hasKey === hasJwt) throw new TypeError("createCommandClient needs exactly one of 'apiKey' and 'jwt'.");
@@ -200,13 +348,8 @@ export function createCommandClient(options: CommandClientOptions): CommandClien
   const sleep = options.sleep ?? defaultSleep;
   const authHeader: Record<string, string> = hasKey ? { d3key: options.apiKey! } : { d3jwt: options.jwt! };
 
-  async function send(command: string, commandParams: Record<string, unknown>, call: CallOptions = {}) {
+  return async (command, body, call) => {
     const url = `${base}/Command/${encodeURIComponent(command)}`;
-    const body = JSON.stringify({
-      Username: options.username,
-      Site: call.site ?? options.site,
-      CommandParams: commandParams,
-    });
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {
@@ -255,64 +398,8 @@ export function createCommandClient(options: CommandClientOptions): CommandClien
           body: parsed,
         });
       }
-      if (!isObject(parsed)) {
-        throw new CommandClientError(`${command} answered 200 with a body that is not a JSON object.`, {
-          status: 200,
-          command,
-          body: parsed,
-        });
-      }
-      return parsed;
+      return objectBody(command, parsed);
     }
-  }
-
-  /** Sends and checks the command-level `error`. */
-  async function call(command: CommandName, params: Record<string, unknown>, options?: CallOptions) {
-    const body = (await send(command, params, options)) as Record<string, unknown>;
-    if (typeof body.error === "string" && body.error !== "") {
-      throw new CommandClientError(body.error, { status: 200, command, body });
-    }
-    return body;
-  }
-
-  return {
-    async getIncidentTimelineEntries(params, callOptions) {
-      const body = await call(
-        "GetIncidentTimelineEntries",
-        {
-          "Incident Number": params.incidentNumber,
-          ...(params.filter === undefined ? {} : { Filter: params.filter }),
-          ...(params.sortOrder === undefined ? {} : { "Sort Order": params.sortOrder }),
-        },
-        callOptions,
-      );
-      return body.returnData as { Status: "Successful"; Data: TimelineEntryData[] };
-    },
-    async triggerIncidentExternalAction(params, callOptions) {
-      const body = await call(
-        "TriggerIncidentExternalAction",
-        { "Search Conditions": params.searchConditions, "Trigger Data": params.triggerData },
-        callOptions,
-      );
-      return body.returnData as { Status: "Successful"; Data: TriggeredIncidentData };
-    },
-    async addNotesToArtifacts(params, callOptions) {
-      const body = (await call(
-        "AddNotesToArtifacts",
-        {
-          "Artifact Name": params.artifactName,
-          ...(params.artifactType === undefined ? {} : { "Artifact Type": params.artifactType }),
-          Note: params.note,
-        },
-        callOptions,
-      )) as unknown as AddNotesResponseBody;
-      return {
-        result: body.result,
-        returnData: "Successful",
-        contextData: [...body.contextData],
-      };
-    },
-    send,
   };
 }
 

@@ -1,5 +1,6 @@
-// incident-query/client: the typed HTTP client of the three commands.
+// incident-query/client: the typed client of the three commands, over HTTP or in process (a handler).
 
+export type { Caller, CommandHandler } from "../commands/handler-types.js";
 export type {
   ArtifactNoteContextItem,
   TimelineEntryData,
@@ -12,6 +13,8 @@ export type {
   CommandClient,
   CommandClientCredentials,
   CommandClientOptions,
+  HttpCommandClientOptions,
+  InProcessCommandClientOptions,
   TimelineParams,
   TriggerParams,
 } from "./command-client.js";

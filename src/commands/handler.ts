@@ -21,6 +21,7 @@ import type { Caller, CommandBody, CommandHandler, CommandResponse } from "./han
 import { errorResponse, ok } from "./responses.js";
 import { DEFAULT_TRIGGER_DATA_LIMITS, type TriggerDataLimits } from "./trigger-data.js";
 import { TRIGGER_INCIDENT_EXTERNAL_ACTION } from "./trigger-incident-external-action.js";
+import type { TypedCommandHandler } from "./typed-handler.js";
 import { MESSAGES } from "./wire.js";
 
 /** What `onError` is told besides the error. */
@@ -66,7 +67,7 @@ const COMMANDS: ReadonlyMap<string, CommandDefinition> = new Map(
  * @param options - `onError`, `parseOptions`, `triggerDataLimits`, `maxNoteLength`
  * @returns `(command, body, caller) => Promise<{ status, body }>`, which never rejects: 200 with the
  *   bodies of DECISIONS.md 3.2, 400/401/404 with `{ Error }` (DECISIONS.md 3.1), 500
- *   `{"Error": "Unexpected Error."}` for anything unexpected
+ *   `{"Error": "Unexpected Error."}` for anything unexpected; typed per command (`TypedCommandHandler`)
  * @example
  * const handle = createCommandHandler(createMemoryBackend(loadSampleDataset()));
  * await handle("GetIncidentTimelineEntries",
@@ -74,7 +75,10 @@ const COMMANDS: ReadonlyMap<string, CommandDefinition> = new Map(
  *   { username: "alice" });
  * //=> { status: 200, body: { error: "", returnData: { Status: "Successful", Data: [...] } } }
  */
-export function createCommandHandler(backend: Backend, options: CommandHandlerOptions = {}): CommandHandler {
+export function createCommandHandler(
+  backend: Backend,
+  options: CommandHandlerOptions = {},
+): TypedCommandHandler {
   const resolved: ResolvedCommandOptions = {
     parseOptions: options.parseOptions ?? {},
     triggerDataLimits: { ...DEFAULT_TRIGGER_DATA_LIMITS, ...options.triggerDataLimits },
@@ -86,7 +90,7 @@ export function createCommandHandler(backend: Backend, options: CommandHandlerOp
       console.error(`incident-query: unexpected error in command '${context.command}':`, error);
     });
 
-  return async (command: string, body: CommandBody, caller: Caller): Promise<CommandResponse> => {
+  const handler: CommandHandler = async (command, body, caller): Promise<CommandResponse> => {
     try {
       return await handle(backend, resolved, command, body, caller);
     } catch (error) {
@@ -101,6 +105,8 @@ export function createCommandHandler(backend: Backend, options: CommandHandlerOp
       return errorResponse(500, MESSAGES.unexpected);
     }
   };
+  // The bodies are built by the typed builders of responses.ts, per command.
+  return handler as TypedCommandHandler;
 }
 
 async function handle(

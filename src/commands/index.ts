@@ -26,15 +26,39 @@ export type {
   DatasetValidation,
 } from "./dataset.js";
 export { DatasetError, formatDatasetIssues, parseDataset, validateDataset } from "./dataset.js";
+export type { DatasetFixture, IncidentOverrides } from "./fixtures.js";
+export {
+  buildArtifact,
+  buildDataset,
+  buildIncident,
+  buildTimelineEntry,
+  FIXTURE_ARTIFACT_TYPES,
+  FIXTURE_PLAYBOOK,
+  FIXTURE_SITE,
+  FIXTURE_USER,
+} from "./fixtures.js";
 export type { CommandErrorContext, CommandHandlerOptions } from "./handler.js";
 export { createCommandHandler, DEFAULT_MAX_NOTE_LENGTH } from "./handler.js";
 export type { Caller, CommandBody, CommandHandler, CommandResponse } from "./handler-types.js";
 export { INVALID_JSON } from "./handler-types.js";
-export type { MemoryBackend, MemoryBackendOptions, NoteRecord, PlaybookRunRecord } from "./memory-backend.js";
+export type {
+  MemoryBackend,
+  MemoryBackendOptions,
+  NoteRecord,
+  PlaybookRunHook,
+  PlaybookRunRecord,
+} from "./memory-backend.js";
 export { createMemoryBackend } from "./memory-backend.js";
 export { loadSampleDataset } from "./sample-dataset.js";
 export type { TriggerDataLimits } from "./trigger-data.js";
 export { DEFAULT_TRIGGER_DATA_LIMITS } from "./trigger-data.js";
+export type {
+  CommandResponseBodies,
+  CommandResponseBody,
+  HandlerErrorStatus,
+  TypedCommandHandler,
+  TypedCommandResponse,
+} from "./typed-handler.js";
 export type {
   AddNotesResponseBody,
   CommandEnvelope,

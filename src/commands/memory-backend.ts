@@ -1,12 +1,15 @@
 /**
- * The in-memory backend: a dataset held in memory, with incidents in one `IncidentSet` per site. It records
- * every playbook run and every note, so that a playbook's unit test can assert what happened. The clock is
- * injectable, so times in answers are reproducible.
+ * The in-memory backend: a dataset held in memory, with incidents in one `IncidentSet` per site. It is
+ * also the test double of a playbook's unit test: it records every playbook run and every note, runs a
+ * hook for each playbook run (the playbook's side effects), can be changed after creation (incidents,
+ * timeline entries, artifacts; every change validated as a dataset) and reset. The clock is injectable,
+ * so times in answers are reproducible.
  */
 
 import type { Condition } from "../conditions/ast.js";
 import type { FieldCatalog } from "../conditions/catalog.js";
 import { IncidentSet, type IncidentSetOptions } from "../incidents/incident-set.js";
+import type { SearchBudget } from "../incidents/search-budget.js";
 import type {
   ArtifactInfo,
   ArtifactTypeInfo,
@@ -22,6 +25,7 @@ import type {
 } from "./backend.js";
 import {
   type Dataset,
+  type DatasetArtifact,
   DatasetError,
   type DatasetPlaybook,
   type DatasetTimelineEntry,
@@ -56,27 +60,85 @@ export interface NoteRecord {
   readonly time: Date;
 }
 
-/** The in-memory backend: a `Backend` plus what a test wants to inspect. */
+/**
+ * Runs after the memory backend records a playbook run, before the command answers: a test's stand-in for
+ * the playbook, e.g. adding a timeline entry or changing the incident's `Status` through `backend`.
+ * Awaited; an exception (or rejection) fails the command with 500 `Unexpected Error.` and reaches the
+ * handler's `onError`.
+ */
+export type PlaybookRunHook = (run: PlaybookRunRecord, backend: MemoryBackend) => void | Promise<void>;
+
+/** The in-memory backend: a `Backend` plus what a test wants to inspect and change. */
 export interface MemoryBackend extends Backend {
   /** Every playbook run recorded so far, in order (RuntimeIds increasing). A fresh array each call. */
   runs(): readonly PlaybookRunRecord[];
   /** Every note added so far through `appendNote`, in order. A fresh array each call. */
   notes(): readonly NoteRecord[];
   /**
-   * The current state as a dataset (the notes added so far included), valid for `createMemoryBackend` and
-   * `validateDataset`: save it to resume later.
+   * The current state as a dataset (the changes and notes so far included), valid for
+   * `createMemoryBackend` and `validateDataset`: save it to resume later. A fresh copy each call.
    */
   snapshot(): Dataset;
+  /**
+   * Adds an incident, validated as in a dataset (unique `IncidentId`, `Number` unique within its site, a
+   * known `Site`, catalogue fields of the right type). Later searches see it.
+   * @returns a copy of the incident as stored
+   * @throws {DatasetError} when it is invalid; the paths are those of the dataset it would make
+   *   (`incidents[60].Severity`); nothing changes then
+   */
+  addIncident(incident: IncidentRecord): IncidentRecord;
+  /**
+   * Changes fields of the incident `incidentNumber` of `site`: `changes` is merged over it, and a field
+   * whose new value is `undefined` is removed. Validated as `addIncident`.
+   * @returns a copy of the changed incident
+   * @throws {RangeError} when the site has no such incident
+   * @throws {DatasetError} when the result is invalid (e.g. its timeline entries would lose their incident)
+   */
+  updateIncident(
+    site: string,
+    incidentNumber: string,
+    changes: Readonly<Record<string, unknown>>,
+  ): IncidentRecord;
+  /**
+   * Adds a timeline entry to an incident (its `Site` and `IncidentNumber`).
+   * @throws {DatasetError} when it is invalid (unknown incident, duplicate `TimelineID`, bad `Time`, …)
+   */
+  addTimelineEntry(entry: DatasetTimelineEntry): void;
+  /**
+   * Adds an artifact (`(site, name, typeId)` unique, a known type and site).
+   * @throws {DatasetError} when it is invalid
+   */
+  addArtifact(artifact: DatasetArtifact): void;
+  /**
+   * Replaces the whole state by what `change` makes of a snapshot (any change: remove an artifact, edit a
+   * timeline entry, add a user or playbook), validated as a dataset. The recorded runs and notes stay.
+   * @param change - receives a fresh snapshot (its own copy: modify or rebuild it) and returns the new dataset
+   * @throws {DatasetError} when the result is invalid; nothing changes then
+   */
+  update(change: (current: Dataset) => Dataset): void;
+  /**
+   * Returns to the dataset given at creation: changes, notes and recorded runs are forgotten, and
+   * RuntimeIds start again at 1. The options (clock, hook) stay.
+   */
+  reset(): void;
 }
 
 /** Options of `createMemoryBackend`. */
 export interface MemoryBackendOptions {
   /** The clock for note and run times; default the system clock. */
   readonly clock?: () => Date;
-  /** The field catalogue for dataset validation and the incident sets (DECISIONS.md 1.6). */
+  /**
+   * The field catalogue for dataset validation and the incident sets (DECISIONS.md 1.6). When absent,
+   * `incidentSetOptions.catalog` is used for both; default `DEFAULT_CATALOG`.
+   */
   readonly catalog?: FieldCatalog;
-  /** Options of each site's `IncidentSet` (indexes, `compile: { codegen: false }`, limits). */
+  /**
+   * Options of each site's `IncidentSet` (indexes, `compile: { codegen: false }`, `maxDictionary`); its
+   * `catalog` is replaced by `catalog` when that is given.
+   */
   readonly incidentSetOptions?: IncidentSetOptions;
+  /** Runs after each recorded playbook run, to simulate the playbook's side effects (`PlaybookRunHook`). */
+  readonly onPlaybookRun?: PlaybookRunHook;
 }
 
 interface ArtifactState {
@@ -84,40 +146,22 @@ interface ArtifactState {
   readonly notes: { text: string; author: string; time: string }[];
 }
 
-/**
- * Creates an in-memory backend over a dataset.
- * @param dataset - sites, users, incidents, timeline entries, playbooks, artifact types and artifacts;
- *   validated and copied (the caller's object is never modified); default: empty
- * @param options - `clock` (default the system clock), `catalog`, `incidentSetOptions`
- * @returns a `MemoryBackend`: a `Backend` that also records `runs()` and `notes()`
- * @throws {DatasetError} when the dataset is invalid; `.issues` lists every problem with its path
- * @example
- * const backend = createMemoryBackend(loadSampleDataset(), { clock: () => new Date("2024-05-01T12:00:00Z") });
- * const handler = createCommandHandler(backend);
- */
-export function createMemoryBackend(
-  dataset: Dataset = {},
-  options: MemoryBackendOptions = {},
-): MemoryBackend {
-  const validated = validateDataset(
-    dataset,
-    options.catalog === undefined ? {} : { catalog: options.catalog },
-  );
-  if (!validated.ok) throw new DatasetError(validated.issues);
-  const data = validated.dataset;
-  const clock = options.clock ?? (() => new Date());
-  const now = (): Date => {
-    const time = clock();
-    if (!(time instanceof Date) || Number.isNaN(time.getTime())) {
-      throw new TypeError("The memory backend's clock must return a valid Date.");
-    }
-    return new Date(time.getTime());
-  };
+/** The indexed state built from a validated dataset. */
+interface State {
+  readonly sites: Map<string, SiteInfo>;
+  readonly users: Map<string, UserInfo>;
+  readonly incidents: IncidentRecord[];
+  readonly incidentByNumber: Map<string, IncidentRecord>;
+  readonly incidentSets: Map<string, IncidentSet<IncidentRecord>>;
+  readonly timelineEntries: DatasetTimelineEntry[];
+  readonly timeline: Map<string, TimelineEntryData[]>;
+  readonly playbooks: DatasetPlaybook[];
+  readonly artifactTypes: ArtifactTypeInfo[];
+  readonly artifacts: Map<string, ArtifactState[]>;
+}
 
-  const sites = new Map<string, SiteInfo>((data.sites ?? []).map((s) => [s.name, { ...s }]));
-  const users = new Map<string, UserInfo>(
-    (data.users ?? []).map((u) => [u.username, { ...u, sites: [...u.sites] }]),
-  );
+/** Builds the state from a validated dataset, which it takes over (the caller passes its own copy). */
+function buildState(data: Dataset, setOptions: IncidentSetOptions): State {
   const incidentsBySite = new Map<string, IncidentRecord[]>();
   const incidentByNumber = new Map<string, IncidentRecord>();
   for (const incident of data.incidents ?? []) {
@@ -127,12 +171,7 @@ export function createMemoryBackend(
     incidentByNumber.set(key(incident.Site, incident.Number), incident);
   }
   const incidentSets = new Map<string, IncidentSet<IncidentRecord>>();
-  for (const [site, list] of incidentsBySite) {
-    incidentSets.set(
-      site,
-      new IncidentSet(list, options.catalog === undefined ? {} : { catalog: options.catalog }),
-    );
-  }
+  for (const [site, list] of incidentsBySite) incidentSets.set(site, new IncidentSet(list, setOptions));
   const timeline = new Map<string, TimelineEntryData[]>();
   for (const entry of data.timelineEntries ?? []) {
     const k = key(entry.Site, entry.IncidentNumber);
@@ -140,8 +179,6 @@ export function createMemoryBackend(
     list.push(toEntryData(entry));
     timeline.set(k, list);
   }
-  const playbooks: DatasetPlaybook[] = [...(data.playbooks ?? [])];
-  const artifactTypes: ArtifactTypeInfo[] = (data.artifactTypes ?? []).map((t) => ({ ...t }));
   const artifacts = new Map<string, ArtifactState[]>();
   for (const artifact of data.artifacts ?? []) {
     const k = key(artifact.site, artifact.name);
@@ -152,29 +189,102 @@ export function createMemoryBackend(
     });
     artifacts.set(k, list);
   }
+  return {
+    sites: new Map((data.sites ?? []).map((s) => [s.name, { ...s }])),
+    users: new Map((data.users ?? []).map((u) => [u.username, { ...u, sites: [...u.sites] }])),
+    incidents: [...(data.incidents ?? [])],
+    incidentByNumber,
+    incidentSets,
+    timelineEntries: [...(data.timelineEntries ?? [])],
+    timeline,
+    playbooks: [...(data.playbooks ?? [])],
+    artifactTypes: (data.artifactTypes ?? []).map((t) => ({ ...t })),
+    artifacts,
+  };
+}
 
-  const runLog: PlaybookRunRecord[] = [];
-  const noteLog: NoteRecord[] = [];
+/**
+ * Creates an in-memory backend over a dataset: the `Backend` of the three commands, and a test double for
+ * playbook tests (it records runs and notes, runs a hook for each playbook run, and can be changed and
+ * reset).
+ * @param dataset - sites, users, incidents, timeline entries, playbooks, artifact types and artifacts;
+ *   validated and copied (the caller's object is never modified); default: empty
+ * @param options - `clock` (default the system clock), `catalog`, `incidentSetOptions`, `onPlaybookRun`
+ * @returns a `MemoryBackend`: a `Backend` that also records `runs()` and `notes()`
+ * @throws {DatasetError} when the dataset is invalid; `.issues` lists every problem with its path
+ * @example
+ * const backend = createMemoryBackend(loadSampleDataset(), { clock: () => new Date("2024-05-01T12:00:00Z") });
+ * const handler = createCommandHandler(backend);
+ */
+export function createMemoryBackend(
+  dataset: Dataset = {},
+  options: MemoryBackendOptions = {},
+): MemoryBackend {
+  const catalog = options.catalog ?? options.incidentSetOptions?.catalog;
+  const datasetOptions = catalog === undefined ? {} : { catalog };
+  const setOptions: IncidentSetOptions = {
+    ...options.incidentSetOptions,
+    ...(catalog === undefined ? {} : { catalog }),
+  };
+  const validate = (input: unknown): Dataset => {
+    const validated = validateDataset(input, datasetOptions);
+    if (!validated.ok) throw new DatasetError(validated.issues);
+    return validated.dataset;
+  };
+  const initial = validate(dataset);
+  let state = buildState(structuredClone(initial), setOptions);
+  const clock = options.clock ?? (() => new Date());
+  const now = (): Date => {
+    const time = clock();
+    if (!(time instanceof Date) || Number.isNaN(time.getTime())) {
+      throw new TypeError("The memory backend's clock must return a valid Date.");
+    }
+    return new Date(time.getTime());
+  };
+
+  let runLog: PlaybookRunRecord[] = [];
+  let noteLog: NoteRecord[] = [];
   let lastRuntimeId = 0;
 
-  return {
+  const snapshot = (): Dataset => ({
+    sites: [...state.sites.values()].map((s) =>
+      s.timeZone === undefined ? { name: s.name } : { name: s.name, timeZone: s.timeZone },
+    ),
+    users: [...state.users.values()].map((u) => ({ username: u.username, sites: [...u.sites] })),
+    incidents: structuredClone(state.incidents),
+    timelineEntries: structuredClone(state.timelineEntries),
+    playbooks: structuredClone(state.playbooks),
+    artifactTypes: state.artifactTypes.map((t) => ({ ...t })),
+    artifacts: [...state.artifacts.values()].flat().map((a) => ({
+      name: a.info.name,
+      typeId: a.info.typeId,
+      site: a.info.site,
+      notes: a.notes.map((n) => ({ ...n })),
+    })),
+  });
+  /** Validates the dataset `change` makes of a snapshot and, when valid, makes it the state. */
+  const replace = (change: (current: Dataset) => Dataset): void => {
+    state = buildState(validate(change(snapshot())), setOptions);
+  };
+
+  const backend: MemoryBackend = {
     async findSite(name) {
-      return sites.get(name);
+      return state.sites.get(name);
     },
     async findUser(username) {
-      return users.get(username);
+      return state.users.get(username);
     },
     async findIncidentByNumber(site, incidentNumber) {
-      return incidentByNumber.get(key(site, incidentNumber));
+      return state.incidentByNumber.get(key(site, incidentNumber));
     },
-    async findFirstIncident(site: string, condition: Condition) {
-      return incidentSets.get(site)?.findFirst(condition);
+    async findFirstIncident(site: string, condition: Condition, budget?: SearchBudget) {
+      return state.incidentSets.get(site)?.findFirst(condition, budget);
     },
     async timelineEntries(site, incidentNumber) {
-      return [...(timeline.get(key(site, incidentNumber)) ?? [])];
+      return [...(state.timeline.get(key(site, incidentNumber)) ?? [])];
     },
     async playbooksWithTrigger(site, incident, trigger): Promise<readonly PlaybookInfo[]> {
-      return playbooks
+      return state.playbooks
         .filter(
           (p) =>
             p.triggers.includes(trigger) &&
@@ -187,36 +297,36 @@ export function createMemoryBackend(
     async recordPlaybookRun(run: PlaybookRunRequest): Promise<RecordedPlaybookRun> {
       const time = now();
       lastRuntimeId += 1;
-      runLog.push(
-        Object.freeze({
-          runtimeId: lastRuntimeId,
-          playbookName: run.playbookName,
-          site: run.site,
-          incidentId: run.incident.IncidentId,
-          incidentNumber: run.incident.Number,
-          triggerData: run.triggerData,
-          time,
-        }),
-      );
-      return { runtimeId: lastRuntimeId };
+      const record: PlaybookRunRecord = Object.freeze({
+        runtimeId: lastRuntimeId,
+        playbookName: run.playbookName,
+        site: run.site,
+        incidentId: run.incident.IncidentId,
+        incidentNumber: run.incident.Number,
+        triggerData: run.triggerData,
+        time,
+      });
+      runLog.push(record);
+      await options.onPlaybookRun?.(record, backend);
+      return { runtimeId: record.runtimeId };
     },
     async artifactTypes() {
-      return artifactTypes.map((t) => ({ ...t }));
+      return state.artifactTypes.map((t) => ({ ...t }));
     },
     async findArtifacts(site, name) {
-      return (artifacts.get(key(site, name)) ?? []).map((a) => ({ ...a.info }));
+      return (state.artifacts.get(key(site, name)) ?? []).map((a) => ({ ...a.info }));
     },
     async appendNote(artifact: ArtifactInfo, note: NoteRequest): Promise<StoredNote> {
-      const state = (artifacts.get(key(artifact.site, artifact.name)) ?? []).find(
+      const found = (state.artifacts.get(key(artifact.site, artifact.name)) ?? []).find(
         (a) => a.info.typeId === artifact.typeId,
       );
-      if (state === undefined) {
+      if (found === undefined) {
         throw new Error(
           `No artifact '${artifact.name}' of type id ${artifact.typeId} in site '${artifact.site}'.`,
         );
       }
       const time = now();
-      state.notes.push({ text: note.text, author: note.author, time: time.toISOString() });
+      found.notes.push({ text: note.text, author: note.author, time: time.toISOString() });
       noteLog.push(
         Object.freeze({
           site: artifact.site,
@@ -235,25 +345,48 @@ export function createMemoryBackend(
     notes() {
       return [...noteLog];
     },
-    snapshot(): Dataset {
-      return {
-        sites: [...sites.values()].map((s) =>
-          s.timeZone === undefined ? { name: s.name } : { name: s.name, timeZone: s.timeZone },
-        ),
-        users: [...users.values()].map((u) => ({ username: u.username, sites: [...u.sites] })),
-        incidents: structuredClone(data.incidents ?? []),
-        timelineEntries: structuredClone(data.timelineEntries ?? []),
-        playbooks: structuredClone(playbooks),
-        artifactTypes: artifactTypes.map((t) => ({ ...t })),
-        artifacts: [...artifacts.values()].flat().map((a) => ({
-          name: a.info.name,
-          typeId: a.info.typeId,
-          site: a.info.site,
-          notes: a.notes.map((n) => ({ ...n })),
-        })),
-      };
+    snapshot,
+    addIncident(incident) {
+      replace((current) => ({ ...current, incidents: [...(current.incidents ?? []), incident] }));
+      return structuredClone(state.incidentByNumber.get(key(incident.Site, incident.Number))!);
+    },
+    updateIncident(site, incidentNumber, changes) {
+      const existing = state.incidentByNumber.get(key(site, incidentNumber));
+      if (existing === undefined) {
+        throw new RangeError(`No incident '${incidentNumber}' in site '${site}'.`);
+      }
+      const changed: Record<string, unknown> = { ...existing };
+      for (const [field, value] of Object.entries(changes)) {
+        if (value === undefined) delete changed[field];
+        else changed[field] = value;
+      }
+      const index = state.incidents.indexOf(existing);
+      replace((current) => {
+        const incidents = [...(current.incidents ?? [])];
+        incidents[index] = changed as IncidentRecord;
+        return { ...current, incidents };
+      });
+      const number = typeof changed.Number === "string" ? changed.Number : incidentNumber;
+      const changedSite = typeof changed.Site === "string" ? changed.Site : site;
+      return structuredClone(state.incidentByNumber.get(key(changedSite, number))!);
+    },
+    addTimelineEntry(entry) {
+      replace((current) => ({ ...current, timelineEntries: [...(current.timelineEntries ?? []), entry] }));
+    },
+    addArtifact(artifact) {
+      replace((current) => ({ ...current, artifacts: [...(current.artifacts ?? []), artifact] }));
+    },
+    update(change) {
+      replace(change);
+    },
+    reset() {
+      state = buildState(structuredClone(initial), setOptions);
+      runLog = [];
+      noteLog = [];
+      lastRuntimeId = 0;
     },
   };
+  return backend;
 }
 
 function key(site: string, name: string): string {

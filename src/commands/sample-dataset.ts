@@ -4,24 +4,52 @@
  * every documented field and label, timelines of 5–40 entries with tactics and techniques, playbooks,
  * artifact types, and artifacts whose names are shared across types.
  *
- * The JSON is imported, so bundlers (tsup/esbuild) inline it: the built package needs no file access.
+ * The file ships once in the package (`examples/sample-dataset.json`) and is read on first use, relative
+ * to this module: it is not inlined into the bundles (it would be copied into every one of them, about
+ * 600 KB each).
  */
 
-import sample from "../../examples/sample-dataset.json" with { type: "json" };
 import { type Dataset, DatasetError, validateDataset } from "./dataset.js";
+
+/** The file, relative to the package's root directory. */
+const SAMPLE_FILE = "examples/sample-dataset.json";
+/**
+ * How many directories above this module's are searched for `SAMPLE_FILE`: the module is
+ * `src/commands/` in a clone, `dist/` or `dist/<entry>/` once built.
+ */
+const MAX_LEVELS_UP = 4;
 
 let validated: Dataset | undefined;
 
+/** Reads and parses the sample file, found by walking up from this module's directory. */
+function readSampleFile(): unknown {
+  const fs = typeof process === "undefined" ? undefined : process.getBuiltinModule?.("node:fs");
+  if (fs === undefined) throw new Error("loadSampleDataset needs Node.js (it reads a file).");
+  const searched: string[] = [];
+  let directory = new URL(".", import.meta.url);
+  for (let level = 0; level <= MAX_LEVELS_UP; level++) {
+    const candidate = new URL(SAMPLE_FILE, directory);
+    if (fs.existsSync(candidate)) return JSON.parse(fs.readFileSync(candidate, "utf8"));
+    searched.push(candidate.href);
+    directory = new URL("..", directory);
+  }
+  throw new Error(
+    `loadSampleDataset: the file ${SAMPLE_FILE} of incident-query was not found (looked for ${searched.join(", ")}).`,
+  );
+}
+
 /**
  * Returns the bundled sample dataset: a fresh deep copy on every call, so one test's changes never reach
- * another.
+ * another. The file is read and validated on the first call only.
  * @returns a valid `Dataset` for `createMemoryBackend`
+ * @throws {Error} when the package's `examples/sample-dataset.json` cannot be found or read (a damaged
+ *   installation), or outside Node.js
  * @throws {DatasetError} only if the bundled file were invalid (a test guards against that)
  * @example createMemoryBackend(loadSampleDataset())
  */
 export function loadSampleDataset(): Dataset {
   if (validated === undefined) {
-    const result = validateDataset(sample as unknown);
+    const result = validateDataset(readSampleFile());
     if (!result.ok) throw new DatasetError(result.issues);
     validated = result.dataset;
   }

@@ -1,0 +1,21 @@
+// incident-query/mongodb: Search Conditions as MongoDB queries, and the first matching incident of a
+// collection. The translation (`toMongoFilter`, `toMongoFind`) is pure and also exported by the main entry
+// (`incident-query`), where earlier versions had it; this entry gathers everything MongoDB in one place.
+// Its declarations never name the `mongodb` driver, so they compile in a project without it.
+
+export type {
+  DateStorage,
+  MongoFilter,
+  MongoFind,
+  MongoQuery,
+  MongoRegex,
+  MongoSort,
+  ToMongoOptions,
+} from "../conditions/to-mongo.js";
+export { toMongoFilter, toMongoFind } from "../conditions/to-mongo.js";
+export type {
+  FirstMatchingIncidentOptions,
+  IncidentCollection,
+  IncidentDocument,
+} from "../incidents/mongo.js";
+export { firstMatchingIncident } from "../incidents/mongo.js";
