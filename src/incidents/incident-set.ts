@@ -48,6 +48,7 @@ import {
   UNKNOWN,
 } from "./planner.js";
 import { type SearchBudget, startBudget } from "./search-budget.js";
+import { validateIncidentSetOptions } from "./set-options.js";
 
 /** The field whose value orders incidents (DECISIONS.md 1.9). */
 export const ORDER_FIELD = "CreatedUtcTime";
@@ -59,14 +60,19 @@ export const DEFAULT_HASH_FIELDS: readonly string[] = ["Number", "ExternalKey", 
 /** Options of `IncidentSet`. */
 export interface IncidentSetOptions extends ParseOptions {
   /**
-   * Fields stored as dictionary-encoded columns. Default: every single-segment text and enumerated field of
-   * the catalogue that has no hash index. A column whose field has more than `maxDictionary` distinct values
-   * is dropped (its conditions go to the row predicate).
+   * Fields stored as dictionary-encoded columns: single field names (no `.`), catalogue or open fields.
+   * Default: every single-segment text and enumerated field of the catalogue that has no hash index. A
+   * column whose field has more than `maxDictionary` distinct values is dropped (its conditions go to the
+   * row predicate).
    */
   readonly dictionaryFields?: readonly string[];
-  /** Fields with a hash index for equality (default `DEFAULT_HASH_FIELDS`). */
+  /** Fields with a hash index for equality: single field names (default `DEFAULT_HASH_FIELDS`). */
   readonly hashFields?: readonly string[];
-  /** Distinct values past which a dictionary column is dropped (default 4096). */
+  /**
+   * Distinct values past which a dictionary column is dropped: an integer ≥ 0 (default 4096). Codes widen
+   * from 8 to 16 to 32 bits as the dictionary grows, so any size is exact; a large dictionary costs one
+   * leaf evaluation per distinct value per query.
+   */
   readonly maxDictionary?: number;
   /** Options for the compiled row predicates (`codegen: false` for environments without `new Function`). */
   readonly compile?: CompileOptions;
@@ -127,9 +133,12 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * Builds a set from incident records.
    * @param incidents - incident records (objects; kept by reference, never modified)
    * @param options - catalogue and limits for raw JSON, column and index choices, predicate options
-   * @throws {TypeError} when a record is not a non-array object
+   * @throws {TypeError} when a record is not a non-array object, or an option is malformed or unknown
+   *   (see `validateIncidentSetOptions`: each message names the option, what was expected and what was found)
+   * @throws {RangeError} when `maxDictionary` or a limit is not an integer ≥ 0
    */
   constructor(incidents: Iterable<T> = [], options: IncidentSetOptions = {}) {
+    validateIncidentSetOptions(options);
     const catalog = options.catalog ?? DEFAULT_CATALOG;
     this.parseOptions = {
       ...(options.catalog === undefined ? {} : { catalog: options.catalog }),

@@ -23,6 +23,7 @@ import {
   CODE_COMPLEX,
   CODE_MISSING,
   CODE_NULL,
+  type Codes,
   clearTail,
   DATE_COMPLEX,
   DATE_MISSING,
@@ -658,11 +659,14 @@ export class AndPlan implements PlanNode {
       }
     }
     if (best === undefined) return undefined;
+    // A hash leaf's candidates are its hits (surely true) then the rows holding an array (unknown: an
+    // element may equal an operand, or not). A dictionary leaf's seed rows are re-read with the others.
     const rows = best instanceof DictionaryLeaf ? best.seedRows() : best.candidates();
+    const sure = best instanceof HashLeaf ? best.hits.length : rows.length;
     const outT = emptyBitset(this.size);
     const outP = emptyBitset(this.size);
     // Dictionary children are read straight from their columns (no virtual call per row).
-    const codes: (Uint8Array | Uint16Array)[] = [];
+    const codes: Codes[] = [];
     const accepts: Uint8Array[] = [];
     const others: PlanNode[] = [];
     for (const child of this.children) {
@@ -675,7 +679,7 @@ export class AndPlan implements PlanNode {
     for (let k = 0; k < rows.length; k++) {
       const i = rows[k]!;
       if (within !== null && (within[i >>> 5]! & (1 << (i & 31))) === 0) continue;
-      let answer: number = TRUE;
+      let answer: number = k < sure ? TRUE : UNKNOWN;
       for (let c = 0; c < dictionaries; c++) {
         const a = accepts[c]![codes[c]![i]!]!;
         if (a === FALSE) {
@@ -706,7 +710,7 @@ export class AndPlan implements PlanNode {
    * columns ANDs the children's answers: no intermediate bitsets.
    */
   private fused(within: Bitset | null): DenseResult | undefined {
-    const codes: (Uint8Array | Uint16Array)[] = [];
+    const codes: Codes[] = [];
     const accepts: Uint8Array[] = [];
     let date: DateLeaf | undefined;
     for (const child of this.children) {
@@ -883,7 +887,7 @@ function fusedScan(
   t: Bitset,
   size: number,
   within: Bitset | null,
-  codes: readonly (Uint8Array | Uint16Array)[],
+  codes: readonly Codes[],
   accepts: readonly Uint8Array[],
 ): void {
   const c0 = codes[0]!;
@@ -907,7 +911,7 @@ function fusedScanWithDates(
   t: Bitset,
   size: number,
   within: Bitset | null,
-  codes: readonly (Uint8Array | Uint16Array)[],
+  codes: readonly Codes[],
   accepts: readonly Uint8Array[],
   ms: Float64Array,
   interval: NonNullable<DateLeaf["interval"]>,
