@@ -185,7 +185,8 @@ export class DictionaryColumn {
         this.index.set(value, code);
         // Widen the codes before the first one that does not fit: 8 → 16 → 32 bits.
         if (code === 0x100 && this.codes instanceof Uint8Array) this.codes = widen(this.codes, Uint16Array);
-        else if (code === 0x10000 && this.codes instanceof Uint16Array) this.codes = widen(this.codes, Uint32Array);
+        else if (code === 0x10000 && this.codes instanceof Uint16Array)
+          this.codes = widen(this.codes, Uint32Array);
       } else code = known;
     } else code = CODE_COMPLEX;
     if (row >= this.codes.length) this.codes = grow(this.codes, capacity);
@@ -254,14 +255,19 @@ export class DictionaryColumn {
    */
   codeBitsets(size: number): readonly Bitset[] | undefined {
     if (this.codeBitsCache !== undefined) return this.codeBitsCache;
+    if (!this.keepsCodeBitsets()) return undefined;
     const codeCount = this.values.length;
-    if (this.dropped || codeCount > MAX_CODE_BITSETS) return undefined;
     const bits: Bitset[] = [];
     for (let c = 0; c < codeCount; c++) bits.push(emptyBitset(size));
     const codes = this.codes;
     for (let i = 0; i < size; i++) bits[codes[i]!]![i >>> 5]! |= 1 << (i & 31);
     this.codeBitsCache = bits;
     return bits;
+  }
+
+  /** True when `codeBitsets` answers (a column of at most `MAX_CODE_BITSETS` codes, not dropped). */
+  keepsCodeBitsets(): boolean {
+    return !this.dropped && this.values.length <= MAX_CODE_BITSETS;
   }
 
   /** Bytes held (typed arrays; the dictionary's strings are shared with the records). */
@@ -294,6 +300,8 @@ export class DateColumn {
   ms: Float64Array;
   states: Uint8Array;
   readonly counts = [0, 0, 0, 0, 0];
+  /** The rows in state `DATE_COMPLEX`, ascending (rows are added in ascending order). */
+  readonly complexRows: number[] = [];
 
   constructor(field: string, capacity: number) {
     this.field = field;
@@ -322,6 +330,7 @@ export class DateColumn {
     this.ms[row] = ms;
     this.states[row] = state;
     this.counts[state]!++;
+    if (state === DATE_COMPLEX) this.complexRows.push(row);
   }
 
   bytes(): number {

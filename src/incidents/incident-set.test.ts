@@ -137,7 +137,12 @@ describe("IncidentSet: inputs", () => {
       enumerable: true,
     });
     const inherited = Object.assign(Object.create({ Severity: "High" }) as Incident, { IncidentId: 2 });
-    const set = new IncidentSet<Incident>([withGetter, inherited, { IncidentId: 3, Severity: "High" }, throwing]);
+    const set = new IncidentSet<Incident>([
+      withGetter,
+      inherited,
+      { IncidentId: 3, Severity: "High" },
+      throwing,
+    ]);
     expect(calls).toBe(1); // read once, when added
     expect(set.count({ Severity: "High" })).toBe(2);
     expect(set.count({ Severity: { $exists: false } })).toBe(2);

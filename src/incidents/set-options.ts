@@ -38,11 +38,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function unknownKeys(
-  value: Record<string, unknown>,
-  known: Record<string, true>,
-  what: string,
-): void {
+function unknownKeys(value: Record<string, unknown>, known: Record<string, true>, what: string): void {
   for (const key of Object.keys(value)) {
     if (!Object.hasOwn(known, key)) {
       throw new TypeError(
@@ -55,7 +51,9 @@ function unknownKeys(
 /** A list of single field names: each a non-empty string without `.`, not a prototype name. */
 function fieldList(value: unknown, option: string): void {
   if (!Array.isArray(value)) {
-    throw new TypeError(`IncidentSet option '${option}' must be an array of field names, found ${describe(value)}.`);
+    throw new TypeError(
+      `IncidentSet option '${option}' must be an array of field names, found ${describe(value)}.`,
+    );
   }
   value.forEach((name: unknown, index) => {
     if (typeof name !== "string" || name === "") {
@@ -86,7 +84,9 @@ function fieldList(value: unknown, option: string): void {
  *   an object of `codegen`/`cache` booleans
  * @throws {RangeError} when `maxDictionary` is negative or not a safe integer, or a limit is not an integer ≥ 0
  */
-export function validateIncidentSetOptions(options: unknown): asserts options is IncidentSetOptions | undefined {
+export function validateIncidentSetOptions(
+  options: unknown,
+): asserts options is IncidentSetOptions | undefined {
   if (options === undefined) return;
   if (!isPlainObject(options)) {
     throw new TypeError(`IncidentSet options must be an object, found ${describe(options)}.`);
@@ -120,7 +120,9 @@ export function validateIncidentSetOptions(options: unknown): asserts options is
   }
   if (limits !== undefined) {
     if (!isPlainObject(limits)) {
-      throw new TypeError(`IncidentSet option 'limits' must be an object of limits, found ${describe(limits)}.`);
+      throw new TypeError(
+        `IncidentSet option 'limits' must be an object of limits, found ${describe(limits)}.`,
+      );
     }
     const known = Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, true as const]));
     unknownKeys(limits, known, "limit");
