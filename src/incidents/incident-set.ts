@@ -11,7 +11,12 @@
  * cheapest access path (a hash lookup, a `CreatedUtcTime` range as a segment of the creation order,
  * per-label postings in creation order, or a walk of the creation order) and stops at the first match.
  * `count` and `findAll` evaluate the columns over selection bitsets and ask the compiled row predicate
- * only about the rows the columns cannot decide.
+ * only about the rows the columns cannot decide. No path takes a row as matching on an index's word alone
+ * when the index cannot decide it (an array, an object, an unreadable value): such rows are re-checked, so
+ * every answer is `evaluate`'s (SECURITY.md, "Searches over a collection").
+ *
+ * Every search takes an optional time budget (DECISIONS.md 1.7; docs/semantics.md 1.7): the plan and every
+ * scan loop tick the budget's timer, which reads the caller's clock at least every 1,024 records.
  *
  * Records must not be modified after they are added: the columns hold what they contained then.
  */
