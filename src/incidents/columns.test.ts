@@ -213,14 +213,29 @@ describe("HashIndex", () => {
 });
 
 describe("ownDataValue", () => {
-  it("reads own data properties only", () => {
+  it("reads own properties, data or accessor (DECISIONS.md 1.1 revised)", () => {
     const record = Object.create({ inherited: 1 }) as Record<string, unknown>;
     record.own = 2;
     record.undef = undefined;
-    Object.defineProperty(record, "getter", { get: () => 3 });
+    let calls = 0;
+    Object.defineProperty(record, "getter", {
+      get() {
+        calls++;
+        return 3;
+      },
+    });
+    Object.defineProperty(record, "throwing", {
+      get() {
+        throw new Error("no");
+      },
+    });
+    Object.defineProperty(record, "setterOnly", { set() {} });
     expect(ownDataValue(record, "own")).toBe(2);
     expect(ownDataValue(record, "inherited")).toBeUndefined();
-    expect(ownDataValue(record, "getter")).toBeUndefined();
+    expect(ownDataValue(record, "getter")).toBe(3);
+    expect(calls).toBe(1);
+    expect(ownDataValue(record, "throwing")).toBeUndefined();
+    expect(ownDataValue(record, "setterOnly")).toBeUndefined();
     expect(ownDataValue(record, "undef")).toBeUndefined();
     expect(ownDataValue(record, "toString")).toBeUndefined();
   });

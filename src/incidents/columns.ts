@@ -3,24 +3,38 @@
  * added, in typed arrays rather than objects.
  *
  * - `DictionaryColumn`: a field's scalar values (strings, numbers, booleans) dictionary-encoded as small
- *   integer codes (`Uint8Array`, widened to `Uint16Array` past 253 distinct values), with a per-code
+ *   integer codes (`Uint8Array`, widened to `Uint16Array` past 253 distinct values and to `Uint32Array`
+ *   past 65,533, so that no code ever wraps), with a per-code
  *   histogram and, built on demand, per-code postings in creation order and (columns of at most
  *   `MAX_CODE_BITSETS` codes) per-code row bitsets.
  * - `DateColumn`: a catalogue date field as epoch ms (`Float64Array`) and a state per row.
  * - `HashIndex`: equality lookup on a selective field (`Number`, `ExternalKey`, `IncidentId`).
  * - `Bitset`: the selection vectors the planner combines.
  *
- * Fields are read as the reference interpreter reads them (`resolveFieldPath`, DECISIONS.md 1.1): own data
- * properties only; an accessor, an inherited property or an own `undefined` is missing. Caller objects are
- * never modified.
+ * Fields are read once per incident, when it is added, as DECISIONS.md 1.1 (revised) reads them: own
+ * properties only, data or accessor (a getter is called once; one that throws counts as missing); an
+ * inherited property or an own `undefined` is missing. Caller objects are never modified.
  */
 
 import { dateFieldMs } from "../conditions/dates.js";
 
-/** Reads a record's own data property as the reference does: accessors and `undefined` are absent. */
+/**
+ * Reads a record's own property as DECISIONS.md 1.1 (revised) reads fields: a data property's value, or an
+ * accessor's value (its getter called once, with the record as `this`); an inherited property, an own
+ * `undefined`, an accessor without a getter and a getter that throws are all missing (`undefined`).
+ * @throws whatever `Object.getOwnPropertyDescriptor` throws (a hostile Proxy); callers treat that row as
+ *   one the columns cannot answer
+ */
 export function ownDataValue(record: object, key: string): unknown {
   const descriptor = Object.getOwnPropertyDescriptor(record, key);
-  return descriptor === undefined ? undefined : descriptor.value;
+  if (descriptor === undefined) return undefined;
+  if ("value" in descriptor) return descriptor.value;
+  if (descriptor.get === undefined) return undefined;
+  try {
+    return descriptor.get.call(record);
+  } catch {
+    return undefined;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -89,8 +103,18 @@ export function bitsToRows(bits: Bitset): Int32Array {
 // ---------------------------------------------------------------------------------------------------------
 // Growable typed arrays
 
+/** The code array of a dictionary column: 8 bits per row, widened to 16 and 32 as the dictionary grows. */
+export type Codes = Uint8Array | Uint16Array | Uint32Array;
+
+/** Copies `codes` into a wider array of the same length. */
+function widen(codes: Codes, Wide: typeof Uint16Array | typeof Uint32Array): Codes {
+  const wide = new Wide(codes.length);
+  wide.set(codes);
+  return wide;
+}
+
 /** Grows a typed array to at least `needed` elements (×1.5), keeping its contents. */
-function grow<T extends Uint8Array | Uint16Array | Float64Array | Int32Array>(array: T, needed: number): T {
+function grow<T extends Codes | Float64Array | Int32Array>(array: T, needed: number): T {
   if (needed <= array.length) return array;
   const next = new (array.constructor as new (n: number) => T)(
     Math.max(needed, Math.ceil(array.length * 1.5) + 16),
@@ -124,7 +148,7 @@ export const DEFAULT_MAX_DICTIONARY = 4096;
  */
 export class DictionaryColumn {
   readonly field: string;
-  codes: Uint8Array | Uint16Array;
+  codes: Codes;
   readonly values: unknown[] = [undefined, null, undefined];
   readonly counts: number[] = [0, 0, 0];
   dropped = false;
@@ -159,11 +183,10 @@ export class DictionaryColumn {
         this.values.push(value);
         this.counts.push(0);
         this.index.set(value, code);
-        if (code === 256 && this.codes instanceof Uint8Array) {
-          const wide = new Uint16Array(this.codes.length);
-          wide.set(this.codes);
-          this.codes = wide;
-        }
+        // Widen the codes before the first one that does not fit: 8 → 16 → 32 bits.
+        if (code === 0x100 && this.codes instanceof Uint8Array) this.codes = widen(this.codes, Uint16Array);
+        else if (code === 0x10000 && this.codes instanceof Uint16Array)
+          this.codes = widen(this.codes, Uint32Array);
       } else code = known;
     } else code = CODE_COMPLEX;
     if (row >= this.codes.length) this.codes = grow(this.codes, capacity);
@@ -232,14 +255,19 @@ export class DictionaryColumn {
    */
   codeBitsets(size: number): readonly Bitset[] | undefined {
     if (this.codeBitsCache !== undefined) return this.codeBitsCache;
+    if (!this.keepsCodeBitsets()) return undefined;
     const codeCount = this.values.length;
-    if (this.dropped || codeCount > MAX_CODE_BITSETS) return undefined;
     const bits: Bitset[] = [];
     for (let c = 0; c < codeCount; c++) bits.push(emptyBitset(size));
     const codes = this.codes;
     for (let i = 0; i < size; i++) bits[codes[i]!]![i >>> 5]! |= 1 << (i & 31);
     this.codeBitsCache = bits;
     return bits;
+  }
+
+  /** True when `codeBitsets` answers (a column of at most `MAX_CODE_BITSETS` codes, not dropped). */
+  keepsCodeBitsets(): boolean {
+    return !this.dropped && this.values.length <= MAX_CODE_BITSETS;
   }
 
   /** Bytes held (typed arrays; the dictionary's strings are shared with the records). */
@@ -272,6 +300,8 @@ export class DateColumn {
   ms: Float64Array;
   states: Uint8Array;
   readonly counts = [0, 0, 0, 0, 0];
+  /** The rows in state `DATE_COMPLEX`, ascending (rows are added in ascending order). */
+  readonly complexRows: number[] = [];
 
   constructor(field: string, capacity: number) {
     this.field = field;
@@ -300,6 +330,7 @@ export class DateColumn {
     this.ms[row] = ms;
     this.states[row] = state;
     this.counts[state]!++;
+    if (state === DATE_COMPLEX) this.complexRows.push(row);
   }
 
   bytes(): number {

@@ -121,15 +121,32 @@ describe("IncidentSet: inputs", () => {
     expect(() => new IncidentSet<Incident>().add(["x"] as unknown as Incident)).toThrow(TypeError);
   });
 
-  it("reads fields as own data properties: accessors and inherited values are missing", () => {
+  it("reads fields as DECISIONS.md 1.1 (revised): own properties, data or accessor; inherited and throwing are missing", () => {
+    let calls = 0;
     const withGetter = Object.defineProperty({ IncidentId: 1 }, "Severity", {
-      get: () => "High",
+      get: () => {
+        calls++;
+        return "High";
+      },
+      enumerable: true,
+    });
+    const throwing = Object.defineProperty({ IncidentId: 4 }, "Severity", {
+      get: () => {
+        throw new Error("unreadable");
+      },
       enumerable: true,
     });
     const inherited = Object.assign(Object.create({ Severity: "High" }) as Incident, { IncidentId: 2 });
-    const set = new IncidentSet<Incident>([withGetter, inherited, { IncidentId: 3, Severity: "High" }]);
-    expect(set.findAll({ Severity: "High" }).map((i) => i.IncidentId)).toEqual([3]);
+    const set = new IncidentSet<Incident>([
+      withGetter,
+      inherited,
+      { IncidentId: 3, Severity: "High" },
+      throwing,
+    ]);
+    expect(calls).toBe(1); // read once, when added
+    expect(set.count({ Severity: "High" })).toBe(2);
     expect(set.count({ Severity: { $exists: false } })).toBe(2);
+    expect(set.findAll({ Severity: { $exists: false } }).map((i) => i.IncidentId)).toEqual([2, 4]);
   });
 
   it("keeps the record type", () => {

@@ -11,7 +11,12 @@
  * cheapest access path (a hash lookup, a `CreatedUtcTime` range as a segment of the creation order,
  * per-label postings in creation order, or a walk of the creation order) and stops at the first match.
  * `count` and `findAll` evaluate the columns over selection bitsets and ask the compiled row predicate
- * only about the rows the columns cannot decide.
+ * only about the rows the columns cannot decide. No path takes a row as matching on an index's word alone
+ * when the index cannot decide it (an array, an object, an unreadable value): such rows are re-checked, so
+ * every answer is `evaluate`'s (SECURITY.md, "Searches over a collection").
+ *
+ * Every search takes an optional time budget (DECISIONS.md 1.7; docs/semantics.md 1.7): the plan and every
+ * scan loop tick the budget's timer, which reads the caller's clock at least every 1,024 records.
  *
  * Records must not be modified after they are added: the columns hold what they contained then.
  */
@@ -36,6 +41,7 @@ import {
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
 import {
+  AndPlan,
   buildPlan,
   conjuncts,
   DateLeaf,
@@ -47,7 +53,8 @@ import {
   TRUE,
   UNKNOWN,
 } from "./planner.js";
-import { type SearchBudget, startBudget } from "./search-budget.js";
+import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budget.js";
+import { validateIncidentSetOptions } from "./set-options.js";
 
 /** The field whose value orders incidents (DECISIONS.md 1.9). */
 export const ORDER_FIELD = "CreatedUtcTime";
@@ -59,14 +66,19 @@ export const DEFAULT_HASH_FIELDS: readonly string[] = ["Number", "ExternalKey", 
 /** Options of `IncidentSet`. */
 export interface IncidentSetOptions extends ParseOptions {
   /**
-   * Fields stored as dictionary-encoded columns. Default: every single-segment text and enumerated field of
-   * the catalogue that has no hash index. A column whose field has more than `maxDictionary` distinct values
-   * is dropped (its conditions go to the row predicate).
+   * Fields stored as dictionary-encoded columns: single field names (no `.`), catalogue or open fields.
+   * Default: every single-segment text and enumerated field of the catalogue that has no hash index. A
+   * column whose field has more than `maxDictionary` distinct values is dropped (its conditions go to the
+   * row predicate).
    */
   readonly dictionaryFields?: readonly string[];
-  /** Fields with a hash index for equality (default `DEFAULT_HASH_FIELDS`). */
+  /** Fields with a hash index for equality: single field names (default `DEFAULT_HASH_FIELDS`). */
   readonly hashFields?: readonly string[];
-  /** Distinct values past which a dictionary column is dropped (default 4096). */
+  /**
+   * Distinct values past which a dictionary column is dropped: an integer ≥ 0 (default 4096). Codes widen
+   * from 8 to 16 to 32 bits as the dictionary grows, so any size is exact; a large dictionary costs one
+   * leaf evaluation per distinct value per query.
+   */
   readonly maxDictionary?: number;
   /** Options for the compiled row predicates (`codegen: false` for environments without `new Function`). */
   readonly compile?: CompileOptions;
@@ -78,6 +90,16 @@ export interface IncidentSetPlan {
   readonly findFirst: string;
   /** The column plan of `count` / `findAll`, e.g. `and(dictionary Severity (…), row predicate (regex))`. */
   readonly columns: string;
+  /**
+   * How `count` answers: `histogram` (one dictionary leaf), `segment CreatedUtcTime` (a date range alone),
+   * `candidates hash <field>` or `candidates date-range CreatedUtcTime` (a short candidate list, each row
+   * re-checked), or `columns` (a pass over the columns; for an AND, the strategy: `seeded by <leaf>`,
+   * `fused code bitsets`, `fused scan`, `fused scan with dates`, `column scans`). Rows the columns cannot
+   * decide always go to the row predicate.
+   */
+  readonly count: string;
+  /** How `findAll` answers: as `count`, without `histogram` and `segment`. */
+  readonly findAll: string;
 }
 
 /** The column layout's size in bytes, for memory reports (typed arrays only; dictionary strings are shared). */
@@ -127,9 +149,12 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * Builds a set from incident records.
    * @param incidents - incident records (objects; kept by reference, never modified)
    * @param options - catalogue and limits for raw JSON, column and index choices, predicate options
-   * @throws {TypeError} when a record is not a non-array object
+   * @throws {TypeError} when a record is not a non-array object, or an option is malformed or unknown
+   *   (see `validateIncidentSetOptions`: each message names the option, what was expected and what was found)
+   * @throws {RangeError} when `maxDictionary` or a limit is not an integer ≥ 0
    */
   constructor(incidents: Iterable<T> = [], options: IncidentSetOptions = {}) {
+    validateIncidentSetOptions(options);
     const catalog = options.catalog ?? DEFAULT_CATALOG;
     this.parseOptions = {
       ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
@@ -229,6 +254,16 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     this.records.push(incident);
   }
 
+  /**
+   * Brings the indexes up to date before a budgeted search. Index maintenance (the creation order after
+   * adds) is not interrupted: it depends on the set, not on the condition, and its result is kept; the
+   * clock is read once it is done.
+   */
+  private prepare(timer: BudgetTimer): void {
+    this.ensureOrdered();
+    timer.check();
+  }
+
   /** Brings the creation order up to date with the added rows (sort the new rows, merge). */
   private ensureOrdered(): void {
     const size = this.records.length;
@@ -248,7 +283,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * without a valid one after all dated ones; ties by `IncidentId` ascending (incidents without a numeric
    * `IncidentId` after those with one), then by insertion order.
    * @param conditions - a parsed Condition or raw Search Conditions JSON
-   * @param budget - optional time budget (`maxTimeMS` with a `clock`; DECISIONS.md 1.7)
+   * @param budget - optional time budget (`maxTimeMS` with a `clock`; DECISIONS.md 1.7): the clock is read
+   *   at the start and at least once every 1,024 records examined
    * @returns the matching incident (the caller's object), or undefined
    * @throws {SearchConditionsError} when raw JSON is invalid; `.issues` lists every problem
    * @throws {SearchTimeoutError} when the search runs past `budget.maxTimeMS`
@@ -256,24 +292,27 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @example set.findFirst({ Number: "20240301-17" }) //=> { IncidentId: 101, Number: "20240301-17", … }
    */
   findFirst(conditions: Condition | unknown, budget?: SearchBudget): T | undefined {
-    // TODO(budget): tick the timer inside the scans (issue 10); for now the budget is only validated.
-    startBudget(budget);
+    const timer = startBudget(budget);
     const condition = toCondition(conditions, this.parseOptions, this.checked);
-    this.ensureOrdered();
-    const row = this.firstRow(condition).run();
+    this.prepare(timer);
+    const row = this.firstRow(condition, timer).run();
     return row < 0 ? undefined : this.records[row];
   }
 
   /**
    * Finds every incident that matches, in the order of `findFirst` (DECISIONS.md 1.9).
    * @param conditions - a parsed Condition or raw Search Conditions JSON
+   * @param budget - optional time budget, as for `findFirst` (DECISIONS.md 1.7)
    * @returns the matching incidents (the caller's objects); an empty array when none
    * @throws {SearchConditionsError} when raw JSON is invalid
+   * @throws {SearchTimeoutError} when the search runs past `budget.maxTimeMS`
+   * @throws {TypeError} when the budget is malformed (see `startBudget`)
    */
-  findAll(conditions: Condition | unknown): T[] {
+  findAll(conditions: Condition | unknown, budget?: SearchBudget): T[] {
+    const timer = startBudget(budget);
     const condition = toCondition(conditions, this.parseOptions, this.checked);
-    this.ensureOrdered();
-    const rows = this.matchingRows(condition);
+    this.prepare(timer);
+    const rows = this.matchingRows(condition, timer);
     const out: T[] = new Array(rows.length);
     for (let k = 0; k < rows.length; k++) out[k] = this.records[rows[k]!]!;
     return out;
@@ -282,29 +321,28 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   /**
    * Counts the incidents that match.
    * @param conditions - a parsed Condition or raw Search Conditions JSON
+   * @param budget - optional time budget, as for `findFirst` (DECISIONS.md 1.7)
    * @returns the number of matching incidents
    * @throws {SearchConditionsError} when raw JSON is invalid
+   * @throws {SearchTimeoutError} when the search runs past `budget.maxTimeMS`
+   * @throws {TypeError} when the budget is malformed (see `startBudget`)
    */
-  count(conditions: Condition | unknown): number {
+  count(conditions: Condition | unknown, budget?: SearchBudget): number {
+    const timer = startBudget(budget);
     const condition = toCondition(conditions, this.parseOptions, this.checked);
-    const plan = buildPlan(condition, this.storage);
+    const plan = buildPlan(condition, this.storage, timer);
     // Histogram answers: one dictionary leaf with no row it cannot decide.
     if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) return plan.trueCount;
-    this.ensureOrdered();
+    this.prepare(timer);
     // A CreatedUtcTime range alone: the length of its segment of the creation order.
-    if (
-      plan instanceof DateLeaf &&
-      plan.column === this.orderColumn &&
-      plan.interval !== undefined &&
-      this.orderColumn.counts[DATE_COMPLEX] === 0
-    ) {
-      const [from, to] = this.segment(plan.interval);
+    if (this.countsBySegment(plan)) {
+      const [from, to] = this.segment(plan.interval!);
       return to - from;
     }
     const predicate = compile(condition, this.compileOptions);
-    const small = this.candidatePath(plan, predicate);
+    const small = this.candidatePath(plan, predicate, timer);
     if (small !== undefined) return small.length;
-    return popcount(this.denseMatches(plan, predicate));
+    return popcount(this.denseMatches(plan, predicate, timer));
   }
 
   /**
@@ -314,9 +352,12 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   explain(conditions: Condition | unknown): IncidentSetPlan {
     const condition = toCondition(conditions, this.parseOptions, this.checked);
     this.ensureOrdered();
+    const plan = buildPlan(condition, this.storage);
     return {
-      findFirst: this.firstRow(condition).name,
-      columns: buildPlan(condition, this.storage).describe(),
+      findFirst: this.firstRow(condition, startBudget(undefined)).name,
+      columns: plan.describe(),
+      count: this.denseOrCandidates(plan, true),
+      findAll: this.denseOrCandidates(plan, false),
     };
   }
 
@@ -340,9 +381,9 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * conjunction narrows both walks to its segment of the order (rows whose `CreatedUtcTime` holds an array,
    * which sort with the undated, are checked after the segment).
    */
-  private firstRow(condition: Condition): AccessPath {
+  private firstRow(condition: Condition, timer: BudgetTimer): AccessPath {
     if (condition.kind === "or" && condition.children.length > 1) {
-      const paths = condition.children.map((child) => this.firstRow(child));
+      const paths = condition.children.map((child) => this.firstRow(child, timer));
       return {
         name: `union(${paths.map((p) => p.name).join(", ")})`,
         cost: paths.reduce((sum, p) => sum + p.cost, 0),
@@ -357,10 +398,11 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       };
     }
     const size = this.records.length;
-    const plan = buildPlan(condition, this.storage);
+    const plan = buildPlan(condition, this.storage, timer);
     const predicate = compile(condition, this.compileOptions);
     const records = this.records;
     const verify = (row: number): boolean => {
+      timer.tick();
       const answer = plan.row(row);
       return answer === TRUE || (answer === UNKNOWN && predicate(records[row]));
     };
@@ -382,7 +424,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     rest = Math.max(rest, 1 / Math.max(size, 1));
     const tail = windowed && this.orderColumn.counts[DATE_COMPLEX]! > 0;
     const finish = (row: number): number =>
-      row >= 0 || !tail ? row : this.firstOf(this.complexOrderRows(), verify);
+      row >= 0 || !tail ? row : this.firstOf(this.orderColumn.complexRows, verify);
     const window = to - from;
     const paths: AccessPath[] = [
       {
@@ -398,7 +440,11 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         paths.push({
           name: `hash ${leaf.index.field}`,
           cost: candidates.length,
-          run: () => this.firstOf(candidates, (row) => predicate(records[row])),
+          run: () =>
+            this.firstOf(candidates, (row) => {
+              timer.tick();
+              return predicate(records[row]);
+            }),
         });
       } else if (leaf instanceof DictionaryLeaf && leaf.accept[0] === 0 && leaf.estimate > 0) {
         const entries = window * leaf.estimate;
@@ -476,7 +522,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       if (pick < 0) return -1;
       const row = rows[heads[pick]!]!;
       heads[pick]!++;
-      if (verify(row)) return row;
+      if (verify(row)) return row; // verify ticks the budget
     }
   }
 
@@ -504,24 +550,16 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     return [from, Math.max(from, to)];
   }
 
-  /** Rows whose `CreatedUtcTime` holds an array (undated in the order, possibly matching by element). */
-  private complexOrderRows(): number[] {
-    const rows: number[] = [];
-    const states = this.orderColumn.states;
-    for (let i = 0; i < this.records.length; i++) if (states[i] === DATE_COMPLEX) rows.push(i);
-    return rows;
-  }
-
   // -------------------------------------------------------------------------------------------------------
   // count / findAll
 
   /** Matching rows in creation order. */
-  private matchingRows(condition: Condition): Int32Array | number[] {
-    const plan = buildPlan(condition, this.storage);
+  private matchingRows(condition: Condition, timer: BudgetTimer): Int32Array | number[] {
+    const plan = buildPlan(condition, this.storage, timer);
     const predicate = compile(condition, this.compileOptions);
-    const small = this.candidatePath(plan, predicate);
+    const small = this.candidatePath(plan, predicate, timer);
     if (small !== undefined) return small;
-    const bits = this.denseMatches(plan, predicate);
+    const bits = this.denseMatches(plan, predicate, timer);
     const count = popcount(bits);
     const size = this.records.length;
     if (count * 8 < size) {
@@ -530,12 +568,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       for (let k = 0; k < rows.length; k++) ranks[k] = this.rank[rows[k]!]!;
       ranks.sort();
       for (let k = 0; k < ranks.length; k++) rows[k] = this.order[ranks[k]!]!;
+      timer.check();
       return rows;
     }
     const out = new Int32Array(count);
     let k = 0;
     const order = this.order;
     for (let j = 0; j < size && k < count; j++) {
+      timer.tick();
       const row = order[j]!;
       if (hasBit(bits, row)) out[k++] = row;
     }
@@ -543,21 +583,47 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   }
 
   /** Column evaluation over bitsets; undecided rows go to the row predicate. */
-  private denseMatches(plan: PlanNode, predicate: Predicate) {
-    return resolveUnknown(plan.dense(null), (row) => predicate(this.records[row]));
+  private denseMatches(plan: PlanNode, predicate: Predicate, timer: BudgetTimer) {
+    return resolveUnknown(plan.dense(null), (row) => predicate(this.records[row]), timer);
   }
 
   /**
    * When a conjunct narrows the rows to a few candidates (a hash lookup, or a short `CreatedUtcTime`
    * segment), the matching rows in creation order by verifying just those; otherwise undefined.
    */
-  private candidatePath(plan: PlanNode, predicate: Predicate): number[] | undefined {
-    const size = this.records.length;
-    const limit = Math.max(64, size / 64);
+  private candidatePath(plan: PlanNode, predicate: Predicate, timer: BudgetTimer): number[] | undefined {
     const verify = (row: number): boolean => {
+      timer.tick();
       const answer = plan.row(row);
       return answer === TRUE || (answer === UNKNOWN && predicate(this.records[row]));
     };
+    const best = this.candidateChoice(plan);
+    if (best === undefined) return undefined;
+    if (best.kind === "hash") {
+      const rows = best.leaf.candidates().filter((row) => {
+        timer.tick();
+        return predicate(this.records[row]);
+      });
+      return rows.sort((a, b) => this.rank[a]! - this.rank[b]!);
+    }
+    const rows: number[] = [];
+    for (let j = best.from; j < best.to; j++) {
+      const row = this.order[j]!;
+      if (verify(row)) rows.push(row);
+    }
+    const complex = this.orderColumn.complexRows.filter(verify);
+    complex.sort((a, b) => this.rank[a]! - this.rank[b]!);
+    return rows.concat(complex);
+  }
+
+  /** The candidate list `candidatePath` walks, if a conjunct narrows the rows enough (the creation order must be current). */
+  private candidateChoice(
+    plan: PlanNode,
+  ):
+    | { kind: "hash"; leaf: HashLeaf; cost: number }
+    | { kind: "date"; from: number; to: number; cost: number }
+    | undefined {
+    const limit = Math.max(64, this.records.length / 64);
     let best:
       | { kind: "hash"; leaf: HashLeaf; cost: number }
       | { kind: "date"; from: number; to: number; cost: number }
@@ -577,19 +643,32 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
           best = { kind: "date", from, to, cost };
       }
     }
-    if (best === undefined) return undefined;
-    if (best.kind === "hash") {
-      const rows = best.leaf.candidates().filter((row) => predicate(this.records[row]));
-      return rows.sort((a, b) => this.rank[a]! - this.rank[b]!);
+    return best;
+  }
+
+  /** What `explain` reports of `findAll` (and, with `counting`, of `count`): see `IncidentSetPlan`. */
+  private denseOrCandidates(plan: PlanNode, counting: boolean): string {
+    if (counting) {
+      if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) return "histogram";
+      if (this.countsBySegment(plan)) return `segment ${ORDER_FIELD}`;
     }
-    const rows: number[] = [];
-    for (let j = best.from; j < best.to; j++) {
-      const row = this.order[j]!;
-      if (verify(row)) rows.push(row);
+    const choice = this.candidateChoice(plan);
+    if (choice !== undefined) {
+      return choice.kind === "hash"
+        ? `candidates hash ${choice.leaf.index.field}`
+        : `candidates date-range ${ORDER_FIELD}`;
     }
-    const complex = this.complexOrderRows().filter(verify);
-    complex.sort((a, b) => this.rank[a]! - this.rank[b]!);
-    return rows.concat(complex);
+    return plan instanceof AndPlan ? `columns: ${plan.strategy()}` : "columns";
+  }
+
+  /** True when `count` answers by the length of a `CreatedUtcTime` segment of the creation order. */
+  private countsBySegment(plan: PlanNode): plan is DateLeaf {
+    return (
+      plan instanceof DateLeaf &&
+      plan.column === this.orderColumn &&
+      plan.interval !== undefined &&
+      this.orderColumn.counts[DATE_COMPLEX] === 0
+    );
   }
 }
 

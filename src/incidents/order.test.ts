@@ -15,16 +15,31 @@ describe("orderKeyOf / compareOrderKeys (DECISIONS 1.9)", () => {
     expect(sorted([undated, a, noId, invalid, b, c])).toEqual([c, b, a, noId, invalid, undated]);
   });
 
-  it("reads own data properties only: inherited values and getters count as absent, and never throw", () => {
+  it("reads own properties, data or accessor (DECISIONS 1.1 revised); inherited, throwing and hostile count as absent", () => {
     const inherited = Object.create({ CreatedUtcTime: "2024-01-01T00:00:00Z", IncidentId: 1 }) as object;
     expect(orderKeyOf(inherited)).toEqual({ time: Number.POSITIVE_INFINITY, id: Number.POSITIVE_INFINITY });
-    const getter = Object.defineProperty({}, "CreatedUtcTime", {
+    const throwing = Object.defineProperty({}, "CreatedUtcTime", {
       get() {
-        throw new Error("never called");
+        throw new Error("unreadable");
       },
       enumerable: true,
     });
-    expect(orderKeyOf(getter).time).toBe(Number.POSITIVE_INFINITY);
+    expect(orderKeyOf(throwing).time).toBe(Number.POSITIVE_INFINITY);
+    const getter = Object.defineProperty({ IncidentId: 3 }, "CreatedUtcTime", {
+      get: () => "2024-01-01T00:00:00Z",
+      enumerable: true,
+    });
+    expect(orderKeyOf(getter)).toEqual({ time: Date.parse("2024-01-01T00:00:00Z"), id: 3 });
+    expect(orderKeyOf({ CreatedUtcTime: Object.create(Date.prototype) }).time).toBe(Number.POSITIVE_INFINITY);
+    const proxy = new Proxy(
+      {},
+      {
+        getOwnPropertyDescriptor() {
+          throw new Error("hostile");
+        },
+      },
+    );
+    expect(orderKeyOf(proxy)).toEqual({ time: Number.POSITIVE_INFINITY, id: Number.POSITIVE_INFINITY });
   });
 
   it("isBefore is strict, so the earlier position wins a tie", () => {

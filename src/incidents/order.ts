@@ -5,6 +5,7 @@
  * those with one (keeping their input order: callers break remaining ties by position).
  */
 import { recordDateValue } from "../conditions/dates.js";
+import { ownDataValue } from "./columns.js";
 
 /** The sort key of one incident: `time` is epoch ms or +Infinity when undated; `id` is +Infinity when absent. */
 export interface OrderKey {
@@ -13,21 +14,30 @@ export interface OrderKey {
 }
 
 /**
- * Reads the order key of an incident record; never throws. Fields are read as own data properties, as
- * `evaluate` reads them: an accessor counts as absent and is never called.
+ * Reads the order key of an incident record; never throws. Fields are read as DECISIONS.md 1.1 (revised)
+ * reads them: own properties, data or accessor (a getter called once; one that throws, or a record whose
+ * properties cannot be read, counts as missing).
  */
 export function orderKeyOf(incident: object): OrderKey {
-  const created = recordDateValue(ownDataValue(incident, "CreatedUtcTime"));
-  const rawId = ownDataValue(incident, "IncidentId");
+  let created: number | undefined;
+  try {
+    created = recordDateValue(readField(incident, "CreatedUtcTime"));
+  } catch {
+    created = undefined; // a Date-like object whose getTime throws is not a valid date
+  }
+  const rawId = readField(incident, "IncidentId");
   return {
     time: created ?? Number.POSITIVE_INFINITY,
     id: typeof rawId === "number" && Number.isFinite(rawId) ? rawId : Number.POSITIVE_INFINITY,
   };
 }
 
-function ownDataValue(record: object, key: string): unknown {
-  const descriptor = Object.getOwnPropertyDescriptor(record, key);
-  return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
+function readField(record: object, key: string): unknown {
+  try {
+    return ownDataValue(record, key);
+  } catch {
+    return undefined;
+  }
 }
 
 /** True when key `a` comes strictly before key `b` (equal keys: false, so the earlier position wins). */

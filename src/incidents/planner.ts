@@ -12,6 +12,12 @@
  *
  * Every leaf's answer is the reference's (DECISIONS.md 1.5) by construction: accept tables come from the
  * same leaf semantics `compile` uses (`leafSemantics`), and anything a column cannot decide is unknown.
+ * No access path takes a row as surely matching unless every child of every AND above it said so: a
+ * candidate list (hash hits, postings) only narrows, and its rows are answered by the same leaves.
+ *
+ * Time budget (DECISIONS.md 1.7): a plan is built for one query with that query's `BudgetTimer`; every
+ * loop over rows ticks it (row loops once per row, column passes once per 32-row word), and word-wide
+ * bitset passes (32 rows per operation) count their rows once per pass.
  */
 
 import type { Condition, FieldNode, Operand } from "../conditions/ast.js";
@@ -23,6 +29,7 @@ import {
   CODE_COMPLEX,
   CODE_MISSING,
   CODE_NULL,
+  type Codes,
   clearTail,
   DATE_COMPLEX,
   DATE_MISSING,
@@ -39,6 +46,10 @@ import {
   popcount,
   setBit,
 } from "./columns.js";
+import { type BudgetTimer, startBudget } from "./search-budget.js";
+
+/** The timer of a search without a budget: ticks do nothing. */
+const UNBOUNDED: BudgetTimer = startBudget(undefined);
 
 /** A row's answer: surely false, surely true, or unknown (the row predicate decides). */
 export type Tri = 0 | 1 | 2;
@@ -126,9 +137,11 @@ export class DictionaryLeaf implements PlanNode {
   readonly unknownCount: number;
 
   private readonly postings: () => { readonly offsets: Int32Array; readonly rows: Int32Array };
+  private readonly timer: BudgetTimer;
 
-  constructor(node: FieldNode, column: DictionaryColumn, storage: Storage) {
+  constructor(node: FieldNode, column: DictionaryColumn, storage: Storage, timer: BudgetTimer = UNBOUNDED) {
     this.condition = node;
+    this.timer = timer;
     this.column = column;
     this.size = storage.size;
     this.postings = () => storage.postings(column);
@@ -139,7 +152,9 @@ export class DictionaryLeaf implements PlanNode {
     accept[CODE_MISSING] = leaf.missing ? TRUE : FALSE;
     accept[CODE_NULL] = leaf.one(null) ? TRUE : FALSE;
     accept[CODE_COMPLEX] = UNKNOWN;
+    // One leaf evaluation per distinct value: a pass over the dictionary, ticked like a pass over rows.
     for (let code = FIRST_VALUE_CODE; code < values.length; code++) {
+      timer.tick();
       accept[code] = leaf.one(values[code]) ? TRUE : FALSE;
     }
     this.accept = accept;
@@ -156,7 +171,7 @@ export class DictionaryLeaf implements PlanNode {
   }
 
   dense(within: Bitset | null): DenseResult {
-    const { accept, size } = this;
+    const { accept, size, timer } = this;
     const codes = this.column.codes;
     const words = (size + 31) >>> 5;
     if (
@@ -169,6 +184,7 @@ export class DictionaryLeaf implements PlanNode {
       const p = this.unknownCount === 0 ? t : new Uint32Array(words);
       const rows = this.seedRows();
       for (let k = 0; k < rows.length; k++) {
+        timer.tick();
         const i = rows[k]!;
         if (accept[codes[i]!] === TRUE) setBit(t, i);
         if (p !== t) setBit(p, i);
@@ -179,6 +195,7 @@ export class DictionaryLeaf implements PlanNode {
     if (this.unknownCount === 0) {
       for (let w = 0; w < words; w++) {
         if (within !== null && within[w] === 0) continue;
+        timer.tick(32);
         const base = w << 5;
         const end = Math.min(base + 32, size);
         let bits = 0;
@@ -190,6 +207,7 @@ export class DictionaryLeaf implements PlanNode {
     const p = new Uint32Array(words);
     for (let w = 0; w < words; w++) {
       if (within !== null && within[w] === 0) continue;
+      timer.tick(32);
       const base = w << 5;
       const end = Math.min(base + 32, size);
       let tb = 0;
@@ -266,6 +284,7 @@ export class DateLeaf implements PlanNode {
   private readonly stateAnswer: Uint8Array;
   /** The test of a date value (ms). */
   readonly test: (ms: number) => boolean;
+  private readonly timer: BudgetTimer;
   /** For a positive range or `$eq` date: the ms interval [lo, hi] with inclusivity (segments of the order). */
   readonly interval:
     | {
@@ -276,10 +295,11 @@ export class DateLeaf implements PlanNode {
       }
     | undefined;
 
-  constructor(node: FieldNode, column: DateColumn, size: number) {
+  constructor(node: FieldNode, column: DateColumn, size: number, timer: BudgetTimer = UNBOUNDED) {
     this.condition = node;
     this.column = column;
     this.size = size;
+    this.timer = timer;
     const leaf = leafSemantics(node);
     const answers = new Uint8Array(5);
     answers[DATE_MISSING] = leaf.missing ? TRUE : FALSE;
@@ -315,7 +335,7 @@ export class DateLeaf implements PlanNode {
   }
 
   dense(within: Bitset | null): DenseResult {
-    const { size } = this;
+    const { size, timer } = this;
     const { ms, states, counts } = this.column;
     const words = (size + 31) >>> 5;
     const t = new Uint32Array(words);
@@ -330,6 +350,7 @@ export class DateLeaf implements PlanNode {
       const { lo, hi, loInclusive, hiInclusive } = interval;
       for (let w = 0; w < words; w++) {
         if (within !== null && within[w] === 0) continue;
+        timer.tick(32);
         const base = w << 5;
         const end = Math.min(base + 32, size);
         let bits = 0;
@@ -344,6 +365,7 @@ export class DateLeaf implements PlanNode {
       const test = this.test;
       for (let w = 0; w < words; w++) {
         if (within !== null && within[w] === 0) continue;
+        timer.tick(32);
         const base = w << 5;
         const end = Math.min(base + 32, size);
         let bits = 0;
@@ -357,7 +379,8 @@ export class DateLeaf implements PlanNode {
     }
     if (hasComplex) {
       p.set(t);
-      for (let i = 0; i < size; i++) if (states[i] === DATE_COMPLEX) setBit(p, i);
+      for (const i of this.column.complexRows) setBit(p, i);
+      timer.tick(this.column.complexRows.length);
     }
     return { t, p };
   }
@@ -454,9 +477,11 @@ export class HashLeaf implements PlanNode {
   readonly estimate: number;
   readonly size: number;
   private bits: { hit: Bitset; array: Bitset } | undefined;
+  private readonly timer: BudgetTimer;
 
-  constructor(node: FieldNode, index: HashIndex, size: number) {
+  constructor(node: FieldNode, index: HashIndex, size: number, timer: BudgetTimer = UNBOUNDED) {
     this.condition = node;
+    this.timer = timer;
     this.index = index;
     this.size = size;
     this.positive = node.kind === "eq" || node.kind === "in";
@@ -484,10 +509,13 @@ export class HashLeaf implements PlanNode {
   }
 
   private bitsets(): { hit: Bitset; array: Bitset } {
-    this.bits ??= {
-      hit: rowsToBits(this.hits, this.size),
-      array: rowsToBits(this.index.arrayRows, this.size),
-    };
+    if (this.bits === undefined) {
+      this.timer.tick(this.hits.length + this.index.arrayRows.length);
+      this.bits = {
+        hit: rowsToBits(this.hits, this.size),
+        array: rowsToBits(this.index.arrayRows, this.size),
+      };
+    }
     return this.bits;
   }
 
@@ -499,6 +527,7 @@ export class HashLeaf implements PlanNode {
 
   dense(): DenseResult {
     const { hit, array } = this.bitsets();
+    this.timer.tick(this.size); // one word-wide pass
     if (this.positive) return { t: hit, p: or(hit, array) };
     return { t: not(or(hit, array), this.size), p: not(hit, this.size) };
   }
@@ -582,10 +611,12 @@ export class AndPlan implements PlanNode {
   readonly children: readonly PlanNode[];
   readonly estimate: number;
   readonly size: number;
+  private readonly timer: BudgetTimer;
 
-  constructor(node: Condition, children: PlanNode[], size: number) {
+  constructor(node: Condition, children: PlanNode[], size: number, timer: BudgetTimer = UNBOUNDED) {
     this.condition = node;
     this.size = size;
+    this.timer = timer;
     // Most selective first; residual leaves (unknown everywhere) last.
     this.children = children
       .map((child, index) => ({
@@ -625,6 +656,7 @@ export class AndPlan implements PlanNode {
       const result = child.dense(p);
       t = t === null ? result.t : and(t, result.t);
       p = p === null ? result.p : and(p, result.p);
+      this.timer.tick(this.size); // the word-wide ANDs
     }
     if (p === null) {
       const all = fullBitset(this.size);
@@ -639,30 +671,16 @@ export class AndPlan implements PlanNode {
    * those rows are examined, row by row: a selection vector instead of column scans.
    */
   private seeded(within: Bitset | null): DenseResult | undefined {
-    const limit = this.size * SEED_FRACTION;
-    let best: DictionaryLeaf | HashLeaf | undefined;
-    let bestCount = limit;
-    for (const child of this.children) {
-      if (child instanceof DictionaryLeaf && child.accept[CODE_MISSING] === FALSE) {
-        const count = child.trueCount + child.unknownCount;
-        if (count <= bestCount) {
-          best = child;
-          bestCount = count;
-        }
-      } else if (child instanceof HashLeaf && child.positive) {
-        const count = child.hits.length + child.index.arrayRows.length;
-        if (count <= bestCount) {
-          best = child;
-          bestCount = count;
-        }
-      }
-    }
+    const best = this.seedLeaf();
     if (best === undefined) return undefined;
+    // A hash leaf's candidates are its hits (surely true) then the rows holding an array (unknown: an
+    // element may equal an operand, or not). A dictionary leaf's seed rows are re-read with the others.
     const rows = best instanceof DictionaryLeaf ? best.seedRows() : best.candidates();
+    const sure = best instanceof HashLeaf ? best.hits.length : rows.length;
     const outT = emptyBitset(this.size);
     const outP = emptyBitset(this.size);
     // Dictionary children are read straight from their columns (no virtual call per row).
-    const codes: (Uint8Array | Uint16Array)[] = [];
+    const codes: Codes[] = [];
     const accepts: Uint8Array[] = [];
     const others: PlanNode[] = [];
     for (const child of this.children) {
@@ -672,10 +690,12 @@ export class AndPlan implements PlanNode {
       } else if (child !== best) others.push(child);
     }
     const dictionaries = codes.length;
+    const timer = this.timer;
     for (let k = 0; k < rows.length; k++) {
+      timer.tick();
       const i = rows[k]!;
       if (within !== null && (within[i >>> 5]! & (1 << (i & 31))) === 0) continue;
-      let answer: number = TRUE;
+      let answer: number = k < sure ? TRUE : UNKNOWN;
       for (let c = 0; c < dictionaries; c++) {
         const a = accepts[c]![codes[c]![i]!]!;
         if (a === FALSE) {
@@ -706,18 +726,9 @@ export class AndPlan implements PlanNode {
    * columns ANDs the children's answers: no intermediate bitsets.
    */
   private fused(within: Bitset | null): DenseResult | undefined {
-    const codes: (Uint8Array | Uint16Array)[] = [];
-    const accepts: Uint8Array[] = [];
-    let date: DateLeaf | undefined;
-    for (const child of this.children) {
-      if (child instanceof DictionaryLeaf && child.unknownCount === 0) {
-        codes.push(child.column.codes);
-        accepts.push(child.accept);
-      } else if (child instanceof DateLeaf && date === undefined && child.decidesByInterval()) {
-        date = child;
-      } else return undefined;
-    }
-    if (codes.length === 0) return undefined;
+    const shape = this.fusedShape();
+    if (shape === undefined) return undefined;
+    const { codes, accepts, date } = shape;
     if (date === undefined && within === null) {
       const bits = this.fusedByCodeBitsets();
       if (bits !== undefined) return { t: bits, p: bits };
@@ -730,10 +741,73 @@ export class AndPlan implements PlanNode {
     }
     const size = this.size;
     const t = new Uint32Array((size + 31) >>> 5);
-    if (date === undefined) fusedScan(t, size, within, codes, accepts);
-    else fusedScanWithDates(t, size, within, codes, accepts, date.column.ms, date.interval!);
+    if (date === undefined) fusedScan(t, size, within, codes, accepts, this.timer);
+    else fusedScanWithDates(t, size, within, codes, accepts, date.column.ms, date.interval!, this.timer);
     if (within !== null) for (let w = 0; w < t.length; w++) t[w]! &= within[w]!;
     return { t, p: t };
+  }
+
+  /**
+   * The children as fused-pass inputs when every child is a column leaf deciding every row (at most one
+   * date interval), with at least one dictionary leaf; otherwise undefined.
+   */
+  private fusedShape(): { codes: Codes[]; accepts: Uint8Array[]; date: DateLeaf | undefined } | undefined {
+    const codes: Codes[] = [];
+    const accepts: Uint8Array[] = [];
+    let date: DateLeaf | undefined;
+    for (const child of this.children) {
+      if (child instanceof DictionaryLeaf && child.unknownCount === 0) {
+        codes.push(child.column.codes);
+        accepts.push(child.accept);
+      } else if (child instanceof DateLeaf && date === undefined && child.decidesByInterval()) {
+        date = child;
+      } else return undefined;
+    }
+    return codes.length === 0 ? undefined : { codes, accepts, date };
+  }
+
+  /**
+   * The strategy `dense(null)` takes (what `explain` reports): `seeded by <leaf>`, `fused code bitsets`,
+   * `fused scan`, `fused scan with dates`, or `column scans`.
+   */
+  strategy(): string {
+    const seed = this.seedLeaf();
+    if (seed !== undefined) return `seeded by ${seed.describe()}`;
+    const shape = this.fusedShape();
+    if (shape !== undefined) {
+      const bitsets = this.children.every(
+        (child) => child instanceof DictionaryLeaf && child.column.keepsCodeBitsets(),
+      );
+      if (shape.date === undefined && bitsets) return "fused code bitsets";
+      if (shape.codes.length <= 3) return shape.date === undefined ? "fused scan" : "fused scan with dates";
+    }
+    return "column scans";
+  }
+
+  /**
+   * The child whose rows seed a row-at-a-time pass: the most selective dictionary leaf that rejects
+   * missing values, or positive hash leaf, when it selects at most `SEED_FRACTION` of the rows.
+   */
+  private seedLeaf(): DictionaryLeaf | HashLeaf | undefined {
+    const limit = this.size * SEED_FRACTION;
+    let best: DictionaryLeaf | HashLeaf | undefined;
+    let bestCount = limit;
+    for (const child of this.children) {
+      if (child instanceof DictionaryLeaf && child.accept[CODE_MISSING] === FALSE) {
+        const count = child.trueCount + child.unknownCount;
+        if (count <= bestCount) {
+          best = child;
+          bestCount = count;
+        }
+      } else if (child instanceof HashLeaf && child.positive) {
+        const count = child.hits.length + child.index.arrayRows.length;
+        if (count <= bestCount) {
+          best = child;
+          bestCount = count;
+        }
+      }
+    }
+    return best;
   }
 
   /**
@@ -770,6 +844,7 @@ export class AndPlan implements PlanNode {
       }
       if (complement) for (let w = 0; w < words; w++) t[w]! &= ~acc[w]!;
       else for (let w = 0; w < words; w++) t[w]! &= acc[w]!;
+      this.timer.tick(size * (codes.length + 1)); // word-wide passes
     }
     return t;
   }
@@ -784,7 +859,9 @@ export class AndPlan implements PlanNode {
     const outP = emptyBitset(this.size);
     const rest = this.children.slice(from);
     const residual = this.hasResidual();
+    const timer = this.timer;
     for (const i of bitsToRows(p)) {
+      timer.tick();
       let answer: Tri = (t === null || hasBit(t, i)) && !residual ? TRUE : UNKNOWN;
       for (const child of rest) {
         if (child instanceof ResidualLeaf) continue;
@@ -813,10 +890,13 @@ export class OrPlan implements PlanNode {
   readonly estimate: number;
   readonly size: number;
 
-  constructor(node: Condition, children: PlanNode[], size: number) {
+  private readonly timer: BudgetTimer;
+
+  constructor(node: Condition, children: PlanNode[], size: number, timer: BudgetTimer = UNBOUNDED) {
     this.condition = node;
     this.children = children;
     this.size = size;
+    this.timer = timer;
     this.estimate = Math.min(
       1,
       children.reduce((sum, child) => sum + child.estimate, 0),
@@ -840,6 +920,7 @@ export class OrPlan implements PlanNode {
       const result = child.dense(within);
       t = or(t, result.t);
       p = or(p, result.p);
+      this.timer.tick(this.size); // the word-wide ORs
     }
     return { t, p };
   }
@@ -883,8 +964,9 @@ function fusedScan(
   t: Bitset,
   size: number,
   within: Bitset | null,
-  codes: readonly (Uint8Array | Uint16Array)[],
+  codes: readonly Codes[],
   accepts: readonly Uint8Array[],
+  timer: BudgetTimer,
 ): void {
   const c0 = codes[0]!;
   const c1 = codes[1]!;
@@ -894,6 +976,7 @@ function fusedScan(
   const a2 = accepts[2]!;
   for (let w = 0; w < t.length; w++) {
     if (within !== null && within[w] === 0) continue;
+    timer.tick(32);
     const base = w << 5;
     const end = Math.min(base + 32, size);
     let bits = 0;
@@ -907,10 +990,11 @@ function fusedScanWithDates(
   t: Bitset,
   size: number,
   within: Bitset | null,
-  codes: readonly (Uint8Array | Uint16Array)[],
+  codes: readonly Codes[],
   accepts: readonly Uint8Array[],
   ms: Float64Array,
   interval: NonNullable<DateLeaf["interval"]>,
+  timer: BudgetTimer,
 ): void {
   const c0 = codes[0]!;
   const c1 = codes[1]!;
@@ -921,6 +1005,7 @@ function fusedScanWithDates(
   const { lo, hi, loInclusive, hiInclusive } = interval;
   for (let w = 0; w < t.length; w++) {
     if (within !== null && within[w] === 0) continue;
+    timer.tick(32);
     const base = w << 5;
     const end = Math.min(base + 32, size);
     let bits = 0;
@@ -939,55 +1024,47 @@ function fusedScanWithDates(
 /**
  * Builds the plan of a condition over a storage: column leaves where a column answers the node, residual
  * leaves elsewhere.
+ * @param timer - the query's budget timer (DECISIONS.md 1.7), ticked by every pass the plan makes over rows
+ *   or dictionary values; default: no budget
+ * @throws {SearchTimeoutError} from `timer`, while building (dictionary accept tables) or evaluating
  */
-export function buildPlan(condition: Condition, storage: Storage): PlanNode {
+export function buildPlan(condition: Condition, storage: Storage, timer: BudgetTimer = UNBOUNDED): PlanNode {
   const size = storage.size;
+  const build = (child: Condition) => buildPlan(child, storage, timer);
   switch (condition.kind) {
     case "and":
       if (condition.children.length === 0) return new ConstantNode(condition, true, size);
-      if (condition.children.length === 1) return buildPlan(condition.children[0]!, storage);
-      return new AndPlan(
-        condition,
-        condition.children.map((child) => buildPlan(child, storage)),
-        size,
-      );
+      if (condition.children.length === 1) return build(condition.children[0]!);
+      return new AndPlan(condition, condition.children.map(build), size, timer);
     case "or":
       if (condition.children.length === 0) return new ConstantNode(condition, false, size);
-      if (condition.children.length === 1) return buildPlan(condition.children[0]!, storage);
-      return new OrPlan(
-        condition,
-        condition.children.map((child) => buildPlan(child, storage)),
-        size,
-      );
+      if (condition.children.length === 1) return build(condition.children[0]!);
+      return new OrPlan(condition, condition.children.map(build), size, timer);
     case "nor":
       return new NotPlan(
         condition,
         condition.children.length === 0
           ? new ConstantNode(condition, false, size)
-          : new OrPlan(
-              condition,
-              condition.children.map((child) => buildPlan(child, storage)),
-              size,
-            ),
+          : new OrPlan(condition, condition.children.map(build), size, timer),
         size,
       );
     case "not":
-      return new NotPlan(condition, buildPlan(condition.child, storage), size);
+      return new NotPlan(condition, build(condition.child), size);
     default:
-      return leafPlan(condition, storage);
+      return leafPlan(condition, storage, timer);
   }
 }
 
-function leafPlan(node: FieldNode, storage: Storage): PlanNode {
+function leafPlan(node: FieldNode, storage: Storage, timer: BudgetTimer): PlanNode {
   const size = storage.size;
   if (node.path.length !== 1) return new ResidualLeaf(node, size);
   const field = node.path[0]!;
   const hash = storage.hash(field);
-  if (hash !== undefined && hashLeafEligible(node)) return new HashLeaf(node, hash, size);
+  if (hash !== undefined && hashLeafEligible(node)) return new HashLeaf(node, hash, size, timer);
   const date = storage.date(field);
-  if (date !== undefined && dateLeafEligible(node)) return new DateLeaf(node, date, size);
+  if (date !== undefined && dateLeafEligible(node)) return new DateLeaf(node, date, size, timer);
   const dictionary = storage.dictionary(field);
-  if (dictionary !== undefined) return new DictionaryLeaf(node, dictionary, storage);
+  if (dictionary !== undefined) return new DictionaryLeaf(node, dictionary, storage, timer);
   return new ResidualLeaf(node, size);
 }
 
@@ -996,11 +1073,22 @@ export function conjuncts(plan: PlanNode): readonly PlanNode[] {
   return plan instanceof AndPlan ? plan.children : [plan];
 }
 
-/** Finishes a dense evaluation: rows in P \ T are decided by `decide(row)`; returns the matching rows. */
-export function resolveUnknown(result: DenseResult, decide: (row: number) => boolean): Bitset {
+/**
+ * Finishes a dense evaluation: rows in P \ T are decided by `decide(row)`, one `timer` tick each; returns
+ * the matching rows.
+ * @throws {SearchTimeoutError} from `timer`
+ */
+export function resolveUnknown(
+  result: DenseResult,
+  decide: (row: number) => boolean,
+  timer: BudgetTimer = UNBOUNDED,
+): Bitset {
   if (result.p === result.t) return result.t;
   const unknown = andNot(result.p, result.t);
   const t = result.t.slice();
-  for (const row of bitsToRows(unknown)) if (decide(row)) setBit(t, row);
+  for (const row of bitsToRows(unknown)) {
+    timer.tick();
+    if (decide(row)) setBit(t, row);
+  }
   return t;
 }

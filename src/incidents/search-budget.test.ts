@@ -37,6 +37,28 @@ describe("startBudget", () => {
     expect(() => timer.check()).toThrow("The Search Conditions took longer than 5 ms to evaluate.");
   });
 
+  it("counts blocks of records with tick(n), and a check() restarts the count", () => {
+    let reads = 0;
+    const timer = startBudget({
+      maxTimeMS: 5,
+      clock: () => {
+        reads++;
+        return 0;
+      },
+    });
+    for (let i = 0; i < BUDGET_CHECK_INTERVAL / 32 - 1; i++) timer.tick(32);
+    expect(reads).toBe(1);
+    timer.tick(32);
+    expect(reads).toBe(2);
+    timer.tick(10 * BUDGET_CHECK_INTERVAL);
+    expect(reads).toBe(3);
+    for (let i = 0; i < BUDGET_CHECK_INTERVAL - 1; i++) timer.tick();
+    timer.check();
+    expect(reads).toBe(4);
+    for (let i = 0; i < BUDGET_CHECK_INTERVAL - 1; i++) timer.tick();
+    expect(reads).toBe(4);
+  });
+
   it("refuses a budget it cannot keep", () => {
     expect(() => startBudget({ maxTimeMS: 10 })).toThrow(TypeError);
     for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, "10" as unknown as number]) {

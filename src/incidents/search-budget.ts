@@ -37,12 +37,17 @@ export class SearchTimeoutError extends Error {
 }
 
 /**
- * A running budget: `tick()` once per record examined; it reads the clock every
- * {@link BUDGET_CHECK_INTERVAL} ticks and throws past the deadline.
+ * A running budget: `tick()` once per record examined (or `tick(n)` once per block of `n` records, e.g. 32
+ * rows of a column pass); it reads the clock each time {@link BUDGET_CHECK_INTERVAL} records have been
+ * counted since the last reading, and throws past the deadline.
  */
 export interface BudgetTimer {
-  /** Counts one record; throws {@link SearchTimeoutError} when the deadline has passed. */
-  tick(): void;
+  /**
+   * Counts `records` records (default 1, a positive integer); reads the clock when
+   * {@link BUDGET_CHECK_INTERVAL} or more have been counted since it was last read.
+   * @throws {SearchTimeoutError} when the clock was read and the deadline has passed
+   */
+  tick(records?: number): void;
   /** Reads the clock now; throws {@link SearchTimeoutError} when the deadline has passed. */
   check(): void;
 }
@@ -67,14 +72,13 @@ export function startBudget(budget: SearchBudget | undefined): BudgetTimer {
   const deadline = clock() + maxTimeMS;
   let countdown = BUDGET_CHECK_INTERVAL;
   const check = (): void => {
+    countdown = BUDGET_CHECK_INTERVAL;
     if (clock() > deadline) throw new SearchTimeoutError(maxTimeMS);
   };
   return {
-    tick() {
-      if (--countdown === 0) {
-        countdown = BUDGET_CHECK_INTERVAL;
-        check();
-      }
+    tick(records = 1) {
+      countdown -= records;
+      if (countdown <= 0) check();
     },
     check,
   };

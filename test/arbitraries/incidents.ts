@@ -8,6 +8,11 @@
  *   realistic most of the time, odd some of the time: `null`, numbers in text fields, arrays (implicit
  *   traversal), nested objects, `CreatedUtcTime` as a JS `Date`, an ISO string (DECISIONS.md 1.5), an
  *   invalid date string, an epoch number or an invalid `Date`.
+ * - `incidentArb({ columnOddities: true })`: besides, every field an `IncidentSet` indexes (the hash fields
+ *   `Number`, `ExternalKey`, `IncidentId`; the dictionary columns of the text and enumerated fields and of
+ *   the open fields `Score`, `Tags`, `Flag`, `Extra`; the date column `CreatedUtcTime`) holds, one time in
+ *   three, something a column cannot take at face value: `null`, an own `undefined`, an array (empty,
+ *   nested, of mixed types, holding `null` or objects), an object, a `Date`, or a value of another type.
  * - `hostileRecordArb()`: what an untrusted caller could pass as a record: `null`, arrays, primitives,
  *   records with prototype-named own keys (via JSON.parse), null-prototype records, arbitrary JS values.
  */
@@ -32,6 +37,64 @@ export interface IncidentArbOptions {
   readonly isoStrings?: boolean;
   /** Allow odd values (null, wrong types, arrays, nested objects, invalid dates). Default true. */
   readonly oddValues?: boolean;
+  /**
+   * Put column-hostile values in every field an `IncidentSet` indexes, one time in three (see the module
+   * comment): arrays (empty, nested, mixed-type, with `null`), `null`, own `undefined`, objects, `Date`s,
+   * values of other types. Default false (other suites compare against peers that differ on some of them).
+   */
+  readonly columnOddities?: boolean;
+}
+
+/**
+ * What a column cannot take at face value, around the scalars of `pool`: `null`, an own `undefined`,
+ * arrays (empty, of pool values, nested, mixed with `null`, numbers, booleans and objects), objects, a
+ * `Date`, and values of another type.
+ */
+export function columnOddityArb(pool: readonly unknown[]): fc.Arbitrary<unknown> {
+  const scalar = fc.constantFrom(...pool);
+  const other = fc.constantFrom<unknown>(null, 0, -0, 1, 5, 7.5, true, false, "", "5", "Phishing", "EXT-1");
+  const element = fc.oneof(
+    { arbitrary: scalar, weight: 3 },
+    { arbitrary: other, weight: 2 },
+    { arbitrary: scalar.map((v) => ({ Name: v })), weight: 1 },
+  );
+  return fc.oneof(
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.array(scalar, { maxLength: 3 }),
+    fc.array(element, { minLength: 1, maxLength: 4 }),
+    fc.array(fc.array(element, { maxLength: 2 }), { minLength: 1, maxLength: 2 }),
+    fc.tuple(scalar, fc.array(scalar, { maxLength: 2 })).map(([v, inner]) => [inner, v]),
+    scalar.map((v) => ({ Name: v })),
+    fc.constant(null).map(() => ({})),
+    other,
+    fc.constantFrom(...DATE_POOL).map((iso) => new Date(iso)),
+  );
+}
+
+/** One time in three a column oddity (when enabled), else the field's own arbitrary. */
+function columnOdd(
+  arb: fc.Arbitrary<unknown>,
+  pool: readonly unknown[],
+  enabled: boolean,
+): fc.Arbitrary<unknown> {
+  return enabled
+    ? fc.oneof({ arbitrary: arb, weight: 2 }, { arbitrary: columnOddityArb(pool), weight: 1 })
+    : arb;
+}
+
+/** `CreatedUtcTime` oddities for the date column: arrays of dates and ISO strings (nested, mixed, with null). */
+function dateOddityArb(): fc.Arbitrary<unknown> {
+  const date = fc.constantFrom(...DATE_POOL).map((iso) => new Date(iso));
+  const isoString = fc.constantFrom(...DATE_POOL);
+  const element = fc.oneof(date, isoString, fc.constantFrom<unknown>(null, "yesterday", 0, true));
+  return fc.oneof(
+    fc.array(element, { maxLength: 3 }),
+    fc.array(fc.array(element, { maxLength: 2 }), { minLength: 1, maxLength: 2 }),
+    isoString.map((iso) => ({ $date: iso })),
+    fc.constant(undefined),
+    fc.constant(null).map(() => Object.create(null) as object),
+  );
 }
 
 /** Weighted choice between a realistic value and an odd one. */
@@ -104,23 +167,39 @@ function withSomeMissing(
  */
 export function incidentArb(options: IncidentArbOptions = {}): fc.Arbitrary<Record<string, unknown>> {
   const odd = options.oddValues ?? true;
+  const columns = options.columnOddities ?? false;
   const model: Record<string, fc.Arbitrary<unknown>> = {
-    IncidentId: fc.integer({ min: 1, max: 1_000_000 }),
+    IncidentId: columnOdd(
+      fc.integer({ min: 1, max: 1_000_000 }),
+      [1, 2, 3, 4, 5, 6, "3", 2.5, -1, Number.NaN, Number.POSITIVE_INFINITY],
+      columns,
+    ),
   };
-  for (const field of TEXT_FIELD_NAMES) model[field] = textValueArb(TEXT_POOLS[field], odd);
+  for (const field of TEXT_FIELD_NAMES) {
+    model[field] = columnOdd(textValueArb(TEXT_POOLS[field], odd), TEXT_POOLS[field], columns);
+  }
   for (const field of ENUM_FIELDS) {
     const labels = LABEL_POOLS[field];
-    model[field] = mostly(
-      fc.constantFrom(...labels),
-      fc.oneof(
-        fc.constant(null),
-        fc.constantFrom(...labels).map((l) => l.toLowerCase()),
-        fc.array(fc.constantFrom(...labels), { maxLength: 2 }),
+    model[field] = columnOdd(
+      mostly(
+        fc.constantFrom(...labels),
+        fc.oneof(
+          fc.constant(null),
+          fc.constantFrom(...labels).map((l) => l.toLowerCase()),
+          fc.array(fc.constantFrom(...labels), { maxLength: 2 }),
+        ),
+        odd,
       ),
-      odd,
+      labels,
+      columns,
     );
   }
-  model.CreatedUtcTime = createdArb(options.isoStrings ?? true, odd);
+  model.CreatedUtcTime = columns
+    ? fc.oneof(
+        { arbitrary: createdArb(options.isoStrings ?? true, odd), weight: 2 },
+        { arbitrary: dateOddityArb(), weight: 1 },
+      )
+    : createdArb(options.isoStrings ?? true, odd);
   model.Score = mostly(
     fc.constantFrom(...NUMBER_POOL),
     fc.oneof(
@@ -152,13 +231,19 @@ export function incidentArb(options: IncidentArbOptions = {}): fc.Arbitrary<Reco
     fc.oneof(fc.array(custom, { minLength: 1, maxLength: 2 }), fc.constant("alice"), fc.constant(null)),
     odd,
   );
-  model.Flag = fc.boolean();
+  model.Score = columnOdd(model.Score, NUMBER_POOL, columns);
+  model.Tags = columnOdd(model.Tags, TAG_POOL, columns);
+  model.Flag = columnOdd(fc.boolean(), [true, false], columns);
   model.SeenAt = mostly(
     fc.constantFrom(...DATE_POOL).map((iso) => new Date(iso)),
     fc.constantFrom(...DATE_POOL),
     odd,
   );
-  model.Extra = fc.oneof(fc.constantFrom(...NUMBER_POOL), fc.constantFrom(...OPEN_STRING_POOL), fc.boolean());
+  model.Extra = columnOdd(
+    fc.oneof(fc.constantFrom(...NUMBER_POOL), fc.constantFrom(...OPEN_STRING_POOL), fc.boolean()),
+    OPEN_STRING_POOL,
+    columns,
+  );
   return withSomeMissing(model, { IncidentId: 0, Extra: 8, Flag: 3, SeenAt: 3 });
 }
 

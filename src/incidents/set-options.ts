@@ -1,0 +1,150 @@
+/**
+ * Validation of `IncidentSet` options (docs/semantics.md "Searches over a collection"): every option is
+ * checked when the set is built, with a `TypeError` or `RangeError` that names the option, says what was
+ * expected and what was found. An option the set does not know is an error too (a misspelt
+ * `maxDictionnary` would otherwise be ignored silently).
+ */
+
+import { isForbiddenSegment } from "../conditions/catalog.js";
+import type { CompileOptions } from "../conditions/compile.js";
+import { DEFAULT_LIMITS } from "../conditions/options.js";
+import type { IncidentSetOptions } from "./incident-set.js";
+
+/**
+ * Every option of `IncidentSet`. Typed as a record over the interface's keys, so that an option added to
+ * `IncidentSetOptions` (or to the parse options it extends) without being added here fails to compile.
+ */
+const SET_OPTIONS: Record<keyof IncidentSetOptions, true> = {
+  catalog: true,
+  limits: true,
+  dictionaryFields: true,
+  hashFields: true,
+  maxDictionary: true,
+  compile: true,
+};
+
+/** Every option of the compiled predicates (same compile-time exhaustiveness as `SET_OPTIONS`). */
+const COMPILE_OPTIONS: Record<keyof CompileOptions, true> = { codegen: true, cache: true };
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 60))}`;
+  if (typeof value === "number" || typeof value === "boolean") return `the ${typeof value} ${String(value)}`;
+  return `${typeof value === "object" ? "an" : "a"} ${typeof value}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function unknownKeys(value: Record<string, unknown>, known: Record<string, true>, what: string): void {
+  for (const key of Object.keys(value)) {
+    if (!Object.hasOwn(known, key)) {
+      throw new TypeError(
+        `Unknown ${what} '${key}': expected one of ${Object.keys(known).sort().join(", ")}.`,
+      );
+    }
+  }
+}
+
+/** A list of single field names: each a non-empty string without `.`, not a prototype name. */
+function fieldList(value: unknown, option: string): void {
+  if (!Array.isArray(value)) {
+    throw new TypeError(
+      `IncidentSet option '${option}' must be an array of field names, found ${describe(value)}.`,
+    );
+  }
+  value.forEach((name: unknown, index) => {
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError(
+        `IncidentSet option '${option}'[${index}] must be a non-empty field name, found ${describe(name)}.`,
+      );
+    }
+    if (name.includes(".")) {
+      throw new TypeError(
+        `IncidentSet option '${option}'[${index}] must be a single field name, found the dotted path '${name}' (conditions on dotted paths are answered row by row).`,
+      );
+    }
+    if (isForbiddenSegment(name)) {
+      throw new TypeError(
+        `IncidentSet option '${option}'[${index}] names '${name}', which no Search Condition may use.`,
+      );
+    }
+  });
+}
+
+/**
+ * Checks the options of `new IncidentSet(incidents, options)`.
+ * @param options - the caller's options (`undefined` means the defaults)
+ * @throws {TypeError} when `options` is not an object, has a key the set does not know, or an option has the
+ *   wrong type: `dictionaryFields`/`hashFields` not arrays of single field names (non-empty, no `.`, not
+ *   `__proto__`/`prototype`/`constructor`); `maxDictionary` not an integer; `catalog` not a catalogue
+ *   (`fields` object, `alternativeFields` array); `limits` not an object of the known limits; `compile` not
+ *   an object of `codegen`/`cache` booleans
+ * @throws {RangeError} when `maxDictionary` is negative or not a safe integer, or a limit is not an integer ≥ 0
+ */
+export function validateIncidentSetOptions(
+  options: unknown,
+): asserts options is IncidentSetOptions | undefined {
+  if (options === undefined) return;
+  if (!isPlainObject(options)) {
+    throw new TypeError(`IncidentSet options must be an object, found ${describe(options)}.`);
+  }
+  unknownKeys(options, SET_OPTIONS, "IncidentSet option");
+  const { catalog, limits, dictionaryFields, hashFields, maxDictionary, compile } = options;
+  if (dictionaryFields !== undefined) fieldList(dictionaryFields, "dictionaryFields");
+  if (hashFields !== undefined) fieldList(hashFields, "hashFields");
+  if (maxDictionary !== undefined) {
+    if (typeof maxDictionary !== "number") {
+      throw new TypeError(
+        `IncidentSet option 'maxDictionary' must be a number of distinct values, found ${describe(maxDictionary)}.`,
+      );
+    }
+    if (!Number.isSafeInteger(maxDictionary) || maxDictionary < 0) {
+      throw new RangeError(
+        `IncidentSet option 'maxDictionary' must be an integer ≥ 0, found ${String(maxDictionary)}.`,
+      );
+    }
+  }
+  if (catalog !== undefined) {
+    if (
+      !isPlainObject(catalog) ||
+      !isPlainObject(catalog.fields) ||
+      !Array.isArray(catalog.alternativeFields)
+    ) {
+      throw new TypeError(
+        `IncidentSet option 'catalog' must be a field catalogue ({ fields, alternativeFields }; see extendCatalog), found ${describe(catalog)}.`,
+      );
+    }
+  }
+  if (limits !== undefined) {
+    if (!isPlainObject(limits)) {
+      throw new TypeError(
+        `IncidentSet option 'limits' must be an object of limits, found ${describe(limits)}.`,
+      );
+    }
+    const known = Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, true as const]));
+    unknownKeys(limits, known, "limit");
+    for (const [key, value] of Object.entries(limits)) {
+      if (value === undefined) continue;
+      if (typeof value !== "number") {
+        throw new TypeError(`Limit '${key}' must be a number, found ${describe(value)}.`);
+      }
+      if (!Number.isSafeInteger(value) || value < 0) {
+        throw new RangeError(`Limit '${key}' must be an integer ≥ 0, found ${String(value)}.`);
+      }
+    }
+  }
+  if (compile !== undefined) {
+    if (!isPlainObject(compile)) {
+      throw new TypeError(`IncidentSet option 'compile' must be an object, found ${describe(compile)}.`);
+    }
+    unknownKeys(compile, COMPILE_OPTIONS, "compile option");
+    for (const [key, value] of Object.entries(compile)) {
+      if (value !== undefined && typeof value !== "boolean") {
+        throw new TypeError(`Compile option '${key}' must be a boolean, found ${describe(value)}.`);
+      }
+    }
+  }
+}
