@@ -31,16 +31,16 @@ export interface ToSqlOptions {
 
 /**
  * A translated condition.
- * - `text`: the superset clause (`maybe`): rows it rejects never match; rows it keeps must be re-checked,
- *   unless they also satisfy `sure`.
- * - `sure`: the subset clause: rows it keeps match for certain.
- * - `values`: the parameters of both clauses, `$firstParameter` onwards.
- * - `exact`: true when `text` and `sure` are the same clause (no re-check needed).
+ * - `text` with `values` (`$firstParameter` onwards): the superset clause: rows it rejects never match;
+ *   rows it keeps must be re-checked with `compile`.
+ * - `sure`: the subset clause (rows it keeps match for certain), with its own `values`, numbered after
+ *   those of `text`: a query that uses both binds `[...values, ...sure.values]`.
+ * - `exact`: true when both clauses are the same (no row needs a re-check).
  */
 export interface SqlWhere {
   readonly text: string;
-  readonly sure: string;
   readonly values: unknown[];
+  readonly sure: { readonly text: string; readonly values: unknown[] };
   readonly exact: boolean;
 }
 
@@ -62,7 +62,9 @@ const UNDECIDED: Clause = { maybe: TRUE, sure: FALSE };
  * @throws {TypeError} when a column name or the alias is not an allowed identifier
  * @example
  * toSqlWhere(parseSearchConditions({ Severity: "High" }))
- * //=> { text: '(COALESCE("f_severity" = $1, FALSE) OR $2 = ANY("irregular"))', sure: 'COALESCE("f_severity" = $1, FALSE)', values: ["High", "Severity"], exact: false }
+ * //=> { text: '(COALESCE("f_severity" = ANY($1::text[]), FALSE) OR $2::text = ANY("irregular"))',
+ * //     values: [["High"], "Severity"], sure: { text: 'COALESCE("f_severity" = ANY($3::text[]), FALSE)',
+ * //     values: [["High"]] }, exact: false }
  */
 export function toSqlWhere(condition: Condition, options: ToSqlOptions = {}): SqlWhere {
   const translator = new Translator(
@@ -71,24 +73,27 @@ export function toSqlWhere(condition: Condition, options: ToSqlOptions = {}): Sq
   );
   const clause = translator.condition(condition);
   // Parameters are numbered once the clauses are final, so that a value whose clause was simplified
-  // away (`FALSE AND …`) is never bound.
+  // away (`FALSE AND …`) is never bound. `sure` numbers its own parameters after `text`'s.
   const first = options.firstParameter ?? 1;
+  const text = render(clause.maybe, translator.values, first);
+  const sure = render(clause.sure, translator.values, first + text.values.length);
+  return { text: text.text, values: text.values, sure, exact: clause.maybe === clause.sure };
+}
+
+function render(sql: string, all: readonly unknown[], first: number): { text: string; values: unknown[] } {
   const numbers = new Map<number, number>();
   const values: unknown[] = [];
-  const render = (sql: string): string =>
-    sql.replace(PLACEHOLDER, (_match, index: string) => {
-      const k = Number(index);
-      let n = numbers.get(k);
-      if (n === undefined) {
-        n = first + values.length;
-        numbers.set(k, n);
-        values.push(translator.values[k]);
-      }
-      return `$${n}`;
-    });
-  const text = render(clause.maybe);
-  const sure = render(clause.sure);
-  return { text, sure, values, exact: clause.maybe === clause.sure };
+  const text = sql.replace(PLACEHOLDER, (_match, index: string) => {
+    const k = Number(index);
+    let n = numbers.get(k);
+    if (n === undefined) {
+      n = first + values.length;
+      numbers.set(k, n);
+      values.push(all[k]);
+    }
+    return `$${n}`;
+  });
+  return { text, values };
 }
 
 /** A value's place in a clause before numbering: never produced by a value (values are never spliced). */

@@ -60,14 +60,23 @@ async function verdicts(site: string, raw: unknown): Promise<Verdict[]> {
   const condition = parseSearchConditions(raw);
   const where = toSqlWhere(condition, { firstParameter: 2 });
   const result = await client.query<Verdict>(
-    `SELECT seq::integer AS seq, ${where.text} AS maybe, ${where.sure} AS sure, record
+    `SELECT seq::integer AS seq, ${where.text} AS maybe, ${where.sure.text} AS sure, record
      FROM iq_incidents WHERE site = $1 ORDER BY seq`,
-    [site, ...where.values],
+    [site, ...where.values, ...where.sure.values],
   );
   return result.rows;
 }
 
 describe(`toSqlWhere on ${DATABASE_KIND}`, () => {
+  it("documents its example exactly", () => {
+    expect(toSqlWhere(parseSearchConditions({ Severity: "High" }))).toEqual({
+      text: '(COALESCE("f_severity" = ANY($1::text[]), FALSE) OR $2::text = ANY("irregular"))',
+      values: [["High"], "Severity"],
+      sure: { text: 'COALESCE("f_severity" = ANY($3::text[]), FALSE)', values: [["High"]] },
+      exact: false,
+    });
+  });
+
   it("never splices a value into the SQL text, and checks identifiers", () => {
     const hostile = "x'); DROP TABLE iq_incidents; --";
     const where = toSqlWhere(parseSearchConditions({ Title: hostile, Severity: { $in: ["High"] } }));
@@ -87,7 +96,7 @@ describe(`toSqlWhere on ${DATABASE_KIND}`, () => {
     expect(exists.exact).toBe(true);
     for (const raw of [{ Title: { $regex: "^P" } }, { "Custom.Owner": "a" }, { Title: { $gt: "a" } }]) {
       const where = toSqlWhere(parseSearchConditions(raw));
-      expect(where).toMatchObject({ text: "TRUE", sure: "FALSE", values: [] });
+      expect(where).toMatchObject({ text: "TRUE", sure: { text: "FALSE", values: [] }, values: [] });
     }
   });
 
