@@ -13,6 +13,8 @@ export default defineConfig([
       "client/index": "src/client/index.ts",
       // Separate so that the main entry's declarations never name the optional mongodb driver.
       "mongodb/index": "src/incidents/mongo.ts",
+      // Separate so that only users of PostgreSQL load its code; the drivers are optional peers.
+      "postgres/index": "src/postgres/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
