@@ -1,28 +1,16 @@
 /**
- * Runs every conformance match case through `parseSearchConditions` + `evaluate` (the reference
- * interpreter). A failure names the case, its rule and the incident.
+ * The reference interpreter `evaluate` through the conformance harness, and the table's own sanity checks.
  */
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
+import { allCases, runConformance } from "./harness.js";
 import { matchCases } from "./match-cases.js";
 
-/** A short, readable description of an incident for failure messages (handles Dates, NaN, undefined). */
-function describeIncident(incident: Record<string, unknown>): string {
-  const text = JSON.stringify(incident, (_key, value: unknown) =>
-    typeof value === "number" && !Number.isFinite(value)
-      ? String(value)
-      : value === undefined
-        ? "(undefined)"
-        : value,
-  );
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-}
-
-describe("conformance: evaluate", () => {
+describe("conformance table", () => {
   it("has a large table with unique names, each case with matching and non-matching incidents", () => {
     expect(matchCases.length).toBeGreaterThanOrEqual(120);
-    expect(new Set(matchCases.map((matchCase) => matchCase.name)).size).toBe(matchCases.length);
+    expect(new Set(allCases.map((matchCase) => matchCase.name)).size).toBe(allCases.length);
     const withBoth = matchCases.filter(
       (matchCase) =>
         matchCase.incidents.some((entry) => entry.matches) &&
@@ -31,22 +19,12 @@ describe("conformance: evaluate", () => {
     // A few cases are one-sided by nature ($in: [] matches nothing, $nin: [] and {} match everything).
     expect(matchCases.length - withBoth.length).toBeLessThanOrEqual(5);
   });
+});
 
-  describe.each(matchCases.map((matchCase) => [matchCase.name, matchCase] as const))(
-    "%s",
-    (_name, matchCase) => {
-      it(`(${matchCase.rule})`, () => {
-        const condition = parseSearchConditions(
-          matchCase.conditions,
-          matchCase.catalog === undefined ? undefined : { catalog: matchCase.catalog },
-        );
-        matchCase.incidents.forEach(({ incident, matches }, index) => {
-          expect(
-            evaluate(condition, incident),
-            `case "${matchCase.name}" (${matchCase.rule}), incident #${index} ${describeIncident(incident)}`,
-          ).toBe(matches);
-        });
-      });
-    },
-  );
+runConformance({
+  engine: "evaluate",
+  run: (conditions, incidents, catalog) => {
+    const condition = parseSearchConditions(conditions, { catalog });
+    return incidents.map((incident) => evaluate(condition, incident));
+  },
 });

@@ -1,7 +1,9 @@
 /**
  * The conformance case format: one table shared by every implementation of the Search Conditions
  * semantics (`evaluate`, `compile` with and without code generation, `IncidentSet`, and MongoDB semantics
- * through `toMongoFilter`). Each implementation has its own `*.test.ts` in this folder that runs every case.
+ * through `toMongoFilter`). `harness.ts` runs every case of `match-cases.ts` and `jstests-cases.ts` against
+ * each implementation (one short `*.test.ts` per implementation in this folder); every known difference
+ * is an entry of `skips.ts`.
  */
 import type { FieldCatalog } from "../../src/conditions/catalog.js";
 import type { IssueCode, PathSegment } from "../../src/conditions/issues.js";
@@ -20,10 +22,10 @@ export interface MatchCase {
   /** Optional catalogue (defaults to DEFAULT_CATALOG). */
   readonly catalog?: FieldCatalog;
   /**
-   * Set when MongoDB semantics (mingo over toMongoFilter) intentionally differ for this case; the reason
-   * is listed in the README's known differences.
+   * Where the facts come from when they are transcribed from MongoDB's own test suite: the jstests file of
+   * the mongodb/mongo repository, e.g. `jstests/core/query/ne/ne_null.js`.
    */
-  readonly mongoDiffers?: string;
+  readonly source?: string;
 }
 
 /** A case that must fail to parse with exactly these issues (codes and paths, in any order). */

@@ -1,0 +1,1254 @@
+/**
+ * MongoDB's own tests, as conformance cases (issue 16; DECISIONS.md 1.5: where the semantics could
+ * differ, MongoDB's test suite decides).
+ *
+ * How this table was built: the jstests of the mongodb/mongo repository (`jstests/core/query/…`, whose
+ * expectations run against a real mongod) were read, and their FACTS transcribed — the documents of a
+ * collection, a query, and which documents it returns. No code was copied. Each collection below names its
+ * file (`source`); each query becomes one case over all the documents of its collection, so every
+ * document is asserted either way. Where a file is tagged for a MongoDB version (`requires_fcv_90`, the
+ * SERVER-36681 `null` rule), the newest behaviour is the one transcribed.
+ *
+ * Translated: regex literals `/x/i` → `{"$regex": "x", "$options": "i"}` (patterns kept where RE2 reads
+ * them alike); `NumberInt`/`NumberLong`/`NumberDecimal` → JS numbers; BSON dates → JS `Date` in records
+ * and `{"$date": …}` operands. Where a test only counts, the matching documents were worked out from the
+ * count and the documents, and the count is kept (`count`) and checked when the table loads. Where a
+ * collection grows between assertions, each stage is its own collection.
+ * Left out: documents holding what JSON and the records cannot (`undefined`, MinKey/MaxKey, Timestamp,
+ * BinData, ObjectId, Code, DBRef, regex values), and queries Search Conditions cannot express
+ * (`$elemMatch`, `$type`, `$mod`, `$expr`, regexes inside `$in`/`$nin`/`$all`, document or array operands,
+ * which DECISIONS.md 1.2 refuses, NaN/Infinity operands, PCRE-only syntax such as `(*UCP)` or `\p{Xan}`).
+ * Not transcribed at all: `array/array_comparison_correctness.js`, whose assertions compare the expected
+ * list with itself (its helper overwrites the result variable), so its lists are not facts about MongoDB.
+ *
+ * Where an engine answers differently, the case is named in `skips.ts`.
+ */
+import type { MatchCase } from "./types.js";
+
+type Incident = Record<string, unknown>;
+
+/** One query of a collection: the Search Conditions, the `_id`s it returns, and the test's count if any. */
+type Query = readonly [conditions: unknown, matchIds: readonly unknown[], count?: number];
+
+const RULE = "MongoDB's jstests (DECISIONS 1.5)";
+const cases: MatchCase[] = [];
+const names = new Map<string, number>();
+
+/**
+ * Adds one case per query over all `docs` (each holds an `_id`). Throws when a transcription is
+ * inconsistent: an `_id` that no document has, or a kept count that differs from the listed matches.
+ */
+function collection(source: string, docs: readonly Incident[], queries: readonly Query[]): void {
+  const ids = new Set(docs.map((doc) => doc._id));
+  if (ids.size !== docs.length) throw new Error(`${source}: duplicate _id`);
+  const short = source.replace(/^jstests\/core\/(query\/)?/, "");
+  for (const [conditions, matchIds, count] of queries) {
+    for (const id of matchIds) {
+      if (!ids.has(id)) throw new Error(`${source}: no document with _id ${JSON.stringify(id)}`);
+    }
+    if (count !== undefined && count !== matchIds.length) {
+      throw new Error(
+        `${source}: ${JSON.stringify(conditions)} lists ${matchIds.length} matches, count ${count}`,
+      );
+    }
+    const base = `jstests ${short}: ${JSON.stringify(conditions)}`;
+    const seen = (names.get(base) ?? 0) + 1;
+    names.set(base, seen);
+    const matching = new Set(matchIds);
+    cases.push({
+      name: seen === 1 ? base : `${base} (${seen})`,
+      rule: RULE,
+      source,
+      conditions,
+      incidents: docs.map((incident) => ({ incident, matches: matching.has(incident._id) })),
+    });
+  }
+}
+
+/** Documents numbered by position (`_id` 0, 1, …) for tests that insert without `_id`. */
+function numbered(...docs: readonly Incident[]): Incident[] {
+  return docs.map((doc, index) => ({ _id: index, ...doc }));
+}
+
+/** Every `_id` of `docs` except the listed ones. */
+function except(docs: readonly Incident[], ...excluded: readonly unknown[]): unknown[] {
+  return docs.map((doc) => doc._id).filter((id) => !excluded.includes(id));
+}
+
+/** Every `_id` of `docs`. */
+const all = (docs: readonly Incident[]): unknown[] => docs.map((doc) => doc._id);
+
+// ---------------------------------------------------------------------------------------------------------
+// null and missing (SERVER-36681, MongoDB 9.0)
+
+{
+  const source = "jstests/core/query/null_query_semantics.js";
+  const flat = [
+    { _id: "a_empty_subobject", a: {} },
+    { _id: "a_null", a: null },
+    { _id: "a_number", a: 4 },
+    { _id: "a_subobject_b_not_null", a: { b: "hi" } },
+    { _id: "a_subobject_b_null", a: { b: null } },
+    { _id: "no_a" },
+  ];
+  collection(source, flat, [
+    [{ a: { $eq: null } }, ["a_null", "no_a"]],
+    [{ a: { $ne: null } }, ["a_empty_subobject", "a_number", "a_subobject_b_not_null", "a_subobject_b_null"]],
+    [{ a: { $in: [null, 4] } }, ["a_null", "a_number", "no_a"]],
+    [{ $or: [{ a: null }, { a: 4 }] }, ["a_null", "a_number", "no_a"]],
+    [{ a: { $nin: [null, 4] } }, ["a_empty_subobject", "a_subobject_b_not_null", "a_subobject_b_null"]],
+    [{ a: { $exists: false } }, ["no_a"]],
+    [{ "a.b": { $eq: null } }, ["a_empty_subobject", "a_null", "a_number", "a_subobject_b_null", "no_a"]],
+    [{ "a.b": { $ne: null } }, ["a_subobject_b_not_null"]],
+    [{ "a.b": { $exists: false } }, ["no_a", "a_empty_subobject", "a_null", "a_number"]],
+  ]);
+  const withArrays = [
+    ...flat,
+    { _id: "a_double_array", a: [[]] },
+    { _id: "a_empty_array", a: [] },
+    { _id: "a_object_array_no_b_nulls", a: [{ b: 1 }, { b: 3 }, { b: "string" }] },
+    { _id: "a_object_array_some_b_nulls", a: [{ b: null }, { b: 3 }, { b: null }] },
+    { _id: "a_object_array_some_b_missing", a: [{ b: 3 }, {}] },
+    { _id: "a_value_array_all_nulls", a: [null, null] },
+    { _id: "a_value_array_no_nulls", a: [1, "string", 4] },
+    { _id: "a_value_array_with_null", a: [1, "string", null, 4] },
+  ];
+  const aNull = ["a_null", "a_value_array_all_nulls", "a_value_array_with_null", "no_a"];
+  const aNotNull = except(withArrays, ...aNull);
+  const abNull = [
+    "a_empty_subobject",
+    "a_null",
+    "a_number",
+    "a_subobject_b_null",
+    "no_a",
+    "a_double_array",
+    "a_empty_array",
+    "a_object_array_some_b_nulls",
+    "a_object_array_some_b_missing",
+    "a_value_array_all_nulls",
+    "a_value_array_no_nulls",
+    "a_value_array_with_null",
+  ];
+  const abNotNull = ["a_subobject_b_not_null", "a_object_array_no_b_nulls"];
+  collection(source, withArrays, [
+    [{ a: { $eq: null } }, aNull],
+    [{ a: { $ne: null } }, aNotNull],
+    [{ a: { $not: { $gte: null } } }, aNotNull],
+    [{ a: { $in: [null, 75] } }, aNull],
+    [{ $or: [{ a: null }, { a: 75 }] }, aNull],
+    [{ a: { $nin: [null, 75] } }, aNotNull],
+    [{ "a.b": { $eq: null } }, abNull],
+    [{ "a.b": { $ne: null } }, abNotNull],
+    [{ "a.b": { $in: [null, 75] } }, abNull],
+    [{ $or: [{ "a.b": null }, { "a.b": 75 }] }, abNull],
+    [{ "a.b": { $nin: [null, 75] } }, abNotNull],
+  ]);
+}
+
+for (const [source, eqNull, neNull] of [
+  ["jstests/core/query/ne/ne_null.js", { $eq: null }, { $ne: null }],
+  ["jstests/core/query/nin/nin_null.js", { $in: [null] }, { $nin: [null] }],
+] as const) {
+  const docs = numbered(
+    { a: [1, { c: 1 }] },
+    { a: [1] },
+    { a: [] },
+    { a: [[]] },
+    { a: [{}] },
+    {},
+    { a: {} },
+    { a: null },
+  );
+  collection(source, docs, [
+    [{ b: neNull }, [], 0],
+    [{ "a.b": neNull }, [], 0],
+    [{ b: eqNull }, all(docs), 8],
+    [{ "a.b": eqNull }, all(docs), 8],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/ne/ne_null_indexed.js";
+  const docs = [
+    { _id: 0, a: [1, { c: 1 }] },
+    { _id: 1, a: 1 },
+    { _id: 2, a: [1] },
+    { _id: 3, a: [[1]] },
+    { _id: 4, a: [[[1]]] },
+    { _id: 5, a: [] },
+    { _id: 6, a: [[]] },
+    { _id: 7, a: [[[]]] },
+    { _id: 8, a: [{}] },
+    { _id: 9 },
+    { _id: 10, a: {} },
+    { _id: 11, a: null },
+    { _id: 12, a: [null] },
+    { _id: 13, a: [[null]] },
+    { _id: 14, a: [[], { b: 3 }] },
+    { _id: 15, a: [[2], { b: 3 }] },
+    { _id: 16, a: [[{ b: 3 }], 4] },
+    { _id: 17, a: [[[{ c: 3 }]]] },
+    { _id: 18, a: [[[{ b: null }]]] },
+    { _id: 19, a: [[[{}]]] },
+    { _id: 20, a: [[[{ b: 3 }]]] },
+    { _id: 21, a: [[{ b: 2 }], [{ b: 3 }]] },
+    { _id: 22, a: [[{ b: 2 }], { b: 3 }] },
+    { _id: 23, a: [{ b: 2 }, [{ b: 3 }]] },
+  ];
+  collection(source, docs, [
+    [{ b: { $ne: null } }, []],
+    [{ b: { $eq: null } }, all(docs)],
+    [{ "a.b": { $ne: null } }, []],
+    [{ "a.b": { $eq: null } }, all(docs)],
+  ]);
+  const real = [
+    { _id: 0, a: [{ b: [[3]] }] },
+    { _id: 1, a: { b: [[2]] } },
+  ];
+  collection(source, real, [
+    [{ "a.b": { $ne: null } }, [0, 1]],
+    [{ "a.b": { $eq: null } }, []],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/array/arrayfind5.js";
+  for (const a of [
+    [{}, { b: 1 }],
+    [5, { b: 1 }],
+  ]) {
+    const docs = [{ _id: 0, a }];
+    collection(source, docs, [
+      [{ "a.b": 1 }, [0], 1],
+      [{ "a.b": null }, [0], 1],
+    ]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Numeric path segments
+
+{
+  const source = "jstests/core/query/match_numeric_components.js";
+  const docs = [
+    { _id: 0, a: 42 },
+    { _id: 1, a: [42] },
+    { _id: 2, a: { "0": 42 } },
+    { _id: 3, a: [[42]] },
+    { _id: 4, a: [{ "0": 42 }] },
+    { _id: 5, a: { "0": [42] } },
+    { _id: 6, a: { "0": { "0": 42 } } },
+    { _id: 7, a: [[[42]]] },
+    { _id: 8, a: [[{ "0": 42 }]] },
+    { _id: 9, a: [{ "0": [42] }] },
+    { _id: 10, a: [{ "0": { "0": 42 } }] },
+    { _id: 11, a: { "0": [[42]] } },
+    { _id: 12, a: { "0": [{ "0": 42 }] } },
+    { _id: 13, a: { "0": { "0": [42] } } },
+    { _id: 14, a: { "0": { "0": { "0": 42 } } } },
+    { _id: 15, a: [[[[42]]]] },
+    { _id: 16, a: [[[{ "0": 42 }]]] },
+    { _id: 17, a: [[{ "0": [42] }]] },
+    { _id: 18, a: [[{ "0": { "0": 42 } }]] },
+    { _id: 19, a: [{ "0": [[42]] }] },
+    { _id: 20, a: [{ "0": [{ "0": 42 }] }] },
+    { _id: 21, a: [{ "0": { "0": [42] } }] },
+    { _id: 22, a: [{ "0": { "0": { "0": 42 } } }] },
+    { _id: 23, a: { "0": [[[42]]] } },
+    { _id: 24, a: { "0": [[{ "0": 42 }]] } },
+    { _id: 25, a: { "0": [{ "0": [42] }] } },
+    { _id: 26, a: { "0": [{ "0": { "0": 42 } }] } },
+    { _id: 27, a: { "0": { "0": [[42]] } } },
+    { _id: 28, a: { "0": { "0": [{ "0": 42 }] } } },
+    { _id: 29, a: { "0": { "0": { "0": [42] } } } },
+    { _id: 30, a: { "0": { "0": { "0": { "0": 42 } } } } },
+  ];
+  const reached = [1, 2, 4, 5, 9];
+  collection(source, docs, [
+    [{ "a.0": 42 }, reached],
+    [{ "a.0": { $ne: 42 } }, except(docs, ...reached)],
+    [{ "a.0.0": 42 }, [3, 4, 5, 6, 8, 9, 10, 12, 13, 17, 20, 21, 25]],
+    [{ "a.0": { $gt: 41 } }, reached],
+    [{ "a.0": { $in: [41, 42, 43] } }, reached],
+    [{ "a.0": { $nin: [41, 42, 43] } }, except(docs, ...reached)],
+    [{ "a.0": { $exists: false } }, [0]],
+    [{ "a.0": { $exists: true } }, except(docs, 0)],
+    [{ _id: { $lt: 15 }, "a.0": { $gt: 41 } }, reached],
+    [{ "a.0": { $all: [42] } }, reached],
+    [{ $or: [{ "a.0": 42 }, { notARealField: 123 }] }, reached],
+  ]);
+  const strings = [
+    { _id: 1, b: "hello" },
+    { _id: 2, b: { "0": "hello" } },
+    { _id: 3, b: ["hello", "abc", "abc"] },
+  ];
+  collection(source, strings, [
+    [{ "b.0": { $regex: "hello" } }, [2, 3]],
+    [{ "b.0": { $not: { $regex: "^h" } } }, [1]],
+  ]);
+  const big = "9223372036854776000";
+  const huge = [
+    { _id: 1, a: { [big]: 42 } },
+    { _id: 2, a: { [big]: [42] } },
+    { _id: 3, a: { [big]: [0, 42] } },
+    { _id: 4, a: { [big]: [{ [big]: 42 }] } },
+  ];
+  collection(source, huge, [
+    [{ [`a.${big}`]: 42 }, [1, 2, 3]],
+    [{ [`a.${big}.1`]: 42 }, [3]],
+    [{ [`a.${big}.${big}`]: 42 }, [4]],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Type bracketing
+
+{
+  const source = "jstests/core/query/type_bracket.js";
+  const docs = [
+    { _id: 1, a: null },
+    { _id: 2, a: 1 },
+    { _id: 3, a: 2 },
+    { _id: 4, a: 3 },
+    { _id: 5, a: "" },
+    { _id: 6, a: "hello" },
+    { _id: 7, a: Number.MAX_VALUE },
+    { _id: 8, a: new Date("1969-08-20T00:00:00Z") },
+    { _id: 9, a: new Date("1970-08-20T00:00:00Z") },
+    { _id: 12, a: { c: "hello" } },
+    { _id: 13, a: {} },
+    { _id: 14, a: [] },
+    { _id: 15, a: [1, 2, 3] },
+    { _id: 16, a: [{ c: "1" }, { d: "2" }] },
+    { _id: 26, a: true },
+    { _id: 27, a: false },
+    { _id: 29, b: "" },
+    { _id: 30, a: 0 },
+    { _id: 31, a: Number.NaN },
+  ];
+  collection(source, docs, [
+    [{ a: { $gt: 0 } }, [2, 3, 4, 7, 15]],
+    [{ a: { $lte: 0 } }, [30]],
+    [{ a: { $lt: 0 } }, []],
+    [{ a: { $gt: "h" } }, [6]],
+    [{ a: { $lte: "h" } }, [5]],
+    [{ a: { $lt: { $date: "2019-09-18T00:00:00Z" } } }, [8, 9]],
+    [{ a: { $gte: { $date: "2019-01-01T00:00:00Z" } } }, []],
+    [{ a: { $eq: null } }, [1, 29]],
+    [{ a: { $gte: null } }, [1, 29]],
+    [{ a: { $lte: null } }, [1, 29]],
+    [{ a: { $gt: null } }, []],
+    [{ a: { $lt: null } }, []],
+    [{ a: { $gte: false } }, [26, 27]],
+    [{ a: { $lt: false } }, []],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// $not
+
+{
+  const source = "jstests/core/query/not/not2.js";
+  const docs = [
+    { _id: "a", i: "a" },
+    { _id: "b", i: "b" },
+  ];
+  collection(source, docs, [
+    [{ i: { $not: { $not: { $gt: "a" } } } }, ["b"]],
+    [{ i: { $gt: "a" } }, ["b"]],
+    [{ i: { $not: { $gt: "a" } } }, ["a"]],
+    [{ i: { $not: { $ne: "a" } } }, ["a"]],
+    [{ i: { $not: { $gte: "b" } } }, ["a"]],
+    [{ i: { $exists: true } }, ["a", "b"]],
+    [{ i: { $not: { $exists: true } } }, []],
+    [{ j: { $not: { $exists: false } } }, []],
+    [{ j: { $not: { $exists: true } } }, ["a", "b"]],
+    [{ i: { $not: { $in: ["a"] } } }, ["b"]],
+    [{ i: { $not: { $in: ["a", "b"] } } }, []],
+    [{ i: { $not: { $in: ["g"] } } }, ["a", "b"]],
+    [{ i: { $not: { $nin: ["a"] } } }, ["a"]],
+    [{ i: { $not: { $regex: "a" } } }, ["b"]],
+    [{ i: { $not: { $regex: "(a|b)" } } }, []],
+    [{ i: { $not: { $regex: "a" }, $regex: "a" } }, []],
+    [{ i: { $not: { $regex: "aa" } } }, ["a", "b"]],
+    [{ i: { $not: { $regex: "A", $options: "i" } } }, ["b"]],
+    [{ i: { $not: { $regex: "[ab]" } } }, []],
+    [{ i: { $not: { $regex: "^foo" } } }, ["a", "b"]],
+  ]);
+  const array = [{ _id: 0, i: ["a", "b"] }];
+  collection(source, array, [
+    [{ i: { $not: { $size: 2 } } }, []],
+    [{ i: { $not: { $size: 3 } } }, [0]],
+    [{ i: { $not: { $gt: "a" } } }, []],
+    [{ i: { $not: { $gt: "c" } } }, [0]],
+    [{ i: { $not: { $all: ["a", "b"] } } }, []],
+    [{ i: { $not: { $all: ["c"] } } }, [0]],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// $exists
+
+{
+  const source = "jstests/core/query/exists/exists7.js";
+  const docs = numbered({}, { a: 1 }, { a: 2 }, { a: 3, b: 3 }, { a: 4, b: 4 });
+  collection(source, docs, [
+    [{ b: { $exists: 1 } }, [3, 4], 2],
+    [{ b: { $exists: 0 } }, [0, 1, 2], 3],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// $all
+
+{
+  const source = "jstests/core/query/all/all.js";
+  const stage1 = numbered(
+    { a: [1, 2, 3] },
+    { a: [1, 2, 4] },
+    { a: [1, 8, 5] },
+    { a: [1, 8, 6] },
+    { a: [1, 9, 7] },
+    { a: [] },
+    {},
+  );
+  collection(source, stage1, [
+    [{ a: { $all: [1] } }, [0, 1, 2, 3, 4], 5],
+    [{ a: { $all: [1, 2] } }, [0, 1], 2],
+    [{ a: { $all: [1, 8] } }, [2, 3], 2],
+    [{ a: { $all: [1, 3] } }, [0], 1],
+    [{ a: { $all: [2] } }, [0, 1], 2],
+    [{ a: { $all: [2, 3] } }, [0], 1],
+    [{ a: { $all: [2, 1] } }, [0, 1], 2],
+  ]);
+  const stage2 = [...stage1, { _id: 7, a: [2, 2] }];
+  collection(source, stage2, [[{ a: { $all: [2, 2] } }, [0, 1, 7], 3]]);
+  const stage3 = [...stage2, { _id: 8, a: [[2]] }];
+  collection(source, stage3, [[{ a: { $all: [2] } }, [0, 1, 7], 3]]);
+  const stage4 = [...stage3, { _id: 9, a: [{ b: [10, 11] }, 11] }];
+  collection(source, stage4, [
+    [{ "a.b": { $all: [10] } }, [9], 1],
+    [{ "a.b": { $all: [20] } }, [], 0],
+    [{ a: { $all: [11] } }, [9], 1],
+  ]);
+  const stage5 = [...stage4, { _id: 10, a: { b: [20, 30] } }];
+  collection(source, stage5, [
+    [{ "a.b": { $all: [20] } }, [10], 1],
+    [{ "a.b": { $all: [20, 30] } }, [10], 1],
+    [{ a: { $all: [1] } }, [0, 1, 2, 3, 4], 5],
+    [{ a: { $all: [19] } }, [], 0],
+    [{ a: { $all: [] } }, [], 0],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// $in, $nin, $ne
+
+{
+  const source = "jstests/core/query/nin/nin.js";
+  const stage1 = numbered(
+    { a: [1, 2, 3] },
+    { a: [1, 2, 4] },
+    { a: [1, 8, 5] },
+    { a: [1, 8, 6] },
+    { a: [1, 9, 7] },
+  );
+  collection(source, stage1, [
+    [{ a: { $nin: [10] } }, all(stage1), 5],
+    [{ a: { $ne: 1 } }, [], 0],
+    [{ a: { $nin: [1] } }, [], 0],
+    [{ a: { $nin: [1, 2] } }, [], 0],
+    [{ a: { $nin: [2] } }, [2, 3, 4], 3],
+    [{ a: { $nin: [8] } }, [0, 1, 4], 3],
+    [{ a: { $nin: [9] } }, [0, 1, 2, 3], 4],
+    [{ a: { $nin: [3] } }, [1, 2, 3, 4], 4],
+    [{ a: { $nin: [2, 3] } }, [2, 3, 4], 3],
+    [{ a: { $ne: 8, $nin: [2, 3] } }, [4], 1],
+    [{ a: { $in: [5] } }, [2]],
+    [{ a: { $nin: [5] } }, [0, 1, 3, 4]],
+  ]);
+  const stage2 = [...stage1, { _id: 5, a: [2, 2] }];
+  collection(source, stage2, [[{ a: { $nin: [2, 2] } }, [2, 3, 4], 3]]);
+  const stage3 = [...stage2, { _id: 6, a: [[2]] }];
+  collection(source, stage3, [[{ a: { $nin: [2] } }, [2, 3, 4, 6], 4]]);
+  const stage4 = [...stage3, { _id: 7, a: [{ b: [10, 11] }, 11] }];
+  collection(source, stage4, [
+    [{ a: { $in: [5] } }, [2]],
+    [{ a: { $nin: [5] } }, except(stage4, 2)],
+    [{ "a.b": { $in: [5] } }, []],
+    [{ "a.b": { $nin: [5] } }, all(stage4)],
+    [{ "a.b": { $nin: [10] } }, except(stage4, 7), 7],
+    [{ a: { $nin: [11] } }, except(stage4, 7), 7],
+  ]);
+  const stage5 = [...stage4, { _id: 8, a: { b: [20, 30] } }];
+  collection(source, stage5, [
+    [{ "a.b": { $all: [20] } }, [8], 1],
+    [{ "a.b": { $all: [20, 30] } }, [8], 1],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/nin/nin2.js";
+  /** `$in`, `$not` `$in`, `$nin` and `$not` `$nin` with one operand list on a one-document collection. */
+  const operators = (docs: readonly Incident[], list: readonly unknown[], inMatches: boolean): Query[] => {
+    const yes = inMatches ? all(docs) : [];
+    const no = inMatches ? [] : all(docs);
+    return [
+      [{ foo: { $in: list } }, yes],
+      [{ foo: { $not: { $in: list } } }, no],
+      [{ foo: { $nin: list } }, no],
+      [{ foo: { $not: { $nin: list } } }, yes],
+    ];
+  };
+  const missing = [{ _id: "missing" }];
+  collection(source, missing, [
+    [{ foo: null }, ["missing"], 1],
+    [{ foo: { $ne: null } }, [], 0],
+    [{ foo: 1 }, [], 0],
+    ...operators(missing, [null], true),
+    ...operators(missing, [null, 1], true),
+    ...operators(missing, [1, null], true),
+  ]);
+  const isNull = [{ _id: "null", foo: null }];
+  collection(source, isNull, [
+    [{ foo: null }, ["null"], 1],
+    [{ foo: { $ne: null } }, [], 0],
+    [{ foo: 1 }, [], 0],
+    ...operators(isNull, [], false),
+    ...operators(isNull, [null], true),
+    ...operators(isNull, [null, 1], true),
+    ...operators(isNull, [1, null], true),
+  ]);
+  const one = [{ _id: "one", foo: 1 }];
+  collection(source, one, [
+    [{ foo: null }, [], 0],
+    [{ foo: { $ne: null } }, ["one"], 1],
+    [{ foo: 1 }, ["one"], 1],
+    ...operators(one, [null], false),
+    ...operators(one, [null, 1], true),
+    ...operators(one, [1, null], true),
+  ]);
+}
+
+{
+  const source = "jstests/core/query/ne/ne2.js";
+  const docs = numbered({ a: -0.5 }, { a: 0 }, { a: 0 }, { a: 0.5 });
+  collection(source, docs, [
+    [{ a: { $ne: 0 } }, [0, 3], 2],
+    [{ a: { $gt: -1, $lt: 1, $ne: 0 } }, [0, 3], 2],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// $regex
+
+{
+  const source = "jstests/core/query/regex/regex_unicode.js";
+  const letters = [
+    { _id: 0, text: "kyle" },
+    { _id: 1, text: "박정수" },
+    { _id: 2, text: "suárez" },
+  ];
+  collection(
+    source,
+    letters,
+    (
+      [
+        ["y", [0]],
+        ["e", [0, 2]],
+        ["á", [2]],
+        ["정", [1]],
+        [String.raw`\p{Latin}`, [0, 2]],
+        [String.raw`^\p{Latin}+$`, [0, 2]],
+        [String.raw`\p{Hangul}`, [1]],
+        [String.raw`^\p{Hangul}+$`, [1]],
+        [String.raw`^\p{L}+$`, [0, 1, 2]],
+        [String.raw`\w`, [0, 2]],
+        [String.raw`^\w+$`, [0]],
+        ["[[:alpha:]]", [0, 2]],
+        ["^[[:alpha:]]+$", [0]],
+      ] as const
+    ).map(([pattern, ids]): Query => [{ text: { $regex: pattern } }, ids]),
+  );
+  const digits = [
+    { _id: 0, text: "02191996" },
+    { _id: 1, text: "༢༣༤༥" },
+    { _id: 2, text: "9୩୪୬୯6" },
+  ];
+  collection(
+    source,
+    digits,
+    (
+      [
+        ["1", [0]],
+        ["9", [0, 2]],
+        ["୪", [2]],
+        ["༣", [1]],
+        [String.raw`^\p{N}+$`, [0, 1, 2]],
+        [String.raw`\d`, [0, 2]],
+        [String.raw`^\d+$`, [0]],
+        ["[[:digit:]]", [0, 2]],
+        ["^[[:digit:]]+$", [0]],
+      ] as const
+    ).map(([pattern, ids]): Query => [{ text: { $regex: pattern } }, ids]),
+  );
+}
+
+{
+  const source = "jstests/core/query/regex/regex_options.js";
+  collection(source, [{ _id: 0, a: "foo" }], [[{ a: { $regex: "O", $options: "i" } }, [0], 1]]);
+  collection(source, [{ _id: 0, txt: "hello_test" }], [[{ txt: { $regex: "^hello.*" } }, [0], 1]]);
+}
+
+{
+  const source = "jstests/core/query/regex/regex.js";
+  collection(
+    source,
+    [{ _id: 0, a: "bcd" }],
+    [
+      [{ a: { $regex: "b" } }, [0], 1],
+      [{ a: { $regex: "bc" } }, [0], 1],
+      [{ a: { $regex: "bcd" } }, [0], 1],
+      [{ a: { $regex: "bcde" } }, [], 0],
+    ],
+  );
+  const dotted = numbered(
+    { a: { b: "cde" } },
+    { a: { b: ["cde"] } },
+    { a: [{ b: "cde" }] },
+    { a: [{ b: ["cde"] }] },
+  );
+  collection(source, dotted, [[{ "a.b": { $regex: "de" } }, all(dotted)]]);
+  collection(
+    source,
+    [{ _id: 0, x: ["abc"] }],
+    [
+      [{ x: { $regex: "ABC", $options: "i" } }, [0], 1],
+      [{ x: { $options: "i", $regex: "ABC" } }, [0], 1],
+    ],
+  );
+}
+
+{
+  const source = "jstests/core/query/regex/regex2.js";
+  const latin = numbered({ a: "test" }, { a: "Test" });
+  collection(source, latin, [
+    [{ a: "Test" }, [1], 1],
+    [{ a: "test" }, [0], 1],
+    [{ a: { $regex: "Test" } }, [1], 1],
+    [{ a: { $regex: "test" } }, [0], 1],
+    [{ a: { $regex: "test", $options: "i" } }, [0, 1], 2],
+    [{ a: { $options: "i", $regex: "test" } }, [0, 1], 2],
+  ]);
+  const lower = "\u0442\u0435\u0441\u0442";
+  const upper = "\u0422\u0435\u0441\u0442";
+  const cyrillic = numbered({ a: lower }, { a: upper });
+  collection(source, cyrillic, [
+    [{ a: lower }, [0], 1],
+    [{ a: upper }, [1], 1],
+    [{ a: { $regex: lower } }, [0], 1],
+    [{ a: { $regex: upper } }, [1], 1],
+    [{ a: { $regex: lower, $options: "i" } }, [0, 1], 2],
+  ]);
+  const lines = numbered({ a: "1  2" }, { a: "1\n2" });
+  collection(source, lines, [
+    [{ a: { $regex: "1.*2" } }, [0], 1],
+    [{ a: { $regex: "1.*2", $options: "s" } }, [0, 1], 2],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/regex/regex3.js";
+  const names = numbered({ name: "eliot" }, { name: "emily" }, { name: "bob" }, { name: "aaron" });
+  collection(source, names, [[{ name: { $regex: "^e.*" } }, [0, 1], 2]]);
+  const prefixes = numbered({ name: "aa" }, { name: "ab" }, { name: "ac" }, { name: "c" });
+  collection(source, prefixes, [
+    [{ name: { $regex: "^aa*" } }, [0, 1, 2], 3],
+    [{ name: { $regex: "^a[ab]" } }, [0, 1], 2],
+    [{ name: { $regex: "^a[bc]" } }, [1, 2], 2],
+  ]);
+  collection(source, [{ _id: 0, name: "" }], [[{ name: { $regex: "^a?" } }, [0], 1]]);
+}
+
+{
+  const source = "jstests/core/query/regex/regex5.js";
+  const docs = numbered(
+    ...Array.from({ length: 10 }, () => ({ filler: "filler" })),
+    { x: ["abc", "xyz1"] },
+    { x: ["ac", "xyz2"] },
+  );
+  collection(source, docs, [
+    [{ x: { $regex: ".*b.*c" } }, [10], 1],
+    [{ x: { $regex: ".*y.*" } }, [10, 11], 2],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/regex/regex_embed1.js";
+  const docs = [
+    { _id: 1, a: [{ x: "abc" }, { x: "def" }] },
+    { _id: 2, a: [{ x: "ab" }, { x: "de" }] },
+    { _id: 3, a: [{ x: "ab" }, { x: "de" }, { x: "abc" }] },
+  ];
+  collection(source, docs, [
+    [{ "a.x": "abc" }, [1, 3], 2],
+    [{ "a.x": { $regex: ".*abc.*" } }, [1, 3], 2],
+    [{ "a.0.x": "abc" }, [1], 1],
+    [{ "a.0.x": { $regex: "abc" } }, [1], 1],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/in/in.js";
+  const docs = numbered({ a: 1 }, { a: 2 });
+  collection(source, docs, [
+    [{ a: { $in: [1] } }, [0], 1],
+    [{ a: { $in: [2] } }, [1], 1],
+    [{ a: { $in: [1, 2] } }, [0, 1], 2],
+    [{ a: { $in: [] } }, [], 0],
+    [{ a: { $gt: 1, $in: [2] } }, [1], 1],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/in/in_with_mixed_values.js";
+  const composite = numbered(
+    { x: 1 },
+    { x: 2 },
+    { x: 3 },
+    { x: "ab" },
+    { x: "ac" },
+    { x: "ad" },
+    { x: [1] },
+    { x: [1, 2] },
+    { x: [1, "ab"] },
+    { x: ["ac", 2] },
+    { x: { y: 1 } },
+    { x: { y: "ab" } },
+    { x: { y: [99, { z: 1 }] } },
+  );
+  collection(source, composite, [[{ "x.y": { $in: [1, 2] } }, [10], 1]]);
+  const dotted = [
+    ...composite,
+    ...[
+      { x: 1, y: { z: 1 } },
+      { x: 1, y: { z: 2 } },
+      { x: 1, y: { z: 3 } },
+      { x: 2, y: { z: "ab" } },
+      { x: 2, y: { z: "ac" } },
+      { x: 2, y: { z: "ad" } },
+    ].map((doc, index) => ({ _id: 13 + index, ...doc })),
+  ];
+  collection(source, dotted, [
+    [{ "y.z": { $in: ["ab", "ac", "ad", 1, 2, 3] } }, [13, 14, 15, 16, 17, 18], 6],
+    [{ "y.z": { $in: ["ac", "ad", 1, 2, 3] } }, [13, 14, 15, 17, 18], 5],
+    [{ "y.z": { $in: ["ad", 1, 2, 3] } }, [13, 14, 15, 18], 4],
+    [{ "y.z": { $in: ["foo", 999] } }, [], 0],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// $exists
+
+{
+  const source = "jstests/core/query/exists/exists.js";
+  const docs = numbered(
+    {},
+    { a: 1 },
+    { a: { b: 1 } },
+    { a: { b: { c: 1 } } },
+    { a: { b: { c: { d: null } } } },
+  );
+  collection(source, docs, [
+    [{ a: null }, [0], 1],
+    [{ "a.b": null }, [0, 1], 2],
+    [{ "a.b.c": null }, [0, 1, 2], 3],
+    [{ "a.b.c.d": null }, [0, 1, 2, 3, 4], 5],
+    [{ a: { $ne: null } }, [1, 2, 3, 4], 4],
+    [{ "a.b": { $ne: null } }, [2, 3, 4], 3],
+    [{ "a.b.c": { $ne: null } }, [3, 4], 2],
+    [{ "a.b.c.d": { $ne: null } }, [], 0],
+    [{ a: { $exists: true } }, [1, 2, 3, 4], 4],
+    [{ "a.b": { $exists: true } }, [2, 3, 4], 3],
+    [{ "a.b.c": { $exists: true } }, [3, 4], 2],
+    [{ "a.b.c.d": { $exists: true } }, [4], 1],
+    [{ a: { $exists: false } }, [0], 1],
+    [{ "a.b": { $exists: false } }, [0, 1], 2],
+    [{ "a.b.c": { $exists: false } }, [0, 1, 2], 3],
+    [{ "a.b.c.d": { $exists: false } }, [0, 1, 2, 3], 4],
+  ]);
+  collection(
+    source,
+    [{ _id: 0, r: [{ s: 1 }] }],
+    [
+      [{ "r.s": { $exists: true } }, [0]],
+      [{ "r.s": { $exists: false } }, []],
+      [{ "r.t": { $exists: true } }, []],
+      [{ "r.t": { $exists: false } }, [0]],
+    ],
+  );
+}
+
+{
+  const source = "jstests/core/query/exists/exists2.js";
+  const docs = numbered({ a: 1, b: 1 }, { a: 1, b: 1, c: 1 });
+  collection(source, docs, [
+    [{ a: 1, b: 1 }, [0, 1], 2],
+    [{ a: 1, b: 1, c: { $exists: true } }, [1], 1],
+    [{ a: 1, b: 1, c: { $exists: false } }, [0], 1],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/exists/existsa.js";
+  const docs = numbered({}, { a: 1 }, { a: { x: 1 }, b: 1 });
+  /** The test runs each "exists" query alone and again ANDed with `{a: {$ne: null}}`. */
+  const withAnd = (query: Record<string, unknown>, ids: readonly unknown[]): Query[] => [
+    [query, ids],
+    [{ ...query, $and: [{ a: { $ne: null } }] }, ids],
+  ];
+  collection(source, docs, [
+    [{ a: { $exists: false } }, [0], 1],
+    [{ a: { $not: { $exists: true } } }, [0], 1],
+    [{ $and: [{ a: { $exists: false } }] }, [0], 1],
+    [{ $or: [{ a: { $exists: false } }] }, [0], 1],
+    [{ $nor: [{ a: { $exists: true } }] }, [0], 1],
+    [{ "a.x": { $exists: false } }, [0, 1], 2],
+    [{ b: { $exists: false } }, [0, 1], 2],
+    [{ b: { $exists: false }, a: { $ne: 6 } }, [0, 1], 2],
+    [{ b: { $not: { $exists: true } } }, [0, 1], 2],
+    ...withAnd({ a: { $exists: true } }, [1, 2]),
+    ...withAnd({ $nor: [{ a: { $exists: false } }] }, [1, 2]),
+    ...withAnd({ $nor: [{ "a.x": { $exists: false } }] }, [2]),
+    ...withAnd({ a: { $not: { $exists: false } } }, [1, 2]),
+    ...withAnd({ $nor: [{ b: { $exists: false } }] }, [2]),
+    ...withAnd({ $or: [{ a: { $exists: true } }] }, [1, 2]),
+  ]);
+}
+
+{
+  const source = "jstests/core/query/exists/exists3.js";
+  collection(
+    source,
+    [{ _id: 0, a: 1, b: 2 }],
+    [
+      [{ c: { $exists: false } }, [0], 1],
+      [{ c: { $not: { $exists: true } } }, [0], 1],
+    ],
+  );
+}
+
+{
+  const source = "jstests/core/query/exists/exists4.js";
+  const day = new Date("2010-08-27T00:00:00Z");
+  const docs = numbered(
+    { date: day, tot_visit: 100 },
+    { date: day, country_code: "IT", tot_visit: 77 },
+    { date: day, country_code: "ES", tot_visit: 23 },
+    { date: day, country_code: "ES", user_id: "and...@spacca.org", tot_visit: 11 },
+    { date: day, country_code: "ES", user_id: "andrea.spa...@gmail.com", tot_visit: 5 },
+    { date: day, country_code: "ES", user_id: "andrea.spa...@progloedizioni.com", tot_visit: 7 },
+  );
+  const date = { $date: "2010-08-27T00:00:00Z" };
+  collection(source, docs, [
+    [{ date }, all(docs), 6],
+    [{ date, country_code: { $exists: true } }, [1, 2, 3, 4, 5], 5],
+    [{ date, country_code: { $exists: false } }, [0], 1],
+    [{ date, country_code: null }, [0], 1],
+    [{ date, country_code: { $exists: true }, user_id: { $exists: true } }, [3, 4, 5], 3],
+    [{ date, country_code: { $exists: true }, user_id: { $exists: false } }, [1, 2], 2],
+    [{ date, country_code: { $exists: true }, user_id: null }, [1, 2], 2],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/exists/exists5.js";
+  /** The four forms the test asks, and whether each matches: exists, $not exists false, and the inverses. */
+  const forms = (path: string, exists: boolean): Query[] => [
+    [{ [path]: { $exists: true } }, exists ? [0] : [], exists ? 1 : 0],
+    [{ [path]: { $not: { $exists: false } } }, exists ? [0] : [], exists ? 1 : 0],
+    [{ [path]: { $exists: false } }, exists ? [] : [0], exists ? 0 : 1],
+    [{ [path]: { $not: { $exists: true } } }, exists ? [] : [0], exists ? 0 : 1],
+  ];
+  collection(source, [{ _id: 0, a: 1 }], [...forms("a.b", false), ...forms("c.d", false)]);
+  collection(source, [{ _id: 0, a: { b: 1 } }], forms("a.b", true));
+  collection(source, [{ _id: 0, a: [1] }], forms("a.b", false));
+  collection(source, [{ _id: 0, a: [{ b: 1 }] }], forms("a.b", true));
+}
+
+{
+  const source = "jstests/core/query/exists/exists6.js";
+  const first = numbered({}, { b: 1 }, { b: null });
+  collection(source, first, [
+    [{ b: { $exists: true } }, [1, 2], 2],
+    [{ b: { $not: { $exists: false } } }, [1, 2], 2],
+    [{ b: { $exists: false } }, [0], 1],
+    [{ b: { $not: { $exists: true } } }, [0], 1],
+  ]);
+  const second = [...first, { _id: 3, a: 1 }, { _id: 4, a: 1, b: 1 }, { _id: 5, a: 1, b: null }];
+  collection(source, second, [
+    [{ a: 1, b: { $exists: true } }, [4, 5], 2],
+    [{ a: 1, b: { $not: { $exists: false } } }, [4, 5], 2],
+    [{ a: 1, b: { $exists: false } }, [3], 1],
+    [{ a: 1, b: { $not: { $exists: true } } }, [3], 1],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// $size
+
+{
+  const source = "jstests/core/query/find/find_size.js";
+  const nested = numbered(
+    { a: [{ b: [1, 2, 3] }, { b: 1 }] },
+    { a: [1, [2], [3]] },
+    { a: [1, [2]] },
+    { a: [[1, [1]]] },
+    { a: [[[1]]] },
+    { a: 1 },
+    { a: {} },
+  );
+  collection(source, nested, [
+    [{ a: { $size: 3 } }, [1], 1],
+    [{ a: { $size: 2 } }, [0, 2], 2],
+    [{ a: { $size: 1 } }, [3, 4], 2],
+    [{ a: { $size: 4 } }, [], 0],
+    [{ b: { $size: 1 } }, [], 0],
+  ]);
+  const dotted = [...nested, { _id: 7, a: { b: [1, 2] } }, { _id: 8, a: { b: { c: [1] } } }];
+  collection(source, dotted, [
+    [{ "a.b": { $size: 2 } }, [7], 1],
+    [{ "a.b.c": { $size: 1 } }, [8], 1],
+    [{ "a.b.c.d": { $size: 1 } }, [], 0],
+    [{ "a.b": { $size: 1 } }, [], 0],
+  ]);
+  const deeper = [
+    ...dotted,
+    { _id: 9, a: { b: { c: [1, [2]] } }, b: { a: { c: [] }, b: { a: [[1, 2, 3]] } } },
+  ];
+  collection(source, deeper, [
+    [{ "a.b.c": { $size: 2 } }, [9], 1],
+    [{ "b.a.c": { $size: 0 } }, [9], 1],
+    [{ "b.b.a": { $size: 1 } }, [9], 1],
+    [{ "b.b.a": { $size: 0 } }, [], 0],
+    [{ "a.b.b.a": { $size: 1 } }, [], 0],
+  ]);
+  const elements = numbered(
+    { a: [{ b: [1, 2, 3] }, { b: 1 }] },
+    { a: [{ b: [1, [2]] }, { b: [1] }] },
+    { a: [{ b: [{ c: [1] }, { c: [] }] }, { b: [1] }] },
+    { a: { b: [1, [2], [[3]]] } },
+    { a: { b: [1, 2, 3] } },
+    { b: { a: [1, [2], [[3]]] } },
+    { b: { a: [] } },
+  );
+  collection(source, elements, [
+    [{ "a.b": { $size: 3 } }, [0, 3, 4], 3],
+    [{ "a.b": { $size: 2 } }, [1, 2], 2],
+    [{ "a.b.c": { $size: 1 } }, [2], 1],
+    [{ "a.b.c": { $size: 0 } }, [2], 1],
+    [{ "b.a": { $size: 3 } }, [5], 1],
+    [{ "b.a": { $size: 0 } }, [6], 1],
+    [{ "a.b.c": { $size: 3 } }, [], 0],
+    [{ "a.b.c.d": { $size: 1 } }, [], 0],
+  ]);
+  const empty = [...elements, { _id: 7, a: [] }, { _id: 8, a: [] }, { _id: 9, a: { b: [] } }];
+  collection(source, empty, [
+    [{ a: { $size: 0 } }, [7, 8], 2],
+    [{ "a.b": { $size: 0 } }, [9], 1],
+  ]);
+  const sizes = numbered({ a: [] }, { a: [] }, { a: [1] }, { a: [1, 2, 3, 4] });
+  collection(source, sizes, [
+    [{ a: { $size: 0 } }, [0, 1], 2],
+    [{ a: { $size: 4 } }, [3], 1],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// $or, $and, $nor
+
+{
+  const source = "jstests/core/query/or/or1.js";
+  const docs = [
+    { _id: 0, a: 1 },
+    { _id: 1, a: 2 },
+    { _id: 2, b: 1 },
+    { _id: 3, b: 2 },
+    { _id: 4, a: 1, b: 1 },
+    { _id: 5, a: 1, b: 2 },
+    { _id: 6, a: 2, b: 1 },
+    { _id: 7, a: 2, b: 2 },
+  ];
+  collection(source, docs, [
+    [{ $or: [{ a: 1 }] }, [0, 4, 5]],
+    [{ $or: [{ a: 1 }, { b: 2 }] }, [0, 3, 4, 5, 7]],
+  ]);
+  collection(
+    source,
+    [{ _id: 0, a: [0, 1], b: [0, 1] }],
+    [
+      [{ $or: [{ a: { $in: [0, 1] } }] }, [0], 1],
+      [{ $or: [{ b: { $in: [0, 1] } }] }, [0], 1],
+      [{ $or: [{ a: { $in: [0, 1] } }, { b: { $in: [0, 1] } }] }, [0], 1],
+    ],
+  );
+}
+
+{
+  const source = "jstests/core/query/or/orb.js";
+  const either = { $or: [{ a: { $gt: 0, $lt: 2 } }, { a: { $gt: -1, $lt: 3 } }] };
+  collection(source, [{ _id: 0, a: 1 }], [[either, [0], 1]]);
+  collection(
+    source,
+    [{ _id: 0, a: 1, b: 1 }],
+    [
+      [either, [0], 1],
+      [
+        {
+          $or: [
+            { a: 1, b: { $gt: 0, $lt: 2 } },
+            { a: 1, b: { $gt: -1, $lt: 3 } },
+          ],
+        },
+        [0],
+        1,
+      ],
+    ],
+  );
+}
+
+{
+  const source = "jstests/core/query/or/orc.js";
+  const query = {
+    $or: [
+      { a: null, b: { $gte: 0, $lte: 5 }, c: { $gte: 0, $lte: 5 } },
+      { a: null, b: { $gte: 3, $lte: 8 }, c: { $gte: 3, $lte: 8 } },
+    ],
+  };
+  collection(source, [{ _id: 0, a: null, b: 4, c: 4 }], [[query, [0], 1]]);
+  collection(source, [{ _id: 0, b: 4, c: 4 }], [[query, [0], 1]]);
+}
+
+{
+  const source = "jstests/core/query/in/in2.js";
+  const docs = numbered(
+    { a: 1, b: 1 },
+    { a: 1, b: 2 },
+    { a: 1, b: 3 },
+    { a: 1, b: 1 },
+    { a: 2, b: 2 },
+    { a: 3, b: 3 },
+    { a: 1, b: 1 },
+    { a: 2, b: 1 },
+    { a: 3, b: 1 },
+  );
+  collection(source, docs, [
+    [{ a: { $in: [1, 2] } }, [0, 1, 2, 3, 4, 6, 7], 7],
+    [{ a: { $in: [1, 2] }, b: { $in: [1, 2] } }, [0, 1, 3, 4, 6, 7], 6],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/and/and.js";
+  const docs = numbered({ a: [1, 2] }, { a: "foo" });
+  collection(source, docs, [
+    [{ $and: [{ a: 1 }] }, [0], 1],
+    [{ $and: [{ a: 1 }, { a: 2 }] }, [0], 1],
+    [{ $and: [{ a: 1 }, { a: 3 }] }, [], 0],
+    [{ $and: [{ a: 1 }, { a: 2 }, { a: 3 }] }, [], 0],
+    [{ $and: [{ a: "foo" }] }, [1], 1],
+    [{ $and: [{ a: "foo" }, { a: "g" }] }, [], 0],
+    [{ a: 2, $and: [{ a: 1 }] }, [0], 1],
+    [{ a: 0, $and: [{ a: 1 }] }, [], 0],
+    [{ a: 2, $and: [{ a: 0 }] }, [], 0],
+    [{ a: 1, $and: [{ a: 1 }] }, [0], 1],
+    [{ a: 2, $and: [{ $and: [{ a: 1 }] }] }, [0], 1],
+    [{ a: 0, $and: [{ $and: [{ a: 1 }] }] }, [], 0],
+    [{ a: 2, $and: [{ $and: [{ a: 0 }] }] }, [], 0],
+    [{ a: 1, $and: [{ $and: [{ a: 1 }] }] }, [0], 1],
+    [{ $and: [{ a: 2 }, { $and: [{ a: 1 }] }] }, [0], 1],
+    [{ $and: [{ a: 0 }, { $and: [{ a: 1 }] }] }, [], 0],
+    [{ $and: [{ a: 2 }, { $and: [{ a: 0 }] }] }, [], 0],
+    [{ $and: [{ a: 1 }, { $and: [{ a: 1 }] }] }, [0], 1],
+    [{ $and: [{ a: { $regex: "foo" } }] }, [1], 1],
+    [{ $and: [{ a: { $regex: "foo" } }, { a: { $regex: "^f" } }, { a: { $regex: "o" } }] }, [1], 1],
+    [{ $and: [{ a: { $regex: "foo" } }, { a: { $regex: "^g" } }] }, [], 0],
+    [{ $and: [{ a: { $regex: "^f" } }, { a: "foo" }] }, [1], 1],
+    [{ $and: [{ a: { $regex: "^F" } }, { a: "foo" }] }, [], 0],
+    [{ $and: [{ a: { $regex: "^F", $options: "i" } }, { a: "foo" }] }, [1], 1],
+    [{ $and: [{ a: { $gt: 0 } }] }, [0], 1],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/nor.js";
+  const docs = [
+    { _id: 1, a: 1 },
+    { _id: 2, a: 2 },
+    { _id: 3, a: 3 },
+  ];
+  collection(source, docs, [
+    [{ $nor: [{ a: 1 }] }, [2, 3]],
+    [{ $nor: [{ a: 1 }, { a: 2 }] }, [3]],
+    [{ $nor: [{ a: 1 }, { a: 2 }, { a: 3 }] }, []],
+  ]);
+  const grid = [1, 2, 3, 4, 5, 6, 7, 8].map((id) => ({
+    _id: id,
+    a: id <= 4 ? 1 : 5,
+    b: [1, 2, 5, 6].includes(id) ? 2 : 5,
+    c: id % 2 === 1 ? 3 : 5,
+  }));
+  collection(source, grid, [[{ $nor: [{ a: 1 }, { b: 2 }, { c: 3 }] }, [8]]]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Implicit array traversal
+
+{
+  const source = "jstests/core/query/array/arrayfind1.js";
+  const first = numbered({ a: [{ x: 1 }] }, { a: [{ x: 1, y: 2, z: 1 }] }, { a: [{ x: 1, y: 1, z: 3 }] });
+  collection(source, first, [
+    [{}, all(first), 3],
+    [{ "a.y": 2 }, [1], 1],
+  ]);
+  const more = [...first, { _id: 3, a: [{ x: 2 }] }, { _id: 4, a: [{ x: 3 }] }, { _id: 5, a: [{ x: 4 }] }];
+  collection(source, more, [
+    [{ "a.x": 1 }, [0, 1, 2], 3],
+    [{ "a.x": { $gt: 1 } }, [3, 4, 5], 3],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/array/arrayfind3.js";
+  const docs = numbered({ a: [1, 2] }, { a: [1, 2, 6] }, { a: [1, 4, 6] });
+  collection(source, docs, [[{ a: { $gte: 3, $lte: 5 } }, [1, 2], 2]]);
+}
+
+{
+  const source = "jstests/core/query/array/array4.js";
+  collection(
+    source,
+    [
+      { _id: 0, a: ["1", "2", "3"] },
+      { _id: 1, a: ["2", "1"] },
+    ],
+    [[{ "a.0": { $regex: "1" } }, [0], 1]],
+  );
+  collection(
+    source,
+    [
+      { _id: 2, a: { "0": "1" } },
+      { _id: 3, a: ["2", "1"] },
+    ],
+    [[{ "a.0": { $regex: "1" } }, [2], 1]],
+  );
+  collection(
+    source,
+    [
+      { _id: 4, a: ["0", "1", "2", "3", "4", "5", "6", "1", "1", "1", "2", "3", "2", "1"] },
+      { _id: 5, a: ["2", "1"] },
+    ],
+    [[{ "a.12": { $regex: "2" } }, [4], 1]],
+  );
+}
+
+{
+  const source = "jstests/core/query/not/not1.js";
+  const docs = numbered({ a: 1 }, { a: 2 }, {});
+  collection(source, docs, [
+    [{ a: 1 }, [0], 1],
+    [{ a: { $ne: 1 } }, [1, 2], 2],
+    [{ a: { $in: [1] } }, [0], 1],
+    [{ a: { $nin: [1] } }, [1, 2], 2],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/not/not3.js";
+  const docs = [
+    { _id: 0, arr: [1, 2, 3] },
+    { _id: 1, arr: [10, 11] },
+  ];
+  collection(source, docs, [
+    [{ arr: { $ne: 3 } }, [1], 1],
+    [{ arr: { $not: { $gt: 6 } } }, [0], 1],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/ne/ne1.js";
+  const docs = numbered({ x: 1 }, { x: 2 }, { x: 3 });
+  collection(source, docs, [[{ x: { $ne: 2 } }, [0, 2], 2]]);
+}
+
+{
+  const source = "jstests/core/query/all/all2.js";
+  /** The eight queries the test runs on `a.x` and on `a`. */
+  const queries = (path: string): Query[] => [
+    [{ [path]: { $in: [1] } }, [0], 1],
+    [{ [path]: { $in: [2] } }, [0, 1], 2],
+    [{ [path]: { $in: [1, 2] } }, [0, 1], 2],
+    [{ [path]: { $in: [2, 3] } }, [0, 1, 2], 3],
+    [{ [path]: { $in: [1, 3] } }, [0, 1, 2], 3],
+    [{ [path]: { $all: [1, 2] } }, [0], 1],
+    [{ [path]: { $all: [2, 3] } }, [1], 1],
+    [{ [path]: { $all: [1, 3] } }, [], 0],
+  ];
+  collection(
+    source,
+    numbered({ a: [{ x: 1 }, { x: 2 }] }, { a: [{ x: 2 }, { x: 3 }] }, { a: [{ x: 3 }, { x: 4 }] }),
+    queries("a.x"),
+  );
+  collection(source, numbered({ a: [1, 2] }, { a: [2, 3] }, { a: [3, 4] }), queries("a"));
+  collection(
+    source,
+    [{ _id: 0, name: ["harry", "jack", "tom"] }],
+    [[{ name: { $all: ["harry", "john"] } }, [], 0]],
+  );
+}
+
+{
+  const source = "jstests/core/query/all/all3.js";
+  collection(
+    source,
+    [{ _id: 0 }],
+    [
+      [{ foo: { $in: [null] } }, [0], 1],
+      [{ foo: { $all: [null] } }, [0], 1],
+      [{ foo: { $not: { $all: [null] } } }, [], 0],
+      [{ foo: { $not: { $in: [null] } } }, [], 0],
+    ],
+  );
+  collection(
+    source,
+    [{ _id: 0, foo: 1 }],
+    [
+      [{ foo: { $in: [null] } }, [], 0],
+      [{ foo: { $all: [null] } }, [], 0],
+      [{ foo: { $not: { $in: [null] } } }, [0], 1],
+      [{ foo: { $not: { $all: [null] } } }, [0], 1],
+    ],
+  );
+}
+
+{
+  const source = "jstests/core/query/all/all4.js";
+  const missing = [{ _id: 0 }];
+  collection(source, missing, [
+    [{ a: { $all: [] } }, [], 0],
+    [{ a: { $all: [1] } }, [], 0],
+  ]);
+  const scalar = [...missing, { _id: 1, a: 1 }];
+  collection(source, scalar, [
+    [{ a: { $all: [] } }, [], 0],
+    [{ a: { $all: [1] } }, [1], 1],
+  ]);
+  const objects = [...scalar, { _id: 2, a: [{ b: 1 }] }];
+  collection(source, objects, [
+    [{ a: { $all: [] } }, [], 0],
+    [{ a: { $all: [1] } }, [1], 1],
+  ]);
+}
+
+/** The cases transcribed from MongoDB's jstests. */
+export const jstestsCases: readonly MatchCase[] = cases;
