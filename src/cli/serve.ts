@@ -3,15 +3,31 @@
  * only parses arguments, reads files and prints; the server is `createServer` of `incident-query/server`.
  */
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import type { FastifyInstance } from "fastify";
-import { type Dataset, formatDatasetIssues, loadSampleDataset, parseDataset } from "../commands/index.js";
+import {
+  type Backend,
+  createMemoryBackend,
+  type Dataset,
+  DatasetError,
+  formatDatasetIssues,
+  loadSampleDataset,
+  parseDataset,
+} from "../commands/index.js";
+import { DEFAULT_CATALOG, extendCatalog, type FieldCatalog, type FieldSpec } from "../conditions/catalog.js";
 import type { ApiKey, JwtOptions } from "../server/auth.js";
-import { createServer, DEFAULT_RATE_LIMIT, normalizeBasePath } from "../server/create-server.js";
+import {
+  createServer,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  DEFAULT_MAX_TIME_MS,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  normalizeBasePath,
+} from "../server/create-server.js";
 import { CliError, EXIT } from "./exit-codes.js";
-
-/** sysexits EX_UNAVAILABLE: the server could not listen (address in use, permission denied). */
 
 /** Hooks for embedding and tests; the CLI itself passes none. */
 export interface ServeHooks {
@@ -31,7 +47,16 @@ interface ServeOptions {
   readonly jwtPublicKey?: string;
   readonly rateLimit: number;
   readonly basePath: string;
+  readonly catalog?: string;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly maxConnectionsPerAddress: number;
+  readonly maxConnections: number;
+  readonly maxTimeMs: number;
 }
+
+/** A `--data` file at least this large reports its loading stages on standard error. */
+const PROGRESS_FROM_BYTES = 4 * 1_048_576;
 
 function parsePort(value: string): number {
   if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) {
@@ -45,6 +70,16 @@ function parseRateLimit(value: string): number {
     throw new InvalidArgumentError("expected a positive integer (requests per minute per credential).");
   }
   return Number(value);
+}
+
+/** A positive integer option (`what` names the unit in the error). */
+function positiveIntegerOption(what: string): (value: string) => number {
+  return (value) => {
+    if (!/^\d{1,9}$/.test(value) || Number(value) === 0) {
+      throw new InvalidArgumentError(`expected a positive integer (${what}).`);
+    }
+    return Number(value);
+  };
 }
 
 function collectApiKey(value: string, previous: readonly ApiKey[]): readonly ApiKey[] {
@@ -71,16 +106,159 @@ async function readText(path: string, what: string): Promise<string> {
   }
 }
 
-async function loadDataset(path: string | undefined): Promise<Dataset> {
-  if (path === undefined) return loadSampleDataset();
-  const validation = parseDataset(await readText(path, "the dataset"));
-  if (!validation.ok) {
+/** What `--data` loading produced: the dataset (for the start-up example) and its backend, built once. */
+interface Loaded {
+  readonly dataset: Dataset;
+  readonly backend: Backend;
+}
+
+const count = (n: number): string => n.toLocaleString("en-US");
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * Reads, parses, checks and indexes the `--data` file once (the memory backend validates it against the
+ * catalogue). A file of `PROGRESS_FROM_BYTES` or more reports each stage on standard error as it begins
+ * (the stages are synchronous: a line per stage is the finest report they allow); every `--data` ends
+ * with one summary line.
+ */
+async function loadDataset(
+  path: string | undefined,
+  catalog: FieldCatalog | undefined,
+  writeErr: (text: string) => void,
+): Promise<Loaded> {
+  const options = catalog === undefined ? {} : { catalog };
+  if (path === undefined) {
+    const dataset = loadSampleDataset();
+    return { dataset, backend: createMemoryBackend(dataset, options) };
+  }
+  const started = performance.now();
+  let size = 0;
+  try {
+    size = (await stat(path)).size;
+  } catch {
+    // readText reports it.
+  }
+  const verbose = size >= PROGRESS_FROM_BYTES;
+  if (verbose) writeErr(`Loading '${path}' (${(size / 1_048_576).toFixed(1)} MiB): reading…\n`);
+  const text = await readText(path, "the dataset");
+  let input: unknown;
+  try {
+    if (verbose) writeErr(`  parsing JSON (${seconds(performance.now() - started)} so far)…\n`);
+    input = JSON.parse(text);
+  } catch {
+    const validation = parseDataset(text, options);
     throw new CliError(
-      `'${path}' is not a valid dataset:\n${formatDatasetIssues(validation.issues)}`,
+      `'${path}' is not a valid dataset:\n${validation.ok ? "not JSON" : formatDatasetIssues(validation.issues)}`,
       EXIT.dataError,
     );
   }
-  return validation.dataset;
+  const lists = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  const lengthOf = (key: string): number =>
+    Array.isArray(lists[key]) ? (lists[key] as unknown[]).length : 0;
+  if (verbose) {
+    writeErr(
+      `  checking and indexing ${count(lengthOf("incidents"))} incidents and ${count(lengthOf("timelineEntries"))} timeline entries (${seconds(performance.now() - started)} so far)…\n`,
+    );
+  }
+  let backend: Backend;
+  try {
+    backend = createMemoryBackend(input as Dataset, options);
+  } catch (error) {
+    if (error instanceof DatasetError) {
+      throw new CliError(
+        `'${path}' is not a valid dataset:\n${formatDatasetIssues(error.issues)}`,
+        EXIT.dataError,
+      );
+    }
+    throw error;
+  }
+  writeErr(
+    `Loaded '${path}': ${count(lengthOf("incidents"))} incidents, ${count(lengthOf("timelineEntries"))} timeline entries, ${count(lengthOf("artifacts"))} artifacts in ${seconds(performance.now() - started)}.\n`,
+  );
+  return { dataset: input as Dataset, backend };
+}
+
+const FIELD_KINDS = ["text", "date", "enum"];
+
+/**
+ * Reads a `--catalog` file: a JSON object with at most `fields` (`{"Name": {"kind": "text" | "date"}}` or
+ * `{"kind": "enum", "labels": ["…"]}`), `labels` (`{"Severity": ["…"]}`, labels added to an enumerated
+ * field) and `alternativeFields` (`["…"]`), applied to the default catalogue with `extendCatalog`.
+ * @throws {CliError} 66 when unreadable; 65 when not JSON, of another shape (the message says what was
+ *   expected where, and what was found), or refused by `extendCatalog`
+ */
+async function loadCatalog(path: string): Promise<FieldCatalog> {
+  const text = await readText(path, "the catalog");
+  const fail = (problem: string): never => {
+    throw new CliError(
+      `'${path}' is not a valid catalog: ${problem} Expected {"fields": {"Name": {"kind": "text" | "date" | "enum", "labels": [...]}}, "labels": {"Field": [...]}, "alternativeFields": [...]}.`,
+      EXIT.dataError,
+    );
+  };
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch (error) {
+    return fail(`it is not JSON (${(error as Error).message}).`);
+  }
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
+  const describe = (value: unknown): string =>
+    Array.isArray(value)
+      ? "an array"
+      : value === null
+        ? "null"
+        : typeof value === "object"
+          ? "an object"
+          : JSON.stringify(value);
+  const strings = (value: unknown, where: string): string[] => {
+    if (!Array.isArray(value) || !value.every((item) => typeof item === "string" && item.trim() !== "")) {
+      return fail(`${where} must be an array of non-empty strings, found ${describe(value)}.`);
+    }
+    return value as string[];
+  };
+  if (!isObject(input)) return fail(`the top level must be an object, found ${describe(input)}.`);
+  for (const key of Object.keys(input)) {
+    if (!["fields", "labels", "alternativeFields"].includes(key)) return fail(`unknown key '${key}'.`);
+  }
+  const extension: {
+    fields?: Record<string, FieldSpec>;
+    labels?: Record<string, string[]>;
+    alternativeFields?: string[];
+  } = {};
+  if (input.fields !== undefined) {
+    if (!isObject(input.fields)) return fail(`'fields' must be an object, found ${describe(input.fields)}.`);
+    const fields: Record<string, FieldSpec> = {};
+    for (const [name, spec] of Object.entries(input.fields)) {
+      const where = `fields.${name}`;
+      if (!isObject(spec) || typeof spec.kind !== "string" || !FIELD_KINDS.includes(spec.kind)) {
+        return fail(`${where} must be {"kind": "text" | "date" | "enum"}, found ${describe(spec)}.`);
+      }
+      const extra = Object.keys(spec).filter(
+        (key) => key !== "kind" && !(spec.kind === "enum" && key === "labels"),
+      );
+      if (extra.length > 0) return fail(`${where} has the unexpected key '${extra[0]}'.`);
+      fields[name] =
+        spec.kind === "enum"
+          ? { kind: "enum", labels: strings(spec.labels, `${where}.labels`) }
+          : { kind: spec.kind as "text" | "date" };
+    }
+    extension.fields = fields;
+  }
+  if (input.labels !== undefined) {
+    if (!isObject(input.labels)) return fail(`'labels' must be an object, found ${describe(input.labels)}.`);
+    extension.labels = Object.fromEntries(
+      Object.entries(input.labels).map(([name, labels]) => [name, strings(labels, `labels.${name}`)]),
+    );
+  }
+  if (input.alternativeFields !== undefined) {
+    extension.alternativeFields = strings(input.alternativeFields, "'alternativeFields'");
+  }
+  try {
+    return extendCatalog(DEFAULT_CATALOG, extension);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
 }
 
 /** Quotes a text for a POSIX shell. */
@@ -112,13 +290,17 @@ function curlExample(
 
 /**
  * Adds `serve` to the program: `incident-query serve [--host] [--port] [--data] [--api-key USER=KEY]…
- * [--jwt-secret] [--jwt-public-key] [--rate-limit] [--base-path]` (issue 6).
+ * [--jwt-secret] [--jwt-public-key] [--rate-limit] [--base-path] [--catalog] [--request-timeout-ms]
+ * [--keep-alive-timeout-ms] [--max-connections-per-address] [--max-connections] [--max-time-ms]`
+ * (issues 6, 10, 13; the transport numbers and their defaults are DECISIONS.md 3.1's, the time budget
+ * DECISIONS.md 1.7's). A `--data` file of 4 MiB or more reports its loading stages on standard error;
+ * every `--data` ends with a summary line there.
  * On start it prints one line `Listening on <url>` on standard output, then (when it generated a key)
  * the key, then a `curl` example; the server's JSON log lines go to standard error. It stops cleanly on
  * SIGINT and SIGTERM (the action's promise resolves, exit code 0).
  * Errors end the action with a `CliError`: 64 for a bad option value or an API key for a user the dataset
- * does not have, 66 for an unreadable file, 65 for an invalid dataset or JWT public key, 69 when the
- * address cannot be used.
+ * does not have, 66 for an unreadable file, 65 for an invalid dataset, catalog or JWT public key, 69 when
+ * the address cannot be used (an address in use suggests `--port 0`).
  * @param program - the commander 14 program to add the subcommand to
  * @param hooks - embedding and test hooks (a stop signal, a listening callback)
  */
@@ -139,6 +321,40 @@ export function registerServeCommand(program: Command, hooks: ServeHooks = {}): 
       DEFAULT_RATE_LIMIT,
     )
     .option("--base-path <prefix>", "prefix of the command paths, e.g. /VSOC/api", parseBasePath, "")
+    .option(
+      "--catalog <catalog.json>",
+      "custom incident fields and labels (fields, labels, alternativeFields)",
+    )
+    .option(
+      "--request-timeout-ms <ms>",
+      "time for a request's headers and body to arrive (then 408)",
+      positiveIntegerOption("milliseconds"),
+      DEFAULT_REQUEST_TIMEOUT_MS,
+    )
+    .option(
+      "--keep-alive-timeout-ms <ms>",
+      "time an idle keep-alive connection stays open",
+      positiveIntegerOption("milliseconds"),
+      DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    )
+    .option(
+      "--max-connections-per-address <n>",
+      "open connections one client address may hold",
+      positiveIntegerOption("connections"),
+      DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+    )
+    .option(
+      "--max-connections <n>",
+      "open connections in all",
+      positiveIntegerOption("connections"),
+      DEFAULT_MAX_CONNECTIONS,
+    )
+    .option(
+      "--max-time-ms <ms>",
+      "time budget of one Search Conditions search",
+      positiveIntegerOption("milliseconds"),
+      DEFAULT_MAX_TIME_MS,
+    )
     .addHelpText(
       "after",
       `
@@ -156,7 +372,8 @@ TriggerIncidentExternalAction, AddNotesToArtifacts}; GET /healthz answers 200.`,
       const writeOut = (text: string): void => (output.writeOut ?? ((t) => process.stdout.write(t)))(text);
       const writeErr = (text: string): void => (output.writeErr ?? ((t) => process.stderr.write(t)))(text);
 
-      const dataset = await loadDataset(options.data);
+      const catalog = options.catalog === undefined ? undefined : await loadCatalog(options.catalog);
+      const { dataset, backend } = await loadDataset(options.data, catalog, writeErr);
       const users = dataset.users ?? [];
       for (const { username } of options.apiKey) {
         if (!users.some((user) => user.username === username)) {
@@ -189,11 +406,17 @@ TriggerIncidentExternalAction, AddNotesToArtifacts}; GET /healthz answers 200.`,
       let server: FastifyInstance;
       try {
         server = createServer({
-          dataset,
+          backend,
+          ...(catalog === undefined ? {} : { catalog }),
           apiKeys,
           ...(jwt === undefined ? {} : { jwt }),
           rateLimit: options.rateLimit,
           basePath: options.basePath,
+          requestTimeoutMs: options.requestTimeoutMs,
+          keepAliveTimeoutMs: options.keepAliveTimeoutMs,
+          maxConnectionsPerAddress: options.maxConnectionsPerAddress,
+          maxConnections: options.maxConnections,
+          maxTimeMS: options.maxTimeMs,
           logger: { stream: { write: writeErr } },
         });
       } catch (error) {
@@ -204,8 +427,11 @@ TriggerIncidentExternalAction, AddNotesToArtifacts}; GET /healthz answers 200.`,
         await server.listen({ host: options.host, port: options.port });
       } catch (error) {
         await server.close();
+        const inUse = (error as { code?: string }).code === "EADDRINUSE";
         throw new CliError(
-          `Cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`,
+          inUse
+            ? `Cannot listen on ${options.host}:${options.port}: the address is in use. Give --port 0 to pick a free port (the first line printed names it).`
+            : `Cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`,
           EXIT.unavailable,
         );
       }

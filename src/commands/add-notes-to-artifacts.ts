@@ -18,8 +18,9 @@ const LISTED_TYPES = 20;
 /**
  * Runs AddNotesToArtifacts.
  * Parameters: `Artifact Name` (string, required, exact), `Artifact Type` (the type's integer id, or its
- * label compared ignoring case and surrounding spaces, or a string of digits naming an id; a blank string
- * counts as omitted), `Note` (a non-blank string, kept exactly, at most the handler's `maxNoteLength`).
+ * label compared ignoring case and surrounding spaces, or a string of digits naming an id; absent or `null`
+ * is omitted, while an empty or blank string is an error naming the accepted ids and labels, DECISIONS.md
+ * 3.3), `Note` (a non-blank string, kept exactly, at most the handler's `maxNoteLength`).
  * The note is stored with the caller as author and the backend's time.
  * @returns 200 body: success with the HTML `result` and one context item (type label, local date in the
  *   site's time zone), or failure with a message: a missing or ill-typed parameter, an unknown type,
@@ -36,6 +37,7 @@ export async function addNotesToArtifacts(context: CommandContext): Promise<unkn
     else params.invalid(TYPE, "an integer type id or a type label", rawType);
   } else if (typeof rawType === "string") {
     if (rawType.trim() !== "") typeRef = rawType.trim();
+    else params.problems.push(blankTypeMessage(await context.backend.artifactTypes()));
   } else if (rawType !== undefined) {
     params.invalid(TYPE, "an integer type id or a type label", rawType);
   }
@@ -99,13 +101,25 @@ function listTypes(types: readonly ArtifactTypeInfo[], artifacts: readonly Artif
   return artifacts.map((a) => `'${labelOf(types, a.typeId)}'`).join(", ");
 }
 
-function unknownTypeMessage(types: readonly ArtifactTypeInfo[], ref: number | string): string {
+/** The problem of an empty or blank `Artifact Type` (DECISIONS.md 3.3: not an omission). */
+function blankTypeMessage(types: readonly ArtifactTypeInfo[]): string {
+  return types.length === 0
+    ? `Parameter '${TYPE}' must not be empty (the service has no artifact types: leave the parameter out).`
+    : `Parameter '${TYPE}' must not be empty: expected one of ${listedTypes(types)} (or leave the parameter out).`;
+}
+
+/** `1 'IP Address', 2 'Domain', …`: at most LISTED_TYPES types, then `and N more`. */
+function listedTypes(types: readonly ArtifactTypeInfo[]): string {
   const shown = types.slice(0, LISTED_TYPES).map((t) => `${t.id} '${t.label}'`);
   if (types.length > LISTED_TYPES) shown.push(`and ${types.length - LISTED_TYPES} more`);
+  return shown.join(", ");
+}
+
+function unknownTypeMessage(types: readonly ArtifactTypeInfo[], ref: number | string): string {
   const what = typeof ref === "number" ? `id ${ref}` : `'${ref}'`;
   return types.length === 0
     ? `Artifact type ${what} is not known: the service has no artifact types.`
-    : `Artifact type ${what} is not known: expected one of ${shown.join(", ")}.`;
+    : `Artifact type ${what} is not known: expected one of ${listedTypes(types)}.`;
 }
 
 /** The command's definition for the handler. */

@@ -44,6 +44,10 @@ export interface CommandHandlerOptions {
   readonly triggerDataLimits?: Partial<TriggerDataLimits>;
   /** The longest `Note` accepted by AddNotesToArtifacts, in characters (default 65,536). */
   readonly maxNoteLength?: number;
+  /** Time budget of the first-match search, in milliseconds (DECISIONS.md 1.7). */
+  readonly maxTimeMS?: number;
+  /** The clock the time budget is measured with, in milliseconds (e.g. `() => performance.now()`). */
+  readonly clock?: () => number;
 }
 
 /** The default of `CommandHandlerOptions.maxNoteLength`. */

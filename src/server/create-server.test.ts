@@ -7,7 +7,14 @@ import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
 import { type Caller, type CommandHandler, INVALID_JSON } from "../commands/handler-types.js";
-import { createServer, normalizeBasePath, readJsonBody, type ServerOptions } from "./create-server.js";
+import {
+  BodyTooDeepError,
+  createServer,
+  DEFAULT_MAX_BODY_DEPTH,
+  normalizeBasePath,
+  readJsonBody,
+  type ServerOptions,
+} from "./create-server.js";
 
 const BAD_BODY = { Error: "The body of the request must be a valid JSON object" };
 const UNAUTHORIZED = { Error: "Invalid authentication key." };
@@ -83,6 +90,38 @@ describe("readJsonBody", () => {
   });
 });
 
+/** `depth` levels of arrays: `[[[]]]` is 3. */
+const nestedArrays = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+/** `depth` levels of objects: `{"a":{"a":{}}}` is 3. */
+const nestedObjects = (depth: number) => `${'{"a":'.repeat(depth - 1)}{}${"}".repeat(depth - 1)}`;
+
+describe("readJsonBody: nesting depth (docs/semantics.md section 3)", () => {
+  const enc = (text: string) => new TextEncoder().encode(text);
+  it.each([[3_000], [100_000]])(
+    "refuses %i levels with a BodyTooDeepError, not a stack overflow",
+    (depth) => {
+      for (const text of [nestedArrays(depth), nestedObjects(depth)]) {
+        expect(() => readJsonBody(enc(text))).toThrow(BodyTooDeepError);
+        expect(() => readJsonBody(enc(text))).toThrow(
+          "The body of the request is nested deeper than 256 levels of objects and arrays.",
+        );
+      }
+    },
+  );
+
+  it("accepts exactly the limit and refuses one more level", () => {
+    expect(DEFAULT_MAX_BODY_DEPTH).toBe(256);
+    expect(readJsonBody(enc(nestedObjects(256)))).toEqual(JSON.parse(nestedObjects(256)));
+    expect(() => readJsonBody(enc(nestedObjects(257)))).toThrow(BodyTooDeepError);
+    expect(readJsonBody(enc(nestedArrays(4)), 4)).toEqual([[[[]]]]);
+    expect(() => readJsonBody(enc(nestedArrays(5)), 4)).toThrow(BodyTooDeepError);
+  });
+
+  it("still answers INVALID_JSON for deep text that is not JSON", () => {
+    expect(readJsonBody(enc("[".repeat(100_000)))).toBe(INVALID_JSON);
+  });
+});
+
 describe("normalizeBasePath", () => {
   it.each([
     ["", ""],
@@ -105,11 +144,181 @@ describe("createServer: options", () => {
     [{ rateLimitWindowMs: Number.NaN }, /rateLimitWindowMs must be a positive integer/],
     [{ basePath: "api" }, /base path/],
     [{ apiKeys: [] }, /No credential is configured/],
+    [{ requestTimeoutMs: 0 }, /requestTimeoutMs must be a positive integer/],
+    [{ keepAliveTimeoutMs: 1.5 }, /keepAliveTimeoutMs must be a positive integer/],
+    [{ maxConnectionsPerAddress: 0 }, /maxConnectionsPerAddress must be a positive integer/],
+    [{ maxConnections: -1 }, /maxConnections must be a positive integer/],
+    [{ maxTimeMS: 0 }, /maxTimeMS must be a positive integer/],
+    [{ maxBodyDepth: Number.POSITIVE_INFINITY }, /maxBodyDepth must be a positive integer/],
   ])("throws for %j", (options, message) => {
     const handler: CommandHandler = async () => ({ status: 200, body: {} });
     expect(() => createServer({ handler, apiKeys: [{ username: "u", key: "k" }], ...options })).toThrow(
       message,
     );
+  });
+});
+
+describe("createServer: transport defaults (DECISIONS.md 3.1)", () => {
+  it("sets Node's request, headers and keep-alive timeouts and the connection cap", () => {
+    const { app } = fakeServer();
+    expect(app.server.requestTimeout).toBe(30_000);
+    expect(app.server.headersTimeout).toBe(30_000);
+    expect(app.server.keepAliveTimeout).toBe(5_000);
+    expect(app.server.maxConnections).toBe(1_000);
+  });
+
+  it("takes each number as an option", () => {
+    const { app } = fakeServer({ requestTimeoutMs: 1_234, keepAliveTimeoutMs: 567, maxConnections: 9 });
+    expect(app.server.requestTimeout).toBe(1_234);
+    expect(app.server.headersTimeout).toBe(1_234);
+    expect(app.server.keepAliveTimeout).toBe(567);
+    expect(app.server.maxConnections).toBe(9);
+  });
+});
+
+describe("createServer: command paths authenticate first (DECISIONS.md 3.1)", () => {
+  const long = "A".repeat(101);
+  const veryLong = "B".repeat(5_000);
+  it.each([
+    ["a name of 101 characters", `/Command/${long}`],
+    ["a name of 5,000 characters", `/Command/${veryLong}`],
+    ["a name with a slash", "/Command/a/b"],
+    ["an empty name", "/Command/"],
+    ["a name that is not valid percent-encoding", "/Command/%zz"],
+    ["a name with encoded characters", "/command/%E2%9C%93%20x"],
+  ])("answers 401 to a stranger for %s", async (_name, url) => {
+    const { app, calls } = fakeServer();
+    const response = await app.inject({ method: "POST", url, headers: { d3key: "wrong" }, payload: "{}" });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual(UNAUTHORIZED);
+    expect(calls).toEqual([]);
+  });
+
+  it("hands a long or odd name to the handler once authenticated", async () => {
+    const { app, calls } = fakeServer();
+    for (const [url, name] of [
+      [`/Command/${veryLong}`, veryLong],
+      ["/Command/a/b", "a/b"],
+      ["/command/%E2%9C%93%20x", "\u2713 x"],
+    ] as const) {
+      const response = await app.inject({
+        method: "POST",
+        url,
+        headers: { d3key: "k1" },
+        payload: json(envelope),
+      });
+      expect(response.statusCode).toBe(200);
+      expect(calls.at(-1)?.command).toBe(name);
+    }
+  });
+
+  it("answers 400 to an authenticated caller for a name that is not valid percent-encoding", async () => {
+    const { app, calls } = fakeServer();
+    const response = await app.inject({
+      method: "POST",
+      url: "/Command/%zz",
+      headers: { d3key: "k1" },
+      payload: "{}",
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ Error: "The request URL is not valid." });
+    expect(calls).toEqual([]);
+  });
+
+  it("counts strangers' bad URLs against the per-address rate limit", async () => {
+    const { app } = fakeServer({ rateLimit: 2 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await app.inject({ method: "POST", url: "/Command/%zz", headers: { d3key: "x" } });
+      statuses.push(response.statusCode);
+    }
+    expect(statuses).toEqual([401, 401, 429]);
+  });
+
+  it("answers 405 for another method on a long name, with Allow: POST", async () => {
+    const { app } = fakeServer();
+    const response = await app.inject({ method: "GET", url: `/Command/${long}` });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe("POST");
+  });
+});
+
+describe("createServer: Content-Encoding (DECISIONS.md 3.1)", () => {
+  it.each([["gzip"], ["deflate"], ["br"], ["identity, gzip"], [""]])(
+    "answers 415 to %j without calling the handler",
+    async (encoding) => {
+      const { app, calls } = fakeServer();
+      const response = await app.inject({
+        method: "POST",
+        url: "/Command/X",
+        headers: { d3key: "k1", "content-encoding": encoding },
+        payload: json(envelope),
+      });
+      expect(response.statusCode).toBe(415);
+      expect(response.json()).toEqual({
+        Error: `The Content-Encoding '${encoding}' is not supported: send the body uncompressed (identity).`,
+      });
+      expect(calls).toEqual([]);
+    },
+  );
+
+  it.each([["identity"], ["IDENTITY"], [" identity "]])("reads the body sent with %j", async (encoding) => {
+    const { app, calls } = fakeServer();
+    const response = await app.inject({
+      method: "POST",
+      url: "/Command/X",
+      headers: { d3key: "k1", "content-encoding": encoding },
+      payload: json(envelope),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("authenticates before judging the encoding", async () => {
+    const { app } = fakeServer();
+    const response = await app.inject({
+      method: "POST",
+      url: "/Command/X",
+      headers: { d3key: "wrong", "content-encoding": "gzip" },
+      payload: "{}",
+    });
+    expect(response.statusCode).toBe(401);
+  });
+});
+
+describe("createServer: deeply nested bodies (docs/semantics.md section 3)", () => {
+  it.each([[3_000], [100_000]])("answers 400 naming the limit to a body %i levels deep", async (depth) => {
+    const { app, calls } = fakeServer();
+    const deep = `{"Username":"analyst","Site":"S","CommandParams":{"Trigger Data":${nestedArrays(depth)}}}`;
+    const response = await app.inject({
+      method: "POST",
+      url: "/Command/TriggerIncidentExternalAction",
+      headers: { d3key: "k1", "content-type": "application/json" },
+      payload: deep,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({
+      Error: "The body of the request is nested deeper than 256 levels of objects and arrays.",
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it("passes a body at the configured depth and refuses one level more", async () => {
+    const { app, calls } = fakeServer({ maxBodyDepth: 8 });
+    const at = (depth: number) =>
+      app.inject({
+        method: "POST",
+        url: "/Command/X",
+        headers: { d3key: "k1" },
+        payload: `{"Username":"analyst","Site":"S","CommandParams":{"x":${nestedArrays(depth - 2)}}}`,
+      });
+    expect((await at(8)).statusCode).toBe(200);
+    expect(calls).toHaveLength(1);
+    const refused = await at(9);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({
+      Error: "The body of the request is nested deeper than 8 levels of objects and arrays.",
+    });
   });
 });
 

@@ -9,14 +9,17 @@
  * 2. authentication (`d3key` / `d3jwt`): 401, for every command path, known or not;
  * 3. rate limit per authenticated user: 429 with `Retry-After` (failed authentications are limited per
  *    client address with the same budget, so keys cannot be guessed at line speed);
- * 4. body: 413 over the size limit; 400 for anything that is not a JSON object, including a
- *    `Content-Type` other than `application/json` (a missing one is read as JSON);
+ * 4. body: 415 for a `Content-Encoding` other than `identity` (bodies are never inflated); 413 over the
+ *    size limit; 400 for a body nested deeper than `maxBodyDepth`; 400 for anything that is not a JSON
+ *    object, including a `Content-Type` other than `application/json` (a missing one is read as JSON);
  * 5. the body's `Username` must be the credential's user: 401;
  * 6. the command handler: 404 unknown command, 400 envelope, 200 command results, 500.
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import rateLimitPlugin from "@fastify/rate-limit";
 import Fastify, {
   type FastifyError,
@@ -36,12 +39,35 @@ import {
   loadSampleDataset,
   MESSAGES,
 } from "../commands/index.js";
+import type { FieldCatalog } from "../conditions/catalog.js";
 import { type ApiKey, type AuthFailure, createAuthenticator, type JwtOptions } from "./auth.js";
 
 /** Default rate limit: requests per minute per credential (issue 6; DECISIONS.md 3.1). */
 export const DEFAULT_RATE_LIMIT = 600;
 /** Default body size limit in bytes: 1 MiB (DECISIONS.md 3.1). */
 export const DEFAULT_BODY_LIMIT = 1_048_576;
+/**
+ * Default time, in milliseconds, for a request's headers and body to arrive, counted from its first byte
+ * (DECISIONS.md 3.1: 30 s); a later request is answered 408 and its connection closed.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Default time, in milliseconds, an idle keep-alive connection is kept open (DECISIONS.md 3.1: 5 s). */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Default number of connections one client address may hold open at once (DECISIONS.md 3.1: 64). */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64;
+/** Default number of connections the server holds open at once, all addresses (DECISIONS.md 3.1: 1,000). */
+export const DEFAULT_MAX_CONNECTIONS = 1_000;
+/** Default time budget of a Search Conditions search, in milliseconds (DECISIONS.md 1.7: 2,000). */
+export const DEFAULT_MAX_TIME_MS = 2_000;
+/**
+ * Default deepest nesting of a request body, in levels of JSON objects and arrays (the body's own object
+ * is level 1). The server decides it (docs/semantics.md section 3): far above any valid command body,
+ * far below what would exhaust the stack.
+ */
+export const DEFAULT_MAX_BODY_DEPTH = 256;
+
+/** The 408 body of a request that took too long to arrive (DECISIONS.md 3.1). */
+const REQUEST_TIMEOUT_BODY = JSON.stringify({ Error: "The request took too long to arrive." });
 
 /** Where the server's structured log lines go. */
 export interface ServerLoggerOptions {
@@ -82,6 +108,38 @@ export interface ServerOptions {
   readonly bodyLimit?: number;
   /** `false` (default) logs nothing; `true` logs JSON lines to standard output; or a level and a stream. */
   readonly logger?: boolean | ServerLoggerOptions;
+  /**
+   * Milliseconds a request's headers and body may take to arrive, counted from its first byte (default
+   * 30,000). A request still incomplete then is answered 408 `{"Error": "The request took too long to
+   * arrive."}` and its connection closed (checked every `min(1000, requestTimeoutMs / 4)` ms, so the
+   * answer comes at most a quarter of the timeout, and at most a second, late). DECISIONS.md 3.1.
+   */
+  readonly requestTimeoutMs?: number;
+  /** Milliseconds an idle keep-alive connection stays open after its last answer (default 5,000). */
+  readonly keepAliveTimeoutMs?: number;
+  /**
+   * Connections one client address (the TCP peer's address, exactly as reported) may hold open at once
+   * (default 64); a connection beyond it is closed at once, before any byte is read. DECISIONS.md 3.1.
+   */
+  readonly maxConnectionsPerAddress?: number;
+  /** Connections the server holds open at once, all addresses together (default 1,000); beyond: closed. */
+  readonly maxConnections?: number;
+  /**
+   * Time budget of the Search Conditions search of TriggerIncidentExternalAction, in milliseconds (default
+   * 2,000; DECISIONS.md 1.7), measured with `performance.now()`. Used by the default handler only.
+   */
+  readonly maxTimeMS?: number;
+  /**
+   * The field catalogue (custom incident fields and labels, DECISIONS.md 1.6) of the default memory
+   * backend and of the default handler's Search Conditions parser. Ignored when `handler` is given, and for
+   * the backend when `backend` is given.
+   */
+  readonly catalog?: FieldCatalog;
+  /**
+   * Deepest accepted nesting of a request body, in levels of JSON objects and arrays (default 256); a
+   * deeper body is answered 400 with an `Error` that says so (docs/semantics.md section 3).
+   */
+  readonly maxBodyDepth?: number;
 }
 
 /** The state of one command request, kept beside the request object. */
@@ -133,20 +191,61 @@ function isJsonContentType(header: string | undefined): boolean {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * Reads a request body as JSON: strict UTF-8, then `JSON.parse`; a `__proto__` key anywhere, or a
- * `constructor` object holding a `prototype` key, makes the body invalid (prototype pollution guard).
- * @returns the parsed value, or `INVALID_JSON`
+ * The error of a request body nested deeper than the server's limit (docs/semantics.md section 3); the
+ * server answers it 400 with its message.
  */
-export function readJsonBody(raw: Uint8Array): unknown {
+export class BodyTooDeepError extends Error {
+  override readonly name = "BodyTooDeepError";
+  /** The limit that was exceeded, in levels of JSON objects and arrays. */
+  readonly maxDepth: number;
+  /** @param maxDepth - the limit that was exceeded, in levels */
+  constructor(maxDepth: number) {
+    super(`The body of the request is nested deeper than ${maxDepth} levels of objects and arrays.`);
+    this.maxDepth = maxDepth;
+  }
+}
+
+/**
+ * Reads a request body as JSON: strict UTF-8, then `JSON.parse` (which never recurses into the stack, at
+ * any depth), then one iterative walk: deeper than `maxDepth` levels of objects and arrays (the top-level
+ * value is level 1) is an error, and a `__proto__` key anywhere, or a `constructor` object holding a
+ * `prototype` key, makes the body invalid (prototype pollution guard).
+ * @param raw - the body's bytes
+ * @param maxDepth - deepest accepted nesting (default `DEFAULT_MAX_BODY_DEPTH`, 256)
+ * @returns the parsed value, or `INVALID_JSON` (not UTF-8, not JSON, or poisoned)
+ * @throws {BodyTooDeepError} when valid JSON is nested deeper than `maxDepth` (docs/semantics.md
+ *   section 3)
+ */
+export function readJsonBody(raw: Uint8Array, maxDepth: number = DEFAULT_MAX_BODY_DEPTH): unknown {
   let text: string;
   try {
     text = utf8.decode(raw);
   } catch {
     return INVALID_JSON;
   }
-  let poisoned = false;
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text, (key, nested: unknown) => {
+    value = JSON.parse(text);
+  } catch {
+    return INVALID_JSON;
+  }
+  let poisoned = false;
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    const depth = depths.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth > maxDepth) throw new BodyTooDeepError(maxDepth);
+    if (Array.isArray(node)) {
+      for (const item of node) {
+        stack.push(item);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    for (const key of Object.keys(node)) {
+      const nested: unknown = (node as Record<string, unknown>)[key];
       if (key === "__proto__") poisoned = true;
       else if (
         key === "constructor" &&
@@ -156,12 +255,21 @@ export function readJsonBody(raw: Uint8Array): unknown {
       ) {
         poisoned = true;
       }
-      return nested;
-    });
-    return poisoned ? INVALID_JSON : value;
-  } catch {
-    return INVALID_JSON;
+      stack.push(nested);
+      depths.push(depth + 1);
+    }
   }
+  return poisoned ? INVALID_JSON : value;
+}
+
+/**
+ * Is the `Content-Encoding` header absent or `identity` (case-insensitive; a list of `identity` tokens
+ * too)? Anything else is 415: the server never inflates a body (DECISIONS.md 3.1).
+ */
+function isIdentityEncoding(header: string | string[] | undefined): boolean {
+  if (header === undefined) return true;
+  const tokens = (Array.isArray(header) ? header.join(",") : header).split(",");
+  return tokens.every((token) => token.trim().toLowerCase() === "identity");
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -223,22 +331,46 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   const rateLimit = positiveInteger("rateLimit", options.rateLimit ?? DEFAULT_RATE_LIMIT);
   const rateLimitWindowMs = positiveInteger("rateLimitWindowMs", options.rateLimitWindowMs ?? 60_000);
   const bodyLimit = positiveInteger("bodyLimit", options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  const requestTimeoutMs = positiveInteger(
+    "requestTimeoutMs",
+    options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+  );
+  const keepAliveTimeoutMs = positiveInteger(
+    "keepAliveTimeoutMs",
+    options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  );
+  const maxConnectionsPerAddress = positiveInteger(
+    "maxConnectionsPerAddress",
+    options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  );
+  const maxConnections = positiveInteger("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  const maxTimeMS = positiveInteger("maxTimeMS", options.maxTimeMS ?? DEFAULT_MAX_TIME_MS);
+  const maxBodyDepth = positiveInteger("maxBodyDepth", options.maxBodyDepth ?? DEFAULT_MAX_BODY_DEPTH);
+  const catalog = options.catalog;
   // The default handler reports unexpected errors through `onError`; the request being handled is found
   // through AsyncLocalStorage so the details reach the log line of that request id.
   const currentRequest = new AsyncLocalStorage<FastifyRequest>();
   const handler =
     options.handler ??
-    createCommandHandler(options.backend ?? createMemoryBackend(options.dataset ?? loadSampleDataset()), {
-      onError: (error, context) => {
-        const log = currentRequest.getStore()?.log ?? app.log;
-        log.error(
-          { err: error, command: context.command, user: context.username },
-          "unexpected error in a command",
-        );
+    createCommandHandler(
+      options.backend ??
+        createMemoryBackend(options.dataset ?? loadSampleDataset(), catalog === undefined ? {} : { catalog }),
+      {
+        ...(catalog === undefined ? {} : { parseOptions: { catalog } }),
+        maxTimeMS,
+        clock: () => performance.now(),
+        onError: (error, context) => {
+          const log = currentRequest.getStore()?.log ?? app.log;
+          log.error(
+            { err: error, command: context.command, user: context.username },
+            "unexpected error in a command",
+          );
+        },
       },
-    });
+    );
 
-  const commandPathRe = new RegExp(`^${escapeRegExp(basePath)}/command/[^/]+$`, "i");
+  // Every path under {basePath}/Command/ is a command path, whatever follows (DECISIONS.md 3.1).
+  const commandPathRe = new RegExp(`^${escapeRegExp(basePath)}/command/`, "i");
   const states = new WeakMap<FastifyRequest, RequestState>();
   const stateOf = (request: FastifyRequest): RequestState => {
     let state = states.get(request);
@@ -249,6 +381,9 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
     return state;
   };
 
+  /** Authentication and rate limit of a command path (set once the routes are registered). */
+  let gate: ((request: FastifyRequest, reply: FastifyReply) => Promise<boolean>) | undefined;
+
   const app = Fastify({
     logger: loggerOption(options.logger),
     logController: new LogController({ disableRequestLogging: true }),
@@ -256,14 +391,46 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
     bodyLimit,
     routerOptions: { caseSensitive: false },
     return503OnClosing: false,
-    frameworkErrors: (error, _request, reply) => {
+    // DECISIONS.md 3.1 timeouts: Node's own checks, run often enough to be on time (Node's default
+    // checking interval is 30 s, which would let a 30 s request live up to a minute).
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    http: {
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: requestTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(requestTimeoutMs / 4))),
+    },
+    frameworkErrors: (error, request, reply) => {
+      // A command path whose name cannot even be decoded still authenticates first (DECISIONS.md 3.1).
+      if (commandPathRe.test(pathOf(request.url)) && gate !== undefined) {
+        const check = gate;
+        void check(request, reply).then(
+          (passed) => {
+            if (passed) sendError(reply, 400, "The request URL is not valid.");
+          },
+          () => sendError(reply, 500, MESSAGES.unexpected),
+        );
+        return;
+      }
       if (error.code === "FST_ERR_BAD_URL") sendError(reply, 400, "The request URL is not valid.");
       else sendError(reply, 404, "Not found.");
     },
     clientErrorHandler: (error, socket) => {
       const code = (error as { code?: string }).code;
-      if (code === "ECONNRESET" || !socket.writable) {
+      const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+      if (code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
         socket.destroy();
+        return;
+      }
+      if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
+        app.log.info({ remoteAddress: socket.remoteAddress }, "request timeout: answered 408, closed");
+        socket.end(
+          "HTTP/1.1 408 Request Timeout\r\n" +
+            `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(REQUEST_TIMEOUT_BODY)}\r\n` +
+            `Connection: close\r\n\r\n${REQUEST_TIMEOUT_BODY}`,
+        );
+        socket.destroySoon();
         return;
       }
       const tooLarge = code === "HPE_HEADER_OVERFLOW";
@@ -278,14 +445,55 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
     },
   });
 
+  // Connection caps (DECISIONS.md 3.1): all addresses by Node's maxConnections, each address here.
+  app.server.maxConnections = maxConnections;
+  const openByAddress = new Map<string, number>();
+  app.server.on("connection", (socket: Socket) => {
+    const address = socket.remoteAddress;
+    if (address === undefined) {
+      socket.destroy();
+      return;
+    }
+    const open = openByAddress.get(address) ?? 0;
+    if (open >= maxConnectionsPerAddress) {
+      app.log.debug({ remoteAddress: address }, "connection refused: per-address cap");
+      socket.destroy();
+      return;
+    }
+    openByAddress.set(address, open + 1);
+    socket.once("close", () => {
+      const left = (openByAddress.get(address) ?? 1) - 1;
+      if (left <= 0) openByAddress.delete(address);
+      else openByAddress.set(address, left);
+    });
+  });
+
+  // Idle keep-alive (DECISIONS.md 3.1): Node arms the idle timer of a kept-alive socket at keepAliveTimeout
+  // plus a one-second grace of its own once an answer is finished; re-arm it at exactly keepAliveTimeoutMs
+  // (Node disarms it when the next request begins, as before).
+  app.server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    response.once("finish", () => {
+      const socket = request.socket;
+      if (!socket.destroyed && (socket.timeout ?? 0) > 0) socket.setTimeout(keepAliveTimeoutMs);
+    });
+  });
+
   // Body: every media type is read as bytes (up to bodyLimit) and judged here, so that a Content-Type
   // other than application/json gets the specification's 400 body rather than Fastify's 415.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (request, body, done) => {
-    done(
-      null,
-      isJsonContentType(request.headers["content-type"]) ? readJsonBody(body as Buffer) : INVALID_JSON,
-    );
+    if (!isJsonContentType(request.headers["content-type"])) {
+      done(null, INVALID_JSON);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = readJsonBody(body as Buffer, maxBodyDepth);
+    } catch (error) {
+      done(error as Error, undefined);
+      return;
+    }
+    done(null, value);
   });
 
   app.addHook("onRequest", async (request, reply) => {
@@ -310,6 +518,7 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof BodyTooDeepError) return sendError(reply, 400, error.message);
     const status = error.statusCode ?? 500;
     if (status === 413 || error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
       return sendError(reply, 413, `The body of the request exceeds the limit of ${bodyLimit} bytes.`);
@@ -363,17 +572,37 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
       return false;
     }
 
-    scope.route<{ Params: { name: string } }>({
+    /** Authentication, then the rate limit: false once it has answered (401 or 429). */
+    async function authenticated(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+      const state = stateOf(request);
+      const auth = await authenticator.authenticate(request.headers);
+      if (auth.ok) state.caller = auth.caller;
+      else state.authFailure = auth.reason;
+      if (!(await withinLimit(request, reply))) return false;
+      if (!auth.ok) {
+        sendError(reply, 401, MESSAGES.unauthorized);
+        return false;
+      }
+      return true;
+    }
+    gate = authenticated;
+
+    // A wildcard, not a `:name` parameter: a parameter is capped in length by the router (a long name
+    // would be 404 before authentication), a wildcard is not; the handler judges the name.
+    scope.route<{ Params: { "*": string } }>({
       method: "POST",
-      url: `${basePath}/Command/:name`,
+      url: `${basePath}/Command/*`,
       onRequest: async (request, reply) => {
-        const state = stateOf(request);
-        state.command = request.params.name;
-        const auth = await authenticator.authenticate(request.headers);
-        if (auth.ok) state.caller = auth.caller;
-        else state.authFailure = auth.reason;
-        if (!(await withinLimit(request, reply))) return reply;
-        if (!auth.ok) return sendError(reply, 401, MESSAGES.unauthorized);
+        stateOf(request).command = request.params["*"];
+        if (!(await authenticated(request, reply))) return reply;
+        const encoding = request.headers["content-encoding"];
+        if (!isIdentityEncoding(encoding)) {
+          return sendError(
+            reply,
+            415,
+            `The Content-Encoding '${String(encoding).slice(0, 100)}' is not supported: send the body uncompressed (identity).`,
+          );
+        }
         return undefined;
       },
       handler: async (request, reply) => {
@@ -387,7 +616,7 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
         }
         let response: Awaited<ReturnType<CommandHandler>>;
         try {
-          response = await currentRequest.run(request, () => handler(request.params.name, body, caller));
+          response = await currentRequest.run(request, () => handler(request.params["*"], body, caller));
         } catch (error) {
           request.log.error({ err: error }, "the command handler rejected");
           return sendError(reply, 500, MESSAGES.unexpected);

@@ -3,9 +3,16 @@ export type { ApiKey, Authenticator, AuthFailure, AuthOptions, AuthResult, JwtOp
 export { API_KEY_HEADER, createAuthenticator, JWT_HEADER } from "./auth.js";
 export type { ServerLoggerOptions, ServerOptions } from "./create-server.js";
 export {
+  BodyTooDeepError,
   createServer,
   DEFAULT_BODY_LIMIT,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_MAX_BODY_DEPTH,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  DEFAULT_MAX_TIME_MS,
   DEFAULT_RATE_LIMIT,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   normalizeBasePath,
   readJsonBody,
 } from "./create-server.js";

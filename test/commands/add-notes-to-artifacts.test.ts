@@ -72,13 +72,36 @@ describe("AddNotesToArtifacts: success", () => {
     expect(backend.notes()[0]?.artifactTypeId).toBe(label === "Domain" ? 2 : 6);
   });
 
-  it("accepts a matching Artifact Type for a unique name, and treats a blank type as omitted", async () => {
+  it("accepts a matching Artifact Type for a unique name, and treats null as omitted", async () => {
     const { call } = setup();
     expect(await call(COMMAND, { "Artifact Name": "10.0.0.5", "Artifact Type": 1, Note: "a" })).toEqual(
       success("10.0.0.5", "IP Address", "a", "03/10/2024 03:30 AM"),
     );
-    expect(await call(COMMAND, { "Artifact Name": "10.0.0.5", "Artifact Type": " ", Note: "b" })).toEqual(
+    expect(await call(COMMAND, { "Artifact Name": "10.0.0.5", "Artifact Type": null, Note: "b" })).toEqual(
       success("10.0.0.5", "IP Address", "b", "03/10/2024 03:30 AM"),
+    );
+  });
+
+  // DECISIONS.md 3.3: an empty or blank string is not an omission.
+  it.each([[""], [" "], [" \t\n"]])(
+    "refuses the blank Artifact Type %j, naming the accepted types",
+    async (blank) => {
+      const { call, backend } = setup();
+      expect(await call(COMMAND, { "Artifact Name": "10.0.0.5", "Artifact Type": blank, Note: "b" })).toEqual(
+        failure(
+          "Parameter 'Artifact Type' must not be empty: expected one of 1 'IP Address', 2 'Domain', 6 'Hostname' (or leave the parameter out).",
+        ),
+      );
+      expect(backend.notes()).toEqual([]);
+    },
+  );
+
+  it("reports a blank Artifact Type together with the other parameter problems", async () => {
+    const { call } = setup();
+    expect(await call(COMMAND, { "Artifact Type": "", Note: "b" })).toEqual(
+      failure(
+        "Missing required parameter 'Artifact Name'. Parameter 'Artifact Type' must not be empty: expected one of 1 'IP Address', 2 'Domain', 6 'Hostname' (or leave the parameter out).",
+      ),
     );
   });
 

@@ -288,6 +288,59 @@ describe("transport (DECISIONS.md 3.1)", () => {
     expect(Object.keys(answer.json as object)).toEqual(["Error"]);
   });
 
+  it("ignores envelope fields other than Username, Site and CommandParams (the Sentinel connector's Timestamp)", async () => {
+    const answer = await post(running.url, "GetIncidentTimelineEntries", {
+      ...ok,
+      Timestamp: "2024-05-01T12:34:00Z",
+      Extra: { nested: [1, 2] },
+      username: "someone-else",
+    });
+    expect(answer.status).toBe(200);
+    expect((answer.json as { error: string }).error).toBe("");
+  });
+
+  it.each([
+    ["101 characters", "A".repeat(101)],
+    ["8,000 characters", "B".repeat(8_000)],
+    ["an encoded slash and spaces", "a%2Fb%20c"],
+  ])("answers a command name of %s: 401 to a stranger, 404 once authenticated", async (_name, name) => {
+    const stranger = await post(running.url, name, ok, { d3key: "not-a-key" });
+    expect(stranger.status).toBe(401);
+    expect(stranger.text).toBe('{"Error":"Invalid authentication key."}');
+    const caller = await post(running.url, name, ok);
+    expect(caller.status).toBe(404);
+    expect(Object.keys(caller.json as object)).toEqual(["Error"]);
+    expect((caller.json as { Error: string }).Error).toMatch(/^Unknown command '/);
+  });
+
+  it("answers 415 to a gzip body, with an Error body, and stores nothing", async () => {
+    const { gzipSync } = await import("node:zlib");
+    const notes = backend.notes().length;
+    const answer = await send(`${running.url}/Command/AddNotesToArtifacts`, {
+      headers: { d3key: KEYS.analyst, "content-type": "application/json", "content-encoding": "gzip" },
+      body: new Uint8Array(
+        gzipSync(JSON.stringify(envelope({ "Artifact Name": "10.0.0.5", Note: "zipped" }))),
+      ) as Uint8Array<ArrayBuffer>,
+    });
+    expect(answer.status).toBe(415);
+    expect(answer.text).toBe(
+      '{"Error":"The Content-Encoding \'gzip\' is not supported: send the body uncompressed (identity)."}',
+    );
+    expect(backend.notes()).toHaveLength(notes);
+  });
+
+  it.each([[3_000], [100_000]])(
+    "answers 400 naming the limit to a body nested %i levels deep",
+    async (depth) => {
+      const body = `{"Username":"analyst","Site":"${SOC}","CommandParams":{"Search Conditions":${"[".repeat(depth)}${"]".repeat(depth)},"Trigger Data":{}}}`;
+      const answer = await post(running.url, "TriggerIncidentExternalAction", body);
+      expect(answer.status).toBe(400);
+      expect(answer.text).toBe(
+        '{"Error":"The body of the request is nested deeper than 256 levels of objects and arrays."}',
+      );
+    },
+  );
+
   it("answers GET /healthz with 200 and no credential", async () => {
     const answer = await send(`${running.url}/healthz`, { method: "GET" });
     expect(answer.status).toBe(200);

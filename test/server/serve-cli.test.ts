@@ -5,11 +5,13 @@
  */
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Command, CommanderError } from "commander";
+import type { FastifyInstance } from "fastify";
 import { afterAll, describe, expect, it } from "vitest";
 import { CliError, EXIT } from "../../src/cli/exit-codes.js";
 import { registerServeCommand } from "../../src/cli/serve.js";
@@ -23,6 +25,7 @@ writeFileSync(badDatasetFile, JSON.stringify({ users: [{ username: "x", sites: [
 
 interface Started {
   readonly url: string;
+  readonly server: FastifyInstance;
   readonly stdout: () => string;
   readonly stderr: () => string;
   readonly stop: () => Promise<void>;
@@ -37,10 +40,17 @@ async function serve(args: readonly string[]): Promise<Started> {
     .exitOverride()
     .configureOutput({ writeOut: (t) => (stdout += t), writeErr: (t) => (stderr += t) });
   let listening: (url: string) => void = () => {};
+  let server: FastifyInstance | undefined;
   const ready = new Promise<string>((resolve) => {
     listening = resolve;
   });
-  registerServeCommand(program, { stopSignal: controller.signal, onListening: (url) => listening(url) });
+  registerServeCommand(program, {
+    stopSignal: controller.signal,
+    onListening: (url, instance) => {
+      server = instance;
+      listening(url);
+    },
+  });
   const done = program.parseAsync(["serve", "--port", "0", ...args], { from: "user" });
   const url = await Promise.race([
     ready,
@@ -48,6 +58,7 @@ async function serve(args: readonly string[]): Promise<Started> {
   ]);
   return {
     url,
+    server: server!,
     stdout: () => stdout,
     stderr: () => stderr,
     stop: async () => {
@@ -167,6 +178,186 @@ describe("serve: start-up output", () => {
   });
 });
 
+describe("serve: transport options (DECISIONS.md 3.1)", () => {
+  it("applies the defaults", async () => {
+    const started = await serve(["--data", datasetFile]);
+    try {
+      expect(started.server.server.requestTimeout).toBe(30_000);
+      expect(started.server.server.keepAliveTimeout).toBe(5_000);
+      expect(started.server.server.maxConnections).toBe(1_000);
+    } finally {
+      await started.stop();
+    }
+  });
+
+  it("applies each option", async () => {
+    const started = await serve([
+      "--data",
+      datasetFile,
+      "--request-timeout-ms",
+      "1500",
+      "--keep-alive-timeout-ms",
+      "700",
+      "--max-connections",
+      "9",
+      "--max-connections-per-address",
+      "2",
+      "--max-time-ms",
+      "50",
+    ]);
+    try {
+      expect(started.server.server.requestTimeout).toBe(1_500);
+      expect(started.server.server.headersTimeout).toBe(1_500);
+      expect(started.server.server.keepAliveTimeout).toBe(700);
+      expect(started.server.server.maxConnections).toBe(9);
+      // The per-address cap: two held connections, the third is closed unread.
+      const port = Number(new URL(started.url).port);
+      const held = [net.connect(port, "127.0.0.1"), net.connect(port, "127.0.0.1")];
+      try {
+        await Promise.all(held.map((socket) => new Promise((resolve) => socket.once("connect", resolve))));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const third = net.connect(port, "127.0.0.1");
+        third.on("error", () => {});
+        third.resume();
+        await new Promise((resolve) => third.once("close", resolve));
+        expect(third.bytesRead).toBe(0);
+      } finally {
+        for (const socket of held) socket.destroy();
+      }
+    } finally {
+      await started.stop();
+    }
+  });
+});
+
+describe("serve: --catalog (issue 13)", () => {
+  const catalogFile = join(dir, "catalog.json");
+  writeFileSync(
+    catalogFile,
+    JSON.stringify({
+      fields: { Priority: { kind: "enum", labels: ["P1", "P2"] }, DueUtcTime: { kind: "date" } },
+      labels: { Severity: ["Unassigned"] },
+    }),
+  );
+  const customDatasetFile = join(dir, "custom.json");
+  writeFileSync(
+    customDatasetFile,
+    JSON.stringify({
+      ...TEST_DATASET,
+      incidents: TEST_DATASET.incidents!.map((incident, index) => ({
+        ...incident,
+        Priority: index === 1 ? "P1" : "P2",
+        ...(index === 2 ? { Severity: "Unassigned" } : {}),
+      })),
+    }),
+  );
+
+  it("checks the dataset and the Search Conditions against the extended catalogue", async () => {
+    const started = await serve([
+      "--data",
+      customDatasetFile,
+      "--catalog",
+      catalogFile,
+      "--api-key",
+      `analyst=${KEYS.analyst}`,
+    ]);
+    try {
+      const trigger = (conditions: unknown) =>
+        send(`${started.url}/Command/TriggerIncidentExternalAction`, {
+          headers: { "content-type": "application/json", d3key: KEYS.analyst },
+          body: JSON.stringify({
+            Username: "analyst",
+            Site: SOC,
+            CommandParams: { "Search Conditions": conditions, "Trigger Data": {} },
+          }),
+        });
+      const p1 = (await trigger({ Priority: "P1" })).json as {
+        returnData: { Data: { IncidentId?: number } };
+      };
+      expect(p1.returnData.Data.IncidentId).toBe(102);
+      const unknown = (await trigger({ Priority: "P3" })).json as { error: string };
+      expect(unknown.error).toMatch(/'P3' is not a label of Priority/);
+      const unassigned = (await trigger({ Severity: "Unassigned" })).json as {
+        returnData: { Data: { IncidentId?: number } };
+      };
+      expect(unassigned.returnData.Data.IncidentId).toBe(103);
+    } finally {
+      await started.stop();
+    }
+  });
+
+  it("refuses the same dataset without the catalogue (Severity 'Unassigned')", async () => {
+    const error = await serveError(["--data", customDatasetFile]);
+    expect((error as CliError).exitCode).toBe(EXIT.dataError);
+    expect((error as CliError).message).toMatch(/Unassigned/);
+  });
+
+  it.each([
+    ["[]", /the top level must be an object, found an array/],
+    ['{"field": {}}', /unknown key 'field'/],
+    ['{"fields": {"X": {"kind": "number"}}}', /fields\.X must be \{"kind": "text" \| "date" \| "enum"\}/],
+    ['{"fields": {"X": {"kind": "enum"}}}', /fields\.X\.labels must be an array of non-empty strings/],
+    ['{"fields": {"X": {"kind": "text", "labels": ["a"]}}}', /unexpected key 'labels'/],
+    ['{"labels": {"Title": ["a"]}}', /Cannot add labels to 'Title'/],
+    ['{"alternativeFields": "Type"}', /'alternativeFields' must be an array/],
+    ["{not json", /it is not JSON/],
+  ])(
+    "refuses the catalog %s with exit code 65 and a message naming the expected shape",
+    async (text, message) => {
+      const file = join(dir, "bad-catalog.json");
+      writeFileSync(file, text);
+      const error = await serveError(["--data", datasetFile, "--catalog", file]);
+      expect(error).toBeInstanceOf(CliError);
+      expect((error as CliError).exitCode).toBe(EXIT.dataError);
+      expect((error as CliError).message).toMatch(message);
+      expect((error as CliError).message).toContain('Expected {"fields"');
+    },
+  );
+
+  it("reports an unreadable catalog with exit code 66", async () => {
+    const error = await serveError(["--catalog", join(dir, "no-catalog.json")]);
+    expect((error as CliError).exitCode).toBe(EXIT.noInput);
+    expect((error as CliError).message).toMatch(/Cannot read the catalog/);
+  });
+});
+
+describe("serve: --data loading report (issue 13)", () => {
+  it("reports each loading stage on standard error for a large file, then a summary", async () => {
+    // 4 MiB of JSON whitespace makes the file large without making the test slow.
+    const big = join(dir, "big.json");
+    writeFileSync(big, JSON.stringify(TEST_DATASET) + " ".repeat(4 * 1_048_576));
+    const started = await serve(["--data", big]);
+    try {
+      const lines = started.stderr().split("\n");
+      expect(lines[0]).toMatch(/^Loading '.*big\.json' \(4\.0 MiB\): reading…$/);
+      expect(lines[1]).toMatch(/^ {2}parsing JSON \(\d+\.\d s so far\)…$/);
+      expect(lines[2]).toMatch(
+        /^ {2}checking and indexing 4 incidents and \d+ timeline entries \(\d+\.\d s so far\)…$/,
+      );
+      expect(lines[3]).toMatch(
+        /^Loaded '.*big\.json': 4 incidents, \d+ timeline entries, \d+ artifacts in \d+\.\d s\.$/,
+      );
+      expect(started.stdout().split("\n")[0]).toBe(`Listening on ${started.url}`);
+    } finally {
+      await started.stop();
+    }
+  });
+
+  it("prints only the summary for a small file", async () => {
+    const started = await serve(["--data", datasetFile]);
+    try {
+      const report = started
+        .stderr()
+        .split("\n")
+        .filter((line) => !line.startsWith("{") && line !== "");
+      expect(report).toHaveLength(1);
+      expect(report[0]).toMatch(/^Loaded '.*dataset\.json': 4 incidents/);
+    } finally {
+      await started.stop();
+    }
+  });
+});
+
 describe("serve: errors", () => {
   it.each([
     [["--port", "abc"], "commander.invalidArgument"],
@@ -175,6 +366,11 @@ describe("serve: errors", () => {
     [["--api-key", "analyst"], "commander.invalidArgument"],
     [["--api-key", "=key"], "commander.invalidArgument"],
     [["--base-path", "api"], "commander.invalidArgument"],
+    [["--request-timeout-ms", "0"], "commander.invalidArgument"],
+    [["--keep-alive-timeout-ms", "1.5"], "commander.invalidArgument"],
+    [["--max-connections-per-address", "-1"], "commander.invalidArgument"],
+    [["--max-connections", "many"], "commander.invalidArgument"],
+    [["--max-time-ms", ""], "commander.invalidArgument"],
     [["--unknown"], "commander.unknownOption"],
   ])("%j is a usage error", async (args, code) => {
     const error = await serveError(args);
@@ -204,6 +400,9 @@ describe("serve: errors", () => {
       const error = await serveError(["--data", datasetFile, "--port", port]);
       expect(error).toBeInstanceOf(CliError);
       expect((error as CliError).exitCode).toBe(69);
+      expect((error as CliError).message).toBe(
+        `Cannot listen on 127.0.0.1:${port}: the address is in use. Give --port 0 to pick a free port (the first line printed names it).`,
+      );
     } finally {
       await started.stop();
     }

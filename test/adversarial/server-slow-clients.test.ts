@@ -1,0 +1,254 @@
+/**
+ * The reference server under slow and greedy clients (issue 10 finding 2; DECISIONS.md 3.1): raw TCP
+ * connections that stall in the headers, stall in the body, sit idle after an answer, or pile up from one
+ * address. Each must be cut off on time, with the exact 408 body where a request was under way, while
+ * `GET /healthz` from another address stays fast. The options are short (300 ms, a cap of 4) so the
+ * suite takes seconds; traffic goes only to 127.0.0.1 (other loopback source addresses stand for other
+ * clients), and every loop is bounded.
+ */
+import net from "node:net";
+import type { FastifyInstance } from "fastify";
+import { afterEach, describe, expect, it } from "vitest";
+import { createServer, type ServerOptions } from "../../src/server/index.js";
+import { KEYS, TEST_DATASET } from "../server/fixtures.js";
+
+const TIMEOUT_MS = 300;
+const KEEP_ALIVE_MS = 300;
+const CAP = 4;
+/** How late a cut may come: the server checks every timeout / 4, plus a loaded 2-core machine. */
+const LATE_MS = 1_500;
+const TIMEOUT_RESPONSE =
+  "HTTP/1.1 408 Request Timeout\r\n" +
+  "Content-Type: application/json; charset=utf-8\r\n" +
+  "Content-Length: 48\r\n" +
+  "Connection: close\r\n\r\n" +
+  '{"Error":"The request took too long to arrive."}';
+
+const servers: FastifyInstance[] = [];
+const sockets: net.Socket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function start(options: ServerOptions = {}): Promise<number> {
+  const server = createServer({
+    dataset: TEST_DATASET,
+    apiKeys: [{ username: "analyst", key: KEYS.analyst }],
+    requestTimeoutMs: TIMEOUT_MS,
+    keepAliveTimeoutMs: KEEP_ALIVE_MS,
+    maxConnectionsPerAddress: CAP,
+    ...options,
+  });
+  servers.push(server);
+  await server.listen({ host: "127.0.0.1", port: 0 });
+  return (server.server.address() as net.AddressInfo).port;
+}
+
+/** A raw connection: what it received, and when (ms after connecting) the server closed it. */
+interface Raw {
+  readonly socket: net.Socket;
+  readonly connected: Promise<void>;
+  readonly closed: Promise<{ ms: number; data: string }>;
+  received(): string;
+}
+
+function connect(port: number, localAddress = "127.0.0.1"): Raw {
+  const started = performance.now();
+  const socket = net.connect({ port, host: "127.0.0.1", localAddress });
+  sockets.push(socket);
+  let data = "";
+  socket.setEncoding("latin1");
+  socket.on("data", (chunk: string) => {
+    data += chunk;
+  });
+  socket.on("error", () => {});
+  const connected = new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  const closed = new Promise<{ ms: number; data: string }>((resolve) =>
+    socket.once("close", () => resolve({ ms: performance.now() - started, data })),
+  );
+  return { socket, connected, closed, received: () => data };
+}
+
+/** Resolves with the value, or rejects after `ms` (a bounded wait: a connection never cut fails the test). */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_resolve, reject) =>
+      setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms).unref(),
+    ),
+  ]);
+}
+
+/** `GET /healthz` on a fresh connection from `localAddress`: status line and milliseconds. */
+async function healthz(port: number, localAddress: string): Promise<{ status: string; ms: number }> {
+  const started = performance.now();
+  const raw = connect(port, localAddress);
+  raw.socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  const { data } = await within(raw.closed, 2_000, "GET /healthz");
+  return { status: data.split("\r\n")[0] ?? "", ms: performance.now() - started };
+}
+
+const PARTIAL_HEADERS = "POST /Command/GetIncidentTimelineEntries HTTP/1.1\r\nHost: 127.0.0.1\r\nd3key: ";
+const PARTIAL_BODY =
+  "POST /Command/GetIncidentTimelineEntries HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+  `d3key: ${KEYS.analyst}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"Username":`;
+
+describe("stalled requests are answered 408 and closed (DECISIONS.md 3.1)", () => {
+  it.each([
+    ["partial headers", PARTIAL_HEADERS],
+    ["a partial body of an authenticated request", PARTIAL_BODY],
+    ["nothing at all", ""],
+  ])("%s", async (_name, bytes) => {
+    const port = await start();
+    const raw = connect(port);
+    await raw.connected;
+    if (bytes !== "") raw.socket.write(bytes);
+    const { ms, data } = await within(raw.closed, TIMEOUT_MS + LATE_MS, "stalled request");
+    expect(data).toBe(TIMEOUT_RESPONSE);
+    expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
+  });
+
+  it("counts from the request's first byte: a body trickled one byte at a time is cut off too", async () => {
+    const port = await start();
+    const raw = connect(port);
+    await raw.connected;
+    raw.socket.write(PARTIAL_BODY);
+    // One byte every 50 ms keeps the socket busy but never completes the body.
+    const trickle = setInterval(() => {
+      if (!raw.socket.destroyed) raw.socket.write(" ");
+    }, 50);
+    try {
+      const { data } = await within(raw.closed, TIMEOUT_MS + LATE_MS, "trickled request");
+      expect(data).toBe(TIMEOUT_RESPONSE);
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+
+  it("still answers a request that completes in time", async () => {
+    const port = await start();
+    const raw = connect(port);
+    await raw.connected;
+    const body = JSON.stringify({
+      Username: "analyst",
+      Site: "Security Operations",
+      CommandParams: { "Incident Number": "20240101-1" },
+    });
+    raw.socket.write(
+      `POST /Command/GetIncidentTimelineEntries HTTP/1.1\r\nHost: 127.0.0.1\r\nd3key: ${KEYS.analyst}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS / 3));
+    raw.socket.write(body);
+    const { data } = await within(raw.closed, 2_000, "complete request");
+    expect(data.split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
+    expect(data).toContain('"Status":"Successful"');
+  });
+});
+
+describe("idle keep-alive connections are closed (DECISIONS.md 3.1)", () => {
+  it("closes the connection after the keep-alive timeout, with nothing more sent", async () => {
+    const port = await start({ requestTimeoutMs: 10_000 });
+    const raw = connect(port);
+    await raw.connected;
+    raw.socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    await within(
+      new Promise<void>((resolve) => raw.socket.once("data", () => resolve())),
+      2_000,
+      "healthz answer",
+    );
+    const answeredAt = performance.now();
+    await within(raw.closed, KEEP_ALIVE_MS + LATE_MS, "idle keep-alive connection");
+    const idle = performance.now() - answeredAt;
+    expect(idle).toBeGreaterThanOrEqual(KEEP_ALIVE_MS - 50);
+    // Nothing but the one 200 answer: no 408 on a connection that had finished its request.
+    expect(raw.received().match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(raw.received()).toContain("HTTP/1.1 200 OK");
+  });
+
+  it("keeps a connection that sends its next request within the timeout", async () => {
+    const port = await start({ requestTimeoutMs: 10_000, keepAliveTimeoutMs: 1_000 });
+    const raw = connect(port);
+    await raw.connected;
+    for (let i = 0; i < 3; i++) {
+      raw.socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(raw.socket.destroyed).toBe(false);
+    expect(raw.received().match(/HTTP\/1\.1 200 OK/g)).toHaveLength(3);
+  });
+});
+
+describe("connection caps (DECISIONS.md 3.1)", () => {
+  it("closes a connection beyond the per-address cap at once; /healthz from another address stays fast", async () => {
+    const port = await start({ requestTimeoutMs: 5_000 });
+    const held: Raw[] = [];
+    for (let i = 0; i < CAP; i++) {
+      const raw = connect(port);
+      held.push(raw);
+      await raw.connected;
+      raw.socket.write(PARTIAL_HEADERS);
+    }
+    // The server counts a connection when it accepts it; give it a moment to see all four.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 3; i++) {
+      const extra = connect(port);
+      const { ms, data } = await within(extra.closed, 1_000, "connection beyond the cap");
+      expect(data).toBe("");
+      expect(ms).toBeLessThan(1_000);
+    }
+    for (const raw of held) expect(raw.socket.destroyed).toBe(false);
+
+    const health = await healthz(port, "127.0.0.2");
+    expect(health.status).toBe("HTTP/1.1 200 OK");
+    expect(health.ms).toBeLessThan(500);
+  });
+
+  it("gives the address its places back when its connections close", async () => {
+    const port = await start();
+    for (let round = 0; round < 3; round++) {
+      const batch = Array.from({ length: CAP }, () => connect(port));
+      await Promise.all(batch.map((raw) => raw.connected));
+      for (const raw of batch) raw.socket.destroy();
+      await Promise.all(batch.map((raw) => raw.closed));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    const health = await healthz(port, "127.0.0.1");
+    expect(health.status).toBe("HTTP/1.1 200 OK");
+  });
+
+  it("closes a connection beyond the total cap, whatever its address", async () => {
+    const port = await start({ requestTimeoutMs: 5_000, maxConnections: 3 });
+    const held = ["127.0.0.3", "127.0.0.4", "127.0.0.5"].map((address) => connect(port, address));
+    await Promise.all(held.map((raw) => raw.connected));
+    for (const raw of held) raw.socket.write(PARTIAL_HEADERS);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const extra = connect(port, "127.0.0.6");
+    const { data } = await within(extra.closed, 1_000, "connection beyond the total cap");
+    expect(data).toBe("");
+    for (const raw of held) expect(raw.socket.destroyed).toBe(false);
+  });
+
+  it("cuts a flood of stalled connections from one address while /healthz stays fast", async () => {
+    const port = await start();
+    const flood = Array.from({ length: 40 }, () => connect(port));
+    for (const raw of flood) raw.socket.on("connect", () => raw.socket.write(PARTIAL_BODY));
+    const latencies: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const health = await healthz(port, "127.0.0.2");
+      expect(health.status).toBe("HTTP/1.1 200 OK");
+      latencies.push(health.ms);
+    }
+    const outcomes = await within(
+      Promise.all(flood.map((raw) => raw.closed)),
+      TIMEOUT_MS + LATE_MS + 1_000,
+      "the flood",
+    );
+    // At most CAP of them got a request under way (and its 408); the rest were closed unread.
+    const answered = outcomes.filter((outcome) => outcome.data === TIMEOUT_RESPONSE).length;
+    expect(answered).toBeLessThanOrEqual(CAP);
+    expect(outcomes.every((outcome) => outcome.data === "" || outcome.data === TIMEOUT_RESPONSE)).toBe(true);
+    expect(Math.max(...latencies)).toBeLessThan(500);
+  });
+});
