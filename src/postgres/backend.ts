@@ -78,6 +78,10 @@ export interface PostgresBackend extends Backend {
    * @throws {TypeError} when a string holds the character U+0000 (PostgreSQL text cannot store it)
    */
   loadDataset(dataset: Dataset): Promise<void>;
+  /** The notes of an artifact, oldest first (text, author, time). */
+  notesOf(artifact: ArtifactInfo): Promise<readonly { text: string; author: string; time: Date }[]>;
+  /** Every user, by username (for a server's start-up report). */
+  users(): Promise<readonly UserInfo[]>;
   /** How many incidents, notes and playbook runs are stored (for reports and tests). */
   counts(): Promise<{ incidents: number; notes: number; runs: number }>;
   /** Closes the connection if the backend opened it. */
@@ -203,6 +207,22 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
           }
         }
       });
+    },
+
+    async notesOf(artifact: ArtifactInfo) {
+      const result = await client.query<{ text: string; author: string; time: Date }>(
+        `SELECT text, author, time FROM iq_notes WHERE site = $1 AND artifact_name = $2 AND type_id = $3
+         ORDER BY id`,
+        [artifact.site, artifact.name, artifact.typeId],
+      );
+      return result.rows.map((row) => ({ text: row.text, author: row.author, time: new Date(row.time) }));
+    },
+
+    async users(): Promise<readonly UserInfo[]> {
+      const result = await client.query<{ username: string; sites: string[] }>(
+        "SELECT username, sites FROM iq_users ORDER BY username",
+      );
+      return result.rows.map((row) => ({ username: row.username, sites: [...row.sites] }));
     },
 
     async counts() {

@@ -96,8 +96,11 @@ function render(sql: string, all: readonly unknown[], first: number): { text: st
   return { text, values };
 }
 
-/** A value's place in a clause before numbering: never produced by a value (values are never spliced). */
-const PLACEHOLDER = /\u0001(\d+)\u0001/g;
+/**
+ * A value's place in a clause before numbering. The clauses are written here, never from values, and hold
+ * no other `⟨`.
+ */
+const PLACEHOLDER = /⟨(\d+)⟩/g;
 
 class Translator {
   readonly values: unknown[] = [];
@@ -235,7 +238,7 @@ class Translator {
 
   private param(value: unknown): string {
     this.values.push(value);
-    return `\u0001${this.values.length - 1}\u0001`;
+    return `⟨${this.values.length - 1}⟩`;
   }
 }
 
