@@ -177,7 +177,7 @@ describe(`toSqlWhere on ${DATABASE_KIND}`, () => {
       expect(found).toHaveLength(matchCase.incidents.length);
       const condition = parseSearchConditions(matchCase.conditions);
       const predicate = compile(condition);
-      found.forEach((row, k) => {
+      found.forEach((row) => {
         // The target must mean what the reference interpreter means (the harness holds evaluate to the
         // table, with its one skip list).
         const expected = evaluate(condition, row.record);
