@@ -12,6 +12,8 @@ export default defineConfig([
       "server/index": "src/server/index.ts",
       "client/index": "src/client/index.ts",
       "mongodb/index": "src/mongodb/index.ts",
+      // Separate so that only users of PostgreSQL load its code; the drivers are optional peers.
+      "postgres/index": "src/postgres/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -16,6 +16,7 @@ import {
   parseDataset,
 } from "../commands/index.js";
 import { DEFAULT_CATALOG, extendCatalog, type FieldCatalog, type FieldSpec } from "../conditions/catalog.js";
+import { createPostgresBackend, type PostgresBackend } from "../postgres/backend.js";
 import type { ApiKey, JwtOptions } from "../server/auth.js";
 import {
   createServer,
@@ -53,6 +54,7 @@ interface ServeOptions {
   readonly maxConnectionsPerAddress: number;
   readonly maxConnections: number;
   readonly maxTimeMs: number;
+  readonly database?: string;
 }
 
 /** A `--data` file at least this large reports its loading stages on standard error. */
@@ -176,6 +178,64 @@ async function loadDataset(
     `Loaded '${path}': ${count(lengthOf("incidents"))} incidents, ${count(lengthOf("timelineEntries"))} timeline entries, ${count(lengthOf("artifacts"))} artifacts in ${seconds(performance.now() - started)}.\n`,
   );
   return { dataset: input as Dataset, backend };
+}
+
+/**
+ * Opens `--database` (a `postgres://` URL, or a folder for PGlite), creates the schema if needed, and loads
+ * `--data` (or the bundled sample) when the database holds no incident yet. A database that already holds
+ * incidents is used as it is, and `--data` beside it is refused (it would load the incidents twice).
+ * @throws {CliError} 64 for `--data` beside a loaded database; 65 for an invalid dataset; 69 when the
+ *   database cannot be opened (or its driver is not installed)
+ */
+async function openDatabase(
+  location: string,
+  data: string | undefined,
+  catalog: FieldCatalog | undefined,
+  writeErr: (text: string) => void,
+): Promise<Loaded & { close: () => Promise<void> }> {
+  const isUrl = /^postgres(ql)?:\/\//i.test(location);
+  let backend: PostgresBackend;
+  try {
+    backend = await createPostgresBackend({
+      ...(isUrl ? { connectionString: location } : { dataDir: location }),
+      ...(catalog === undefined ? {} : { catalog }),
+    });
+    await backend.migrate();
+  } catch (error) {
+    throw new CliError(
+      `Cannot open the database '${location}': ${(error as Error).message}`,
+      EXIT.unavailable,
+    );
+  }
+  const stored = await backend.counts();
+  if (stored.incidents > 0) {
+    if (data !== undefined) {
+      await backend.close();
+      throw new CliError(
+        `The database '${location}' already holds ${count(stored.incidents)} incidents: start without --data to use them, or give an empty database.`,
+        EXIT.usage,
+      );
+    }
+    writeErr(
+      `Using the database '${location}': ${count(stored.incidents)} incidents, ${count(stored.notes)} notes, ${count(stored.runs)} playbook runs.\n`,
+    );
+    return { dataset: { users: [...(await backend.users())] }, backend, close: () => backend.close() };
+  }
+  const { dataset } = await loadDataset(data, catalog, writeErr);
+  try {
+    await backend.loadDataset(dataset);
+  } catch (error) {
+    await backend.close();
+    if (error instanceof DatasetError) {
+      throw new CliError(`The dataset is not valid:\n${formatDatasetIssues(error.issues)}`, EXIT.dataError);
+    }
+    throw new CliError(
+      `Cannot load the dataset into '${location}': ${(error as Error).message}`,
+      EXIT.dataError,
+    );
+  }
+  writeErr(`Loaded the dataset into the database '${location}'.\n`);
+  return { dataset, backend, close: () => backend.close() };
 }
 
 const FIELD_KINDS = ["text", "date", "enum"];
@@ -311,6 +371,10 @@ export function registerServeCommand(program: Command, hooks: ServeHooks = {}): 
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--port <port>", "TCP port; 0 picks a free port", parsePort, 8080)
     .option("--data <dataset.json>", "dataset of the memory backend (default: the bundled sample dataset)")
+    .option(
+      "--database <url|folder>",
+      "keep the data in PostgreSQL (postgres://…) or in PGlite in a folder; an empty database is loaded from --data (default: the sample)",
+    )
     .option("--api-key <USER=KEY>", "accept KEY in the d3key header as USER (repeatable)", collectApiKey, [])
     .option("--jwt-secret <secret>", "accept HS256 tokens in the d3jwt header; the user is the token's sub")
     .option("--jwt-public-key <pem file>", "accept RS256 (RSA key) or ES256 (P-256 key) tokens in d3jwt")
@@ -373,7 +437,10 @@ TriggerIncidentExternalAction, AddNotesToArtifacts}; GET /healthz answers 200.`,
       const writeErr = (text: string): void => (output.writeErr ?? ((t) => process.stderr.write(t)))(text);
 
       const catalog = options.catalog === undefined ? undefined : await loadCatalog(options.catalog);
-      const { dataset, backend } = await loadDataset(options.data, catalog, writeErr);
+      const { dataset, backend, close } =
+        options.database === undefined
+          ? { ...(await loadDataset(options.data, catalog, writeErr)), close: async () => {} }
+          : await openDatabase(options.database, options.data, catalog, writeErr);
       const users = dataset.users ?? [];
       for (const { username } of options.apiKey) {
         if (!users.some((user) => user.username === username)) {
@@ -462,10 +529,13 @@ TriggerIncidentExternalAction, AddNotesToArtifacts}; GET /healthz answers 200.`,
           process.off("SIGTERM", onSigterm);
           hooks.stopSignal?.removeEventListener("abort", onAbort);
           writeErr(`Stopping (${reason}).\n`);
-          server.close().then(
-            () => resolve(),
-            () => resolve(),
-          );
+          server
+            .close()
+            .then(close)
+            .then(
+              () => resolve(),
+              () => resolve(),
+            );
         };
         const onSigint = (): void => stop("SIGINT");
         const onSigterm = (): void => stop("SIGTERM");

@@ -1,0 +1,459 @@
+/**
+ * The command backend over PostgreSQL (a server through node-postgres, or PGlite in this process): the
+ * `Backend` of the three commands, durable. docs/postgresql.md.
+ *
+ * - Notes and playbook runs are written by single statements or transactions, and a method resolves only
+ *   after the commit: nothing is acknowledged that a crash could lose.
+ * - RuntimeIds come from the sequence `iq_runtime_ids`: increasing, never repeated, across restarts
+ *   (a crash may skip numbers; it never reuses one).
+ * - The first matching incident (DECISIONS.md 1.9) is one indexed query in the order
+ *   `created NULLS LAST, incident_id NULLS LAST, seq`, filtered by the superset clause of `toSqlWhere`;
+ *   each fetched row is re-checked with `compile`, and more rows are fetched only when re-checks reject.
+ */
+
+import type {
+  ArtifactInfo,
+  ArtifactTypeInfo,
+  Backend,
+  IncidentRecord,
+  NoteRequest,
+  PlaybookInfo,
+  PlaybookRunRequest,
+  RecordedPlaybookRun,
+  SiteInfo,
+  StoredNote,
+  UserInfo,
+} from "../commands/backend.js";
+import { type Dataset, DatasetError, type DatasetPlaybook, validateDataset } from "../commands/dataset.js";
+import { playbookApplies, toTimelineEntryData } from "../commands/dataset-records.js";
+import type { TimelineEntryData } from "../commands/wire.js";
+import type { Condition } from "../conditions/ast.js";
+import type { FieldCatalog } from "../conditions/catalog.js";
+import { compile } from "../conditions/compile.js";
+import { recordDateValue } from "../conditions/dates.js";
+import { type SearchBudget, startBudget } from "../incidents/search-budget.js";
+import {
+  type ColumnMap,
+  CREATED_COLUMN,
+  DEFAULT_COLUMNS,
+  quoteIdentifier,
+  schemaStatements,
+} from "./schema.js";
+import { fromPglite, fromPgPool, type PgliteLike, type PgPoolLike, type SqlClient } from "./sql-client.js";
+import { toSqlWhere } from "./to-sql.js";
+
+/** Where the backend's data lives: exactly one of these. */
+export type PostgresConnection =
+  /** A PostgreSQL server: `postgres://user:password@127.0.0.1:5432/db` (node-postgres opens a pool). */
+  | { readonly connectionString: string }
+  /** A node-postgres `Pool` of the caller's (not ended by `close()`). */
+  | { readonly pool: PgPoolLike }
+  /** PGlite persisted to this folder (created when missing), or in memory with `"memory://"`. */
+  | { readonly dataDir: string }
+  /** A PGlite database of the caller's (not closed by `close()`). */
+  | { readonly pglite: PgliteLike }
+  /** Any `SqlClient` (for tests and other drivers). */
+  | { readonly client: SqlClient };
+
+/** Options of `createPostgresBackend`. */
+export type PostgresBackendOptions = PostgresConnection & {
+  /** The clock for note and run times; default the system clock. */
+  readonly clock?: () => Date;
+  /** The field catalogue for dataset validation (DECISIONS.md 1.6). */
+  readonly catalog?: FieldCatalog;
+  /** Catalogue field → column (default `DEFAULT_COLUMNS`, the columns `migrate()` creates). */
+  readonly columns?: ColumnMap;
+  /** Rows fetched by the first query of a first-match search (default 32; doubled per further query). */
+  readonly firstBatch?: number;
+};
+
+/** The PostgreSQL backend: a `Backend` plus schema and data management. */
+export interface PostgresBackend extends Backend {
+  /** Creates the tables, indexes and sequence if they do not exist (idempotent). */
+  migrate(): Promise<void>;
+  /**
+   * Loads a dataset in the format of `createMemoryBackend` (validated first), in one transaction: all of
+   * it or nothing. Sites, users, playbooks and artifact types replace existing rows of the same key.
+   * @throws {DatasetError} when the dataset is invalid; nothing is written
+   * @throws {TypeError} when a string holds the character U+0000 (PostgreSQL text cannot store it)
+   */
+  loadDataset(dataset: Dataset): Promise<void>;
+  /** The notes of an artifact, oldest first (text, author, time). */
+  notesOf(artifact: ArtifactInfo): Promise<readonly { text: string; author: string; time: Date }[]>;
+  /** Every user, by username (for a server's start-up report). */
+  users(): Promise<readonly UserInfo[]>;
+  /** How many incidents, notes and playbook runs are stored (for reports and tests). */
+  counts(): Promise<{ incidents: number; notes: number; runs: number }>;
+  /** Closes the connection if the backend opened it. */
+  close(): Promise<void>;
+}
+
+const INCIDENT_BATCH = 2000;
+
+/**
+ * Creates a backend over PostgreSQL. The drivers are optional dependencies: `pg` for `connectionString`,
+ * `@electric-sql/pglite` for `dataDir`; install the one you use.
+ * @param options - one connection (`connectionString`, `pool`, `dataDir`, `pglite` or `client`), and
+ *   `clock`, `catalog`, `columns`, `firstBatch`
+ * @returns the backend; call `migrate()` once before use
+ * @throws {Error} (asynchronously, from the first call) when the driver for the connection is not installed
+ * @example
+ * const backend = await createPostgresBackend({ dataDir: "./data" });
+ * await backend.migrate();
+ * await backend.loadDataset(loadSampleDataset());
+ * const handle = createCommandHandler(backend);
+ */
+export async function createPostgresBackend(options: PostgresBackendOptions): Promise<PostgresBackend> {
+  const client = await openClient(options);
+  const columns = options.columns ?? DEFAULT_COLUMNS;
+  for (const column of Object.values(columns)) quoteIdentifier(column);
+  const clock = options.clock ?? (() => new Date());
+  const firstBatch = options.firstBatch ?? 32;
+  if (!Number.isInteger(firstBatch) || firstBatch < 1) {
+    throw new TypeError(`firstBatch must be a positive integer, found ${String(firstBatch)}.`);
+  }
+  const now = (): Date => {
+    const time = clock();
+    if (!(time instanceof Date) || Number.isNaN(time.getTime())) {
+      throw new TypeError("The PostgreSQL backend's clock must return a valid Date.");
+    }
+    return time;
+  };
+
+  return {
+    async migrate() {
+      await client.transaction(async (tx) => {
+        for (const statement of schemaStatements(columns)) await tx.query(statement);
+      });
+    },
+
+    async loadDataset(dataset: Dataset) {
+      const validated = validateDataset(
+        dataset,
+        options.catalog === undefined ? {} : { catalog: options.catalog },
+      );
+      if (!validated.ok) throw new DatasetError(validated.issues);
+      const data = validated.dataset;
+      assertNoNul(data);
+      await client.transaction(async (tx) => {
+        for (const site of data.sites ?? []) {
+          await tx.query(
+            `INSERT INTO iq_sites (name, time_zone) VALUES ($1, $2)
+             ON CONFLICT (name) DO UPDATE SET time_zone = EXCLUDED.time_zone`,
+            [site.name, site.timeZone ?? null],
+          );
+        }
+        for (const user of data.users ?? []) {
+          await tx.query(
+            `INSERT INTO iq_users (username, sites) VALUES ($1, $2)
+             ON CONFLICT (username) DO UPDATE SET sites = EXCLUDED.sites`,
+            [user.username, [...user.sites]],
+          );
+        }
+        const incidents = data.incidents ?? [];
+        for (let start = 0; start < incidents.length; start += INCIDENT_BATCH) {
+          await insertIncidents(
+            tx,
+            columns,
+            incidents.slice(start, start + INCIDENT_BATCH).map((incident) => ({
+              site: incident.Site,
+              number: incident.Number,
+              incident,
+            })),
+          );
+        }
+        const entries = data.timelineEntries ?? [];
+        for (let start = 0; start < entries.length; start += INCIDENT_BATCH) {
+          const batch = entries.slice(start, start + INCIDENT_BATCH).map((entry) => ({
+            site: entry.Site,
+            incident_number: entry.IncidentNumber,
+            entry: toTimelineEntryData(entry),
+          }));
+          await tx.query(
+            `INSERT INTO iq_timeline_entries (site, incident_number, entry)
+             SELECT site, incident_number, entry FROM jsonb_to_recordset($1::jsonb)
+               AS r(site text, incident_number text, entry jsonb)`,
+            [JSON.stringify(batch)],
+          );
+        }
+        const offset = await tx.query<{ next: number }>(
+          "SELECT COALESCE(MAX(position) + 1, 0) AS next FROM iq_playbooks",
+        );
+        let position = Number(offset.rows[0]?.next ?? 0);
+        for (const playbook of data.playbooks ?? []) {
+          await tx.query("INSERT INTO iq_playbooks (position, playbook) VALUES ($1, $2::jsonb)", [
+            position++,
+            JSON.stringify(playbook),
+          ]);
+        }
+        for (const type of data.artifactTypes ?? []) {
+          await tx.query(
+            `INSERT INTO iq_artifact_types (id, label) VALUES ($1, $2)
+             ON CONFLICT (id) DO UPDATE SET label = EXCLUDED.label`,
+            [type.id, type.label],
+          );
+        }
+        for (const artifact of data.artifacts ?? []) {
+          await tx.query(
+            `INSERT INTO iq_artifacts (site, name, type_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+            [artifact.site, artifact.name, artifact.typeId],
+          );
+          for (const note of artifact.notes ?? []) {
+            await tx.query(
+              `INSERT INTO iq_notes (site, artifact_name, type_id, text, author, time)
+               VALUES ($1, $2, $3, $4, $5, $6::timestamptz)`,
+              [artifact.site, artifact.name, artifact.typeId, note.text, note.author, note.time],
+            );
+          }
+        }
+      });
+    },
+
+    async notesOf(artifact: ArtifactInfo) {
+      const result = await client.query<{ text: string; author: string; time: Date }>(
+        `SELECT text, author, time FROM iq_notes WHERE site = $1 AND artifact_name = $2 AND type_id = $3
+         ORDER BY id`,
+        [artifact.site, artifact.name, artifact.typeId],
+      );
+      return result.rows.map((row) => ({ text: row.text, author: row.author, time: new Date(row.time) }));
+    },
+
+    async users(): Promise<readonly UserInfo[]> {
+      const result = await client.query<{ username: string; sites: string[] }>(
+        "SELECT username, sites FROM iq_users ORDER BY username",
+      );
+      return result.rows.map((row) => ({ username: row.username, sites: [...row.sites] }));
+    },
+
+    async counts() {
+      const result = await client.query<{ incidents: string; notes: string; runs: string }>(
+        `SELECT (SELECT count(*) FROM iq_incidents) AS incidents, (SELECT count(*) FROM iq_notes) AS notes,
+                (SELECT count(*) FROM iq_playbook_runs) AS runs`,
+      );
+      const row = result.rows[0]!;
+      return { incidents: Number(row.incidents), notes: Number(row.notes), runs: Number(row.runs) };
+    },
+
+    async findSite(name): Promise<SiteInfo | undefined> {
+      const result = await client.query<{ name: string; time_zone: string | null }>(
+        "SELECT name, time_zone FROM iq_sites WHERE name = $1",
+        [name],
+      );
+      const row = result.rows[0];
+      if (row === undefined) return undefined;
+      return row.time_zone === null ? { name: row.name } : { name: row.name, timeZone: row.time_zone };
+    },
+
+    async findUser(username): Promise<UserInfo | undefined> {
+      const result = await client.query<{ username: string; sites: string[] }>(
+        "SELECT username, sites FROM iq_users WHERE username = $1",
+        [username],
+      );
+      const row = result.rows[0];
+      return row === undefined ? undefined : { username: row.username, sites: [...row.sites] };
+    },
+
+    async findIncidentByNumber(site, incidentNumber) {
+      const result = await client.query<{ record: IncidentRecord }>(
+        "SELECT record FROM iq_incidents WHERE site = $1 AND number = $2",
+        [site, incidentNumber],
+      );
+      return result.rows[0]?.record;
+    },
+
+    async findFirstIncident(site: string, condition: Condition, budget?: SearchBudget) {
+      const timer = startBudget(budget);
+      const where = toSqlWhere(condition, { columns, firstParameter: 2 });
+      const predicate = compile(condition);
+      const limit = where.values.length + 2;
+      let batch = firstBatch;
+      for (let offset = 0; ; offset += batch, batch = Math.min(batch * 2, 4096)) {
+        const result = await client.query<{ record: IncidentRecord }>(
+          `SELECT record FROM iq_incidents WHERE site = $1 AND ${where.text}
+           ORDER BY ${quoteIdentifier(CREATED_COLUMN)} ASC NULLS LAST, incident_id ASC NULLS LAST, seq ASC
+           LIMIT $${limit} OFFSET $${limit + 1}`,
+          [site, ...where.values, batch, offset],
+        );
+        for (const row of result.rows) {
+          timer.tick();
+          if (predicate(row.record)) return row.record;
+        }
+        if (result.rows.length < batch) return undefined;
+        timer.check();
+      }
+    },
+
+    async timelineEntries(site, incidentNumber): Promise<readonly TimelineEntryData[]> {
+      const result = await client.query<{ entry: TimelineEntryData }>(
+        "SELECT entry FROM iq_timeline_entries WHERE site = $1 AND incident_number = $2",
+        [site, incidentNumber],
+      );
+      return result.rows.map((row) => row.entry);
+    },
+
+    async playbooksWithTrigger(site, incident, trigger): Promise<readonly PlaybookInfo[]> {
+      const result = await client.query<{ playbook: DatasetPlaybook }>(
+        "SELECT playbook FROM iq_playbooks ORDER BY position",
+      );
+      return result.rows
+        .map((row) => row.playbook)
+        .filter((playbook) => playbookApplies(playbook, site, incident, trigger))
+        .map((playbook) => ({ name: playbook.name }));
+    },
+
+    async recordPlaybookRun(run: PlaybookRunRequest): Promise<RecordedPlaybookRun> {
+      const result = await client.query<{ runtime_id: string }>(
+        `INSERT INTO iq_playbook_runs
+           (runtime_id, site, incident_id, incident_number, playbook_name, trigger_data, time)
+         VALUES (nextval('iq_runtime_ids'), $1, $2, $3, $4, $5::jsonb, $6::timestamptz)
+         RETURNING runtime_id`,
+        [
+          run.site,
+          Number.isFinite(run.incident.IncidentId) ? run.incident.IncidentId : null,
+          run.incident.Number,
+          run.playbookName,
+          JSON.stringify(run.triggerData),
+          now().toISOString(),
+        ],
+      );
+      return { runtimeId: Number(result.rows[0]!.runtime_id) };
+    },
+
+    async artifactTypes(): Promise<readonly ArtifactTypeInfo[]> {
+      const result = await client.query<{ id: number; label: string }>(
+        "SELECT id, label FROM iq_artifact_types ORDER BY id",
+      );
+      return result.rows.map((row) => ({ id: row.id, label: row.label }));
+    },
+
+    async findArtifacts(site, name): Promise<readonly ArtifactInfo[]> {
+      const result = await client.query<{ site: string; name: string; type_id: number }>(
+        "SELECT site, name, type_id FROM iq_artifacts WHERE site = $1 AND name = $2 ORDER BY type_id",
+        [site, name],
+      );
+      return result.rows.map((row) => ({ site: row.site, name: row.name, typeId: row.type_id }));
+    },
+
+    async appendNote(artifact: ArtifactInfo, note: NoteRequest): Promise<StoredNote> {
+      const time = now();
+      // One statement: the note is stored only if the artifact exists, and the answer follows the commit.
+      const result = await client.query<{ time: Date }>(
+        `INSERT INTO iq_notes (site, artifact_name, type_id, text, author, time)
+         SELECT $1, $2, $3, $4, $5, $6::timestamptz
+         WHERE EXISTS (SELECT 1 FROM iq_artifacts WHERE site = $1 AND name = $2 AND type_id = $3)
+         RETURNING time`,
+        [artifact.site, artifact.name, artifact.typeId, note.text, note.author, time.toISOString()],
+      );
+      if (result.rows.length === 0) {
+        throw new Error(
+          `No artifact '${artifact.name}' of type id ${artifact.typeId} in site '${artifact.site}'.`,
+        );
+      }
+      return { time: new Date(time.getTime()) };
+    },
+
+    close: () => client.close(),
+  };
+}
+
+async function openClient(options: PostgresConnection): Promise<SqlClient> {
+  if ("client" in options) return options.client;
+  if ("pool" in options) return fromPgPool(options.pool, false);
+  if ("pglite" in options) return fromPglite(options.pglite, false);
+  if ("connectionString" in options) {
+    const pg = await importDriver<{ default: { Pool: new (config: object) => PgPoolLike } }>("pg");
+    return fromPgPool(new pg.default.Pool({ connectionString: options.connectionString }), true);
+  }
+  if ("dataDir" in options) {
+    const { PGlite } = await importDriver<{ PGlite: new (dataDir: string) => PgliteLike }>(
+      "@electric-sql/pglite",
+    );
+    return fromPglite(new PGlite(options.dataDir), true);
+  }
+  throw new TypeError(
+    "createPostgresBackend needs one of connectionString, pool, dataDir, pglite or client.",
+  );
+}
+
+async function importDriver<T>(name: string): Promise<T> {
+  try {
+    return (await import(name)) as T;
+  } catch (error) {
+    throw new Error(`The PostgreSQL backend needs the package '${name}': run npm install ${name}.`, {
+      cause: error,
+    });
+  }
+}
+
+/** The column values of one incident (schema.ts's column rules). */
+export function incidentRow(
+  incident: Readonly<Record<string, unknown>>,
+  columns: ColumnMap,
+): { values: Record<string, string | null>; irregular: string[] } {
+  const values: Record<string, string | null> = {};
+  const irregular: string[] = [];
+  for (const [field, column] of Object.entries(columns)) {
+    const present = Object.hasOwn(incident, field);
+    const value = present ? incident[field] : undefined;
+    if (column === CREATED_COLUMN) {
+      const ms = recordDateValue(value);
+      values[column] = ms === undefined ? null : new Date(ms).toISOString();
+      if (ms === undefined && present) irregular.push(field);
+    } else {
+      values[column] = typeof value === "string" ? value : null;
+      if (typeof value !== "string" && present) irregular.push(field);
+    }
+  }
+  return { values, irregular };
+}
+
+/**
+ * Inserts incidents (at most a few thousand per call: one statement) under the given site and number, in
+ * order. The record is stored as JSON (`jsonb`); the columns follow schema.ts's rules.
+ */
+export async function insertIncidents(
+  tx: SqlClient,
+  columns: ColumnMap,
+  incidents: readonly { site: string; number: string; incident: Record<string, unknown> }[],
+): Promise<void> {
+  const names = Object.values(columns);
+  const rows = incidents.map(({ site, number, incident }, ord) => {
+    const { values, irregular } = incidentRow(incident, columns);
+    const id = incident.IncidentId;
+    return {
+      ...values,
+      ord,
+      site,
+      incident_id: typeof id === "number" && Number.isFinite(id) ? id : null,
+      number,
+      irregular,
+      record: incident,
+    };
+  });
+  const typed = names.map(
+    (name) => `${quoteIdentifier(name)} ${name === CREATED_COLUMN ? "timestamptz" : "text"}`,
+  );
+  const list = names.map(quoteIdentifier).join(", ");
+  await tx.query(
+    `INSERT INTO iq_incidents (site, incident_id, number, ${list}, irregular, record)
+     SELECT site, incident_id, number, ${list}, irregular, record
+     FROM jsonb_to_recordset($1::jsonb)
+       AS r(ord integer, site text, incident_id double precision, number text, ${typed.join(", ")},
+            irregular text[], record jsonb)
+     ORDER BY ord`,
+    [JSON.stringify(rows)],
+  );
+}
+
+function assertNoNul(value: unknown, depth = 0): void {
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) {
+      throw new TypeError("The dataset holds the character U+0000, which PostgreSQL text cannot store.");
+    }
+  } else if (typeof value === "object" && value !== null && depth < 64) {
+    for (const [key, item] of Object.entries(value)) {
+      assertNoNul(key, depth + 1);
+      assertNoNul(item, depth + 1);
+    }
+  }
+}

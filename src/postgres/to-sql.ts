@@ -1,0 +1,266 @@
+/**
+ * Search Conditions → a parameterized SQL `WHERE` clause over the schema of `schema.ts`
+ * (docs/postgresql.md). FerretDB 1.x's approach: push down what the typed columns decide, and re-check
+ * every fetched row with `compile`, so the answer is exactly `evaluate`'s.
+ *
+ * Each condition is translated to two clauses over a row:
+ * - `maybe`, a superset: every incident that matches satisfies it (never drops a match);
+ * - `sure`, a subset: every incident that satisfies it matches.
+ * Negation swaps them (`NOT sure` is a superset of the negation), so `$not`, `$nor`, `$ne` and `$nin` stay
+ * sound. Every clause is two-valued (never SQL `NULL`), so `NOT` means what it says. Values are always
+ * parameters (`$1`, `$2`, …), never spliced into the text; identifiers are checked and quoted.
+ *
+ * What is pushed down: conditions on single-segment catalogue fields that have a column — equality,
+ * `$in`, `$ne`, `$nin` with strings or `null`, `$exists`, and `$gt`/`$gte`/`$lt`/`$lte`/equality with
+ * `$date` operands on `CreatedUtcTime`. Everything else (open fields, dotted paths, `$regex`, text ranges,
+ * `$size`, `$all`) is `maybe = TRUE`, `sure = FALSE`: left to the re-check.
+ */
+
+import { assertNever, type Condition, type FieldNode, type Operand } from "../conditions/ast.js";
+import { type ColumnMap, CREATED_COLUMN, DEFAULT_COLUMNS, quoteIdentifier } from "./schema.js";
+
+/** Options of `toSqlWhere`. */
+export interface ToSqlOptions {
+  /** Catalogue field → column (default: the columns `migrate()` creates, `DEFAULT_COLUMNS`). */
+  readonly columns?: ColumnMap;
+  /** The number of the first parameter (default 1), to append the clause to a query with parameters. */
+  readonly firstParameter?: number;
+  /** A table alias to qualify columns with (checked like a column name). */
+  readonly alias?: string;
+}
+
+/**
+ * A translated condition.
+ * - `text` with `values` (`$firstParameter` onwards): the superset clause: rows it rejects never match;
+ *   rows it keeps must be re-checked with `compile`.
+ * - `sure`: the subset clause (rows it keeps match for certain), with its own `values`, numbered after
+ *   those of `text`: a query that uses both binds `[...values, ...sure.values]`.
+ * - `exact`: true when both clauses are the same (no row needs a re-check).
+ */
+export interface SqlWhere {
+  readonly text: string;
+  readonly values: unknown[];
+  readonly sure: { readonly text: string; readonly values: unknown[] };
+  readonly exact: boolean;
+}
+
+const TRUE = "TRUE";
+const FALSE = "FALSE";
+
+interface Clause {
+  readonly maybe: string;
+  readonly sure: string;
+}
+
+const UNDECIDED: Clause = { maybe: TRUE, sure: FALSE };
+
+/**
+ * Translates a parsed condition to SQL over the incidents table of `migrate()`.
+ * @param condition - a Condition from `parseSearchConditions`
+ * @param options - `columns` (default `DEFAULT_COLUMNS`), `firstParameter` (default 1), `alias`
+ * @returns `{ text, sure, values, exact }` (see {@link SqlWhere})
+ * @throws {TypeError} when a column name or the alias is not an allowed identifier
+ * @example
+ * toSqlWhere(parseSearchConditions({ Severity: "High" }))
+ * //=> { text: '(COALESCE("f_severity" = ANY($1::text[]), FALSE) OR $2::text = ANY("irregular"))',
+ * //     values: [["High"], "Severity"], sure: { text: 'COALESCE("f_severity" = ANY($3::text[]), FALSE)',
+ * //     values: [["High"]] }, exact: false }
+ */
+export function toSqlWhere(condition: Condition, options: ToSqlOptions = {}): SqlWhere {
+  const translator = new Translator(
+    options.columns ?? DEFAULT_COLUMNS,
+    options.alias === undefined ? "" : `${quoteIdentifier(options.alias)}.`,
+  );
+  const clause = translator.condition(condition);
+  // Parameters are numbered once the clauses are final, so that a value whose clause was simplified
+  // away (`FALSE AND …`) is never bound. `sure` numbers its own parameters after `text`'s.
+  const first = options.firstParameter ?? 1;
+  const text = render(clause.maybe, translator.values, first);
+  const sure = render(clause.sure, translator.values, first + text.values.length);
+  return { text: text.text, values: text.values, sure, exact: clause.maybe === clause.sure };
+}
+
+function render(sql: string, all: readonly unknown[], first: number): { text: string; values: unknown[] } {
+  const numbers = new Map<number, number>();
+  const values: unknown[] = [];
+  const text = sql.replace(PLACEHOLDER, (_match, index: string) => {
+    const k = Number(index);
+    let n = numbers.get(k);
+    if (n === undefined) {
+      n = first + values.length;
+      numbers.set(k, n);
+      values.push(all[k]);
+    }
+    return `$${n}`;
+  });
+  return { text, values };
+}
+
+/**
+ * A value's place in a clause before numbering. The clauses are written here, never from values, and hold
+ * no other `⟨`.
+ */
+const PLACEHOLDER = /⟨(\d+)⟩/g;
+
+class Translator {
+  readonly values: unknown[] = [];
+
+  constructor(
+    private readonly columns: ColumnMap,
+    private readonly qualifier: string,
+  ) {}
+
+  condition(node: Condition): Clause {
+    switch (node.kind) {
+      case "and": {
+        const clauses = node.children.map((c) => this.condition(c));
+        return {
+          maybe: joinAll(
+            clauses.map((c) => c.maybe),
+            "AND",
+          ),
+          sure: joinAll(
+            clauses.map((c) => c.sure),
+            "AND",
+          ),
+        };
+      }
+      case "or":
+        return this.or(node.children);
+      case "nor":
+        return negate(this.or(node.children));
+      case "not":
+        return negate(this.condition(node.child));
+      default:
+        return this.field(node);
+    }
+  }
+
+  private or(children: readonly Condition[]): Clause {
+    const clauses = children.map((c) => this.condition(c));
+    return {
+      maybe: joinAll(
+        clauses.map((c) => c.maybe),
+        "OR",
+      ),
+      sure: joinAll(
+        clauses.map((c) => c.sure),
+        "OR",
+      ),
+    };
+  }
+
+  private field(node: FieldNode): Clause {
+    if (node.path.length !== 1) return UNDECIDED;
+    const name = node.path[0]!;
+    const column = Object.hasOwn(this.columns, name) ? this.columns[name] : undefined;
+    if (column === undefined) return UNDECIDED;
+    const col = `${this.qualifier}${quoteIdentifier(column)}`;
+    const isDate = column === CREATED_COLUMN;
+    // Decided before any parameter is added, so that no unused parameter is ever bound.
+    if (node.kind === "regex" || node.kind === "size" || node.kind === "all") return UNDECIDED;
+    if (node.kind === "range" && !this.rangeOnColumn(node, isDate)) return UNDECIDED;
+    // The value is present but not of the column's type (an array, a number, null, a non-date, …).
+    const irregular = `${this.param(name)}::text = ANY(${this.qualifier}"irregular")`;
+    // The value is missing: no column value and not irregular.
+    const missing = `(${col} IS NULL AND NOT ${irregular})`;
+    switch (node.kind) {
+      case "eq":
+        return this.equality(col, isDate, [node.operand], irregular, missing);
+      case "in":
+        return this.equality(col, isDate, node.operands, irregular, missing);
+      case "ne":
+        return negate(this.equality(col, isDate, [node.operand], irregular, missing));
+      case "nin":
+        return negate(this.equality(col, isDate, node.operands, irregular, missing));
+      case "exists": {
+        const present = `(${col} IS NOT NULL OR ${irregular})`;
+        const clause = node.exists ? present : `NOT ${present}`;
+        return { maybe: clause, sure: clause };
+      }
+      case "range": {
+        const parts: string[] = [];
+        if (node.lower?.operand.type === "date") {
+          parts.push(`${col} ${node.lower.inclusive ? ">=" : ">"} ${this.instant(node.lower.operand.value)}`);
+        }
+        if (node.upper?.operand.type === "date") {
+          parts.push(`${col} ${node.upper.inclusive ? "<=" : "<"} ${this.instant(node.upper.operand.value)}`);
+        }
+        const sure = `COALESCE(${parts.join(" AND ")}, FALSE)`;
+        return { sure, maybe: `(${sure} OR ${irregular})` };
+      }
+      default:
+        return assertNever(node);
+    }
+  }
+
+  /**
+   * Whether a range is decided on the column: only instants on the date column. Text order in SQL
+   * (collations, UTF-8 versus UTF-16 order) is not JavaScript's, so text ranges are left to the re-check.
+   */
+  private rangeOnColumn(node: Extract<FieldNode, { kind: "range" }>, isDate: boolean): boolean {
+    if (!isDate) return false;
+    return [node.lower, node.upper].every((bound) => bound === undefined || bound.operand.type === "date");
+  }
+
+  /** Equality with any of `operands` (`$eq`, `$in`): strings and `null` on text columns, dates on the date column. */
+  private equality(
+    col: string,
+    isDate: boolean,
+    operands: readonly Operand[],
+    irregular: string,
+    missing: string,
+  ): Clause {
+    const strings: string[] = [];
+    const instants: number[] = [];
+    let withNull = false;
+    for (const operand of operands) {
+      if (operand.type === "null") withNull = true;
+      else if (operand.type === "string" && !isDate) strings.push(operand.value);
+      else if (operand.type === "date" && isDate) instants.push(operand.value);
+      // Any other operand can only equal an irregular value (or nothing): the re-check decides.
+    }
+    const sure: string[] = [];
+    if (strings.length > 0) sure.push(`COALESCE(${col} = ANY(${this.param(strings)}::text[]), FALSE)`);
+    if (instants.length > 0) {
+      const list = instants.map((ms) => this.instant(ms)).join(", ");
+      sure.push(`COALESCE(${col} IN (${list}), FALSE)`);
+    }
+    // null matches a missing field (and an irregular value that is or holds null: re-checked).
+    if (withNull) sure.push(missing);
+    const sureClause = joinAll(sure, "OR", FALSE);
+    return { sure: sureClause, maybe: sureClause === FALSE ? irregular : `(${sureClause} OR ${irregular})` };
+  }
+
+  private instant(ms: number): string {
+    return `${this.param(new Date(ms).toISOString())}::timestamptz`;
+  }
+
+  private param(value: unknown): string {
+    this.values.push(value);
+    return `⟨${this.values.length - 1}⟩`;
+  }
+}
+
+function negate(clause: Clause): Clause {
+  return { maybe: not(clause.sure), sure: not(clause.maybe) };
+}
+
+function not(sql: string): string {
+  if (sql === TRUE) return FALSE;
+  if (sql === FALSE) return TRUE;
+  return `NOT (${sql})`;
+}
+
+/** Joins two-valued clauses; the empty AND is TRUE, the empty OR is `empty` (FALSE). */
+function joinAll(parts: readonly string[], op: "AND" | "OR", empty: string = op === "AND" ? TRUE : FALSE) {
+  const identity = op === "AND" ? TRUE : FALSE;
+  const absorbing = op === "AND" ? FALSE : TRUE;
+  const kept: string[] = [];
+  for (const part of parts) {
+    if (part === absorbing) return absorbing;
+    if (part !== identity) kept.push(part);
+  }
+  if (kept.length === 0) return parts.length === 0 ? empty : identity;
+  return kept.length === 1 ? kept[0]! : `(${kept.join(` ${op} `)})`;
+}

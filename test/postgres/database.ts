@@ -1,0 +1,34 @@
+/**
+ * The database the PostgreSQL tests run on: a real server when `PG_URL` is set (`npm run test:postgres`,
+ * which `.ci/run` calls after starting Debian's PostgreSQL), otherwise PGlite in memory. On a server,
+ * each call gets a schema of its own, so test files can run side by side.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { fromPglite, fromPgPool, type SqlClient } from "../../src/postgres/sql-client.js";
+
+/** Which engine the suite runs on, for test names. */
+export const DATABASE_KIND: string = process.env.PG_URL === undefined ? "PGlite" : "PostgreSQL server";
+
+/** A fresh, empty database (schema) and a way to drop it. */
+export async function openTestDatabase(): Promise<{ client: SqlClient; drop: () => Promise<void> }> {
+  const url = process.env.PG_URL;
+  if (url === undefined) {
+    const db = new PGlite();
+    const client = fromPglite(db, true);
+    return { client, drop: () => client.close() };
+  }
+  const schema = `iq_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  await admin.query(`CREATE SCHEMA "${schema}"`);
+  const pool = new pg.Pool({ connectionString: url, options: `-c search_path="${schema}"`, max: 8 });
+  const client = fromPgPool(pool, true);
+  return {
+    client,
+    drop: async () => {
+      await client.close();
+      await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+      await admin.end();
+    },
+  };
+}
