@@ -31,6 +31,7 @@ import {
   type DatasetTimelineEntry,
   validateDataset,
 } from "./dataset.js";
+import { playbookApplies, toTimelineEntryData } from "./dataset-records.js";
 import type { TimelineEntryData } from "./wire.js";
 
 /** A playbook run recorded by the memory backend. */
@@ -176,7 +177,7 @@ function buildState(data: Dataset, setOptions: IncidentSetOptions): State {
   for (const entry of data.timelineEntries ?? []) {
     const k = key(entry.Site, entry.IncidentNumber);
     const list = timeline.get(k) ?? [];
-    list.push(toEntryData(entry));
+    list.push(toTimelineEntryData(entry));
     timeline.set(k, list);
   }
   const artifacts = new Map<string, ArtifactState[]>();
@@ -285,13 +286,7 @@ export function createMemoryBackend(
     },
     async playbooksWithTrigger(site, incident, trigger): Promise<readonly PlaybookInfo[]> {
       return state.playbooks
-        .filter(
-          (p) =>
-            p.triggers.includes(trigger) &&
-            typeof incident.Type === "string" &&
-            p.incidentTypes.includes(incident.Type) &&
-            (p.sites === undefined || p.sites.includes(site)),
-        )
+        .filter((p) => playbookApplies(p, site, incident, trigger))
         .map((p) => ({ name: p.name }));
     },
     async recordPlaybookRun(run: PlaybookRunRequest): Promise<RecordedPlaybookRun> {
@@ -391,19 +386,4 @@ export function createMemoryBackend(
 
 function key(site: string, name: string): string {
   return JSON.stringify([site, name]);
-}
-
-function toEntryData(entry: DatasetTimelineEntry): TimelineEntryData {
-  return {
-    TimelineID: entry.TimelineID,
-    Time: entry.Time,
-    Summary: entry.Summary ?? "",
-    Note: entry.Note ?? "",
-    EventType: entry.EventType ?? "",
-    Tactic: [...(entry.Tactic ?? [])],
-    Technique: [...(entry.Technique ?? [])],
-    RiskLevel: entry.RiskLevel ?? "",
-    Description: entry.Description ?? "",
-    Author: entry.Author ?? "",
-  };
 }
