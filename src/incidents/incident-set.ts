@@ -120,7 +120,6 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private rank: Int32Array = new Int32Array(0);
   private ordered = 0;
   private readonly maxDictionary: number;
-  private readonly checked = new WeakSet<object>();
   private readonly storage: Storage;
 
   /**
@@ -258,7 +257,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   findFirst(conditions: Condition | unknown, budget?: SearchBudget): T | undefined {
     // TODO(budget): tick the timer inside the scans (issue 10); for now the budget is only validated.
     startBudget(budget);
-    const condition = toCondition(conditions, this.parseOptions, this.checked);
+    const condition = toCondition(conditions, this.parseOptions);
     this.ensureOrdered();
     const row = this.firstRow(condition).run();
     return row < 0 ? undefined : this.records[row];
@@ -271,7 +270,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @throws {SearchConditionsError} when raw JSON is invalid
    */
   findAll(conditions: Condition | unknown): T[] {
-    const condition = toCondition(conditions, this.parseOptions, this.checked);
+    const condition = toCondition(conditions, this.parseOptions);
     this.ensureOrdered();
     const rows = this.matchingRows(condition);
     const out: T[] = new Array(rows.length);
@@ -286,7 +285,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @throws {SearchConditionsError} when raw JSON is invalid
    */
   count(conditions: Condition | unknown): number {
-    const condition = toCondition(conditions, this.parseOptions, this.checked);
+    const condition = toCondition(conditions, this.parseOptions);
     const plan = buildPlan(condition, this.storage);
     // Histogram answers: one dictionary leaf with no row it cannot decide.
     if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) return plan.trueCount;
@@ -312,7 +311,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @throws {SearchConditionsError} when raw JSON is invalid
    */
   explain(conditions: Condition | unknown): IncidentSetPlan {
-    const condition = toCondition(conditions, this.parseOptions, this.checked);
+    const condition = toCondition(conditions, this.parseOptions);
     this.ensureOrdered();
     return {
       findFirst: this.firstRow(condition).name,
