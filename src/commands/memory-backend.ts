@@ -167,8 +167,8 @@ export function createMemoryBackend(
     async findIncidentByNumber(site, incidentNumber) {
       return incidentByNumber.get(key(site, incidentNumber));
     },
-    async findFirstIncident(site: string, condition: Condition) {
-      return incidentSets.get(site)?.findFirst(condition);
+    async findFirstIncident(site: string, condition: Condition, budget) {
+      return incidentSets.get(site)?.findFirst(condition, budget);
     },
     async timelineEntries(site, incidentNumber) {
       return [...(timeline.get(key(site, incidentNumber)) ?? [])];

@@ -127,16 +127,17 @@ describe("parsed conditions and every node inside them are accepted", () => {
     });
     const mutations: (() => void)[] = [
       () => Object.assign(condition, { kind: "or" }),
-      () => (condition as { children: Condition[] }).children.push(condition),
+      () => (condition as unknown as { children: Condition[] }).children.push(condition),
     ];
     if (condition.kind !== "and") throw new Error("expected an AND");
     const [title, severity, score, tags] = condition.children;
     mutations.push(
-      () => ((title as { path: string[] }).path[0] = "__proto__"),
-      () => Object.assign((title as { operand: object }).operand, { value: "y" }),
-      () => (severity as { operands: unknown[] }).operands.push({ type: "string", value: "Urgent" }),
-      () => Object.assign((score as { lower: object }).lower, { inclusive: false }),
-      () => Object.assign((tags as { child: object }).child, { size: -1 }),
+      () => ((title as unknown as { path: string[] }).path[0] = "__proto__"),
+      () => Object.assign((title as unknown as { operand: object }).operand, { value: "y" }),
+      () =>
+        (severity as unknown as { operands: unknown[] }).operands.push({ type: "string", value: "Urgent" }),
+      () => Object.assign((score as unknown as { lower: object }).lower, { inclusive: false }),
+      () => Object.assign((tags as unknown as { child: object }).child, { size: -1 }),
     );
     for (const mutate of mutations) expect(mutate).toThrow(TypeError);
     expect(toSearchConditions(condition)).toEqual({
