@@ -180,13 +180,14 @@ export function foldFieldName(name: string): string {
 }
 
 /**
- * The declared field that `key` (not itself declared) equals once case, spaces, `_` and `-` are ignored, or
- * undefined (DECISIONS.md 1.1). Constant time per lookup after a first pass over the catalogue.
+ * The declared field that `key` equals once case, spaces, `_` and `-` are ignored, or undefined (also for a
+ * declared key itself) (DECISIONS.md 1.1). Constant time per lookup after a first pass over the catalogue.
  * @param catalog - the catalogue
  * @param key - a field path that is not a declared field
  * @example nearMissField(DEFAULT_CATALOG, "severity") //=> "Severity"
  */
 export function nearMissField(catalog: FieldCatalog, key: string): string | undefined {
+  if (Object.hasOwn(catalog.fields, key)) return undefined;
   let folded = FOLDED.get(catalog);
   if (folded === undefined) {
     const map = new Map<string, string>();
