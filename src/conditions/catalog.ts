@@ -169,35 +169,54 @@ export function isAlternativeField(catalog: FieldCatalog, field: string): boolea
   return catalog.alternativeFields.includes(field);
 }
 
-const FOLDED = new WeakMap<FieldCatalog, ReadonlyMap<string, string>>();
+/** A catalogue's folded field names, and the first character of each (a cheap first test). */
+interface FoldedNames {
+  readonly names: ReadonlyMap<string, string>;
+  readonly initials: ReadonlySet<string>;
+}
+
+const FOLDED = new WeakMap<FieldCatalog, FoldedNames>();
 
 /**
  * Folds a field name for near-miss detection (DECISIONS.md 1.1): lower case, without spaces, `_` and `-`.
  * @example foldFieldName("Created_UTC_Time") //=> "createdutctime"
  */
 export function foldFieldName(name: string): string {
-  return name.toLowerCase().replace(/[\s_-]+/g, "");
+  const lower = name.toLowerCase();
+  return SEPARATOR.test(lower) ? lower.replace(SEPARATORS, "") : lower;
+}
+
+const SEPARATOR = /[\s_-]/;
+const SEPARATORS = /[\s_-]+/g;
+
+function foldedNames(catalog: FieldCatalog): FoldedNames {
+  const known = FOLDED.get(catalog);
+  if (known !== undefined) return known;
+  const names = new Map<string, string>();
+  const initials = new Set<string>();
+  for (const name of Object.keys(catalog.fields)) {
+    const fold = foldFieldName(name);
+    if (!names.has(fold)) names.set(fold, name);
+    if (fold !== "") initials.add(fold[0]!);
+  }
+  const folded = { names, initials };
+  // A frozen catalogue (every catalogue from extendCatalog) cannot change: its folded names are kept.
+  if (Object.isFrozen(catalog) && Object.isFrozen(catalog.fields)) FOLDED.set(catalog, folded);
+  return folded;
 }
 
 /**
  * The declared field that `key` equals once case, spaces, `_` and `-` are ignored, or undefined (also for a
- * declared key itself) (DECISIONS.md 1.1). Constant time per lookup after a first pass over the catalogue.
+ * declared key itself) (DECISIONS.md 1.1). Constant time for most keys (their first letter starts no
+ * declared field), linear in the key's length otherwise.
  * @param catalog - the catalogue
- * @param key - a field path that is not a declared field
+ * @param key - a field path
  * @example nearMissField(DEFAULT_CATALOG, "severity") //=> "Severity"
  */
 export function nearMissField(catalog: FieldCatalog, key: string): string | undefined {
   if (Object.hasOwn(catalog.fields, key)) return undefined;
-  let folded = FOLDED.get(catalog);
-  if (folded === undefined) {
-    const map = new Map<string, string>();
-    for (const name of Object.keys(catalog.fields)) {
-      const fold = foldFieldName(name);
-      if (!map.has(fold)) map.set(fold, name);
-    }
-    folded = map;
-    // A frozen catalogue (every catalogue from extendCatalog) cannot change: its folded names are kept.
-    if (Object.isFrozen(catalog) && Object.isFrozen(catalog.fields)) FOLDED.set(catalog, folded);
-  }
-  return folded.get(foldFieldName(key));
+  const { names, initials } = foldedNames(catalog);
+  const first = /[^\s_-]/.exec(key.length > 64 ? key.slice(0, 64) : key)?.[0]?.toLowerCase()[0];
+  if (first === undefined ? key.length <= 64 : !initials.has(first)) return undefined;
+  return names.get(foldFieldName(key));
 }
