@@ -118,6 +118,12 @@ describe("a JS Date operand: the $date to write (DECISIONS.md 1.4)", () => {
     ]);
   });
 
+  it("inside $date, shows the string to write", () => {
+    expect(messages({ CreatedUtcTime: { $date: new Date("2024-03-01T12:00:00Z") } })).toEqual([
+      'Expected a date of the format yyyy-MM-ddTHH:mm:ssZ (e.g. 2024-03-01T12:00:00Z) or {"$numberLong": "<epoch ms>"}, found a Date; write "2024-03-01T12:00:00.000Z" instead.',
+    ]);
+  });
+
   it("the written hint parses to the same instant", () => {
     const date = new Date(Date.UTC(2023, 6, 4, 5, 6, 7, 89));
     const [message] = messages({ SeenAt: { $in: [date] } });

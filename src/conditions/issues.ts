@@ -125,7 +125,7 @@ export function issueMessage(detail: IssueDetail): string {
     case "array_value":
       return `Expected a value for '${detail.field}', found an array: use {"$in": [...]} to match any of several values.`;
     case "invalid_date":
-      return `Expected a date of the format ${ISO_UTC_FORMAT} (e.g. 2024-03-01T12:00:00Z) or {"$numberLong": "<epoch ms>"}, found ${describeValue(detail.found)}.`;
+      return `Expected a date of the format ${ISO_UTC_FORMAT} (e.g. 2024-03-01T12:00:00Z) or {"$numberLong": "<epoch ms>"}, found ${describeValue(detail.found)}${dateObjectHint(detail.found, true)}.`;
     case "date_operand_required":
       return `${detail.field} is a date field: expected a {"$date": "${ISO_UTC_FORMAT}"} operand, found ${describeValue(detail.found)}${dateHint(detail.found)}.`;
     case "operand_type":
@@ -161,10 +161,10 @@ const getTime = Date.prototype.getTime;
 
 /**
  * For a JS Date where an operand was expected (Search Conditions are JSON: a Date object is not one), the
- * Extended JSON operand to write instead: `{"$date": "<toISOString()>"}`; nothing for an invalid Date, an
- * instant outside the years 0000–9999, or anything else. The time is read through the intrinsic `getTime`.
+ * Extended JSON operand to write instead: `{"$date": "<toISOString()>"}` (only the string when the Date stood
+ * inside `$date`); nothing for an invalid Date, an instant outside the years 0000–9999, or anything else. The time is read through the intrinsic `getTime`.
  */
-function dateObjectHint(found: unknown): string {
+function dateObjectHint(found: unknown, insideDate = false): string {
   let ms: number;
   try {
     if (!(found instanceof Date)) return "";
@@ -174,7 +174,10 @@ function dateObjectHint(found: unknown): string {
   }
   if (!Number.isFinite(ms)) return "";
   const iso = new Date(ms).toISOString();
-  return parseIsoUtc(iso) === ms ? `; write {"$date": ${JSON.stringify(iso)}} instead` : "";
+  if (parseIsoUtc(iso) !== ms) return "";
+  return insideDate
+    ? `; write ${JSON.stringify(iso)} instead`
+    : `; write {"$date": ${JSON.stringify(iso)}} instead`;
 }
 
 function truncate(text: string, max = 60): string {
