@@ -40,9 +40,10 @@ export type { ConditionLimits, ParseOptions } from "./conditions/options.js";
 export { DEFAULT_LIMITS } from "./conditions/options.js";
 // Search Conditions: parse, print, evaluate, compile, translate.
 export type { SafeParseResult } from "./conditions/parse.js";
-export { parseSearchConditions, safeParseSearchConditions } from "./conditions/parse.js";
+export { isParsedCondition, parseSearchConditions, safeParseSearchConditions } from "./conditions/parse.js";
 export type { SearchConditionsJson } from "./conditions/print.js";
 export { explain, toSearchConditions } from "./conditions/print.js";
+export { matchesEverythingByShape } from "./conditions/shape.js";
 export type {
   DateStorage,
   MongoFilter,

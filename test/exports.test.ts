@@ -30,6 +30,8 @@ describe("public API", () => {
         "formatIssues",
         "formatLocalDate",
         "formatPath",
+        "isParsedCondition",
+        "matchesEverythingByShape",
         "parseSearchConditions",
         "parseSortOrder",
         "queryTimeline",

@@ -8,6 +8,7 @@
  */
 
 import type { Condition } from "../conditions/ast.js";
+import type { SearchBudget } from "../incidents/search-budget.js";
 import type { TimelineEntryData } from "./wire.js";
 
 /** A site (specification 2.1): where incidents and artifacts live. */
@@ -91,8 +92,18 @@ export interface Backend {
   /**
    * The first incident of the site that matches the condition (DECISIONS.md 1.9: earliest
    * `CreatedUtcTime`, then `IncidentId`), or `undefined`.
+   * @param condition - a parsed condition (`toMongoFind` and `IncidentSet` take it as it is)
+   * @param budget - the handler's time budget (DECISIONS.md 1.7), when it has one: `maxTimeMS` and the
+   *   `clock` to measure it with. A search that runs past it should reject with `SearchTimeoutError`
+   *   (`IncidentSet.findFirst(condition, budget)` does; a database backend can pass `maxTimeMS` to its
+   *   query and map the database's time-out to that error); the command then fails with
+   *   `The Search Conditions took longer than N ms to evaluate.`
    */
-  findFirstIncident(site: string, condition: Condition): Promise<IncidentRecord | undefined>;
+  findFirstIncident(
+    site: string,
+    condition: Condition,
+    budget?: SearchBudget,
+  ): Promise<IncidentRecord | undefined>;
   /** Every timeline entry of the incident, in any order (the command filters and sorts). */
   timelineEntries(site: string, incidentNumber: string): Promise<readonly TimelineEntryData[]>;
   /** The playbooks that have the trigger and apply to the incident, in the order they should run. */

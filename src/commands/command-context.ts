@@ -3,6 +3,7 @@
  */
 
 import type { ParseOptions } from "../conditions/options.js";
+import type { SearchBudget } from "../incidents/search-budget.js";
 import type { Backend, SiteInfo } from "./backend.js";
 import type { TriggerDataLimits } from "./trigger-data.js";
 
@@ -11,6 +12,8 @@ export interface ResolvedCommandOptions {
   readonly parseOptions: ParseOptions;
   readonly triggerDataLimits: TriggerDataLimits;
   readonly maxNoteLength: number;
+  /** The first-match search's time budget (DECISIONS.md 1.7); undefined: unbounded. */
+  readonly searchBudget: SearchBudget | undefined;
 }
 
 /** The context of one command call. */

@@ -8,10 +8,12 @@
  * 4. a caller who may not use the site → 200 with the command's failure body and
  *    `User 'X' has no access to site 'Y'.` (whether or not the site exists);
  * 5. the command: 200 with its success or failure body.
- * Anything thrown on the way → 500 `{"Error": "Unexpected Error."}`, reported to `onError`.
+ * Anything thrown on the way → 500 `{"Error": "Unexpected Error."}`, reported to `onError`; a search past
+ * the time budget (`maxTimeMS`, DECISIONS.md 1.7) is not unexpected: it is the command's failure.
  */
 
 import type { ParseOptions } from "../conditions/options.js";
+import type { SearchBudget } from "../incidents/search-budget.js";
 import { ADD_NOTES_TO_ARTIFACTS } from "./add-notes-to-artifacts.js";
 import type { Backend } from "./backend.js";
 import type { CommandDefinition, ResolvedCommandOptions } from "./command-context.js";
@@ -45,9 +47,17 @@ export interface CommandHandlerOptions {
   readonly triggerDataLimits?: Partial<TriggerDataLimits>;
   /** The longest `Note` accepted by AddNotesToArtifacts, in characters (default 65,536). */
   readonly maxNoteLength?: number;
-  /** Time budget of the first-match search, in milliseconds (DECISIONS.md 1.7). */
+  /**
+   * The time budget of TriggerIncidentExternalAction's first-match search, in milliseconds (DECISIONS.md
+   * 1.7; MongoDB's name). Passed to `Backend.findFirstIncident`; past it the command fails with
+   * `The Search Conditions took longer than N ms to evaluate.` Default: no budget. The reference server
+   * passes 2,000.
+   */
   readonly maxTimeMS?: number;
-  /** The clock the time budget is measured with, in milliseconds (e.g. `() => performance.now()`). */
+  /**
+   * The clock that measures `maxTimeMS`: milliseconds from any fixed origin. Default
+   * `() => performance.now()`; a test passes a fake. Never called without `maxTimeMS`.
+   */
   readonly clock?: () => number;
 }
 
@@ -64,10 +74,11 @@ const COMMANDS: ReadonlyMap<string, CommandDefinition> = new Map(
 /**
  * Creates the handler of the three commands over a backend.
  * @param backend - the data (e.g. `createMemoryBackend(loadSampleDataset())`)
- * @param options - `onError`, `parseOptions`, `triggerDataLimits`, `maxNoteLength`
+ * @param options - `onError`, `parseOptions`, `triggerDataLimits`, `maxNoteLength`, `maxTimeMS`, `clock`
  * @returns `(command, body, caller) => Promise<{ status, body }>`, which never rejects: 200 with the
  *   bodies of DECISIONS.md 3.2, 400/401/404 with `{ Error }` (DECISIONS.md 3.1), 500
  *   `{"Error": "Unexpected Error."}` for anything unexpected; typed per command (`TypedCommandHandler`)
+ * @throws {TypeError} when `maxTimeMS` is not a finite number ≥ 0 or `clock` is not a function
  * @example
  * const handle = createCommandHandler(createMemoryBackend(loadSampleDataset()));
  * await handle("GetIncidentTimelineEntries",
@@ -83,6 +94,7 @@ export function createCommandHandler(
     parseOptions: options.parseOptions ?? {},
     triggerDataLimits: { ...DEFAULT_TRIGGER_DATA_LIMITS, ...options.triggerDataLimits },
     maxNoteLength: options.maxNoteLength ?? DEFAULT_MAX_NOTE_LENGTH,
+    searchBudget: searchBudgetOf(options),
   };
   const onError =
     options.onError ??
@@ -107,6 +119,22 @@ export function createCommandHandler(
   };
   // The bodies are built by the typed builders of responses.ts, per command.
   return handler as TypedCommandHandler;
+}
+
+/**
+ * The search budget of the handler's options: undefined without `maxTimeMS`.
+ * @throws {TypeError} when `maxTimeMS` is not a finite number ≥ 0 or `clock` is not a function
+ */
+function searchBudgetOf(options: CommandHandlerOptions): SearchBudget | undefined {
+  const { maxTimeMS, clock } = options;
+  if (maxTimeMS === undefined) return undefined;
+  if (typeof maxTimeMS !== "number" || !Number.isFinite(maxTimeMS) || maxTimeMS < 0) {
+    throw new TypeError(`maxTimeMS must be a finite number of milliseconds ≥ 0, found ${String(maxTimeMS)}.`);
+  }
+  if (clock !== undefined && typeof clock !== "function") {
+    throw new TypeError(`clock must be a function returning milliseconds, found ${typeof clock}.`);
+  }
+  return { maxTimeMS, clock: clock ?? (() => performance.now()) };
 }
 
 async function handle(

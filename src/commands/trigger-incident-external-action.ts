@@ -3,10 +3,16 @@
  * External Action' for the first incident of the request's site that matches the Search Conditions.
  */
 
+import type { Condition } from "../conditions/ast.js";
 import { formatIssues } from "../conditions/issues.js";
+import { resolveParseOptions } from "../conditions/options.js";
 import { safeParseSearchConditions } from "../conditions/parse.js";
+import { matchesEverythingByShape } from "../conditions/shape.js";
+import { SearchTimeoutError } from "../incidents/search-budget.js";
+import type { IncidentRecord } from "./backend.js";
 import type { CommandContext, CommandDefinition } from "./command-context.js";
 import { ParamReader } from "./envelope.js";
+import { readJsonTextParam } from "./json-text-param.js";
 import { triggerFailure, triggerSuccess } from "./responses.js";
 import { checkTriggerData, copyTriggerData } from "./trigger-data.js";
 import { ON_INCIDENT_EXTERNAL_ACTION, type TriggeredPlaybook } from "./wire.js";
@@ -14,37 +20,54 @@ import { ON_INCIDENT_EXTERNAL_ACTION, type TriggeredPlaybook } from "./wire.js";
 const CONDITIONS = "Search Conditions";
 const TRIGGER_DATA = "Trigger Data";
 
+/** The refusal of a condition that matches every incident (DECISIONS.md 3.3). */
+const EMPTY = `Parameter '${CONDITIONS}' must not be empty: {} would match every incident.`;
+const MATCHES_EVERYTHING = `Parameter '${CONDITIONS}' matches every incident by its shape alone, like {}: name at least one field condition.`;
+
 /**
- * Runs TriggerIncidentExternalAction.
- * Parameters: `Search Conditions` (a non-empty JSON object or array of DECISIONS.md 1, required),
- * `Trigger Data` (a JSON object, required, within the handler's limits, no prototype-named keys).
+ * Runs TriggerIncidentExternalAction (DECISIONS.md 1.9, 3.3).
+ * Parameters: `Search Conditions` (a non-empty JSON object or array of DECISIONS.md 1, or a string holding
+ * one; required), `Trigger Data` (a JSON object or a string holding one; required, within the handler's
+ * limits, no prototype-named keys). A condition that matches every incident by its shape alone (`{}`,
+ * `[{}]`, `{"$and": [{}]}`, `{"$or": [{}, …]}` and what reduces to them: `matchesEverythingByShape`) is
+ * refused. The first matching incident is searched within the handler's time budget (`maxTimeMS`).
  * Every playbook of the incident with the trigger runs once, in the backend's order, each receiving its own
  * deep copy of the Trigger Data and a new RuntimeId.
  * @returns 200 body: success with `IncidentId`, `IncidentNo` and `TriggeredPlaybooks` (empty when no
  *   playbook has the trigger), or failure with a message: a missing or ill-typed parameter, every issue of
- *   the Search Conditions with its path (`Invalid 'Search Conditions':` then `path: message` lines), or
- *   `No incident matches the Search Conditions.`
+ *   the Search Conditions with its path (`Invalid 'Search Conditions':` then `path: message` lines), a
+ *   condition that matches everything, `No incident matches the Search Conditions.`, or
+ *   `The Search Conditions took longer than 2000 ms to evaluate.` (the budget's number) when the backend's
+ *   search rejects with a `SearchTimeoutError`
  */
 export async function triggerIncidentExternalAction(context: CommandContext): Promise<unknown> {
   const params = new ParamReader(context.params);
+  const { parseOptions, triggerDataLimits, searchBudget } = context.options;
   const rawConditions = params.raw(CONDITIONS);
-  let condition: Parameters<typeof context.backend.findFirstIncident>[1] | undefined;
+  let condition: Condition | undefined;
   if (rawConditions === undefined) params.missing(CONDITIONS);
-  else if (typeof rawConditions !== "object" || rawConditions === null) {
-    params.invalid(CONDITIONS, "a JSON object or array", rawConditions);
-  } else if (!Array.isArray(rawConditions) && Object.keys(rawConditions).length === 0) {
-    params.problems.push(`Parameter '${CONDITIONS}' must not be empty: {} would match every incident.`);
-  } else {
-    const parsed = safeParseSearchConditions(rawConditions, context.options.parseOptions);
-    if (parsed.success) condition = parsed.condition;
-    else params.problems.push(`Invalid '${CONDITIONS}':\n${formatIssues(parsed.issues)}`);
+  else {
+    const depth = resolveParseOptions(parseOptions).limits.depth;
+    const read = readJsonTextParam(CONDITIONS, rawConditions, "objectOrArray", depth);
+    if (!read.ok) params.problems.push(read.message);
+    else if (typeof read.value !== "object" || read.value === null) {
+      params.invalid(CONDITIONS, "a JSON object or array", read.value);
+    } else if (!Array.isArray(read.value) && Object.keys(read.value).length === 0) {
+      params.problems.push(EMPTY);
+    } else {
+      const parsed = safeParseSearchConditions(read.value, parseOptions);
+      if (!parsed.success) params.problems.push(`Invalid '${CONDITIONS}':\n${formatIssues(parsed.issues)}`);
+      else if (matchesEverythingByShape(parsed.condition)) params.problems.push(MATCHES_EVERYTHING);
+      else condition = parsed.condition;
+    }
   }
 
   const rawTriggerData = params.raw(TRIGGER_DATA);
   let triggerData: Record<string, unknown> | undefined;
   if (rawTriggerData === undefined) params.missing(TRIGGER_DATA);
   else {
-    const checked = checkTriggerData(rawTriggerData, context.options.triggerDataLimits);
+    const read = readJsonTextParam(TRIGGER_DATA, rawTriggerData, "object", triggerDataLimits.maxDepth);
+    const checked = read.ok ? checkTriggerData(read.value, triggerDataLimits) : read;
     if (checked.ok) triggerData = checked.value;
     else params.problems.push(checked.message);
   }
@@ -55,7 +78,14 @@ export async function triggerIncidentExternalAction(context: CommandContext): Pr
   }
 
   const site = context.site.name;
-  const incident = await context.backend.findFirstIncident(site, condition);
+  let incident: IncidentRecord | undefined;
+  try {
+    incident = await context.backend.findFirstIncident(site, condition, searchBudget);
+  } catch (error) {
+    const timeout = searchTimeoutOf(error);
+    if (timeout === undefined) throw error;
+    return triggerFailure(timeout);
+  }
   if (incident === undefined) return triggerFailure("No incident matches the Search Conditions.");
   const playbooks = await context.backend.playbooksWithTrigger(site, incident, ON_INCIDENT_EXTERNAL_ACTION);
   const triggered: TriggeredPlaybook[] = [];
@@ -73,6 +103,19 @@ export async function triggerIncidentExternalAction(context: CommandContext): Pr
     IncidentNo: incident.Number,
     TriggeredPlaybooks: triggered,
   });
+}
+
+/**
+ * The failure message for a search that ran past its budget (DECISIONS.md 1.7), or undefined for any other
+ * error. Recognised by `instanceof` or, for an error from another copy of the library (an ESM and a CJS
+ * build in one process), by its `code` `search_timeout` and its numeric `maxTimeMS`.
+ */
+function searchTimeoutOf(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code, maxTimeMS } = error as { code?: unknown; maxTimeMS?: unknown };
+  if (!(error instanceof SearchTimeoutError) && code !== "search_timeout") return undefined;
+  if (typeof maxTimeMS !== "number" || !Number.isFinite(maxTimeMS)) return undefined;
+  return `The Search Conditions took longer than ${maxTimeMS} ms to evaluate.`;
 }
 
 /** The command's definition for the handler. */

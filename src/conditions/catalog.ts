@@ -15,11 +15,19 @@ export type FieldSpec =
 /**
  * The field catalogue: the declared fields (by their full dotted path) and the alternative fields, on
  * which a plain string containing `|` means "any of these values" (DECISIONS.md 1.2).
- * Fields not in `fields` are open: any operand, under type bracketing.
+ * Fields not in `fields` are open: any operand, under type bracketing. Whatever `strictFields` says, a key
+ * that is not in `fields` but equals a declared field once case, spaces, `_` and `-` are ignored
+ * (`severity`, `Created_UTC_Time`) is an `unknown_field` issue that names the declared field
+ * (DECISIONS.md 1.1): field names are case-sensitive, so it could never match what was meant.
  */
 export interface FieldCatalog {
   readonly fields: Readonly<Record<string, FieldSpec>>;
   readonly alternativeFields: readonly string[];
+  /**
+   * When true, every key outside `fields` is an `unknown_field` issue that suggests the nearest declared
+   * field (DECISIONS.md 1.1): no open fields. Default false.
+   */
+  readonly strictFields?: boolean;
 }
 
 /** IngestionType labels: specification 2.3, DECISIONS.md 1.6. */
@@ -80,16 +88,21 @@ export interface CatalogExtension {
   readonly labels?: Readonly<Record<string, readonly string[]>>;
   /** More alternative fields. */
   readonly alternativeFields?: readonly string[];
+  /** Makes the result strict (`true`) or open (`false`); default: as the base (see `FieldCatalog`). */
+  readonly strictFields?: boolean;
 }
 
 /**
  * Returns a new catalogue: `base` with `extension` applied. The base is not modified.
  * @param base - the catalogue to extend, usually `DEFAULT_CATALOG`
- * @param extension - fields to add or replace, labels to add to enumerated fields, alternative fields
+ * @param extension - fields to add or replace, labels to add to enumerated fields, alternative fields,
+ *   `strictFields`
  * @returns a frozen catalogue
- * @throws {TypeError} when `labels` names a field that is not an enumerated field of the result, or a field
- *   name is empty or has an empty segment or a prototype-named segment (DECISIONS.md 1.1)
+ * @throws {TypeError} when `labels` names a field that is not an enumerated field of the result, a field
+ *   name is empty or has an empty segment or a prototype-named segment (DECISIONS.md 1.1), or
+ *   `strictFields` is not a boolean
  * @example extendCatalog(DEFAULT_CATALOG, { labels: { Severity: ["Unassigned"] } })
+ * @example extendCatalog(DEFAULT_CATALOG, { fields: { Owner: { kind: "text" } }, strictFields: true })
  */
 export function extendCatalog(base: FieldCatalog, extension: CatalogExtension): FieldCatalog {
   const fields: Record<string, FieldSpec> = Object.create(null);
@@ -107,9 +120,14 @@ export function extendCatalog(base: FieldCatalog, extension: CatalogExtension): 
   }
   const alternativeFields = [...new Set([...base.alternativeFields, ...(extension.alternativeFields ?? [])])];
   alternativeFields.forEach(assertFieldName);
+  const strictFields = extension.strictFields ?? base.strictFields ?? false;
+  if (typeof strictFields !== "boolean") {
+    throw new TypeError(`strictFields must be a boolean, found ${typeof strictFields}.`);
+  }
   return Object.freeze({
     fields: Object.freeze({ ...fields }),
     alternativeFields: Object.freeze(alternativeFields),
+    ...(strictFields ? { strictFields } : {}),
   });
 }
 
@@ -149,4 +167,56 @@ export function labelsOf(catalog: FieldCatalog, field: string): readonly string[
 /** True when `field` is an alternative field of the catalogue (pipe-separated alternatives). */
 export function isAlternativeField(catalog: FieldCatalog, field: string): boolean {
   return catalog.alternativeFields.includes(field);
+}
+
+/** A catalogue's folded field names, and the first character of each (a cheap first test). */
+interface FoldedNames {
+  readonly names: ReadonlyMap<string, string>;
+  readonly initials: ReadonlySet<string>;
+}
+
+const FOLDED = new WeakMap<FieldCatalog, FoldedNames>();
+
+/**
+ * Folds a field name for near-miss detection (DECISIONS.md 1.1): lower case, without spaces, `_` and `-`.
+ * @example foldFieldName("Created_UTC_Time") //=> "createdutctime"
+ */
+export function foldFieldName(name: string): string {
+  const lower = name.toLowerCase();
+  return SEPARATOR.test(lower) ? lower.replace(SEPARATORS, "") : lower;
+}
+
+const SEPARATOR = /[\s_-]/;
+const SEPARATORS = /[\s_-]+/g;
+
+function foldedNames(catalog: FieldCatalog): FoldedNames {
+  const known = FOLDED.get(catalog);
+  if (known !== undefined) return known;
+  const names = new Map<string, string>();
+  const initials = new Set<string>();
+  for (const name of Object.keys(catalog.fields)) {
+    const fold = foldFieldName(name);
+    if (!names.has(fold)) names.set(fold, name);
+    if (fold !== "") initials.add(fold[0]!);
+  }
+  const folded = { names, initials };
+  // A frozen catalogue (every catalogue from extendCatalog) cannot change: its folded names are kept.
+  if (Object.isFrozen(catalog) && Object.isFrozen(catalog.fields)) FOLDED.set(catalog, folded);
+  return folded;
+}
+
+/**
+ * The declared field that `key` equals once case, spaces, `_` and `-` are ignored, or undefined (also for a
+ * declared key itself) (DECISIONS.md 1.1). Constant time for most keys (their first letter starts no
+ * declared field), linear in the key's length otherwise.
+ * @param catalog - the catalogue
+ * @param key - a field path
+ * @example nearMissField(DEFAULT_CATALOG, "severity") //=> "Severity"
+ */
+export function nearMissField(catalog: FieldCatalog, key: string): string | undefined {
+  if (Object.hasOwn(catalog.fields, key)) return undefined;
+  const { names, initials } = foldedNames(catalog);
+  const first = /[^\s_-]/.exec(key.length > 64 ? key.slice(0, 64) : key)?.[0]?.toLowerCase()[0];
+  if (first === undefined ? key.length <= 64 : !initials.has(first)) return undefined;
+  return names.get(foldFieldName(key));
 }

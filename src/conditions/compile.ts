@@ -43,7 +43,8 @@ import {
   MIN_ISO_EPOCH_MS,
   recordDateValue,
 } from "./dates.js";
-import { evaluate, resolveFieldPath } from "./evaluate.js";
+import { evaluateNode, resolveFieldPath } from "./evaluate.js";
+import { requireParsedCondition } from "./parse.js";
 import { compileRegex } from "./regex.js";
 
 /**
@@ -833,7 +834,7 @@ function canonicalKey(condition: Condition): string {
 const byCondition = new WeakMap<object, { codegen?: Predicate; closure?: Predicate }>();
 
 function emptyResultOf(condition: Condition): boolean {
-  return evaluate(condition, Object.create(null) as object);
+  return evaluateNode(condition, Object.create(null) as object);
 }
 
 function makeCodegen(condition: Condition): CacheEntry["make"] | undefined {
@@ -852,7 +853,7 @@ function makeCodegen(condition: Condition): CacheEntry["make"] | undefined {
   const slowIndex = constants.length - 2;
   return (c) => {
     const k = constants.slice();
-    k[slowIndex] = (record: object) => evaluate(c, record);
+    k[slowIndex] = (record: object) => evaluateNode(c, record);
     k[slowIndex + 1] = emptyResult;
     return factory(k, HELPERS);
   };
@@ -866,7 +867,7 @@ function makeClosure(condition: Condition): CacheEntry["make"] {
     try {
       return test(incident);
     } catch {
-      return evaluate(c, incident);
+      return evaluateNode(c, incident);
     }
   };
 }
@@ -886,14 +887,17 @@ function attach(
  * generating specialised code unless `options.codegen` is false or code generation is forbidden here.
  * Predicates are cached by the condition's canonical form (an LRU of `COMPILE_CACHE_CAPACITY` entries):
  * compiling an equal condition again is a lookup; `.condition` is always the condition passed in.
- * @param condition - a Condition from `parseSearchConditions`
+ * @param condition - a Condition from `parseSearchConditions` (only parsed conditions are accepted:
+ *   docs/semantics.md 1.1)
  * @param options - `codegen` (default true), `cache` (default true)
  * @returns the predicate, with `.condition` and `.mode` attached
- * @throws {RegexSyntaxError} for a hand-built condition whose `$regex` RE2 refuses (the parser never
- *   produces one); never for a parsed condition
+ * @throws {TypeError} when `condition` is not a condition produced by `parseSearchConditions` (raw Search
+ *   Conditions JSON, a hand-built or copied AST); the message says to call `parseSearchConditions`. Never
+ *   throws for a parsed condition.
  * @example compile(parseSearchConditions({ Severity: { $in: ["High", "Critical"] } }))({ Severity: "High" }) //=> true
  */
 export function compile(condition: Condition, options?: CompileOptions): Predicate {
+  requireParsedCondition(condition, "compile");
   const wantCodegen = options?.codegen !== false && canGenerateCode();
   const useCache = options?.cache !== false;
   if (useCache) {

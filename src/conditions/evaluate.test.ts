@@ -4,9 +4,10 @@ import { hostileRecordArb, incidentArb } from "../../test/arbitraries/incidents.
 import { fcOptions } from "../../test/support/fc.js";
 import type { Condition, FieldKind, FieldNode, Operand, OrderedOperand, RangeBound } from "./ast.js";
 import { formatIsoUtc } from "./dates.js";
-import { evaluate, resolveFieldPath } from "./evaluate.js";
+import { evaluateNode, resolveFieldPath } from "./evaluate.js";
 
-// Builders of AST nodes (the parser is tested elsewhere; these tests pin the interpreter alone).
+// Builders of AST nodes (the parser is tested elsewhere; these tests pin the interpreter alone, through
+// evaluateNode: the public evaluate accepts only parsed conditions and is tested in parsed-condition.test.ts).
 const S = (value: string): OrderedOperand => ({ type: "string", value });
 const N = (value: number): OrderedOperand => ({ type: "number", value });
 const B = (value: boolean): Operand => ({ type: "boolean", value });
@@ -278,15 +279,15 @@ const rows: Row[] = [
   ["not over a range and outside", not(and(gt("Score", N(1)), lte("Score", N(3)))), { Score: 9 }, true],
 ];
 
-describe("evaluate (DECISIONS.md 1.5)", () => {
+describe("evaluateNode (DECISIONS.md 1.5)", () => {
   it.each(rows)("%s", (_name, condition, record, expected) => {
-    expect(evaluate(condition, record)).toBe(expected);
+    expect(evaluateNode(condition, record)).toBe(expected);
   });
 
   it.each([null, undefined, 0, "Title", [{ Title: "x" }]])("reads %j as an empty record", (record) => {
-    expect(evaluate(eq("Title", S("x")), record as object)).toBe(false);
-    expect(evaluate(eq("Title", NULL), record as object)).toBe(true);
-    expect(evaluate(exists("0", false), record as object)).toBe(true);
+    expect(evaluateNode(eq("Title", S("x")), record as object)).toBe(false);
+    expect(evaluateNode(eq("Title", NULL), record as object)).toBe(true);
+    expect(evaluateNode(exists("0", false), record as object)).toBe(true);
   });
 });
 
@@ -363,11 +364,11 @@ const conditionArb: fc.Arbitrary<Condition> = fc.letrec<{ c: Condition }>((tie) 
   ),
 })).c;
 
-describe("evaluate: properties", () => {
+describe("evaluateNode: properties", () => {
   it("never throws and never pollutes a prototype, whatever the record", () => {
     fc.assert(
       fc.property(conditionArb, fc.oneof(hostileRecordArb(), incidentArb()), (condition, record) => {
-        expect(typeof evaluate(condition, record as object)).toBe("boolean");
+        expect(typeof evaluateNode(condition, record as object)).toBe("boolean");
         expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain("Severity");
         expect(({} as Record<string, unknown>).Severity).toBeUndefined();
       }),
@@ -378,8 +379,8 @@ describe("evaluate: properties", () => {
   it("an array of scalars matches a positive node when some element does", () => {
     fc.assert(
       fc.property(positiveNodeArb("F"), fc.array(scalarArb, { maxLength: 4 }), (node, elements) => {
-        const expected = elements.some((element) => evaluate(node, { F: element }));
-        expect(evaluate(node, { F: elements })).toBe(expected);
+        const expected = elements.some((element) => evaluateNode(node, { F: element }));
+        expect(evaluateNode(node, { F: elements })).toBe(expected);
       }),
       fcOptions(1000),
     );
@@ -388,8 +389,8 @@ describe("evaluate: properties", () => {
   it("an array of scalars matches $ne/$nin when every element does", () => {
     fc.assert(
       fc.property(negativeNodeArb("F"), fc.array(scalarArb, { maxLength: 4 }), (node, elements) => {
-        const expected = elements.every((element) => evaluate(node, { F: element }));
-        expect(evaluate(node, { F: elements })).toBe(expected);
+        const expected = elements.every((element) => evaluateNode(node, { F: element }));
+        expect(evaluateNode(node, { F: elements })).toBe(expected);
       }),
       fcOptions(1000),
     );
@@ -402,8 +403,8 @@ describe("evaluate: properties", () => {
         fc.array(scalarArb, { minLength: 1, maxLength: 4 }),
         (node, values) => {
           const flat = { ...node, path: ["F"] };
-          const expected = values.some((value) => evaluate(flat, { F: value }));
-          expect(evaluate(node, { A: values.map((value) => ({ B: value })) })).toBe(expected);
+          const expected = values.some((value) => evaluateNode(flat, { F: value }));
+          expect(evaluateNode(node, { A: values.map((value) => ({ B: value })) })).toBe(expected);
         },
       ),
       fcOptions(1000),
@@ -416,8 +417,8 @@ describe("evaluate: properties", () => {
         fc.array(operandArb, { minLength: 1, maxLength: 3 }),
         fc.oneof(scalarArb, fc.array(scalarArb, { maxLength: 4 })),
         (operands, value) => {
-          const expected = operands.every((operand) => evaluate(eq("F", operand), { F: value }));
-          expect(evaluate(all("F", operands), { F: value })).toBe(expected);
+          const expected = operands.every((operand) => evaluateNode(eq("F", operand), { F: value }));
+          expect(evaluateNode(all("F", operands), { F: value })).toBe(expected);
         },
       ),
       fcOptions(1000),
@@ -430,11 +431,11 @@ describe("evaluate: properties", () => {
         fc.array(conditionArb, { minLength: 1, maxLength: 3 }),
         incidentArb(),
         (children, record) => {
-          const answers = children.map((child) => evaluate(child, record));
-          expect(evaluate(or(...children), record)).toBe(answers.some(Boolean));
-          expect(evaluate(and(...children), record)).toBe(answers.every(Boolean));
-          expect(evaluate(nor(...children), record)).toBe(!answers.some(Boolean));
-          expect(evaluate(not(children[0]!), record)).toBe(!answers[0]);
+          const answers = children.map((child) => evaluateNode(child, record));
+          expect(evaluateNode(or(...children), record)).toBe(answers.some(Boolean));
+          expect(evaluateNode(and(...children), record)).toBe(answers.every(Boolean));
+          expect(evaluateNode(nor(...children), record)).toBe(!answers.some(Boolean));
+          expect(evaluateNode(not(children[0]!), record)).toBe(!answers[0]);
         },
       ),
       fcOptions(500),
@@ -463,10 +464,12 @@ describe("evaluate: properties", () => {
     );
     fc.assert(
       fc.property(dateNodeArb, msArb, (node, ms) => {
-        const asDate = evaluate(node, { CreatedUtcTime: new Date(ms) });
-        expect(evaluate(node, { CreatedUtcTime: formatIsoUtc(ms) })).toBe(asDate);
+        const asDate = evaluateNode(node, { CreatedUtcTime: new Date(ms) });
+        expect(evaluateNode(node, { CreatedUtcTime: formatIsoUtc(ms) })).toBe(asDate);
         // On an open field the ISO string is only a string: it matches no date condition.
-        expect(evaluate({ ...node, fieldKind: "open" }, { CreatedUtcTime: formatIsoUtc(ms) })).toBe(false);
+        expect(evaluateNode({ ...node, fieldKind: "open" }, { CreatedUtcTime: formatIsoUtc(ms) })).toBe(
+          false,
+        );
       }),
       fcOptions(500),
     );

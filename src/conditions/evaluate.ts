@@ -19,6 +19,7 @@ import {
   type RangeBound,
 } from "./ast.js";
 import { recordDateValue } from "./dates.js";
+import { requireParsedCondition } from "./parse.js";
 import { compileRegex } from "./regex.js";
 
 const INDEX = /^(?:0|[1-9][0-9]*)$/;
@@ -178,24 +179,37 @@ function evaluateField(node: FieldNode, record: unknown): boolean {
  * - Missing fields match only `$ne`, `$nin`, `$exists: false`, `$not` and `null` equality (also in `$in`).
  * - `$regex` matches strings and string elements only.
  *
- * @param condition - a Condition from `parseSearchConditions`
+ * @param condition - a Condition from `parseSearchConditions` (only parsed conditions are accepted:
+ *   docs/semantics.md 1.1)
  * @param incident - the incident record; fields are read as own data properties only (see
  *   `resolveFieldPath`), so prototype-named keys, getters and inherited properties are never consulted
  * @returns true when the incident matches
- * @throws never for any record. A hand-built condition with a pattern RE2 refuses throws
- *   `RegexSyntaxError` (the parser never produces one).
+ * @throws {TypeError} when `condition` is not a condition produced by `parseSearchConditions` (raw Search
+ *   Conditions JSON, a hand-built or copied AST); the message says to call `parseSearchConditions`
+ * @throws never for any record
  * @example evaluate(parseSearchConditions({ Severity: { $in: ["High"] } }), { Severity: "High" }) //=> true
  */
 export function evaluate(condition: Condition, incident: object): boolean {
+  requireParsedCondition(condition, "evaluate");
+  return evaluateNode(condition, incident);
+}
+
+/**
+ * `evaluate` without the check that the condition is a parsed one: for the engine's own callers (the
+ * compiled predicates' fallback) and the interpreter's unit tests, which pin it on hand-built nodes.
+ * Not part of the public API.
+ * @throws {RegexSyntaxError} for a hand-built `$regex` that RE2 refuses (the parser never produces one)
+ */
+export function evaluateNode(condition: Condition, incident: object): boolean {
   switch (condition.kind) {
     case "and":
-      return condition.children.every((child) => evaluate(child, incident));
+      return condition.children.every((child) => evaluateNode(child, incident));
     case "or":
-      return condition.children.some((child) => evaluate(child, incident));
+      return condition.children.some((child) => evaluateNode(child, incident));
     case "nor":
-      return !condition.children.some((child) => evaluate(child, incident));
+      return !condition.children.some((child) => evaluateNode(child, incident));
     case "not":
-      return !evaluate(condition.child, incident);
+      return !evaluateNode(condition.child, incident);
     default:
       return evaluateField(condition, incident);
   }

@@ -27,6 +27,12 @@ export type IssueDetail =
   | { code: "forbidden_key"; key: string }
   /** A field path with an empty segment (`"a..b"`, `".a"`, `""`). */
   | { code: "invalid_field_path"; field: string }
+  /**
+   * A key outside the catalogue that equals a catalogue field once case, spaces, `_` and `-` are ignored
+   * (`reason` `near_miss`, the field in `suggestion`), or any other key outside a strict catalogue
+   * (`reason` `strict`, the nearest field in `suggestion` when one is near) (DECISIONS.md 1.1).
+   */
+  | { code: "unknown_field"; field: string; reason: "near_miss" | "strict"; suggestion?: string }
   /** An object mixing `$`-keys and plain keys. */
   | { code: "mixed_operator_object"; operatorKeys: readonly string[]; plainKeys: readonly string[] }
   /** A plain object as a field's direct value (hint: dotted paths). */
@@ -93,7 +99,7 @@ const LIMIT_TEXT: Record<LimitName, string> = {
 export function issueMessage(detail: IssueDetail): string {
   switch (detail.code) {
     case "invalid_type":
-      return `Expected ${detail.expected}, found ${describeValue(detail.found)}.`;
+      return `Expected ${detail.expected}, found ${describeValue(detail.found)}${dateObjectHint(detail.found)}.`;
     case "empty_array":
       return `Expected a non-empty array for ${detail.what}, found an empty array.`;
     case "unknown_operator":
@@ -108,6 +114,10 @@ export function issueMessage(detail: IssueDetail): string {
       return `The key '${detail.key}' is not allowed in Search Conditions.`;
     case "invalid_field_path":
       return `Expected a field path of dot-separated non-empty names, found '${detail.field}'.`;
+    case "unknown_field":
+      return detail.reason === "strict"
+        ? `'${truncate(detail.field)}' is not a field of the catalogue, which allows only its own fields${detail.suggestion === undefined ? "." : `; did you mean '${detail.suggestion}'?`}`
+        : `'${truncate(detail.field)}' is not a field of the catalogue: field names are case-sensitive; did you mean '${detail.suggestion}'?`;
     case "mixed_operator_object":
       return `Expected either operators or field names in one object, found both (${detail.operatorKeys.join(", ")} and ${detail.plainKeys.join(", ")}).`;
     case "object_value":
@@ -115,7 +125,7 @@ export function issueMessage(detail: IssueDetail): string {
     case "array_value":
       return `Expected a value for '${detail.field}', found an array: use {"$in": [...]} to match any of several values.`;
     case "invalid_date":
-      return `Expected a date of the format ${ISO_UTC_FORMAT} (e.g. 2024-03-01T12:00:00Z) or {"$numberLong": "<epoch ms>"}, found ${describeValue(detail.found)}.`;
+      return `Expected a date of the format ${ISO_UTC_FORMAT} (e.g. 2024-03-01T12:00:00Z) or {"$numberLong": "<epoch ms>"}, found ${describeValue(detail.found)}${dateObjectHint(detail.found, true)}.`;
     case "date_operand_required":
       return `${detail.field} is a date field: expected a {"$date": "${ISO_UTC_FORMAT}"} operand, found ${describeValue(detail.found)}${dateHint(detail.found)}.`;
     case "operand_type":
@@ -145,6 +155,29 @@ function dateHint(found: unknown): string {
   return typeof found === "string" && parseIsoUtc(found) !== undefined
     ? `; write {"$date": ${JSON.stringify(found)}}`
     : "";
+}
+
+const getTime = Date.prototype.getTime;
+
+/**
+ * For a JS Date where an operand was expected (Search Conditions are JSON: a Date object is not one), the
+ * Extended JSON operand to write instead: `{"$date": "<toISOString()>"}` (only the string when the Date stood
+ * inside `$date`); nothing for an invalid Date, an instant outside the years 0000–9999, or anything else. The time is read through the intrinsic `getTime`.
+ */
+function dateObjectHint(found: unknown, insideDate = false): string {
+  let ms: number;
+  try {
+    if (!(found instanceof Date)) return "";
+    ms = getTime.call(found);
+  } catch {
+    return "";
+  }
+  if (!Number.isFinite(ms)) return "";
+  const iso = new Date(ms).toISOString();
+  if (parseIsoUtc(iso) !== ms) return "";
+  return insideDate
+    ? `; write ${JSON.stringify(iso)} instead`
+    : `; write {"$date": ${JSON.stringify(iso)}} instead`;
 }
 
 function truncate(text: string, max = 60): string {

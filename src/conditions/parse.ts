@@ -17,9 +17,10 @@ import type {
   RangeBound,
   RangeNode,
 } from "./ast.js";
-import { fieldKindOf, isAlternativeField, isForbiddenSegment, labelsOf } from "./catalog.js";
+import { fieldKindOf, isAlternativeField, isForbiddenSegment, labelsOf, nearMissField } from "./catalog.js";
 import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS, parseIsoUtc } from "./dates.js";
 import {
+  describeValue,
   type Issue,
   type IssueDetail,
   type LimitName,
@@ -53,7 +54,9 @@ export type SafeParseResult =
  *
  * @param input - raw JSON (any value: never crashes, never invokes a getter, never pollutes a prototype)
  * @param options - the field catalogue (default `DEFAULT_CATALOG`) and limits to override (1.7)
- * @returns the condition, plain data
+ * @returns the condition: plain data (two parses of the same input are deeply equal), frozen, and known to
+ *   `isParsedCondition`: the only kind of condition that `compile`, `evaluate`, `toMongoFilter` and the
+ *   other functions taking a `Condition` accept (docs/semantics.md 1.1)
  * @throws {SearchConditionsError} when the input is invalid; `.issues` lists every problem found, each with
  *   its path from the root (`["CreatedUtcTime", "$gt", "$date"]`)
  * @example parseSearchConditions({ Severity: { $in: ["High"] } })
@@ -90,7 +93,105 @@ export function safeParseSearchConditions(input: unknown, options?: ParseOptions
       issues: [makeIssue({ code: "invalid_type", expected: "Search Conditions", found: undefined }, [])],
     };
   }
-  return { success: true, condition };
+  return { success: true, condition: brand(condition) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Parsed conditions (docs/semantics.md 1.1)
+
+/**
+ * Every condition node this module produced, and only those. Module-private: nothing else can add to it,
+ * so no JSON, hand-built object or copy can pass for a parsed condition.
+ */
+const PARSED = new WeakSet<object>();
+
+/**
+ * Brands every node of a freshly parsed condition and freezes it with its paths, operands and bounds, so
+ * that a branded node is exactly what the parser checked (it stays plain data: two parses are deeply equal).
+ * Sub-nodes are branded too: each is a well-formed condition of its own, which the incident set's planner
+ * and `compile` receive separately.
+ */
+function brand(condition: Condition): Condition {
+  const stack: Condition[] = [condition];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (PARSED.has(node)) continue;
+    PARSED.add(node);
+    switch (node.kind) {
+      case "and":
+      case "or":
+      case "nor":
+        stack.push(...node.children);
+        Object.freeze(node.children);
+        break;
+      case "not":
+        stack.push(node.child);
+        break;
+      case "eq":
+      case "ne":
+        Object.freeze(node.operand);
+        Object.freeze(node.path);
+        break;
+      case "in":
+      case "nin":
+      case "all":
+        for (const operand of node.operands) Object.freeze(operand);
+        Object.freeze(node.operands);
+        Object.freeze(node.path);
+        break;
+      case "range":
+        for (const bound of [node.lower, node.upper]) {
+          if (bound === undefined) continue;
+          Object.freeze(bound.operand);
+          Object.freeze(bound);
+        }
+        Object.freeze(node.path);
+        break;
+      case "regex":
+      case "exists":
+      case "size":
+        Object.freeze(node.path);
+        break;
+      default:
+        assertUnreachable(node);
+    }
+    Object.freeze(node);
+  }
+  return condition;
+}
+
+/**
+ * True when `value` is a condition produced by `parseSearchConditions` or `safeParseSearchConditions` (the
+ * root or any node inside it). Only such conditions are accepted by `compile`, `evaluate`,
+ * `toMongoFilter`, `toMongoFind`, `toSearchConditions`, `explain` and `matchesEverythingByShape`, and used
+ * as they are by `IncidentSet`; a hand-built, copied (`structuredClone`, spread) or JSON round-tripped
+ * condition is not one, however it is shaped (docs/semantics.md 1.1). Parsed conditions are frozen.
+ * @param value - anything
+ * @returns true for a parsed condition; never throws
+ * @example isParsedCondition(parseSearchConditions({ Title: "x" })) //=> true
+ * @example isParsedCondition({ kind: "exists", path: ["Title"], fieldKind: "text", exists: true }) //=> false
+ */
+export function isParsedCondition(value: unknown): value is Condition {
+  return typeof value === "object" && value !== null && PARSED.has(value);
+}
+
+/**
+ * Throws unless `value` is a parsed condition (the check of every public function that takes a Condition).
+ * @param value - what the caller was given
+ * @param caller - the public function's name, for the message
+ * @throws {TypeError} `compile expects a condition from parseSearchConditions, found an object the parser
+ *   did not produce: call parseSearchConditions(searchConditions) and pass its result.` (the found part
+ *   describes the value; raw Search Conditions JSON, hand-built nodes and copies all land here)
+ */
+export function requireParsedCondition(value: unknown, caller: string): asserts value is Condition {
+  if (isParsedCondition(value)) return;
+  const found =
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? "an object the parser did not produce"
+      : describeValue(value);
+  throw new TypeError(
+    `${caller} expects a condition from parseSearchConditions, found ${found}: call parseSearchConditions(searchConditions) and pass its result (raw JSON, hand-built, copied or deserialised conditions are not accepted).`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -109,7 +210,7 @@ type Read =
 
 const UNREADABLE: unique symbol = Symbol("unreadable");
 const OBJECT_STAND_IN = Object.freeze({});
-const DATE_STAND_IN = new Date(0);
+const DATE_STAND_IN = new Date(Number.NaN);
 const FUNCTION_STAND_IN = (): void => {};
 
 /**
@@ -122,11 +223,26 @@ function safeFound(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
   try {
     if (Array.isArray(value)) return value.length === 0 ? [] : [null];
-    if (value instanceof Date) return DATE_STAND_IN;
+    if (value instanceof Date) return dateStandIn(value);
   } catch {
     // an unreadable proxy: described as an object
   }
   return OBJECT_STAND_IN;
+}
+
+const getTime = Date.prototype.getTime;
+
+/**
+ * A fresh Date with the time of a genuine Date (read through the intrinsic `getTime`, never the object's
+ * own methods), so that the issue can suggest the `$date` operand to write; an invalid Date for an object
+ * that only claims to be a Date (`Object.create(Date.prototype)`, a proxy).
+ */
+function dateStandIn(value: Date): Date {
+  try {
+    return new Date(getTime.call(value));
+  } catch {
+    return DATE_STAND_IN;
+  }
 }
 
 function isPlainPrototype(proto: unknown): boolean {
@@ -411,6 +527,7 @@ class Parser {
     }
     if (!valid) return undefined;
     const { catalog } = this.options;
+    if (!Object.hasOwn(catalog.fields, key) && !this.knownField(key, path)) return undefined;
     const field: Field = {
       name: key,
       segments,
@@ -419,6 +536,29 @@ class Parser {
       alternative: isAlternativeField(catalog, key),
     };
     return this.parseFieldValue(field, value, path, depth);
+  }
+
+  /**
+   * For a key outside the catalogue: false (with an `unknown_field` issue) when it is a near miss of a
+   * catalogue field (same name once case, spaces, `_` and `-` are ignored), or when the catalogue is strict
+   * (the nearest field suggested); true for an open field (DECISIONS.md 1.1).
+   */
+  private knownField(key: string, path: readonly PathSegment[]): boolean {
+    const { catalog } = this.options;
+    const nearMiss = nearMissField(catalog, key);
+    if (nearMiss !== undefined) {
+      this.issue({ code: "unknown_field", field: key, reason: "near_miss", suggestion: nearMiss }, path);
+      return false;
+    }
+    if (catalog.strictFields !== true) return true;
+    const suggestion = suggestLabel(key, Object.keys(catalog.fields));
+    this.issue(
+      suggestion === undefined
+        ? { code: "unknown_field", field: key, reason: "strict" }
+        : { code: "unknown_field", field: key, reason: "strict", suggestion },
+      path,
+    );
+    return false;
   }
 
   /** A field's direct value: a value form of 1.2 or an operator object of 1.3. */

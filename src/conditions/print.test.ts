@@ -130,33 +130,30 @@ describe("toSearchConditions: canonical form (table)", () => {
     expect(reparsed).toEqual(condition);
   });
 
-  it("prints dates outside the years 0000-9999 as $numberLong", () => {
-    const condition: Condition = {
-      kind: "eq",
-      path: ["When"],
-      fieldKind: "open",
-      operand: { type: "date", value: MAX_ISO_EPOCH_MS + 1 },
-    };
-    expect(toSearchConditions(condition)).toEqual({
-      When: { $date: { $numberLong: String(MAX_ISO_EPOCH_MS + 1) } },
-    });
-  });
-
-  it("refuses a not node whose child is not field operators", () => {
-    const condition: Condition = { kind: "not", child: { kind: "or", children: [] } };
-    expect(() => toSearchConditions(condition)).toThrowError(TypeError);
+  it.each<[string, Condition]>([
+    [
+      "a date outside the years 0000-9999 (the parser refuses one)",
+      {
+        kind: "eq",
+        path: ["When"],
+        fieldKind: "open",
+        operand: { type: "date", value: MAX_ISO_EPOCH_MS + 1 },
+      },
+    ],
+    ["a not node whose child is not field operators", { kind: "not", child: { kind: "or", children: [] } }],
+    [
+      "a prototype-named path",
+      { kind: "eq", path: ["__proto__"], fieldKind: "open", operand: { type: "number", value: 1 } },
+    ],
+  ])("refuses a hand-built condition: %s", (_name, condition) => {
+    expect(() => toSearchConditions(condition)).toThrowError(/call parseSearchConditions/);
+    expect(() => explain(condition)).toThrowError(/call parseSearchConditions/);
   });
 
   it("never creates keys that set a prototype", () => {
-    const condition: Condition = {
-      kind: "eq",
-      path: ["__proto__"],
-      fieldKind: "open",
-      operand: { type: "number", value: 1 },
-    };
-    const printed = toSearchConditions(condition);
+    const printed = toSearchConditions(parseSearchConditions({ "a.__proto__x": 1, constructorx: 2 }));
     expect(Object.getPrototypeOf(printed)).toBe(Object.prototype);
-    expect(Object.keys(printed)).toEqual(["__proto__"]);
+    expect(Object.keys(printed)).toEqual(["a.__proto__x", "constructorx"]);
   });
 });
 

@@ -11,6 +11,7 @@
 import type { Condition, FieldNode, NotNode, Operand, RangeNode } from "./ast.js";
 import { assertNever, fieldName } from "./ast.js";
 import { formatIsoUtc, MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "./dates.js";
+import { requireParsedCondition } from "./parse.js";
 
 /** A Search Conditions JSON object, as printed. */
 export type SearchConditionsJson = Record<string, unknown>;
@@ -19,15 +20,16 @@ type Entry = readonly [key: string, value: unknown];
 
 /**
  * Prints a condition as canonical Search Conditions JSON (DECISIONS.md 1.1–1.4).
- * @param condition - a condition from `parseSearchConditions`
+ * @param condition - a condition from `parseSearchConditions` (docs/semantics.md 1.1)
  * @returns a JSON object (never an array: a top-level OR prints as `{"$or": [...]}`) that parses back, with
  *   the same catalogue, to a condition deeply equal to `condition`
- * @throws {TypeError} when `condition` is not one the parser produces: a `not` whose child is not field
- *   nodes of one field path
+ * @throws {TypeError} when `condition` is not a condition produced by `parseSearchConditions` (the message
+ *   says to call it)
  * @example toSearchConditions(parseSearchConditions({ Severity: { $in: ["High"] } }))
  * //=> { Severity: { $in: ["High"] } }
  */
 export function toSearchConditions(condition: Condition): SearchConditionsJson {
+  requireParsedCondition(condition, "toSearchConditions");
   return printCondition(condition);
 }
 
@@ -288,13 +290,14 @@ function toObject(entries: readonly Entry[]): SearchConditionsJson {
  * `Severity is one of High, Critical`, `CreatedUtcTime after 2024-01-01T00:00:00Z`,
  * `Title matches /^Phish/i`, `any of:` / `all of:` / `none of:` with their children below, `not (…)`.
  * `{}` explains as `every incident`.
- * @param condition - a condition from `parseSearchConditions`
+ * @param condition - a condition from `parseSearchConditions` (docs/semantics.md 1.1)
  * @returns the explanation, lines separated by `\n`
- * @throws never
+ * @throws {TypeError} when `condition` is not a condition produced by `parseSearchConditions`
  * @example explain(parseSearchConditions({ Severity: { $in: ["High", "Critical"] } }))
  * //=> "Severity is one of High, Critical"
  */
 export function explain(condition: Condition): string {
+  requireParsedCondition(condition, "explain");
   const lines: string[] = [];
   explainInto(condition, 0, lines);
   return lines.join("\n");

@@ -6,8 +6,9 @@ import { incidentArb } from "../../test/arbitraries/incidents.js";
 import { fcOptions } from "../../test/support/fc.js";
 import { orderKeyOf } from "../incidents/order.js";
 import type { Condition } from "./ast.js";
-import { parseIsoUtc } from "./dates.js";
+import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS, parseIsoUtc } from "./dates.js";
 import { evaluate } from "./evaluate.js";
+import { SearchConditionsError } from "./issues.js";
 import { parseSearchConditions } from "./parse.js";
 import { compileRegex } from "./regex.js";
 import {
@@ -191,34 +192,28 @@ describe("toMongoFilter: dates stored as ISO strings", () => {
     expect(matched).toBeGreaterThan(800);
   });
 
-  it("handles $date operands outside the years 0000-9999", () => {
-    const node = (value: number, side: "lower" | "upper"): Condition => ({
-      kind: "range",
-      path: ["CreatedUtcTime"],
-      fieldKind: "date",
-      [side]: { operand: { type: "date", value }, inclusive: false },
-    });
-    const early = -62_167_219_200_001;
-    const late = 253_402_300_800_000;
+  it("handles $date operands at the ends of the years 0000-9999 (the parser refuses instants beyond)", () => {
+    const $date = (ms: number) => ({ $date: { $numberLong: String(ms) } });
     const record = { CreatedUtcTime: "2024-01-01T00:00:00Z" };
     const invalid = { CreatedUtcTime: "zzz" };
-    for (const [condition, expected] of [
-      [node(early, "lower"), true],
-      [node(early, "upper"), false],
-      [node(late, "lower"), false],
-      [node(late, "upper"), true],
+    for (const [json, expected] of [
+      [{ CreatedUtcTime: { $gt: $date(MIN_ISO_EPOCH_MS) } }, true],
+      [{ CreatedUtcTime: { $lt: $date(MIN_ISO_EPOCH_MS) } }, false],
+      [{ CreatedUtcTime: { $gt: $date(MAX_ISO_EPOCH_MS) } }, false],
+      [{ CreatedUtcTime: { $lt: $date(MAX_ISO_EPOCH_MS) } }, true],
     ] as const) {
+      const condition = parseSearchConditions(json);
       expect(evaluate(condition, record)).toBe(expected);
       expect(matches(toMongoFilter(condition, { dateStorage: "string" }), record)).toBe(expected);
       expect(matches(toMongoFilter(condition, { dateStorage: "string" }), invalid)).toBe(false);
     }
-    const eq: Condition = {
-      kind: "eq",
-      path: ["CreatedUtcTime"],
-      fieldKind: "date",
-      operand: { type: "date", value: late },
-    };
+    const eq = parseSearchConditions({ CreatedUtcTime: $date(MAX_ISO_EPOCH_MS) });
     expect(matches(toMongoFilter(eq, { dateStorage: "string" }), record)).toBe(false);
+    for (const ms of [MIN_ISO_EPOCH_MS - 1, MAX_ISO_EPOCH_MS + 1]) {
+      expect(() => parseSearchConditions({ CreatedUtcTime: { $gt: $date(ms) } })).toThrow(
+        SearchConditionsError,
+      );
+    }
   });
 
   it("compares open fields with BSON dates in both storages (only a JS Date is a date there)", () => {

@@ -30,6 +30,7 @@ import {
 } from "./ast.js";
 import { isForbiddenSegment } from "./catalog.js";
 import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "./dates.js";
+import { requireParsedCondition } from "./parse.js";
 import { analyzeLiteral } from "./regex.js";
 
 /** A MongoDB filter document (the `filter` of `find`, `findOne`, `countDocuments`, `$match`). */
@@ -433,18 +434,20 @@ function translate(condition: Condition, ctx: Context): MongoFilter {
  * - `$not` becomes `$nor` of the translated operator object; `$all` the AND of equalities;
  * - field paths go through `options.fieldMap`.
  *
- * @param condition - a Condition from `parseSearchConditions`
+ * @param condition - a Condition from `parseSearchConditions` (only parsed conditions are accepted:
+ *   docs/semantics.md 1.1)
  * @param options - `dateStorage` (`"date"` default, or `"string"`) and `fieldMap`
  * @returns a fresh filter document (plain objects, arrays, strings, numbers, booleans, `null`, `Date`s);
  *   `{}` for the empty condition (matches every incident)
- * @throws {TypeError} when `options.dateStorage` is not `"date"` or `"string"`, when a `fieldMap` value is
- *   not a string or not a writable MongoDB path (empty segment, leading `$`, NUL, `__proto__`…), or when a
- *   hand-built condition has such a field path or a `$regex` outside RE2 syntax (the parser never
- *   produces one)
+ * @throws {TypeError} when `condition` is not a condition produced by `parseSearchConditions` (raw Search
+ *   Conditions JSON, a hand-built or copied AST: the message says to call `parseSearchConditions`), when
+ *   `options.dateStorage` is not `"date"` or `"string"`, or when a `fieldMap` value is not a string or not
+ *   a writable MongoDB path (empty segment, leading `$`, NUL, `__proto__`…)
  * @example toMongoFilter(parseSearchConditions({ IngestionType: "Webhook|File" }))
  *   //=> { IngestionType: { $in: ["Webhook", "File"] } }
  */
 export function toMongoFilter(condition: Condition, options?: ToMongoOptions): MongoFilter {
+  requireParsedCondition(condition, "toMongoFilter");
   return translate(condition, resolveOptions(options));
 }
 
@@ -474,7 +477,7 @@ function datedFilter(key: string, ctx: Context): MongoFilter {
  * (with or without milliseconds); with mixed forms `…:00Z` sorts after `…:00.500Z` of the same second,
  * which `firstMatchingIncident` corrects with one more query.
  *
- * @param condition - a Condition from `parseSearchConditions`
+ * @param condition - a Condition from `parseSearchConditions` (docs/semantics.md 1.1)
  * @param options - as `toMongoFilter`; `fieldMap` also renames `CreatedUtcTime` and `IncidentId`
  * @returns `{ filter, sort, dated, undated, fields, dateStorage }`
  * @throws {TypeError} as `toMongoFilter`
@@ -483,6 +486,7 @@ function datedFilter(key: string, ctx: Context): MongoFilter {
  *   //     sort: { CreatedUtcTime: 1, IncidentId: 1 } }
  */
 export function toMongoFind(condition: Condition, options?: ToMongoOptions): MongoFind {
+  requireParsedCondition(condition, "toMongoFind");
   const ctx = resolveOptions(options);
   const filter = translate(condition, ctx);
   const created = mongoPath(["CreatedUtcTime"], ctx);

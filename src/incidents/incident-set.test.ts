@@ -95,16 +95,17 @@ describe("IncidentSet: inputs", () => {
     expect(() => set.findAll("Title")).toThrow(SearchConditionsError);
   });
 
-  it("uses a parsed Condition as is, and parses Condition-shaped JSON that is not well formed", () => {
+  it("uses a parsed Condition as is, and parses anything else, even shaped like a node (docs/semantics.md 1.1)", () => {
     const set = new IncidentSet(incidents);
-    const condition: Condition = {
+    expect(set.count(parseSearchConditions({ Severity: "Low" }))).toBe(1);
+    const handBuilt: Condition = {
       kind: "eq",
       path: ["Severity"],
       fieldKind: "enum",
       operand: { type: "string", value: "Low" },
     };
-    expect(set.count(condition)).toBe(1);
-    // Shaped like a node, but a forged regex and an out-of-limit depth: parsed as raw JSON, hence refused.
+    expect(() => set.count(handBuilt)).toThrow(SearchConditionsError);
+    // Shaped like a node, with a forged regex and an out-of-limit depth: raw JSON, refused by the parser.
     const forged = JSON.parse(
       '{"kind": "regex", "path": ["Title"], "fieldKind": "text", "source": "(a)\\\\1", "flags": ""}',
     );

@@ -142,7 +142,6 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private rank: Int32Array = new Int32Array(0);
   private ordered = 0;
   private readonly maxDictionary: number;
-  private readonly checked = new WeakSet<object>();
   private readonly storage: Storage;
 
   /**
@@ -293,7 +292,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    */
   findFirst(conditions: Condition | unknown, budget?: SearchBudget): T | undefined {
     const timer = startBudget(budget);
-    const condition = toCondition(conditions, this.parseOptions, this.checked);
+    const condition = toCondition(conditions, this.parseOptions);
     this.prepare(timer);
     const row = this.firstRow(condition, timer).run();
     return row < 0 ? undefined : this.records[row];
@@ -310,7 +309,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    */
   findAll(conditions: Condition | unknown, budget?: SearchBudget): T[] {
     const timer = startBudget(budget);
-    const condition = toCondition(conditions, this.parseOptions, this.checked);
+    const condition = toCondition(conditions, this.parseOptions);
     this.prepare(timer);
     const rows = this.matchingRows(condition, timer);
     const out: T[] = new Array(rows.length);
@@ -329,7 +328,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    */
   count(conditions: Condition | unknown, budget?: SearchBudget): number {
     const timer = startBudget(budget);
-    const condition = toCondition(conditions, this.parseOptions, this.checked);
+    const condition = toCondition(conditions, this.parseOptions);
     const plan = buildPlan(condition, this.storage, timer);
     // Histogram answers: one dictionary leaf with no row it cannot decide.
     if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) return plan.trueCount;
@@ -350,7 +349,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @throws {SearchConditionsError} when raw JSON is invalid
    */
   explain(conditions: Condition | unknown): IncidentSetPlan {
-    const condition = toCondition(conditions, this.parseOptions, this.checked);
+    const condition = toCondition(conditions, this.parseOptions);
     this.ensureOrdered();
     const plan = buildPlan(condition, this.storage);
     return {

@@ -67,10 +67,11 @@ function readPath(document: unknown, path: string): unknown {
  *
  * @typeParam TDocument - the type of the returned document (default: an object with string keys)
  * @param collection - a `mongodb` `Collection` (or anything with its `findOne`)
- * @param condition - a Condition from `parseSearchConditions`
+ * @param condition - a Condition from `parseSearchConditions` (only parsed conditions are accepted)
  * @param options - `dateStorage`, `fieldMap` (as `toMongoFilter`) and `scope`, a filter ANDed in
  * @returns the incident document, or `null` when no incident matches
- * @throws {TypeError} as `toMongoFind` (invalid options or a hand-built condition it cannot translate)
+ * @throws {TypeError} as `toMongoFind`: invalid options, or a condition that `parseSearchConditions` did not
+ *   produce (docs/semantics.md 1.1), before any query is sent
  * @throws whatever the driver throws (network, authorisation, query errors), unchanged
  * @example await firstMatchingIncident(db.collection("incidents"), parseSearchConditions({ Severity: "High" }))
  *   //=> { _id: …, IncidentId: 7, Severity: "High", CreatedUtcTime: 2024-03-01T09:15:00.000Z, … }

@@ -187,9 +187,24 @@ describe("TriggerIncidentExternalAction: failures", () => {
       "Missing required parameter 'Trigger Data' (found 'TriggerData': parameter names are case-sensitive).",
     ],
     [
-      "Search Conditions a string",
-      { "Search Conditions": '{"Severity":"High"}', "Trigger Data": {} },
-      `Parameter 'Search Conditions' must be a JSON object or array, found the string "{\\"Severity\\":\\"High\\"}".`,
+      "Search Conditions a string that is not JSON",
+      { "Search Conditions": "Severity=High", "Trigger Data": {} },
+      `Parameter 'Search Conditions' must be a JSON object or array, or a string holding one, found the string "Severity=High".`,
+    ],
+    [
+      "Search Conditions a string holding a JSON string",
+      { "Search Conditions": '"Severity"', "Trigger Data": {} },
+      `Parameter 'Search Conditions' must be a JSON object or array, or a string holding one, found the string "\\"Severity\\"".`,
+    ],
+    [
+      "Search Conditions a string holding broken JSON",
+      { "Search Conditions": '{"Severity": "High"', "Trigger Data": {} },
+      `Parameter 'Search Conditions' must be a JSON object or array, or a string holding one, found the string "{\\"Severity\\": \\"High\\"" (not valid JSON).`,
+    ],
+    [
+      "Search Conditions a string holding {}",
+      { "Search Conditions": " {} ", "Trigger Data": {} },
+      "Parameter 'Search Conditions' must not be empty: {} would match every incident.",
     ],
     [
       "Search Conditions a number",
@@ -209,7 +224,17 @@ describe("TriggerIncidentExternalAction: failures", () => {
     [
       "Trigger Data a string",
       { "Search Conditions": conditions, "Trigger Data": "a=1" },
-      `Parameter 'Trigger Data' must be a JSON object, found the string "a=1".`,
+      `Parameter 'Trigger Data' must be a JSON object, or a string holding one, found the string "a=1".`,
+    ],
+    [
+      "Trigger Data a string holding an array",
+      { "Search Conditions": conditions, "Trigger Data": "[1]" },
+      `Parameter 'Trigger Data' must be a JSON object, or a string holding one, found the string "[1]".`,
+    ],
+    [
+      "Trigger Data a string holding a forbidden key",
+      { "Search Conditions": conditions, "Trigger Data": '{"a": {"__proto__": {"x": 1}}}' },
+      "Parameter 'Trigger Data' must not contain the key '__proto__' (at a.__proto__).",
     ],
     [
       "Trigger Data a number",

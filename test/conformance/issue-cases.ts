@@ -1067,4 +1067,74 @@ export const issueCases: IssueCase[] = [
     issues: [{ code: "unknown_label", path: ["$nor", 0, "Status"] }],
     messageIncludes: "did you mean 'Open'?",
   },
+  // --- 1.1 Field-name near misses and strict catalogues (guard) -------------------------------------
+  {
+    name: "field near miss: case",
+    rule: "DECISIONS 1.1",
+    conditions: { severity: "High" },
+    issues: [{ code: "unknown_field", path: ["severity"] }],
+    messageIncludes: "did you mean 'Severity'?",
+  },
+  {
+    name: "field near miss: underscores and case",
+    rule: "DECISIONS 1.1",
+    conditions: { Created_UTC_Time: { $gt: { $date: D } } },
+    issues: [{ code: "unknown_field", path: ["Created_UTC_Time"] }],
+    messageIncludes: "did you mean 'CreatedUtcTime'?",
+  },
+  {
+    name: "field near miss: spaces and hyphens, inside $or",
+    rule: "DECISIONS 1.1",
+    conditions: { $or: [{ Title: "x" }, { "ingestion-type": "Webhook" }, { "Custom Field 1": "a" }] },
+    issues: [
+      { code: "unknown_field", path: ["$or", 1, "ingestion-type"] },
+      { code: "unknown_field", path: ["$or", 2, "Custom Field 1"] },
+    ],
+    messageIncludes: "did you mean 'IngestionType'?",
+  },
+  {
+    name: "field near miss: a dotted catalogue field",
+    rule: "DECISIONS 1.1",
+    catalog: customCatalog,
+    conditions: { "custom.seen": { $exists: true } },
+    issues: [{ code: "unknown_field", path: ["custom.seen"] }],
+    messageIncludes: "did you mean 'Custom.Seen'?",
+  },
+  {
+    name: "strict catalogue: an open field is refused with the nearest field",
+    rule: "DECISIONS 1.1",
+    catalog: extendCatalog(DEFAULT_CATALOG, { strictFields: true }),
+    conditions: { Titel: "x", Severity: "High" },
+    issues: [{ code: "unknown_field", path: ["Titel"] }],
+    messageIncludes: "did you mean 'Title'?",
+  },
+  {
+    name: "strict catalogue: a field far from every catalogue field",
+    rule: "DECISIONS 1.1",
+    catalog: extendCatalog(DEFAULT_CATALOG, { strictFields: true }),
+    conditions: [{ Score: { $gt: 1 } }, { "Custom.Owner": "alice" }],
+    issues: [
+      { code: "unknown_field", path: [0, "Score"] },
+      { code: "unknown_field", path: [1, "Custom.Owner"] },
+    ],
+    messageIncludes: "allows only its own fields.",
+  },
+  // --- 1.4 A JS Date is not JSON: the $date operand to write instead (guard) -----------------------
+  {
+    name: "a Date object as a range operand: the $date hint",
+    rule: "DECISIONS 1.4",
+    conditions: { CreatedUtcTime: { $gt: new Date("2024-03-01T12:00:00Z") } },
+    issues: [{ code: "invalid_type", path: ["CreatedUtcTime", "$gt"] }],
+    messageIncludes: 'found a Date; write {"$date": "2024-03-01T12:00:00.000Z"} instead',
+  },
+  {
+    name: "a Date object as a direct value and inside $in: the $date hint",
+    rule: "DECISIONS 1.4",
+    conditions: { SeenAt: new Date(Date.UTC(2024, 0, 2)), Tags: { $in: ["a", new Date(0)] } },
+    issues: [
+      { code: "invalid_type", path: ["SeenAt"] },
+      { code: "invalid_type", path: ["Tags", "$in", 1] },
+    ],
+    messageIncludes: '{"$date": "2024-01-02T00:00:00.000Z"}',
+  },
 ];
