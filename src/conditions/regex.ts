@@ -39,17 +39,21 @@ export interface RegexMatcher {
   readonly literal?: RegexLiteral;
   /**
    * An upper estimate of the bytes this matcher can keep alive, however it is used: its program, its
-   * source, and the most its engine may cache while matching (`REGEX_DFA_BYTES`). Caches weigh it.
+   * source, and the most its engine may cache while matching (`regexDfaBytes`). Caches weigh it.
    */
   readonly bytes: number;
 }
 
 /**
- * The most memory (in the engine's own estimate of bytes) the lazy DFA of one compiled pattern may keep
- * (the engine's default is 8 MiB). Past it the DFA starts over, or the engine matches with its NFA: still
- * linear in the length of the value.
+ * The most memory (in the engine's own estimate of bytes) the lazy DFA of one compiled pattern may keep:
+ * 64 KiB plus 4 KiB per instruction, at most 8 MiB (the engine's default for every pattern). A DFA state
+ * holds up to one entry per instruction, so larger programs get room for as many states as small ones. Past
+ * its budget the DFA starts over, or the engine matches with its NFA: still linear in the value's length.
+ * @param instructions - the size of the compiled program
  */
-export const REGEX_DFA_BYTES = 256 * 1024;
+export function regexDfaBytes(instructions: number): number {
+  return Math.min(8 * 1024 * 1024, 64 * 1024 + 4 * 1024 * instructions);
+}
 
 /** Estimated bytes per compiled instruction (program, parse tree kept by the engine, instruction objects). */
 const BYTES_PER_INSTRUCTION = 512;
@@ -62,13 +66,13 @@ function matcherBytes(source: string, instructions: number, engine: boolean): nu
   const base = MATCHER_OVERHEAD_BYTES + 2 * source.length;
   // The DFA's budget is the engine's own estimate, which measured about 10% below the heap it really
   // uses (regex-cache.test.ts): counted twice for a margin.
-  return engine ? base + BYTES_PER_INSTRUCTION * (instructions + 2) + 2 * REGEX_DFA_BYTES : base;
+  return engine ? base + BYTES_PER_INSTRUCTION * (instructions + 2) + 2 * regexDfaBytes(instructions) : base;
 }
 
-/** Compiles with the engine, its DFA bounded to `REGEX_DFA_BYTES`. */
+/** Compiles with the engine, its DFA bounded to `regexDfaBytes` of its program's size. */
 function compileEngine(source: string, bits: number): RE2JS {
   const engine = RE2JS.compile(source, bits);
-  limitDfaMemory(engine, REGEX_DFA_BYTES);
+  limitDfaMemory(engine, regexDfaBytes(engine.programSize()));
   return engine;
 }
 
