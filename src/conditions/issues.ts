@@ -6,6 +6,7 @@
 
 import { assertNever } from "./ast.js";
 import { ISO_UTC_FORMAT, parseIsoUtc } from "./dates.js";
+import { FOLD_CODE_POINTS_PER_INSTRUCTION } from "./regex-program.js";
 
 /** One step of an issue path: an object key or an array index. */
 export type PathSegment = string | number;
@@ -49,7 +50,7 @@ export type IssueDetail =
    */
   | { code: "invalid_regex"; pattern: string; reason: string; unsupported?: string }
   /** A `$regex` whose program exceeds the per-pattern budget of DECISIONS.md 1.7 (`found` instructions). */
-  | { code: "regex_program_too_large"; pattern: string; max: number; found: number }
+  | { code: "regex_program_too_large"; pattern: string; max: number; found: number; atLeast?: boolean }
   /**
    * The programs of one condition's `$regex` patterns exceed the total budget of DECISIONS.md 1.7; reported
    * at the pattern that crosses it (`found`: the total up to and including it). Later patterns are not
@@ -143,7 +144,7 @@ export function issueMessage(detail: IssueDetail): string {
         ? `Expected a regular expression in RE2 syntax, found ${JSON.stringify(truncate(detail.pattern))}: ${detail.reason}.`
         : `Expected a regular expression in RE2 syntax, found ${JSON.stringify(truncate(detail.pattern))}: ${detail.unsupported} (RE2: ${detail.reason}).`;
     case "regex_program_too_large":
-      return `Expected a regular expression that compiles to at most ${detail.max} instructions, found ${JSON.stringify(truncate(detail.pattern))}, which compiles to ${detail.found} (a counted repetition x{n} counts x n times, a character class once per range).`;
+      return `Expected a regular expression that compiles to at most ${detail.max} instructions, found ${JSON.stringify(truncate(detail.pattern))}, which compiles to ${detail.atLeast === true ? "at least " : ""}${detail.found} (a counted repetition x{n} counts x n times, a character class once per range, case folding of a wide range once per ${FOLD_CODE_POINTS_PER_INSTRUCTION} characters).`;
     case "regex_programs_too_large":
       return `Expected the regular expressions of one condition to compile to at most ${detail.max} instructions in all, found ${detail.found} up to this one (the patterns after it were not examined).`;
     case "invalid_regex_options":

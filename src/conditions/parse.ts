@@ -957,8 +957,10 @@ class Parser {
    * @returns true when the pattern is valid and fits
    */
   private checkProgram(source: string, flags: string, path: readonly PathSegment[]): boolean {
-    if (this.programTotal > this.options.limits.regexProgramTotal) return false;
-    const measure = measurePattern(source, flags);
+    const { regexProgramSize, regexProgramTotal } = this.options.limits;
+    if (this.programTotal > regexProgramTotal) return false;
+    const limit = Math.min(regexProgramSize, regexProgramTotal - this.programTotal);
+    const measure = measurePattern(source, flags, limit);
     if (!measure.ok) {
       const reason = measure.reason.length > 200 ? `${measure.reason.slice(0, 200)}…` : measure.reason;
       const unsupported = unsupportedRegexFeature(measure.reason);
@@ -970,11 +972,18 @@ class Parser {
       );
       return false;
     }
-    const { regexProgramSize, regexProgramTotal } = this.options.limits;
     this.programTotal += measure.size;
     if (measure.size > regexProgramSize) {
       this.issue(
-        { code: "regex_program_too_large", pattern: source, max: regexProgramSize, found: measure.size },
+        measure.partial === true
+          ? {
+              code: "regex_program_too_large",
+              pattern: source,
+              max: regexProgramSize,
+              found: measure.size,
+              atLeast: true,
+            }
+          : { code: "regex_program_too_large", pattern: source, max: regexProgramSize, found: measure.size },
         path,
       );
       return false;

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
-import { limitDfaMemory, measureRegex } from "./regex-program.js";
+import { foldCodePoints, limitDfaMemory, measureRegex } from "./regex-program.js";
 
 /** The engine's own count: the compiled program's size less its fail and match instructions. */
 function compiledInstructions(source: string, bits: number): number {
@@ -134,6 +134,30 @@ describe("measureRegex", () => {
       ),
       fcOptions(1500),
     );
+  });
+});
+
+describe("foldCodePoints", () => {
+  it.each([
+    ["[\\x{100}-\\x{1e943}]", false, 0],
+    ["(?i)[\\x{100}-\\x{1e943}]", false, 0x1e943 - 0x100 + 1],
+    ["[\\x{100}-\\x{1e943}]", true, 0x1e943 - 0x100 + 1],
+    ["(?i)[\\x{41}-\\x{1e943}]", false, 0],
+    ["(?i)[a-z0-9]", false, 26 + 0],
+    ["(?i)[]a-\\x{1000}]", false, 0x1000 - 0x61 + 1],
+    ["(?i)\\Q[a-\\x{1000}]\\E", false, 0],
+    ["(?i)[\\pL\\d-z]", false, 0],
+  ])("%s (i flag: %s) folds %i code points one at a time", (source, ignoreCase, expected) => {
+    expect(foldCodePoints(source, ignoreCase)).toBe(expected);
+  });
+
+  it("refuses a pattern of wide folded ranges before parsing it", () => {
+    const source = `(?i)${"[\\x{100}-\\x{1e943}]".repeat(48)}`;
+    const started = performance.now();
+    const measure = measureRegex(source, 0, 1000);
+    expect(performance.now() - started).toBeLessThan(50); // parsing it takes about a second
+    expect(measure).toMatchObject({ ok: true, partial: true });
+    expect(measure.ok && measure.size).toBeGreaterThan(1000);
   });
 });
 

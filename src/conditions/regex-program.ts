@@ -342,15 +342,123 @@ function shapeOf(re: EngineRegexp, weighted: boolean): Shape {
   }
 }
 
+/** The code points the engine's case folding covers (re2js `Unicode.MIN_FOLD`, `MAX_FOLD`). */
+const MIN_FOLD = 0x41;
+const MAX_FOLD = 0x1e943;
+
+/**
+ * Code points of case folding that count as one instruction of the budget. Under case folding the engine's
+ * parser folds an explicit class range that only partly covers the folding code points one code point at a
+ * time (about 0.2 µs each): `(?i)[\x{100}-\x{1e943}]` takes 20 ms to parse and compiles to a handful of
+ * instructions. That work is counted, and known before parsing.
+ */
+export const FOLD_CODE_POINTS_PER_INSTRUCTION = 50;
+
+/** Reads one character of a class at `j`: its code point (−1: a class escape, −2: unknown) and the end. */
+function classChar(source: string, j: number): [number, number] {
+  if (source[j] !== "\\") {
+    const cp = source.codePointAt(j) ?? -2;
+    return [cp, j + (cp > 0xffff ? 2 : 1)];
+  }
+  const e = source[j + 1];
+  if (e === undefined) return [-2, j + 1];
+  if (e === "x") {
+    if (source[j + 2] === "{") {
+      const close = source.indexOf("}", j + 3);
+      if (close < 0) return [-2, source.length];
+      const cp = Number.parseInt(source.slice(j + 3, close), 16);
+      return [Number.isNaN(cp) ? -2 : cp, close + 1];
+    }
+    const cp = Number.parseInt(source.slice(j + 2, j + 4), 16);
+    return [Number.isNaN(cp) ? -2 : cp, j + 4];
+  }
+  if (e >= "0" && e <= "7") {
+    let k = j + 1;
+    while (k < j + 4 && (source[k] ?? "") >= "0" && (source[k] ?? "") <= "7") k++;
+    return [Number.parseInt(source.slice(j + 1, k), 8), k];
+  }
+  const named: Record<string, number> = { a: 7, f: 12, t: 9, n: 10, r: 13, v: 11 };
+  if (named[e] !== undefined) return [named[e] as number, j + 2];
+  if (e === "p" || e === "P") {
+    if (source[j + 2] !== "{") return [-1, j + 3];
+    const close = source.indexOf("}", j + 3);
+    return [-1, close < 0 ? source.length : close + 1];
+  }
+  if ("dDwWsS".includes(e)) return [-1, j + 2];
+  const cp = source.codePointAt(j + 1) ?? -2;
+  return [cp, j + 1 + (cp > 0xffff ? 2 : 1)];
+}
+
+/** Code points the folding of the class range lo–hi iterates (0 when it covers all folding ones or none). */
+function sweepOf(lo: number, hi: number): number {
+  if (lo < 0 || hi < 0) return MAX_FOLD - MIN_FOLD + 1;
+  if (lo <= MIN_FOLD && hi >= MAX_FOLD) return 0;
+  const from = Math.max(lo, MIN_FOLD);
+  const to = Math.min(hi, MAX_FOLD);
+  return to >= from ? to - from + 1 : 0;
+}
+
+/**
+ * An upper bound of the code points the engine's parser folds one at a time for `source` (see
+ * `FOLD_CODE_POINTS_PER_INSTRUCTION`), from a scan of its text: explicit ranges in character classes, when
+ * case folding may be on (the `i` flag, or an inline `(?i)` anywhere). Linear in the length of the pattern.
+ * @param source - the pattern
+ * @param ignoreCase - whether `$options` has `i`
+ */
+export function foldCodePoints(source: string, ignoreCase: boolean): number {
+  if (!ignoreCase && !/\(\?[a-zA-Z-]*i/.test(source)) return 0;
+  let sweep = 0;
+  let i = 0;
+  const n = source.length;
+  while (i < n) {
+    const c = source[i];
+    if (c === "\\") {
+      if (source[i + 1] === "Q") {
+        const end = source.indexOf("\\E", i + 2);
+        i = end < 0 ? n : end + 2;
+      } else i += 2;
+      continue;
+    }
+    if (c !== "[") {
+      i += 1;
+      continue;
+    }
+    let j = i + 1;
+    if (source[j] === "^") j += 1;
+    let first = true;
+    while (j < n && (source[j] !== "]" || first)) {
+      first = false;
+      if (source.startsWith("[:", j)) {
+        const end = source.indexOf(":]", j + 2);
+        j = end < 0 ? j + 1 : end + 2;
+        continue;
+      }
+      const [lo, afterLo] = classChar(source, j);
+      j = afterLo;
+      if (lo !== -1 && source[j] === "-" && j + 1 < n && source[j + 1] !== "]") {
+        const [hi, afterHi] = classChar(source, j + 1);
+        sweep += sweepOf(lo, hi);
+        j = afterHi;
+      }
+    }
+    i = j + 1;
+  }
+  return sweep;
+}
+
 /**
  * The outcome of `measureRegex`: the program's size, or the engine's reason for refusing the pattern.
  * - `instructions`: the engine's own count (the compiled program's size less its two fixed instructions).
  * - `size`: the count the budget of DECISIONS.md 1.7 uses: `instructions`, except that a character class
  *   counts once per range of code points it holds (RE2 compiles each range to at least one instruction;
- *   the ranges are what parsing, compiling and matching a class cost). Never less than `instructions`.
+ *   the ranges are what parsing, compiling and matching a class cost), plus one per
+ *   `FOLD_CODE_POINTS_PER_INSTRUCTION` code points that case folding iterates (`foldCodePoints`). Never less
+ *   than `instructions`.
+ * - `partial`: the pattern was not parsed, because its folding alone exceeds the caller's limit; `size` is
+ *   then that lower bound, `instructions` 0, and the pattern's syntax is unchecked.
  */
 export type RegexMeasure =
-  | { readonly ok: true; readonly instructions: number; readonly size: number }
+  | { readonly ok: true; readonly instructions: number; readonly size: number; readonly partial?: true }
   | { readonly ok: false; readonly reason: string };
 
 /**
@@ -358,13 +466,19 @@ export type RegexMeasure =
  * without building it (DECISIONS.md 1.7). Linear in the length of the pattern; allocates only the parse
  * tree. The count excludes the two instructions every program has, so `a{1000}` is 1,000, `a|b*` is 3.
  * @param source - the pattern, RE2 syntax
- * @param bits - RE2JS flag bits (`i`, `m`, `s` of `$options`); they do not change the count
+ * @param bits - RE2JS flag bits (`i`, `m`, `s` of `$options`); `i` folds case, which changes a class's ranges
+ * @param limit - when the folding work alone (known before parsing) exceeds this size, the pattern is not
+ *   parsed and a `partial` measure is returned (default: no limit)
  * @returns `{ ok: true, instructions, size }`, or `{ ok: false, reason }` with the engine's reason (without its
  *   generic `error parsing regexp: ` prefix) when the pattern is outside RE2 syntax
  * @throws {Error} only if the installed re2js no longer exposes its parse tree (a packaging defect)
  * @example measureRegex("(?:|a){1000}", 0) //=> { ok: true, instructions: 3000, size: 3000 }
  */
-export function measureRegex(source: string, bits: number): RegexMeasure {
+export function measureRegex(source: string, bits: number, limit = Number.POSITIVE_INFINITY): RegexMeasure {
+  const fold = Math.floor(
+    foldCodePoints(source, (bits & RE2JS.CASE_INSENSITIVE) !== 0) / FOLD_CODE_POINTS_PER_INSTRUCTION,
+  );
+  if (fold > limit) return { ok: true, instructions: 0, size: fold, partial: true };
   let tree: EngineRegexp;
   try {
     tree = parseOnly(source, bits);
@@ -374,7 +488,7 @@ export function measureRegex(source: string, bits: number): RegexMeasure {
     }
     throw error;
   }
-  return { ok: true, instructions: shapeOf(tree, false).insts, size: shapeOf(tree, true).insts };
+  return { ok: true, instructions: shapeOf(tree, false).insts, size: shapeOf(tree, true).insts + fold };
 }
 
 /** The engine's lazy DFA constructor (re2js 2.10 `DFA(prog, maxMem)`), found on a probe. */

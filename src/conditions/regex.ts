@@ -333,12 +333,14 @@ function build(source: string, flags: string, bits: number): RegexMatcher {
  * engine: one instruction per character, one per anchor. Time linear in the length of the pattern.
  * @param source - the pattern
  * @param flags - `$options` flags (`i`, `m`, `s`)
+ * @param limit - the most `size` the caller can accept: past it, work that is known before parsing stops
+ *   early with a `partial` measure (see `RegexMeasure`)
  * @returns `{ ok: true, instructions, size }` (see `RegexMeasure`; the budget applies to `size`), or
  *   `{ ok: false, reason }` with the engine's reason when the pattern is outside RE2 syntax
  * @throws {TypeError} when `flags` holds a flag other than `i`, `m`, `s`
  * @example measurePattern("a{1000}", "").size //=> 1000
  */
-export function measurePattern(source: string, flags: string): RegexMeasure {
+export function measurePattern(source: string, flags: string, limit?: number): RegexMeasure {
   const bits = flagBits(flags);
   const literal = analyzeLiteral(source, flags);
   if (literal !== undefined) {
@@ -349,7 +351,7 @@ export function measurePattern(source: string, flags: string): RegexMeasure {
     );
     return { ok: true, instructions, size: instructions };
   }
-  return measureRegex(source, bits);
+  return measureRegex(source, bits, limit);
 }
 
 /**

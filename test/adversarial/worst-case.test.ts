@@ -198,6 +198,18 @@ describe("issue 10's hostile patterns (DECISIONS.md 1.7: refused in milliseconds
     expect(refused.heapMB - baseline / MB).toBeLessThan(50);
   });
 
+  it("refuses 100 patterns of case-folded wide ranges (about 1 s each to parse) before parsing them", () => {
+    let run = 0;
+    const folded = `(?i)${"[\\x{100}-\\x{1e943}]".repeat(48)}`;
+    const input = () => {
+      run += 1;
+      return { $or: Array.from({ length: 100 }, (_, i) => ({ Title: { $regex: `${folded}${run}-${i}` } })) };
+    };
+    const refused = measure(3, () => safeParseSearchConditions(input()));
+    expect(refused.result).toMatchObject({ success: false, issues: [{ code: "regex_program_too_large" }] });
+    expect(refused.ms).toBeLessThan(100);
+  });
+
   it("refuses .{1000} x141 (1.3 s to match a 10 KB value before the budget) without compiling it", () => {
     const refused = measure(3, () =>
       safeParseSearchConditions({ Description: { $regex: ".{1000}".repeat(141) } }),

@@ -1203,4 +1203,17 @@ export const issueCases: IssueCase[] = [
     issues: [{ code: "regex_program_too_large", path: ["Title", "$regex"] }],
     messageIncludes: 'at most 10 instructions, found "^Phish(ing)?", which compiles to 12',
   },
+  {
+    name: "regex budget: case folding of a wide class range counts, and is refused before parsing",
+    rule: "DECISIONS 1.7",
+    conditions: { Title: { $regex: "[\\x{100}-\\x{1e943}]", $options: "i" } },
+    issues: [{ code: "regex_program_too_large", path: ["Title", "$regex"] }],
+    messageIncludes: "which compiles to at least 2499",
+  },
+  {
+    name: "regex budget: the same range without case folding is one instruction",
+    rule: "DECISIONS 1.7",
+    conditions: { Title: { $regex: "[\\x{100}-\\x{1e943}]", $options: "m" }, Severity: 1 },
+    issues: [{ code: "operand_type", path: ["Severity"] }],
+  },
 ];
