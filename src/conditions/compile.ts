@@ -44,6 +44,7 @@ import {
   recordDateValue,
 } from "./dates.js";
 import { evaluateNode, resolveFieldPath } from "./evaluate.js";
+import { WeightedLru } from "./lru.js";
 import { requireParsedCondition } from "./parse.js";
 import { compileRegex } from "./regex.js";
 
@@ -795,12 +796,39 @@ interface CacheEntry {
   last: Predicate;
 }
 
-/** Capacity of the predicate cache (least recently used dropped). */
+/** Capacity of the predicate cache in entries (least recently used dropped). */
 export const COMPILE_CACHE_CAPACITY = 512;
+/**
+ * Capacity of the predicate cache in estimated bytes (least recently used dropped): 64 MiB. An entry weighs
+ * its canonical key, the operands and generated code it keeps (estimated from the key's length) and the
+ * regex matchers it holds (`RegexMatcher.bytes`, which counts the most each may cache while matching).
+ */
+export const COMPILE_CACHE_BYTES = 64 * 1024 * 1024;
 /** Conditions whose canonical key is longer than this are compiled but not cached (bounded memory). */
 const MAX_CACHED_KEY_LENGTH = 200_000;
+/** Estimated bytes per character of canonical key: the key itself, operand sets, generated code. */
+const BYTES_PER_KEY_CHARACTER = 8;
+/** Estimated fixed bytes of one cache entry (closures, the predicate, map entry). */
+const ENTRY_OVERHEAD_BYTES = 2048;
 
-const cache = new Map<string, CacheEntry>();
+const cache = new WeightedLru<CacheEntry>(COMPILE_CACHE_CAPACITY, COMPILE_CACHE_BYTES);
+
+/** The estimated bytes a cache entry for `condition` keeps alive (see `COMPILE_CACHE_BYTES`). */
+function entryBytes(condition: Condition, key: string): number {
+  let bytes = ENTRY_OVERHEAD_BYTES + BYTES_PER_KEY_CHARACTER * key.length;
+  const stack: Condition[] = [condition];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (node.kind === "and" || node.kind === "or" || node.kind === "nor") stack.push(...node.children);
+    else if (node.kind === "not") stack.push(node.child);
+    else if (node.kind === "regex") bytes += compileRegex(node.source, node.flags).bytes;
+  }
+  return bytes;
+}
+
+/** The number of cached predicates and their estimated bytes (for tests and diagnostics). */
+export function compileCacheStats(): { readonly entries: number; readonly bytes: number } {
+  return cache.stats();
+}
 
 let codegenAvailable: boolean | undefined;
 
@@ -885,7 +913,8 @@ function attach(
 /**
  * Compiles a condition into a predicate that agrees with `evaluate` on every input (DECISIONS.md 1.5),
  * generating specialised code unless `options.codegen` is false or code generation is forbidden here.
- * Predicates are cached by the condition's canonical form (an LRU of `COMPILE_CACHE_CAPACITY` entries):
+ * Predicates are cached by the condition's canonical form (an LRU of at most `COMPILE_CACHE_CAPACITY`
+ * entries and `COMPILE_CACHE_BYTES` estimated bytes):
  * compiling an equal condition again is a lookup; `.condition` is always the condition passed in.
  * @param condition - a Condition from `parseSearchConditions` (only parsed conditions are accepted:
  *   docs/semantics.md 1.1)
@@ -921,8 +950,6 @@ function compileUncached(condition: Condition, wantCodegen: boolean, useCache: b
   if (cacheable) {
     const entry = cache.get(key);
     if (entry !== undefined) {
-      cache.delete(key);
-      cache.set(key, entry);
       if (entry.last.condition === condition) return entry.last;
       entry.last = attach(entry.make(condition), condition, entry.mode);
       return entry.last;
@@ -932,13 +959,7 @@ function compileUncached(condition: Condition, wantCodegen: boolean, useCache: b
   const mode: Predicate["mode"] = make === undefined ? "closure" : "codegen";
   make ??= makeClosure(condition);
   const predicate = attach(make(condition), condition, mode);
-  if (cacheable) {
-    if (cache.size >= COMPILE_CACHE_CAPACITY) {
-      const oldest = cache.keys().next();
-      if (oldest.done !== true) cache.delete(oldest.value);
-    }
-    cache.set(key, { mode, make, last: predicate });
-  }
+  if (cacheable) cache.set(key, { mode, make, last: predicate }, entryBytes(condition, key));
   return predicate;
 }
 

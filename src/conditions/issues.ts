@@ -6,6 +6,7 @@
 
 import { assertNever } from "./ast.js";
 import { ISO_UTC_FORMAT, parseIsoUtc } from "./dates.js";
+import { FOLD_CODE_POINTS_PER_INSTRUCTION } from "./regex-program.js";
 
 /** One step of an issue path: an object key or an array index. */
 export type PathSegment = string | number;
@@ -49,8 +50,19 @@ export type IssueDetail =
   | { code: "unknown_label"; field: string; label: string; labels: readonly string[]; suggestion?: string }
   /** An empty alternative in a pipe-alternatives string (`"Webhook|"`). */
   | { code: "empty_alternative"; field: string; value: string }
-  /** A `$regex` pattern that RE2 refuses. */
-  | { code: "invalid_regex"; pattern: string; reason: string }
+  /**
+   * A `$regex` pattern that RE2 refuses. `reason` is the engine's; `unsupported`, when the pattern uses a
+   * construct RE2 does not have (lookaround, backreferences, …), names it in our words.
+   */
+  | { code: "invalid_regex"; pattern: string; reason: string; unsupported?: string }
+  /** A `$regex` whose program exceeds the per-pattern budget of DECISIONS.md 1.7 (`found` instructions). */
+  | { code: "regex_program_too_large"; pattern: string; max: number; found: number; atLeast?: boolean }
+  /**
+   * The programs of one condition's `$regex` patterns exceed the total budget of DECISIONS.md 1.7; reported
+   * at the pattern that crosses it (`found`: the total up to and including it). Later patterns are not
+   * examined.
+   */
+  | { code: "regex_programs_too_large"; max: number; found: number }
   /** `$options` with a flag other than `i`, `m`, `s`, or a flag twice, or `$options` without `$regex`. */
   | { code: "invalid_regex_options"; options: string; reason: string }
   /** `$size` that is not a non-negative integer. */
@@ -138,7 +150,13 @@ export function issueMessage(detail: IssueDetail): string {
     case "empty_alternative":
       return `Expected non-empty alternatives separated by '|' for ${detail.field}, found ${JSON.stringify(detail.value)}.`;
     case "invalid_regex":
-      return `Expected a regular expression in RE2 syntax, found ${JSON.stringify(truncate(detail.pattern))}: ${detail.reason}.`;
+      return detail.unsupported === undefined
+        ? `Expected a regular expression in RE2 syntax, found ${JSON.stringify(truncate(detail.pattern))}: ${detail.reason}.`
+        : `Expected a regular expression in RE2 syntax, found ${JSON.stringify(truncate(detail.pattern))}: ${detail.unsupported} (RE2: ${detail.reason}).`;
+    case "regex_program_too_large":
+      return `Expected a regular expression that compiles to at most ${detail.max} instructions, found ${JSON.stringify(truncate(detail.pattern))}, which compiles to ${detail.atLeast === true ? "at least " : ""}${detail.found} (a counted repetition x{n} counts x n times, a character class once per range, case folding of a wide range once per ${FOLD_CODE_POINTS_PER_INSTRUCTION} characters).`;
+    case "regex_programs_too_large":
+      return `Expected the regular expressions of one condition to compile to at most ${detail.max} instructions in all, found ${detail.found} up to this one (the patterns after it were not examined).`;
     case "invalid_regex_options":
       return `Expected $options of the flags i, m, s, each at most once, found ${JSON.stringify(detail.options)}: ${detail.reason}.`;
     case "invalid_size":

@@ -12,6 +12,13 @@ export interface ConditionLimits {
   readonly stringLength: number;
   /** Characters in one `$regex` pattern (default 1,000). */
   readonly patternLength: number;
+  /**
+   * Instructions in the program of one `$regex` pattern, counted before it is built (default 1,000):
+   * counted repetition expanded (`a{1000}` is 1,000), a character class once per range of characters.
+   */
+  readonly regexProgramSize: number;
+  /** Instructions in the programs of all `$regex` patterns of one condition together (default 4,000). */
+  readonly regexProgramTotal: number;
 }
 
 /** The default limits of DECISIONS.md 1.7. */
@@ -21,6 +28,8 @@ export const DEFAULT_LIMITS: ConditionLimits = Object.freeze({
   setSize: 10_000,
   stringLength: 10_000,
   patternLength: 1_000,
+  regexProgramSize: 1_000,
+  regexProgramTotal: 4_000,
 });
 
 /** Options of `parseSearchConditions` and of everything that accepts raw Search Conditions JSON. */

@@ -5,7 +5,8 @@
  * is `SearchConditionsError` (from `parseSearchConditions`).
  *
  * Operators are dispatched through the operator table (operators.ts). Regular expressions are only
- * validated here (checked by the RE2 engine of regex.ts); evaluation compiles them elsewhere.
+ * parsed and measured here, never compiled (regex.ts, regex-program.ts: the program budget of 1.7);
+ * evaluation compiles them elsewhere.
  */
 import type {
   Condition,
@@ -37,7 +38,7 @@ import {
 } from "./operators.js";
 import type { ParseOptions, ResolvedParseOptions } from "./options.js";
 import { resolveParseOptions } from "./options.js";
-import { regexSyntaxProblem } from "./regex.js";
+import { measurePattern, unsupportedRegexFeature } from "./regex.js";
 
 /** The result of `safeParseSearchConditions`: the condition, or every issue found (never an empty list). */
 export type SafeParseResult =
@@ -324,7 +325,11 @@ const DATE_REGEX_EXPECTED =
   'a {"$date": …} range such as {"$gte": {"$date": "2024-03-01T00:00:00Z"}} instead of $regex';
 
 /** A slot of an operator object's output: a node, or a range / regex to complete after the loop. */
-type Slot = FieldNode | NotNode | { readonly range: RangeBuilder } | { readonly regex: string };
+type Slot =
+  | FieldNode
+  | NotNode
+  | { readonly range: RangeBuilder }
+  | { readonly regex: string; readonly path: readonly PathSegment[] };
 
 const OPERAND_EXPECTED = 'a string, number, boolean, null or {"$date": …} operand';
 const ORDERED_EXPECTED = 'a string, number or {"$date": …} operand';
@@ -333,6 +338,8 @@ const NUMBER_LONG = /^-?\d{1,16}$/;
 class Parser {
   readonly issues: Issue[] = [];
   private nodes = 0;
+  /** The size of the `$regex` programs measured so far in this condition (1.7). */
+  private programTotal = 0;
 
   constructor(private readonly options: ResolvedParseOptions) {}
 
@@ -921,7 +928,7 @@ class Parser {
           }
           const source = this.parsePattern(value, keyPath);
           if (source === undefined) valid = false;
-          else slots.push({ regex: source });
+          else slots.push({ regex: source, path: keyPath });
           break;
         }
         case "flags": {
@@ -999,6 +1006,10 @@ class Parser {
         flags.path,
       );
       valid = false;
+    }
+    // Patterns are measured once the flags are known (they change a class's ranges under `i`).
+    for (const slot of slots) {
+      if ("regex" in slot && !this.checkProgram(slot.regex, flags?.value ?? "", slot.path)) valid = false;
     }
     if (!valid) return undefined;
     const nodes = slots.map((slot): Condition => {
@@ -1078,7 +1089,56 @@ class Parser {
     return valid ? operands.list : undefined;
   }
 
-  /** A `$regex` pattern: a string of at most `patternLength` characters that RE2 accepts (1.4). */
+  /**
+   * A `$regex` pattern in RE2 syntax whose program fits the budgets of 1.7, measured BEFORE anything is
+   * compiled (parse only, then count: see regex-program.ts). Each pattern's size is added to the condition's
+   * running total; once the total has been exceeded, later patterns are not examined (not even parsed), so
+   * refusing the largest input costs at most a few pattern parses.
+   * @returns true when the pattern is valid and fits
+   */
+  private checkProgram(source: string, flags: string, path: readonly PathSegment[]): boolean {
+    const { regexProgramSize, regexProgramTotal } = this.options.limits;
+    if (this.programTotal > regexProgramTotal) return false;
+    const limit = Math.min(regexProgramSize, regexProgramTotal - this.programTotal);
+    const measure = measurePattern(source, flags, limit);
+    if (!measure.ok) {
+      const reason = measure.reason.length > 200 ? `${measure.reason.slice(0, 200)}…` : measure.reason;
+      const unsupported = unsupportedRegexFeature(measure.reason);
+      this.issue(
+        unsupported === undefined
+          ? { code: "invalid_regex", pattern: source, reason }
+          : { code: "invalid_regex", pattern: source, reason, unsupported },
+        path,
+      );
+      return false;
+    }
+    this.programTotal += measure.size;
+    if (measure.size > regexProgramSize) {
+      this.issue(
+        measure.partial === true
+          ? {
+              code: "regex_program_too_large",
+              pattern: source,
+              max: regexProgramSize,
+              found: measure.size,
+              atLeast: true,
+            }
+          : { code: "regex_program_too_large", pattern: source, max: regexProgramSize, found: measure.size },
+        path,
+      );
+      return false;
+    }
+    if (this.programTotal > regexProgramTotal) {
+      this.issue(
+        { code: "regex_programs_too_large", max: regexProgramTotal, found: this.programTotal },
+        path,
+      );
+      return false;
+    }
+    return true;
+  }
+
+  /** A `$regex` pattern: a string of at most `patternLength` characters (1.4); measured by `checkProgram`. */
   private parsePattern(value: unknown, path: readonly PathSegment[]): string | undefined {
     if (typeof value !== "string") {
       this.issue(
@@ -1091,12 +1151,7 @@ class Parser {
       this.limit("patternLength", path, value.length);
       return undefined;
     }
-    // The flags do not change RE2's syntax; validating through the matcher cache warms it for evaluation.
-    const problem = regexSyntaxProblem(value, "");
-    if (problem === undefined) return value;
-    const reason = problem.length > 200 ? `${problem.slice(0, 200)}…` : problem;
-    this.issue({ code: "invalid_regex", pattern: value, reason }, path);
-    return undefined;
+    return value;
   }
 
   /** `$not`: a non-empty operator object of field operators (or a `$regex` object), never a logical one. */

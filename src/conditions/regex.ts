@@ -12,6 +12,8 @@
  */
 
 import { RE2JS, RE2JSException } from "re2js";
+import { WeightedLru } from "./lru.js";
+import { limitDfaMemory, measureRegex, type RegexMeasure } from "./regex-program.js";
 
 /**
  * What a literal pattern means, as found by `analyzeLiteral`.
@@ -35,6 +37,43 @@ export interface RegexMatcher {
   test(value: string): boolean;
   /** Present when the pattern is a literal (see `RegexLiteral`). */
   readonly literal?: RegexLiteral;
+  /**
+   * An upper estimate of the bytes this matcher can keep alive, however it is used: its program, its
+   * source, and the most its engine may cache while matching (`regexDfaBytes`). Caches weigh it.
+   */
+  readonly bytes: number;
+}
+
+/**
+ * The most memory (in the engine's own estimate of bytes) the lazy DFA of one compiled pattern may keep:
+ * 64 KiB plus 4 KiB per instruction, at most 8 MiB (the engine's default for every pattern). A DFA state
+ * holds up to one entry per instruction, so larger programs get room for as many states as small ones. Past
+ * its budget the DFA starts over, or the engine matches with its NFA: still linear in the value's length.
+ * @param instructions - the size of the compiled program
+ */
+export function regexDfaBytes(instructions: number): number {
+  return Math.min(8 * 1024 * 1024, 64 * 1024 + 4 * 1024 * instructions);
+}
+
+/** Estimated bytes per compiled instruction (program, parse tree kept by the engine, instruction objects). */
+const BYTES_PER_INSTRUCTION = 512;
+
+/** Fixed estimated bytes of any matcher (objects, closures). */
+const MATCHER_OVERHEAD_BYTES = 512;
+
+/** The estimate of `RegexMatcher.bytes` for a matcher of `source` whose program has `instructions`. */
+function matcherBytes(source: string, instructions: number, engine: boolean): number {
+  const base = MATCHER_OVERHEAD_BYTES + 2 * source.length;
+  // The DFA's budget is the engine's own estimate, which measured about 10% below the heap it really
+  // uses (regex-cache.test.ts): counted twice for a margin.
+  return engine ? base + BYTES_PER_INSTRUCTION * (instructions + 2) + 2 * regexDfaBytes(instructions) : base;
+}
+
+/** Compiles with the engine, its DFA bounded to `regexDfaBytes` of its program's size. */
+function compileEngine(source: string, bits: number): RE2JS {
+  const engine = RE2JS.compile(source, bits);
+  limitDfaMemory(engine, regexDfaBytes(engine.programSize()));
+  return engine;
 }
 
 /**
@@ -133,7 +172,11 @@ function testLiteral(literal: RegexLiteral, text: string, value: string): boolea
 function literalMatcher(literal: RegexLiteral, source: string, bits: number): RegexMatcher {
   if (!literal.ignoreCase) {
     const text = literal.text;
-    return { literal, test: (value) => testLiteral(literal, text, value) };
+    return {
+      literal,
+      bytes: matcherBytes(source, 0, false),
+      test: (value) => testLiteral(literal, text, value),
+    };
   }
   // ASCII case-insensitive comparison is exact when the compared part of the value is ASCII (no
   // non-ASCII character folds to an ASCII one except U+212A and U+017F, which then go to RE2). An anchored
@@ -142,11 +185,13 @@ function literalMatcher(literal: RegexLiteral, source: string, bits: number): Re
   const n = lowered.length;
   let engine: RE2JS | undefined;
   const viaEngine = (value: string): boolean => {
-    engine ??= RE2JS.compile(source, bits);
+    engine ??= compileEngine(source, bits);
     return engine.test(value);
   };
   return {
     literal,
+    // The engine is compiled on a non-ASCII value only: count it, with the literal's size as its program.
+    bytes: matcherBytes(source, [...literal.text].length + 2, true),
     test(value) {
       if (literal.anchorStart || literal.anchorEnd) {
         if (value.length < n || (literal.anchorStart && literal.anchorEnd && value.length !== n))
@@ -157,6 +202,44 @@ function literalMatcher(literal: RegexLiteral, source: string, bits: number): Re
       return isAscii(value) ? value.toLowerCase().includes(lowered) : viaEngine(value);
     },
   };
+}
+
+/**
+ * Constructs outside RE2 syntax, recognized by the fragment the engine quotes in its reason, and what we
+ * call them (issue messages name the construct first, then quote the engine: DECISIONS.md 1.4).
+ */
+const UNSUPPORTED: readonly (readonly [RegExp, string])[] = [
+  [/`\(\?<[=!]/, "lookbehind ((?<=…), (?<!…)) is not supported"],
+  [/`\(\?[=!]/, "lookahead ((?=…), (?!…)) is not supported"],
+  [/`\(\?>/, "atomic groups ((?>…)) are not supported"],
+  [/`\(\?\(/, "conditionals ((?(1)…|…)) are not supported"],
+  [/`\(\?#/, "comments ((?#…)) are not supported"],
+  [/`\(\?P`/, "backreferences and recursion by name ((?P=name), (?P>name)) are not supported"],
+  [/`\\[1-9kg]/, "backreferences (\\1, \\k<name>) are not supported"],
+  [/`(?:[*+?]|\{[^`]*\})\+`/, "possessive quantifiers (a*+, a++, a?+, a{n}+) are not supported"],
+  [
+    /`(?:[*+?]|\{[^`]*\})\??[*?+]`/,
+    "a repetition of a repetition (a**) is not allowed: group it first, as in (?:a*)*",
+  ],
+  [/`\\C`/, "\\C (any byte) is not supported"],
+  [/`\\Z`/, "\\Z is not supported: use $ (or \\z) for the end of the value"],
+  [/`\\u`/, "\\u escapes are not supported: write \\x{hhhh}"],
+  [/`\\[GKRXhN]`/, "this Perl/PCRE escape is not supported"],
+  [/`\(\?[imsU-]*[a-zA-Z]/, "only the inline flags i, m, s and U are supported ((?i), (?s:…))"],
+  [/`\(\?/, "this group syntax is not supported"],
+];
+
+/**
+ * Names, in our words, the construct outside RE2 syntax that the engine's reason points at: lookaround,
+ * backreferences, possessive quantifiers, atomic groups, `\C`, … (DECISIONS.md 1.4).
+ * @param reason - the engine's reason, as in `RegexSyntaxError.reason` or `RegexMeasure`
+ * @returns a phrase such as `lookbehind ((?<=…), (?<!…)) is not supported`, or `undefined` when the pattern
+ *   is merely malformed (the engine's reason then says it all)
+ * @example unsupportedRegexFeature("invalid named capture: `(?<=a)b`") //=> "lookbehind ((?<=…), (?<!…)) is not supported"
+ */
+export function unsupportedRegexFeature(reason: string): string | undefined {
+  for (const [pattern, phrase] of UNSUPPORTED) if (pattern.test(reason)) return phrase;
+  return undefined;
 }
 
 /** The reason RE2 gives for refusing a pattern, without the engine's generic prefix. */
@@ -175,22 +258,45 @@ export class RegexSyntaxError extends SyntaxError {
   readonly reason: string;
 
   constructor(pattern: string, reason: string) {
-    super(`Invalid regular expression ${JSON.stringify(pattern)}: ${reason}.`);
+    const unsupported = unsupportedRegexFeature(reason);
+    super(
+      unsupported === undefined
+        ? `Invalid regular expression ${JSON.stringify(pattern)}: ${reason}.`
+        : `Invalid regular expression ${JSON.stringify(pattern)}: ${unsupported} (RE2: ${reason}).`,
+    );
     this.pattern = pattern;
     this.reason = reason;
   }
 }
 
-/** Capacity of the compiled-matcher cache: a fixed bound, least recently used entries are dropped. */
+/** Capacity of the compiled-matcher cache in entries; least recently used entries are dropped. */
 export const REGEX_CACHE_CAPACITY = 256;
 
-/** Module-local LRU of compiled matchers keyed by flag bits and source (a Map keeps insertion order). */
-const cache = new Map<string, RegexMatcher>();
+/**
+ * Capacity of the compiled-matcher cache in estimated bytes (`RegexMatcher.bytes`, which counts the most
+ * each engine may cache while matching): 64 MiB. Least recently used entries are dropped first.
+ */
+export const REGEX_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** Module-local LRU of compiled matchers keyed by flag bits and source, bounded in entries and bytes. */
+const cache = new WeightedLru<RegexMatcher>(REGEX_CACHE_CAPACITY, REGEX_CACHE_BYTES);
+
+/** The number of cached matchers and their estimated bytes (for tests and diagnostics). */
+export function regexCacheStats(): { readonly entries: number; readonly bytes: number } {
+  return cache.stats();
+}
+
+/** Empties the compiled-matcher cache (for tests and benchmarks). */
+export function clearRegexCache(): void {
+  cache.clear();
+}
 
 /**
  * Compiles a `$regex` pattern with its `$options` flags into a linear-time matcher (DECISIONS.md 1.4, 1.7).
  * Literal patterns (see `analyzeLiteral`) use string search; everything else runs on RE2. Results are
- * cached (at most `REGEX_CACHE_CAPACITY` entries, least recently used dropped).
+ * cached (at most `REGEX_CACHE_CAPACITY` entries and `REGEX_CACHE_BYTES` estimated bytes, least recently
+ * used dropped). The program size is not limited here: the parser refuses patterns past the budget of
+ * DECISIONS.md 1.7 (`measurePattern`), and only parsed conditions reach evaluation.
  * @param source - the pattern, RE2 syntax (no backreferences, no lookaround)
  * @param flags - `$options`: any of `i` (case-insensitive), `m` (`^`/`$` at line breaks), `s` (`.` matches `\n`)
  * @returns a matcher whose `test(value)` searches `value` (MongoDB `$regex` semantics: not a full match)
@@ -202,17 +308,9 @@ export function compileRegex(source: string, flags: string): RegexMatcher {
   const bits = flagBits(flags);
   const key = `${bits}/${source}`;
   const cached = cache.get(key);
-  if (cached !== undefined) {
-    cache.delete(key);
-    cache.set(key, cached);
-    return cached;
-  }
+  if (cached !== undefined) return cached;
   const matcher = build(source, flags, bits);
-  if (cache.size >= REGEX_CACHE_CAPACITY) {
-    const oldest = cache.keys().next();
-    if (oldest.done !== true) cache.delete(oldest.value);
-  }
-  cache.set(key, matcher);
+  cache.set(key, matcher, matcher.bytes + 2 * key.length);
   return matcher;
 }
 
@@ -221,26 +319,48 @@ function build(source: string, flags: string, bits: number): RegexMatcher {
   if (literal !== undefined) return literalMatcher(literal, source, bits);
   let engine: RE2JS;
   try {
-    engine = RE2JS.compile(source, bits);
+    engine = compileEngine(source, bits);
   } catch (error) {
     if (error instanceof RE2JSException) throw new RegexSyntaxError(source, reasonOf(error));
     throw error;
   }
-  return { test: (value) => engine.test(value) };
+  return { bytes: matcherBytes(source, engine.programSize(), true), test: (value) => engine.test(value) };
 }
 
 /**
- * Checks a pattern against RE2 syntax without throwing (for the parser's `invalid_regex` issue).
+ * Parses a `$regex` pattern and measures its program without building it (DECISIONS.md 1.7): the parser's
+ * check, before anything is compiled. Literal patterns (see `analyzeLiteral`) are measured without the
+ * engine: one instruction per character, one per anchor. Time linear in the length of the pattern.
+ * @param source - the pattern
+ * @param flags - `$options` flags (`i`, `m`, `s`)
+ * @param limit - the most `size` the caller can accept: past it, work that is known before parsing stops
+ *   early with a `partial` measure (see `RegexMeasure`)
+ * @returns `{ ok: true, instructions, size }` (see `RegexMeasure`; the budget applies to `size`), or
+ *   `{ ok: false, reason }` with the engine's reason when the pattern is outside RE2 syntax
+ * @throws {TypeError} when `flags` holds a flag other than `i`, `m`, `s`
+ * @example measurePattern("a{1000}", "").size //=> 1000
+ */
+export function measurePattern(source: string, flags: string, limit?: number): RegexMeasure {
+  const bits = flagBits(flags);
+  const literal = analyzeLiteral(source, flags);
+  if (literal !== undefined) {
+    // The empty pattern compiles to one no-op instruction.
+    const instructions = Math.max(
+      1,
+      [...literal.text].length + (literal.anchorStart ? 1 : 0) + (literal.anchorEnd ? 1 : 0),
+    );
+    return { ok: true, instructions, size: instructions };
+  }
+  return measureRegex(source, bits, limit);
+}
+
+/**
+ * Checks a pattern against RE2 syntax without throwing and without compiling it.
  * @param source - the pattern
  * @param flags - `$options` flags; must already be valid (`i`, `m`, `s`)
- * @returns `undefined` when the pattern compiles, else the engine's reason
+ * @returns `undefined` when RE2 accepts the pattern, else the engine's reason
  */
 export function regexSyntaxProblem(source: string, flags: string): string | undefined {
-  try {
-    compileRegex(source, flags);
-    return undefined;
-  } catch (error) {
-    if (error instanceof RegexSyntaxError) return error.reason;
-    throw error;
-  }
+  const measure = measurePattern(source, flags);
+  return measure.ok ? undefined : measure.reason;
 }

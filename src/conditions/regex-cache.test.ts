@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { heapAfterGc } from "../../test/support/heap.js";
+import {
+  COMPILE_CACHE_BYTES,
+  COMPILE_CACHE_CAPACITY,
+  clearCompileCache,
+  compile,
+  compileCacheStats,
+} from "./compile.js";
+import { parseSearchConditions } from "./parse.js";
+import {
+  clearRegexCache,
+  compileRegex,
+  REGEX_CACHE_BYTES,
+  REGEX_CACHE_CAPACITY,
+  type RegexMatcher,
+  regexCacheStats,
+} from "./regex.js";
+
+/** A pseudo-random value of `length` letters from `alphabet` (fixed seed). */
+function randomValue(length: number, alphabet: string, seed: number): string {
+  let state = seed;
+  let value = "";
+  for (let i = 0; i < length; i++) {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    value += alphabet[Math.floor((state / 2_147_483_648) * alphabet.length)];
+  }
+  return value;
+}
+
+/** A pattern of about 1,000 instructions (the per-pattern budget), distinct for each `i`. */
+const bigPattern = (i: number): string => `[a-c]{990}x${i}`;
+
+describe("the regex cache (DECISIONS.md 1.7: bounded in bytes)", () => {
+  it("keeps at most REGEX_CACHE_BYTES estimated bytes, dropping the least recently used", () => {
+    clearRegexCache();
+    const first = compileRegex(bigPattern(0), "");
+    expect(first.bytes).toBeGreaterThan(500_000);
+    const count = Math.ceil((1.5 * REGEX_CACHE_BYTES) / first.bytes);
+    expect(count).toBeLessThan(REGEX_CACHE_CAPACITY); // the bytes bound, not the entries bound, decides
+    let last: RegexMatcher = first;
+    for (let i = 1; i <= count; i++) {
+      last = compileRegex(bigPattern(i), "");
+      expect(regexCacheStats().bytes).toBeLessThanOrEqual(REGEX_CACHE_BYTES);
+    }
+    const { entries } = regexCacheStats();
+    expect(entries).toBeLessThan(count);
+    expect(entries).toBeGreaterThan(count / 2);
+    expect(compileRegex(bigPattern(count), "")).toBe(last);
+    expect(compileRegex(bigPattern(0), "")).not.toBe(first);
+    clearRegexCache();
+    expect(regexCacheStats()).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it("estimates a matcher's bytes above what it really keeps alive, after hostile values", () => {
+    clearRegexCache();
+    const before = heapAfterGc();
+    const kept: RegexMatcher[] = [];
+    // Patterns whose lazy DFA grows with every new value: many states, each value position a new one.
+    for (let i = 0; i < 12; i++) {
+      const matcher = compileRegex(`(?:a|ab|b)*a[ab]{12}c${i}`, "");
+      for (let j = 0; j < 3; j++) matcher.test(`${randomValue(10_000, "ab", 31 * i + j)}c${i}`);
+      kept.push(matcher);
+    }
+    const retained = heapAfterGc() - before;
+    const estimated = kept.reduce((sum, matcher) => sum + matcher.bytes, 0);
+    expect(retained).toBeLessThan(estimated);
+    // Still correct after the DFA has started over (or handed over to the NFA).
+    expect(kept[3]?.test(`${randomValue(5000, "ab", 9)}a${"ab".repeat(6)}c3`)).toBe(true);
+    expect(kept[3]?.test(`${randomValue(5000, "ab", 9)}${"b".repeat(13)}c3`)).toBe(false);
+    console.log(`regex cache: retained ${retained} bytes, estimated ${estimated}`);
+    clearRegexCache();
+  });
+});
+
+describe("the predicate cache (DECISIONS.md 1.7: bounded in bytes)", () => {
+  it("keeps at most COMPILE_CACHE_BYTES estimated bytes, weighing the regex matchers it holds", () => {
+    clearCompileCache();
+    const condition = (i: number) =>
+      parseSearchConditions({ Title: { $regex: bigPattern(i) }, Description: { $regex: `[d-f]{990}y${i}` } });
+    compile(condition(0));
+    const perEntry = compileCacheStats().bytes;
+    expect(perEntry).toBeGreaterThan(1_000_000);
+    const count = Math.ceil((1.5 * COMPILE_CACHE_BYTES) / perEntry);
+    expect(count).toBeLessThan(COMPILE_CACHE_CAPACITY);
+    for (let i = 1; i <= count; i++) {
+      compile(condition(i));
+      expect(compileCacheStats().bytes).toBeLessThanOrEqual(COMPILE_CACHE_BYTES);
+    }
+    expect(compileCacheStats().entries).toBeLessThan(count);
+    clearCompileCache();
+    clearRegexCache();
+  });
+});
