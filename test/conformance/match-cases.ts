@@ -381,8 +381,8 @@ export const matchCases: MatchCase[] = [
     "null: a path through an array of objects sees their values",
     "DECISIONS 1.5",
     { "Custom.Owner": null },
-    [{ Custom: [{ Owner: "a" }, { Owner: null }] }],
-    [{ Custom: [{ Owner: "a" }, { Other: 1 }] }, { Custom: [{ Owner: "a" }] }],
+    [{ Custom: [{ Owner: "a" }, { Owner: null }] }, { Custom: [{ Owner: "a" }, { Other: 1 }] }],
+    [{ Custom: [{ Owner: "a" }] }, { Custom: [{ Owner: "a" }, { Owner: "b" }] }],
   ),
   c(
     "null: a path through an array that reaches no value is missing",
