@@ -103,12 +103,8 @@ function operandsOk(value: unknown, limits: ConditionLimits): boolean {
 function boundOk(value: unknown, limits: ConditionLimits): boolean {
   if (value === undefined) return true;
   if (typeof value !== "object" || value === null) return false;
-  const operand = own(value, "operand");
-  return (
-    typeof own(value, "inclusive") === "boolean" &&
-    operandOk(operand, limits) &&
-    (operand.type === "string" || operand.type === "number" || operand.type === "date")
-  );
+  // Every operand kind may bound a range (booleans and null on open fields, DECISIONS.md 1.4).
+  return typeof own(value, "inclusive") === "boolean" && operandOk(own(value, "operand"), limits);
 }
 
 /** Checks a Condition-shaped value within the limits, depth first, counting nodes. */

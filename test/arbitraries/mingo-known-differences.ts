@@ -19,6 +19,7 @@ export type MingoDifference =
   | "null-missing-in-array"
   | "null-range-missing"
   | "numeric-segment-array"
+  | "dotted-nested-array"
   | "invalid-date-in-range"
   | "regex-nested-array";
 
@@ -29,6 +30,7 @@ export const MINGO_DIFFERENCES: readonly MingoDifference[] = [
   "null-missing-in-array",
   "null-range-missing",
   "numeric-segment-array",
+  "dotted-nested-array",
   "invalid-date-in-range",
   "regex-nested-array",
 ];
@@ -158,6 +160,10 @@ const RULES: Record<MingoDifference, (op: FieldOperator, record: unknown) => boo
   // MongoDB does not traverse an array a numeric segment reaches at the end of the path, and follows a
   // numeric key of element objects (match_numeric_components.js); mingo does the opposite.
   "numeric-segment-array": (op, record) => reach(record, op.path).indexedArray,
+  // A dotted path that reaches an array of arrays: MongoDB traverses one level; mingo flattens them.
+  "dotted-nested-array": (op, record) =>
+    op.path.length > 1 &&
+    reach(record, op.path).values.some((v) => Array.isArray(v) && v.some((e) => Array.isArray(e))),
   // An invalid JS Date has no BSON counterpart; mingo finds it within every $gte/$lte bound.
   "invalid-date-in-range": (op, record) =>
     RANGE.has(op.op) &&

@@ -19,6 +19,7 @@ import { parseIsoUtc } from "../../src/conditions/dates.js";
 import { resolveFieldPath } from "../../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { type DateStorage, toMongoFilter } from "../../src/conditions/to-mongo.js";
+import { knownMingoDifferences } from "../arbitraries/mingo-known-differences.js";
 import { matchCases } from "./match-cases.js";
 
 /** Cases where mingo (not MongoDB) answers differently from the library, with the reason. */
@@ -32,11 +33,17 @@ const KNOWN: Readonly<Record<string, string>> = {
     "mingo applies $size to the list of reached values; MongoDB, like the library, to each reached array",
   "numbers: NaN in a record lies in no range and equals no JSON number":
     "mingo orders NaN below numbers in $lt; MongoDB's matcher, like the library, never matches NaN in a range",
-  "null: a path through an array of objects sees their values":
-    "mingo's null does not match an element object without the field; MongoDB's does (null_query_semantics.js)",
-  "null: a path through an array that reaches no value is missing":
-    "mingo follows neither MongoDB 9.0 nor earlier here: its null misses empty arrays and scalar elements (ne_null.js)",
 };
+
+/**
+ * Where mingo departs from MongoDB's own jstests (test/arbitraries/mingo-known-differences.ts, explained in
+ * test/differential/known-differences.md), mingo cannot judge the translation: those incidents are left to
+ * the jstests-derived answers of the other runners. `all-on-non-array` is not among them: `toMongoFilter`
+ * writes `$all` as MongoDB defines it, which mingo runs correctly.
+ */
+function mingoCannotJudge(conditions: unknown, incident: Record<string, unknown>): boolean {
+  return knownMingoDifferences(conditions, incident).some((rule) => rule !== "all-on-non-array");
+}
 
 /** Cases not run at all (they would hang the reference engine). */
 const NOT_RUN = new Set(["$regex: a pattern that backtracks exponentially elsewhere runs in linear time"]);
@@ -107,6 +114,7 @@ describe("conformance: toMongoFilter through mingo", () => {
           const disagreements: number[] = [];
           matchCase.incidents.forEach(({ incident, matches }, index) => {
             if (!storable(incident, mode, catalog)) return;
+            if (known === undefined && mingoCannotJudge(matchCase.conditions, incident)) return;
             if (query.test(incident) !== matches) disagreements.push(index);
           });
           if (known === undefined) {

@@ -126,6 +126,7 @@ describe("each known difference, pinned by its minimal example (known-difference
     ["null-range-missing", { Score: { $gte: null } }, {}, true],
     ["numeric-segment-array", { "Tags.0": "vip" }, { Tags: [["vip"]] }, false],
     ["numeric-segment-array", { "Tags.0": "vip" }, { Tags: [{ "0": ["vip"] }] }, true],
+    ["dotted-nested-array", { "Custom.Owner": "a" }, { Custom: { Owner: [["a"]] } }, false],
     [
       "invalid-date-in-range",
       { CreatedUtcTime: { $gte: { $date: "2024-01-01T00:00:00Z" } } },
