@@ -436,6 +436,24 @@ function fieldsOf(condition: Condition, out: Map<string, number> = new Map()): M
   }
 }
 
+/** The dotted field paths of a condition (joined by NUL), each once, in a fixed order (path slots). */
+function dottedPathsOf(condition: Condition, out: Map<string, number> = new Map()): Map<string, number> {
+  switch (condition.kind) {
+    case "and":
+    case "or":
+    case "nor":
+      for (const child of condition.children) dottedPathsOf(child, out);
+      return out;
+    case "not":
+      return dottedPathsOf(condition.child, out);
+    default: {
+      const key = condition.path.join("\0");
+      if (condition.path.length > 1 && !out.has(key)) out.set(key, out.size);
+      return out;
+    }
+  }
+}
+
 /**
  * A static cost estimate used to order AND/OR children cheapest first (regular expressions last): it
  * never changes the answer, since every test is total and side-effect free.
@@ -513,21 +531,36 @@ function slotReader(key: string, slot: number): (record: object, slots: unknown[
   };
 }
 
-function closureLeaf(node: FieldNode, fields: ReadonlyMap<string, number>): RecordTest {
+/** The slots of a condition: one per first segment, then one per dotted path (its `Reach`). */
+interface Slots {
+  readonly fields: ReadonlyMap<string, number>;
+  readonly paths: ReadonlyMap<string, number>;
+}
+
+function closureLeaf(node: FieldNode, slotsOf: Slots): RecordTest {
   const { missing, one, many } = leafOf(node);
   const key = node.path[0]!;
-  const read = slotReader(key, fields.get(key)!);
+  const read = slotReader(key, slotsOf.fields.get(key)!);
   if (node.path.length === 1) {
     return (record, slots) => {
       const value = read(record, slots);
       return value === undefined ? missing : one(value);
     };
   }
+  // A dotted path is walked once per evaluation (its nested values read once), whatever leaves use it.
   const rest = node.path.slice(1);
-  return (record, slots) => many(walkRest(read(record, slots), rest));
+  const slot = slotsOf.fields.size + slotsOf.paths.get(node.path.join("\0"))!;
+  return (record, slots) => {
+    let reach = slots[slot] as Reach | typeof UNREAD;
+    if (reach === UNREAD) {
+      reach = walkRest(read(record, slots), rest);
+      slots[slot] = reach;
+    }
+    return many(reach);
+  };
 }
 
-function closureNode(node: Condition, fields: ReadonlyMap<string, number>): RecordTest {
+function closureNode(node: Condition, fields: Slots): RecordTest {
   const build = (child: Condition) => closureNode(child, fields);
   switch (node.kind) {
     case "and": {
@@ -567,10 +600,10 @@ function closureNode(node: Condition, fields: ReadonlyMap<string, number>): Reco
   }
 }
 
-/** The closure test of a whole condition with fresh slots per record (the closure back end's predicate body). */
-function closureTest(condition: Condition): { test: RecordTest; fields: ReadonlyMap<string, number> } {
-  const fields = fieldsOf(condition);
-  return { test: closureNode(condition, fields), fields };
+/** The closure test of a whole condition and its slots (the closure back end's predicate body). */
+function closureTest(condition: Condition): { test: RecordTest; slots: Slots; count: number } {
+  const slots: Slots = { fields: fieldsOf(condition), paths: dottedPathsOf(condition) };
+  return { test: closureNode(condition, slots), slots, count: slots.fields.size + slots.paths.size };
 }
 
 function freshSlots(count: number): unknown[] {
@@ -623,12 +656,15 @@ class Generator {
   readonly fieldBits: ReadonlyMap<string, number>;
   /** Per field key: how many leaves read it (a read is cached in its slot when two or more). */
   private readonly fieldUses = new Map<string, number>();
+  /** Dotted paths (joined by NUL): the local `p<j>` caches the path's `Reach` for one evaluation. */
+  private readonly paths: ReadonlyMap<string, number>;
   /** Per field key: how many date leaves read it (a cache variable when two or more). */
   private readonly dateUses = new Map<string, number>();
   private readonly dateVars = new Map<string, string>();
 
   constructor(condition: Condition) {
     this.fieldBits = fieldsOf(condition);
+    this.paths = dottedPathsOf(condition);
     this.countUses(condition);
   }
 
@@ -660,6 +696,12 @@ class Generator {
   /** The declarations of the slot locals (before the `try`, so that the fallback sees them). */
   slotDeclarations(): string {
     const names = [...this.fieldBits.values()].map((i) => `f${i} = U`);
+    return names.length === 0 ? "" : `let ${names.join(", ")};`;
+  }
+
+  /** The declarations of the dotted-path locals. */
+  pathDeclarations(): string {
+    const names = [...this.paths.values()].map((j) => `p${j} = U`);
     return names.length === 0 ? "" : `let ${names.join(", ")};`;
   }
 
@@ -928,10 +970,12 @@ class Generator {
       missing = leaf.missing;
     } else {
       // A dotted path: the first segment is read here, the rest walked exactly (`walkRest`).
+      // Walked once per evaluation (the local `p<j>`), whatever leaves use the path.
       const rest = node.path.slice(1);
-      const many = leaf.many;
-      one = `${this.constant((first: unknown) => many(walkRest(first, rest)))}(v)`;
-      missing = many(NOTHING);
+      const p = `p${this.paths.get(node.path.join("\0"))!}`;
+      const walk = this.constant((first: unknown) => walkRest(first, rest));
+      one = `${this.constant(leaf.many)}(${p} === U ? (${p} = ${walk}(v)) : ${p})`;
+      missing = leaf.many(NOTHING);
     }
     // Correcting a wrongly present value moves the leaf to `missing`; with its polarity that moves the
     // root down (D: to verify when the root is true) or up (U: when the root is false).
@@ -988,6 +1032,7 @@ function generate(condition: Condition): Generated {
     "let v, d;",
     g.maskDeclarations(),
     g.dateDeclarations(),
+    g.pathDeclarations(),
     `const root = ${root};`,
     `if (root) { if (${g.maskTest("D")}) { ${g.verification("D")} } }`,
     `else if (${g.maskTest("U")}) { ${g.verification("U")} }`,
@@ -1047,8 +1092,8 @@ function canonicalKey(condition: Condition): string {
 const byCondition = new WeakMap<object, { codegen?: Predicate; closure?: Predicate }>();
 
 /** The result for a value that is not a record (read as an empty record). */
-function emptyResultOf(test: RecordTest, fields: ReadonlyMap<string, number>): boolean {
-  return test(Object.create(null) as object, freshSlots(fields.size));
+function emptyResultOf(test: RecordTest, count: number): boolean {
+  return test(Object.create(null) as object, freshSlots(count));
 }
 
 /**
@@ -1058,14 +1103,16 @@ function emptyResultOf(test: RecordTest, fields: ReadonlyMap<string, number>): b
  */
 function fallback(
   test: RecordTest,
-  fields: ReadonlyMap<string, number>,
+  slotsOf: Slots,
+  count: number,
 ): (record: object, read: unknown[]) => boolean {
-  const keys = [...fields.keys()];
+  const keys = [...slotsOf.fields.keys()];
   return (record, read) => {
     try {
-      const slots = read.map((value, i) =>
-        value === UNREAD ? UNREAD : value === THREW || !hasOwn(record, keys[i]!) ? undefined : value,
-      );
+      const slots = freshSlots(count);
+      read.forEach((value, i) => {
+        if (value !== UNREAD) slots[i] = value === THREW || !hasOwn(record, keys[i]!) ? undefined : value;
+      });
       return test(record, slots);
     } catch {
       return false; // only a Proxy whose traps throw reaches here (outside the guarantee, see `compile`)
@@ -1085,18 +1132,17 @@ function makeCodegen(condition: Condition): CacheEntry["make"] | undefined {
     }
     throw error;
   }
-  const { test, fields } = closureTest(condition);
+  const { test, slots, count } = closureTest(condition);
   const k = constants.slice();
   const slowIndex = constants.length - 2;
-  k[slowIndex] = fallback(test, fields);
-  k[slowIndex + 1] = emptyResultOf(test, fields);
+  k[slowIndex] = fallback(test, slots, count);
+  k[slowIndex + 1] = emptyResultOf(test, count);
   return () => factory(k, HELPERS);
 }
 
 function makeClosure(condition: Condition): CacheEntry["make"] {
-  const { test, fields } = closureTest(condition);
-  const emptyResult = emptyResultOf(test, fields);
-  const count = fields.size;
+  const { test, count } = closureTest(condition);
+  const emptyResult = emptyResultOf(test, count);
   return () => (incident) => {
     if (typeof incident !== "object" || incident === null || Array.isArray(incident)) return emptyResult;
     try {

@@ -188,7 +188,8 @@ describe("DateColumn", () => {
     [1704067200000, DATE_OTHER, Number.NaN],
     [{ $date: "2024-01-01T00:00:00Z" }, DATE_OTHER, Number.NaN],
     [["2024-01-01T00:00:00Z"], DATE_COMPLEX, Number.NaN],
-    [Object.create(Date.prototype), DATE_COMPLEX, Number.NaN],
+    // A forged Date is no date (DECISIONS.md 1.5: it matches no date condition and never throws).
+    [Object.create(Date.prototype), DATE_OTHER, Number.NaN],
   ])("%o → state %i", (value, state, ms) => {
     const column = new DateColumn("CreatedUtcTime", 1);
     column.set(0, value, 1);
@@ -213,14 +214,20 @@ describe("HashIndex", () => {
 });
 
 describe("ownDataValue", () => {
-  it("reads own data properties only", () => {
+  it("reads own properties, data or accessor (DECISIONS.md 1.1)", () => {
     const record = Object.create({ inherited: 1 }) as Record<string, unknown>;
     record.own = 2;
     record.undef = undefined;
     Object.defineProperty(record, "getter", { get: () => 3 });
+    Object.defineProperty(record, "throwing", {
+      get: () => {
+        throw new Error("boom");
+      },
+    });
     expect(ownDataValue(record, "own")).toBe(2);
     expect(ownDataValue(record, "inherited")).toBeUndefined();
-    expect(ownDataValue(record, "getter")).toBeUndefined();
+    expect(ownDataValue(record, "getter")).toBe(3);
+    expect(ownDataValue(record, "throwing")).toBeUndefined();
     expect(ownDataValue(record, "undef")).toBeUndefined();
     expect(ownDataValue(record, "toString")).toBeUndefined();
   });

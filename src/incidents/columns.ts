@@ -10,17 +10,23 @@
  * - `HashIndex`: equality lookup on a selective field (`Number`, `ExternalKey`, `IncidentId`).
  * - `Bitset`: the selection vectors the planner combines.
  *
- * Fields are read as the reference interpreter reads them (`resolveFieldPath`, DECISIONS.md 1.1): own data
- * properties only; an accessor, an inherited property or an own `undefined` is missing. Caller objects are
- * never modified.
+ * Fields are read as the reference interpreter reads them (DECISIONS.md 1.1): own properties, data or
+ * accessor, read once when the incident is added; an inherited property, an own `undefined` or a read that
+ * throws is missing. Caller objects are never modified.
  */
 
 import { dateFieldMs } from "../conditions/dates.js";
 
-/** Reads a record's own data property as the reference does: accessors and `undefined` are absent. */
+/**
+ * Reads a record's own property as the reference does (DECISIONS.md 1.1): data or accessor (the getter is
+ * called once here); inherited, absent, `undefined` and a throwing read are all `undefined`. Never throws.
+ */
 export function ownDataValue(record: object, key: string): unknown {
-  const descriptor = Object.getOwnPropertyDescriptor(record, key);
-  return descriptor === undefined ? undefined : descriptor.value;
+  try {
+    return Object.hasOwn(record, key) ? (record as Record<string, unknown>)[key] : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -121,15 +121,15 @@ describe("IncidentSet: inputs", () => {
     expect(() => new IncidentSet<Incident>().add(["x"] as unknown as Incident)).toThrow(TypeError);
   });
 
-  it("reads fields as own data properties: accessors and inherited values are missing", () => {
+  it("reads fields as own properties, data or accessor: inherited values are missing (DECISIONS.md 1.1)", () => {
     const withGetter = Object.defineProperty({ IncidentId: 1 }, "Severity", {
       get: () => "High",
       enumerable: true,
     });
     const inherited = Object.assign(Object.create({ Severity: "High" }) as Incident, { IncidentId: 2 });
     const set = new IncidentSet<Incident>([withGetter, inherited, { IncidentId: 3, Severity: "High" }]);
-    expect(set.findAll({ Severity: "High" }).map((i) => i.IncidentId)).toEqual([3]);
-    expect(set.count({ Severity: { $exists: false } })).toBe(2);
+    expect(set.findAll({ Severity: "High" }).map((i) => i.IncidentId)).toEqual([1, 3]);
+    expect(set.count({ Severity: { $exists: false } })).toBe(1);
   });
 
   it("keeps the record type", () => {
