@@ -55,8 +55,8 @@ export interface Predicate {
   /**
    * @param incident - any value; anything but a non-array object is read as an empty record
    * @returns true when the incident matches `condition`
-   * @throws only what `evaluate` would throw for the same record (a `Date`-like object whose `getTime`
-   *   throws); never for plain data
+   * @throws never: a throwing accessor is a missing field (DECISIONS.md 1.1), a forged `Date` is no date;
+   *   a Proxy whose traps throw is answered `false` (outside the guarantee, SECURITY.md)
    */
   (incident: unknown): boolean;
   /** The condition this predicate was compiled from (the one passed to `compile`). */

@@ -275,8 +275,9 @@ function evaluateWith(condition: Condition, incident: unknown, read: Reader): bo
  * @param incident - the incident record; fields are own properties, data or accessor, each read at most
  *   once in this call; inherited properties never count; a throwing read counts as missing
  * @returns true when the incident matches
- * @throws never for any record. A hand-built condition with a pattern RE2 refuses throws
- *   `RegexSyntaxError` (the parser never produces one).
+ * @throws never for a record of data, accessors (a throwing one is a missing field) or forged `Date`s;
+ *   only a Proxy whose traps throw can make it throw (outside the guarantee, SECURITY.md). A hand-built
+ *   condition with a pattern RE2 refuses throws `RegexSyntaxError` (the parser never produces one).
  * @example evaluate(parseSearchConditions({ Severity: { $in: ["High"] } }), { Severity: "High" }) //=> true
  */
 export function evaluate(condition: Condition, incident: object): boolean {

@@ -108,7 +108,7 @@ function grow<T extends Uint8Array | Uint16Array | Float64Array | Int32Array>(ar
 // ---------------------------------------------------------------------------------------------------------
 // Dictionary column
 
-/** Code of a row whose field is missing (no own data value). */
+/** Code of a row whose field is missing (no own value). */
 export const CODE_MISSING = 0;
 /** Code of a row whose field is `null`. */
 export const CODE_NULL = 1;
@@ -148,7 +148,7 @@ export class DictionaryColumn {
     this.codes = new Uint8Array(capacity);
   }
 
-  /** Stores row `row`'s value (already read as an own data value). */
+  /** Stores row `row`'s value (already read as an own value, DECISIONS.md 1.1). */
   set(row: number, value: unknown, capacity: number): void {
     if (this.dropped) return;
     let code: number;
