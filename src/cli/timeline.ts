@@ -2,8 +2,7 @@ import { type Command, Option } from "commander";
 import { formatDatasetIssues, validateDataset } from "../commands/dataset.js";
 import { type TimelineEntry, type TimelineEntryProblem, validateTimelineEntryAt } from "../timeline/entry.js";
 import { createTimelineFilter } from "../timeline/filter.js";
-import { queryTimeline } from "../timeline/query.js";
-import { parseSortOrder, type SortOrder } from "../timeline/sort.js";
+import { parseSortOrder, type SortOrder, sortedTimelineOrder } from "../timeline/sort.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import {
   addRecordOptions,
@@ -73,7 +72,7 @@ Exit codes: 0 printed the entries, 1 no such incident (--data), 2 invalid sort o
         throw new CliError((error as Error).message, EXIT.invalid);
       }
       const filter = createTimelineFilter(options.filter ?? "");
-      let kept: TimelineEntry[];
+      let kept: KeptEntries;
       if (options.data !== undefined) {
         if (options.incident === undefined) {
           throw new CliError(
@@ -89,7 +88,8 @@ Exit codes: 0 printed the entries, 1 no such incident (--data), 2 invalid sort o
           options,
         );
         if (entries === undefined) return;
-        kept = entries.filter((entry) => filter.matches(entry));
+        kept = new KeptEntries();
+        for (const entry of entries) if (filter.matches(entry)) kept.add(entry);
       } else if (options.entries !== undefined) {
         if (options.incident !== undefined || options.site !== undefined) {
           throw new CliError("--incident and --site go with --data, not --entries.", EXIT.usage);
@@ -101,8 +101,23 @@ Exit codes: 0 printed the entries, 1 no such incident (--data), 2 invalid sort o
           EXIT.usage,
         );
       }
-      await printEntries(queryTimeline(kept, { sortOrder }), context, options.ndjson === true);
+      await printEntries(kept, sortedTimelineOrder(kept.keys, sortOrder), context, options.ndjson === true);
     });
+}
+
+/**
+ * The entries kept for printing: each as its JSON text (one string: the garbage collector never walks it,
+ * which matters with a million entries) with its sort keys (`Time`, `TimelineID`) beside it, for
+ * `sortedTimelineOrder` (the engine's order, DECISIONS.md 2).
+ */
+class KeptEntries {
+  readonly texts: string[] = [];
+  readonly keys: { readonly Time: string; readonly TimelineID: number }[] = [];
+
+  add(entry: TimelineEntry): void {
+    this.texts.push(JSON.stringify(entry));
+    this.keys.push({ Time: entry.Time, TimelineID: entry.TimelineID });
+  }
 }
 
 /** Reads, validates and filters the entries of a JSON array or NDJSON input. */
@@ -111,8 +126,8 @@ async function entriesFromFile(
   context: CliContext,
   options: TimelineOptions,
   keep: (entry: TimelineEntry) => boolean,
-): Promise<TimelineEntry[]> {
-  const kept: TimelineEntry[] = [];
+): Promise<KeptEntries> {
+  const kept = new KeptEntries();
   const problems: TimelineEntryProblem[] = [];
   const { log } = await forEachRecord(
     name,
@@ -128,7 +143,7 @@ async function entriesFromFile(
     (value, line, record, log) => {
       const entry = validateTimelineEntryAt(value, record - 1, problems);
       if (entry !== undefined) {
-        if (keep(entry)) kept.push(entry);
+        if (keep(entry)) kept.add(entry);
         return undefined;
       }
       if (record === 1 && looksLikeDataset(value)) {
@@ -221,21 +236,23 @@ async function entriesFromDataset(
     }));
 }
 
-/** Writes the entries in batches, respecting back-pressure: a JSON array (one entry a line) or NDJSON. */
+/** Writes the entries in `order`, in batches, respecting back-pressure: a JSON array (one entry a line) or NDJSON. */
 async function printEntries(
-  entries: readonly TimelineEntry[],
+  kept: KeptEntries,
+  order: readonly number[],
   context: CliContext,
   ndjson: boolean,
 ): Promise<void> {
   const output = context.output;
-  if (!ndjson) await output.write(entries.length === 0 ? "[]\n" : "[\n");
+  const texts = kept.texts;
+  if (!ndjson) await output.write(order.length === 0 ? "[]\n" : "[\n");
   const BATCH = 1000;
-  for (let start = 0; start < entries.length; start += BATCH) {
-    const end = Math.min(entries.length, start + BATCH);
+  for (let start = 0; start < order.length; start += BATCH) {
+    const end = Math.min(order.length, start + BATCH);
     let text = "";
     for (let i = start; i < end; i++) {
-      text += JSON.stringify(entries[i]);
-      text += ndjson ? "\n" : i === entries.length - 1 ? "\n]\n" : ",\n";
+      text += texts[order[i]!];
+      text += ndjson ? "\n" : i === order.length - 1 ? "\n]\n" : ",\n";
     }
     await output.write(text);
   }
