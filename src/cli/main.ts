@@ -9,8 +9,11 @@ const argv = process.argv.slice(2);
 const debug = argv.includes("--debug");
 
 // Writes after the reader of stdout has gone away fail with EPIPE: nothing is left to do.
+// Any other failure to write is an I/O error (74), reported in one line.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  process.stderr.write(`incident-query: Cannot write the output: ${error.message.split("\n")[0]}\n`);
+  process.exit(74);
 });
 
 function fail(error: unknown): void {

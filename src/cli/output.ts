@@ -16,7 +16,7 @@ export class Output {
   readonly #stream: NodeJS.WritableStream;
   #closed = false;
   #failure: Error | undefined;
-  #waiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  #waiters: (() => void)[] = [];
 
   constructor(stream: NodeJS.WritableStream) {
     this.#stream = stream;
@@ -49,9 +49,24 @@ export class Output {
   write(text: string): Promise<void> | undefined {
     this.#check();
     if (this.#stream.write(text)) return undefined;
-    return new Promise<void>((resolve, reject) => {
-      this.#waiters.push({ resolve, reject });
+    return new Promise<void>((resolve) => {
+      this.#waiters.push(resolve);
     }).then(() => this.#check());
+  }
+
+  /**
+   * Waits until everything written so far has been handed to the system.
+   * @throws {OutputClosedError} when the reader has gone away
+   * @throws {CliError} (`ioError`) when writing failed for another reason
+   */
+  async flush(): Promise<void> {
+    this.#check();
+    await new Promise<void>((resolve) => {
+      this.#stream.write("", () => resolve());
+    });
+    // An error event follows its failed write's callback: let it arrive.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.#check();
   }
 
   #check(): void {
@@ -62,6 +77,6 @@ export class Output {
   #release(): void {
     const waiters = this.#waiters;
     this.#waiters = [];
-    for (const waiter of waiters) waiter.resolve();
+    for (const waiter of waiters) waiter();
   }
 }

@@ -51,6 +51,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerServeCommand(program);
   try {
     await program.parseAsync([...argv], { from: "user" });
+    await output.flush();
     return context.exitCode;
   } catch (error) {
     // The reader of standard output went away (`| head -1`): it has what it wanted.
