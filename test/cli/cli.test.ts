@@ -299,7 +299,7 @@ describe("incident-query as an operator's tool (issue 13)", () => {
     const refused = await run("match", "--incidents", path, "{}");
     expect(refused.code).toBe(EXIT.dataError);
     expect(refused.err).toContain(
-      "'" + path + "' line 3 (record 2): Expected an incident (a JSON object), found the number 7.",
+      `'${path}' line 3 (record 2): Expected an incident (a JSON object), found the number 7.`,
     );
     const skipped = await run("match", "--incidents", path, "--skip-invalid", "--count", "{}");
     expect([skipped.code, skipped.out]).toEqual([EXIT.ok, "2\n"]);
