@@ -9,6 +9,7 @@
  */
 
 import { pathToFileURL } from "node:url";
+import { readRecordsFromChunks } from "../src/cli/records.js";
 import { type TimelineEntry, validateTimelineEntries } from "../src/timeline/entry.js";
 import { createTimelineIndex, queryTimeline } from "../src/timeline/query.js";
 import type { SortOrder } from "../src/timeline/sort.js";
@@ -209,6 +210,16 @@ export function dateFnsValidate(input: readonly unknown[]): number {
   return valid;
 }
 
+/** The name of the CLI readers' case. */
+const READERS_CASE = "CLI: read 100k entries (NDJSON, JSON array)";
+
+/** `text` cut into chunks of 1 MiB, as the CLI reads a file. */
+function chunked(text: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += 1 << 20) out.push(text.slice(i, i + (1 << 20)));
+  return out;
+}
+
 /** The name of the validation case; `printTimelineTable` prints its cost per entry. */
 const VALIDATE_CASE = "validateTimelineEntries (valid entries)";
 
@@ -267,6 +278,24 @@ export function runTimelineBench(): BenchCase[] {
           },
         },
         { engine: "date-fns validator (old)", run: () => dateFnsValidate(validEntries) },
+      ],
+      heavy,
+    ),
+  );
+  // The CLI's readers (issue 13: a JSON array within 1.5x of NDJSON): the same entries as text in 1 MiB
+  // chunks, as the CLI reads them; each run parses every record.
+  const ndjson = chunked(entries.map((e) => JSON.stringify(e)).join("\n"));
+  const array = chunked(JSON.stringify(entries, null, 1));
+  const readOptions = { maxLineLength: 1 << 26, expected: "timeline entries" };
+  collectGarbage();
+  cases.push(
+    benchCase(
+      SECTION,
+      READERS_CASE,
+      SIZE,
+      [
+        { engine: "NDJSON reader", run: () => readRecordsFromChunks(ndjson, readOptions).length },
+        { engine: "JSON array reader", run: () => readRecordsFromChunks(array, readOptions).length },
       ],
       heavy,
     ),
