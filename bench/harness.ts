@@ -74,3 +74,75 @@ export function benchCase(
 export function ratio(ours: Measurement, other: Measurement): number {
   return Math.round((other.medianMs / ours.medianMs) * 100) / 100;
 }
+
+/** One engine of an interleaved measurement: its name, one run (sync or async) answering a count. */
+export interface InterleavedEngine {
+  readonly engine: string;
+  readonly run: () => number | Promise<number>;
+  /** A slow engine is run at most `slowRuns` times (after one warm-up) instead of `minRuns`… `maxRuns`. */
+  readonly slow?: boolean;
+}
+
+/** Repetition bounds of {@link measureInterleaved}. */
+export interface InterleaveOptions {
+  /** Warm-up runs of every engine before timing (the first one's answer is checked too). Default 2. */
+  readonly warmup?: number;
+  /** Rounds at least. Default 5. */
+  readonly minRuns?: number;
+  /** Rounds at most. Default 1,000. */
+  readonly maxRuns?: number;
+  /** Keep adding rounds until this much wall time (ms) has passed in timed rounds. Default 300. */
+  readonly minTimeMs?: number;
+  /** Timed runs of a slow engine (at least 1). Default 1. */
+  readonly slowRuns?: number;
+}
+
+/**
+ * Times several engines on one case INTERLEAVED: every round runs each engine once, the round's first
+ * engine rotating, so that a burst of machine load falls on all engines alike instead of on whichever
+ * engine was being measured at the time (timing them one after another swung ratios by ±30% on a loaded
+ * machine). Returns each engine's median run time; an async run is awaited inside its timing.
+ *
+ * Every run's answer is compared with the first engine's first answer.
+ * @throws {Error} when two engines (or two runs of one engine) disagree on the count, naming every answer
+ */
+export async function measureInterleaved(
+  section: string,
+  name: string,
+  size: number,
+  engines: readonly InterleavedEngine[],
+  { warmup = 2, minRuns = 5, maxRuns = 1_000, minTimeMs = 300, slowRuns = 1 }: InterleaveOptions = {},
+): Promise<BenchCase> {
+  const answers: number[] = [];
+  for (const { run } of engines) answers.push(await run());
+  const disagree = (found: readonly number[]) =>
+    new Error(
+      `${section} / ${name} @${size}: engines disagree: ${engines.map((e, i) => `${e.engine}=${found[i]}`).join(", ")}`,
+    );
+  if (answers.some((a) => a !== answers[0])) throw disagree(answers);
+  for (let w = 1; w < warmup; w++) for (const { run, slow } of engines) if (!slow) await run();
+  const times: number[][] = engines.map(() => []);
+  const start = performance.now();
+  for (let round = 0; round < maxRuns; round++) {
+    if (round >= minRuns && performance.now() - start >= minTimeMs) break;
+    for (let k = 0; k < engines.length; k++) {
+      const i = (round + k) % engines.length;
+      const { run, slow } = engines[i]!;
+      if (slow && times[i]!.length >= Math.max(1, slowRuns)) continue;
+      const t0 = performance.now();
+      let answer = run();
+      if (typeof answer !== "number") answer = await answer;
+      times[i]!.push(performance.now() - t0);
+      if (answer !== answers[0]) {
+        const found = [...answers];
+        found[i] = answer;
+        throw disagree(found);
+      }
+    }
+  }
+  const measurements = engines.map(({ engine }, i): Measurement => {
+    const sorted = [...times[i]!].sort((a, b) => a - b);
+    return { engine, medianMs: sorted[sorted.length >> 1]!, runs: sorted.length, count: answers[0]! };
+  });
+  return { section, name, size, measurements };
+}
