@@ -192,8 +192,9 @@ export async function buildDuckDb(
   );
   return {
     async counter(table, where) {
+      const clause = table === "incidents_enum" ? enumLiterals(where) : where;
       const prepared = await connection.prepare(
-        `SELECT CAST(count(*) AS INTEGER) FROM ${table} WHERE ${where}`,
+        `SELECT CAST(count(*) AS INTEGER) FROM ${table} WHERE ${clause}`,
       );
       return async () => Number((await prepared.runAndReadAll()).getRows()[0]![0]);
     },
@@ -201,6 +202,30 @@ export async function buildDuckDb(
       connection.closeSync?.();
     },
   };
+}
+
+/**
+ * Rewrites the string literals compared with a label field (`F = 'v'`, `F <> 'v'`, `F IN ('a', 'b')`,
+ * `F NOT IN (…)`) into literals of the field's ENUM type, `CAST('v' AS enum_F)`. DuckDB compares an ENUM
+ * column with a VARCHAR literal by casting every value of the column to VARCHAR; with the literal cast to
+ * the ENUM, it compares dictionary codes (about 3× faster on a single-label equality here), which is how
+ * one writes queries against ENUM columns.
+ */
+export function enumLiterals(where: string): string {
+  let out = where;
+  for (const field of LABEL_FIELDS) {
+    const literal = (text: string) => `CAST(${text} AS enum_${field})`;
+    out = out
+      .replace(
+        new RegExp(`\\b${field} (=|<>) ('(?:[^']|'')*')`, "g"),
+        (_, op: string, text: string) => `${field} ${op} ${literal(text)}`,
+      )
+      .replace(
+        new RegExp(`\\b${field} (NOT IN|IN) \\(([^)]*)\\)`, "g"),
+        (_, op: string, list: string) => `${field} ${op} (${list.replace(/'(?:[^']|'')*'/g, literal)})`,
+      );
+  }
+  return out;
 }
 
 const DAY_MS = 86_400_000;
