@@ -3,7 +3,7 @@
  *
  * Sizes: 10k, 100k and 1M incidents by default; `BENCH_SIZES=10000,100000` runs a subset; `--quick` (npm run
  * bench -- --quick) runs 10k only with short timings and no timeline section, as a smoke test of every
- * engine's agreement in well under a minute.
+ * engine's agreement in well under a minute; `--markdown` also prints the peers' table in Markdown.
  * Engines per query (each answers the match count; all counts must agree or the run fails):
  * `compile` (generated code and closures), `evaluate`, `IncidentSet.count`, `IncidentSet.findAll`, mingo 7,
  * sift, the hand-written predicate, and the peers of bench/peers.ts: arquero, DuckDB (an ENUM and a VARCHAR
@@ -109,6 +109,8 @@ function makeScanFirst(): (
 
 /** `--quick`: 10k incidents only, short timings, no timeline section, nothing saved. */
 const QUICK = process.argv.includes("--quick");
+/** `--markdown`: print the peers' table in Markdown too (for docs/performance.md). */
+const MARKDOWN = process.argv.includes("--markdown");
 
 /**
  * Measures the engines of a case interleaved (slow engines fewer times on large sets) and checks that all
@@ -318,6 +320,27 @@ function printPeers(cases: readonly BenchCase[], records: readonly GeneratedInci
     );
   }
   for (const [peer, reason] of reasons) write(`n/a ${peer}: ${reason}`);
+  if (MARKDOWN) printPeersMarkdown(cases, records.length);
+}
+
+/** The peers' table in Markdown: ratios of `IncidentSet.count`, then of `compile`, against each peer. */
+function printPeersMarkdown(cases: readonly BenchCase[], size: number): void {
+  const names = ["arquero", "DuckDB ENUM", "DuckDB VARCHAR", "roaring"];
+  write(`\nMarkdown (${size.toLocaleString("en-US")} incidents):\n`);
+  write(
+    `| query | matches | ${names.map((n) => `set ×${n}`).join(" | ")} | ${names.map((n) => `compile ×${n}`).join(" | ")} |`,
+  );
+  write(`| --- | ---: | ${[...names, ...names].map(() => "---:").join(" | ")} |`);
+  for (const c of cases.filter((x) => x.section === "count")) {
+    const cells = (ours: Measurement) =>
+      PEERS.map((p) => {
+        const m = c.measurements.find((x) => x.engine === p);
+        return m === undefined ? "n/a" : String(ratio(ours, m));
+      }).join(" | ");
+    write(
+      `| ${c.name} | ${c.measurements[0]!.count.toLocaleString("en-US")} | ${cells(find(c, "IncidentSet.count"))} | ${cells(find(c, "compile"))} |`,
+    );
+  }
 }
 
 function printSize(
