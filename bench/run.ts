@@ -124,11 +124,13 @@ async function runCase(
   engines: readonly InterleavedEngine[],
 ): Promise<BenchCase> {
   gc();
-  const slowRuns = size >= 1_000_000 ? 1 : size >= 100_000 ? 3 : 1_000;
+  // --quick: the slow engines three times only, and more rounds of the fast ones (short runs at 10k are
+  // hit or missed by the machine's load at random, so their median needs many samples).
+  const slowRuns = size >= 1_000_000 ? 1 : size >= 100_000 || QUICK ? 3 : 1_000;
   return measureInterleaved(section, name, size, engines, {
     warmup: 2,
-    minRuns: QUICK ? 3 : 5,
-    minTimeMs: QUICK ? 50 : size >= 1_000_000 ? 400 : 300,
+    minRuns: QUICK ? 15 : 5,
+    minTimeMs: QUICK ? 150 : size >= 1_000_000 ? 400 : 300,
     slowRuns,
   });
 }
