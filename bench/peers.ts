@@ -122,7 +122,7 @@ export const LABEL_FIELDS = [
   "Severity",
 ] as const;
 
-/** A label field, or `Number` (the unique key, which roaring also indexes by value). */
+/** A label field, or `Number` (the unique key, which roaring's index holds in a hash map). */
 export type IndexedField = (typeof LABEL_FIELDS)[number] | "Number";
 
 /**
@@ -231,9 +231,10 @@ export function enumLiterals(where: string): string {
 const DAY_MS = 86_400_000;
 
 /**
- * An inverted index of roaring bitmaps over row positions: one bitmap per value of every label field and
- * of `Number`, one per UTC day of `CreatedUtcTime`, and the creation times as a Float64Array for the
- * exact check of the days a range cuts.
+ * An inverted index of roaring bitmaps over row positions: one bitmap per value of every label field, one
+ * per UTC day of `CreatedUtcTime`, the creation times as a Float64Array for the exact check of the days a
+ * range cuts, and a hash map from `Number` to its rows (a bitmap per unique key would be a million native
+ * objects at 1M; the lookup builds the bitmap of the rows found).
  */
 export interface RoaringIndex {
   /** Rows whose `field` equals `value` (an empty bitmap when none). */
@@ -263,12 +264,16 @@ export function buildRoaring(
   RoaringBitmap32: RoaringBitmap32Class,
   records: readonly GeneratedIncident[],
 ): RoaringIndex {
-  const byValue = new Map<IndexedField, Map<string, MutableBitmap>>();
+  const byValue = new Map<(typeof LABEL_FIELDS)[number], Map<string, MutableBitmap>>();
   const days = new Map<number, MutableBitmap>();
   const times = new Float64Array(records.length);
-  for (const field of [...LABEL_FIELDS, "Number"] as const) byValue.set(field, new Map());
+  const byNumber = new Map<string, number[]>();
+  for (const field of LABEL_FIELDS) byValue.set(field, new Map());
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
+    const rows = byNumber.get(r.Number);
+    if (rows === undefined) byNumber.set(r.Number, [i]);
+    else rows.push(i);
     for (const [field, map] of byValue) {
       const value = r[field];
       let bitmap = map.get(value);
@@ -295,10 +300,14 @@ export function buildRoaring(
   const firstDay = Math.min(...days.keys());
   const lastDay = Math.max(...days.keys());
   const and = (...bitmaps: readonly Bitmap[]): Bitmap =>
-    bitmaps.reduce((a, b) => RoaringBitmap32.and(a, b), all as Bitmap);
+    bitmaps.length === 0 ? all : bitmaps.reduce((a, b) => RoaringBitmap32.and(a, b));
+  const eq = (field: IndexedField, value: string): Bitmap =>
+    field === "Number"
+      ? new RoaringBitmap32(byNumber.get(value) ?? [])
+      : (byValue.get(field)!.get(value) ?? empty);
   return {
-    eq: (field, value) => byValue.get(field)!.get(value) ?? empty,
-    anyOf: (field, values) => RoaringBitmap32.orMany(values.map((v) => byValue.get(field)!.get(v) ?? empty)),
+    eq,
+    anyOf: (field, values) => RoaringBitmap32.orMany(values.map((v) => eq(field, v))),
     and,
     or: (...bitmaps) => RoaringBitmap32.orMany(bitmaps),
     not: (bitmap) => RoaringBitmap32.andNot(all, bitmap),
