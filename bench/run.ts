@@ -124,13 +124,12 @@ async function runCase(
   engines: readonly InterleavedEngine[],
 ): Promise<BenchCase> {
   gc();
-  // --quick: the slow engines three times only, and more rounds of the fast ones (short runs at 10k are
-  // hit or missed by the machine's load at random, so their median needs many samples).
+  // --quick: the slow engines three times only, and shorter turns.
   const slowRuns = size >= 1_000_000 ? 1 : size >= 100_000 || QUICK ? 3 : 1_000;
   return measureInterleaved(section, name, size, engines, {
-    warmup: 2,
-    minRuns: QUICK ? 15 : 5,
-    minTimeMs: QUICK ? 150 : size >= 1_000_000 ? 400 : 300,
+    minRuns: QUICK ? 9 : 7,
+    minTimeMs: QUICK ? 0 : 300,
+    sliceMs: QUICK ? 4 : 10,
     slowRuns,
   });
 }
@@ -291,6 +290,15 @@ function finishSize(
   return { size, recordsHeapBytes, setHeapBytes, setHeapAfterQueriesBytes, setBuildMs, cases };
 }
 
+/**
+ * `other / ours` for the peers' tables, with enough digits for a small ratio (0.0042 rather than 0): 1
+ * decimal from 10, 2 decimals from 0.1, 2 significant digits below.
+ */
+function times(ours: Measurement, other: Measurement): string {
+  const x = other.medianMs / ours.medianMs;
+  return x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2);
+}
+
 const PEERS = ["arquero", "DuckDB (ENUM)", "DuckDB (VARCHAR)", "roaring"] as const;
 
 /**
@@ -311,7 +319,7 @@ function printPeers(cases: readonly BenchCase[], records: readonly GeneratedInci
     const compiled = find(c, "compile");
     const cell = (ours: Measurement, peer: string) => {
       const m = c.measurements.find((x) => x.engine === peer);
-      if (m !== undefined) return String(ratio(ours, m)).padStart(11);
+      if (m !== undefined) return times(ours, m).padStart(11);
       const form = queries.find((q) => q.name === c.name)?.roaring;
       if (form !== undefined && typeof form !== "function") reasons.set(peer, form.na);
       return "n/a".padStart(11);
@@ -337,7 +345,7 @@ function printPeersMarkdown(cases: readonly BenchCase[], size: number): void {
     const cells = (ours: Measurement) =>
       PEERS.map((p) => {
         const m = c.measurements.find((x) => x.engine === p);
-        return m === undefined ? "n/a" : String(ratio(ours, m));
+        return m === undefined ? "n/a" : times(ours, m);
       }).join(" | ");
     write(
       `| ${c.name} | ${c.measurements[0]!.count.toLocaleString("en-US")} | ${cells(find(c, "IncidentSet.count"))} | ${cells(find(c, "compile"))} |`,
