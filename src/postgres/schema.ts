@@ -75,6 +75,15 @@ export function schemaStatements(columns: ColumnMap = DEFAULT_COLUMNS): string[]
     )`,
     // The first-match query of DECISIONS.md 1.9 walks this index in order.
     `CREATE INDEX IF NOT EXISTS iq_incidents_first ON iq_incidents (site, created NULLS LAST, incident_id NULLS LAST, seq)`,
+    // Irregular values: the superset clauses ask `irregular @> ARRAY[field]`, which this index answers.
+    `CREATE INDEX IF NOT EXISTS iq_incidents_irregular ON iq_incidents USING gin (irregular)`,
+    // Key lookups (`Number`, `ExternalKey`), as IncidentSet's hash indexes.
+    ...Object.entries(columns)
+      .filter(([field]) => field === "Number" || field === "ExternalKey")
+      .map(
+        ([, column]) =>
+          `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`iq_incidents_${column}`)} ON iq_incidents (site, ${quoteIdentifier(column)})`,
+      ),
     `CREATE TABLE IF NOT EXISTS iq_timeline_entries (
       site text NOT NULL,
       incident_number text NOT NULL,

@@ -62,8 +62,8 @@ const UNDECIDED: Clause = { maybe: TRUE, sure: FALSE };
  * @throws {TypeError} when a column name or the alias is not an allowed identifier
  * @example
  * toSqlWhere(parseSearchConditions({ Severity: "High" }))
- * //=> { text: '(COALESCE("f_severity" = ANY($1::text[]), FALSE) OR $2::text = ANY("irregular"))',
- * //     values: [["High"], "Severity"], sure: { text: 'COALESCE("f_severity" = ANY($3::text[]), FALSE)',
+ * //=> { text: '(("f_severity" IS NOT NULL AND "f_severity" = ANY($1::text[])) OR "irregular" @> ARRAY[$2::text])',
+ * //     values: [["High"], "Severity"], sure: { text: '("f_severity" IS NOT NULL AND "f_severity" = ANY($3::text[]))',
  * //     values: [["High"]] }, exact: false }
  */
 export function toSqlWhere(condition: Condition, options: ToSqlOptions = {}): SqlWhere {
@@ -161,7 +161,7 @@ class Translator {
     if (node.kind === "regex" || node.kind === "size" || node.kind === "all") return UNDECIDED;
     if (node.kind === "range" && !this.rangeOnColumn(node, isDate)) return UNDECIDED;
     // The value is present but not of the column's type (an array, a number, null, a non-date, …).
-    const irregular = `${this.param(name)}::text = ANY(${this.qualifier}"irregular")`;
+    const irregular = `${this.qualifier}"irregular" @> ARRAY[${this.param(name)}::text]`;
     // The value is missing: no column value and not irregular.
     const missing = `(${col} IS NULL AND NOT ${irregular})`;
     switch (node.kind) {
@@ -186,7 +186,7 @@ class Translator {
         if (node.upper?.operand.type === "date") {
           parts.push(`${col} ${node.upper.inclusive ? "<=" : "<"} ${this.instant(node.upper.operand.value)}`);
         }
-        const sure = `COALESCE(${parts.join(" AND ")}, FALSE)`;
+        const sure = `(${col} IS NOT NULL AND ${parts.join(" AND ")})`;
         return { sure, maybe: `(${sure} OR ${irregular})` };
       }
       default:
@@ -221,10 +221,12 @@ class Translator {
       // Any other operand can only equal an irregular value (or nothing): the re-check decides.
     }
     const sure: string[] = [];
-    if (strings.length > 0) sure.push(`COALESCE(${col} = ANY(${this.param(strings)}::text[]), FALSE)`);
+    // `col IS NOT NULL AND col = ANY(…)` is two-valued (never NULL) and can use an index on the column.
+    if (strings.length > 0)
+      sure.push(`(${col} IS NOT NULL AND ${col} = ANY(${this.param(strings)}::text[]))`);
     if (instants.length > 0) {
       const list = instants.map((ms) => this.instant(ms)).join(", ");
-      sure.push(`COALESCE(${col} IN (${list}), FALSE)`);
+      sure.push(`(${col} IS NOT NULL AND ${col} IN (${list}))`);
     }
     // null matches a missing field (and an irregular value that is or holds null: re-checked).
     if (withNull) sure.push(missing);

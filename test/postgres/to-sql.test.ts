@@ -70,9 +70,9 @@ async function verdicts(site: string, raw: unknown): Promise<Verdict[]> {
 describe(`toSqlWhere on ${DATABASE_KIND}`, () => {
   it("documents its example exactly", () => {
     expect(toSqlWhere(parseSearchConditions({ Severity: "High" }))).toEqual({
-      text: '(COALESCE("f_severity" = ANY($1::text[]), FALSE) OR $2::text = ANY("irregular"))',
+      text: '(("f_severity" IS NOT NULL AND "f_severity" = ANY($1::text[])) OR "irregular" @> ARRAY[$2::text])',
       values: [["High"], "Severity"],
-      sure: { text: 'COALESCE("f_severity" = ANY($3::text[]), FALSE)', values: [["High"]] },
+      sure: { text: '("f_severity" IS NOT NULL AND "f_severity" = ANY($3::text[]))', values: [["High"]] },
       exact: false,
     });
   });
