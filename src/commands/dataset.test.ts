@@ -262,6 +262,7 @@ describe("validateDataset", () => {
       ok: false,
       issues: [
         {
+          code: "unknown_label",
           path: ["incidents", 0, "Severity"],
           message: `Expected one of 'Critical', 'High', 'Medium', 'Low', 'Informational' for Severity, found the string "high".`,
         },
@@ -352,7 +353,13 @@ describe("parseDataset", () => {
     expect(parseDataset(JSON.stringify(BASE)).ok).toBe(true);
     expect(parseDataset('{"sites": [{"name": ""}]}')).toEqual({
       ok: false,
-      issues: [{ path: ["sites", 0, "name"], message: `Expected a non-empty string, found the string "".` }],
+      issues: [
+        {
+          code: "invalid_type",
+          path: ["sites", 0, "name"],
+          message: `Expected a non-empty string, found the string "".`,
+        },
+      ],
     });
   });
 });
