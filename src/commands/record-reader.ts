@@ -163,7 +163,8 @@ export function readRecord<T extends object>(
       continue;
     }
     const read = readValue(field.rule, value, path, field.segments ?? key, out);
-    if (read !== INVALID) result[key] = read;
+    // Catalogue fields are only checked: the open record they stand in is copied whole by its owner.
+    if (read !== INVALID && field.rule.kind !== "catalog") result[key] = read;
   }
   return { fields: result as ReadFields<T>, ok: out.count === before };
 }
@@ -188,6 +189,11 @@ function expectedOf(rule: Rule): string {
   }
 }
 
+/** The path of a field: `key` under `base`, or the segments of a dotted key of an open schema. */
+function pathOf(base: readonly PathSegment[], key: string | readonly string[]): PathSegment[] {
+  return typeof key === "string" ? [...base, key] : [...base, ...key];
+}
+
 function readValue(
   rule: Rule,
   value: unknown,
@@ -195,16 +201,16 @@ function readValue(
   key: string | readonly string[],
   out: IssueCollector,
 ): unknown {
-  const at = (): PathSegment[] => (typeof key === "string" ? [...base, key] : [...base, ...key]);
+  // Paths are built only when there is a problem: this runs for every field of every record.
   switch (rule.kind) {
     case "string": {
       if (typeof value !== "string" || (rule.blank !== true && isBlank(value))) {
-        out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, at());
+        out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, pathOf(base, key));
         return INVALID;
       }
       const problem = rule.format === undefined ? undefined : formatProblem(rule.format, value);
       if (problem !== undefined) {
-        out.add(problem, at());
+        out.add(problem, pathOf(base, key));
         return INVALID;
       }
       return value;
@@ -215,13 +221,13 @@ function readValue(
         !Number.isSafeInteger(value) ||
         value < (rule.min ?? Number.MIN_SAFE_INTEGER)
       ) {
-        out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, at());
+        out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, pathOf(base, key));
         return INVALID;
       }
       return value;
     case "strings": {
       if (!Array.isArray(value)) {
-        out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, at());
+        out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, pathOf(base, key));
         return INVALID;
       }
       let ok = true;
@@ -229,7 +235,10 @@ function readValue(
       for (let index = 0; index < value.length; index++) {
         const item: unknown = value[index];
         if (typeof item !== "string" || isBlank(item)) {
-          out.add({ code: "invalid_type", expected: "a non-empty string", found: item }, [...at(), index]);
+          out.add({ code: "invalid_type", expected: "a non-empty string", found: item }, [
+            ...pathOf(base, key),
+            index,
+          ]);
           ok = false;
         } else copy.push(item);
       }
@@ -237,12 +246,12 @@ function readValue(
     }
     case "records": {
       if (!Array.isArray(value)) {
-        out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, at());
+        out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, pathOf(base, key));
         return INVALID;
       }
       let ok = true;
       const records: unknown[] = [];
-      const path = at();
+      const path = pathOf(base, key);
       for (let index = 0; index < value.length; index++) {
         const read = readRecord(rule.schema, value[index], [...path, index], out);
         if (read === undefined || !read.ok) ok = false;
@@ -251,32 +260,39 @@ function readValue(
       return ok ? records : INVALID;
     }
     case "catalog":
-      return readCatalogValue(rule.field, rule.spec, value, at, out);
+      return readCatalogValue(rule, value, base, key, out);
     default:
       return assertNever(rule);
   }
 }
 
 function readCatalogValue(
-  field: string,
-  spec: CatalogFieldSpec,
+  rule: Extract<Rule, { kind: "catalog" }>,
   value: unknown,
-  at: () => PathSegment[],
+  base: readonly PathSegment[],
+  key: string | readonly string[],
   out: IssueCollector,
 ): unknown {
+  const { field, spec } = rule;
   if (value === null) return value;
   switch (spec.kind) {
     case "text":
       if (typeof value === "string") return value;
-      out.add({ code: "field_type", field, fieldKind: "text", expected: "a string", found: value }, at());
+      out.add(
+        { code: "field_type", field, fieldKind: "text", expected: "a string", found: value },
+        pathOf(base, key),
+      );
       return INVALID;
     case "enum":
       if (typeof value === "string" && spec.labels.includes(value)) return value;
-      out.add({ code: "unknown_label", field, labels: spec.labels, found: value }, at());
+      out.add({ code: "unknown_label", field, labels: spec.labels, found: value }, pathOf(base, key));
       return INVALID;
     case "date":
       if (typeof value === "string" && parseIsoUtc(value) !== undefined) return value;
-      out.add({ code: "field_type", field, fieldKind: "date", expected: ISO_UTC_FORMAT, found: value }, at());
+      out.add(
+        { code: "field_type", field, fieldKind: "date", expected: ISO_UTC_FORMAT, found: value },
+        pathOf(base, key),
+      );
       return INVALID;
     default:
       return assertNever(spec);
