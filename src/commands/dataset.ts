@@ -52,11 +52,11 @@ export interface DatasetTimelineEntry {
   readonly TimelineID: number;
   /** `yyyy-MM-dd HH:mm:ss`, in the incident's (the site's) time zone. */
   readonly Time: string;
-  /** Default `""`. */
+  /** This and the other text fields default to `""`. */
   readonly Summary?: string;
   readonly Note?: string;
   readonly EventType?: string;
-  /** Default `[]`. */
+  /** This and `Technique` default to `[]`; each element a non-empty string. */
   readonly Tactic?: readonly string[];
   readonly Technique?: readonly string[];
   readonly RiskLevel?: string;
@@ -97,7 +97,8 @@ export interface DatasetArtifact {
 
 /**
  * The dataset of `createMemoryBackend` (JSON). Every top-level list is optional (default `[]`).
- * `incidents` hold `IncidentId` (integer, unique), `Number` (string, unique within the site), `Site` and any
+ * `incidents` hold `IncidentId` (an integer of at least 1, unique), `Number` (a non-empty string, unique
+ * within the site), `Site` and any
  * field of specification 2.3; catalogue fields must have the catalogue's type (labels for enumerated
  * fields, ISO-8601 UTC strings for `CreatedUtcTime`).
  */
@@ -139,7 +140,11 @@ export interface DatasetOptions {
 /** Records between two `onProgress` calls of `validateDataset` when `progressInterval` is not given. */
 export const DEFAULT_PROGRESS_INTERVAL = 10_000;
 
-/** Thrown by `createMemoryBackend` for an invalid dataset; `issues` lists every problem. */
+/**
+ * Thrown for an invalid dataset by `createMemoryBackend` (and by the memory backend's changes, which are
+ * validated as in a dataset), `loadSampleDataset` and the PostgreSQL backend's loading; `issues` lists every
+ * problem.
+ */
 export class DatasetError extends Error {
   override readonly name = "DatasetError";
   readonly issues: readonly DatasetIssue[];

@@ -113,7 +113,7 @@ export function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The fields of a read record: each valid field, or its fallback when absent. */
+/** The fields of a read record: each valid field, or its fallback when absent (catalogue fields are only checked, never kept). */
 export type ReadFields<T extends object> = { -readonly [K in keyof T]?: Exclude<T[K], undefined> };
 
 /** A record as read: `fields` holds every valid field; `ok` is false when any issue was reported for it. */
