@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
 import { DEFAULT_CATALOG, extendCatalog } from "../conditions/catalog.js";
-import { MAX_DATASET_ISSUES, parseDataset, validateDataset } from "./dataset.js";
+import { DEFAULT_PROGRESS_INTERVAL, MAX_DATASET_ISSUES, parseDataset, validateDataset } from "./dataset.js";
 
 const BASE = {
   sites: [{ name: "HQ", timeZone: "America/New_York" }, { name: "Lab" }],
@@ -262,6 +262,7 @@ describe("validateDataset", () => {
       ok: false,
       issues: [
         {
+          code: "unknown_label",
           path: ["incidents", 0, "Severity"],
           message: `Expected one of 'Critical', 'High', 'Medium', 'Low', 'Informational' for Severity, found the string "high".`,
         },
@@ -352,7 +353,108 @@ describe("parseDataset", () => {
     expect(parseDataset(JSON.stringify(BASE)).ok).toBe(true);
     expect(parseDataset('{"sites": [{"name": ""}]}')).toEqual({
       ok: false,
-      issues: [{ path: ["sites", 0, "name"], message: `Expected a non-empty string, found the string "".` }],
+      issues: [
+        {
+          code: "invalid_type",
+          path: ["sites", 0, "name"],
+          message: `Expected a non-empty string, found the string "".`,
+        },
+      ],
     });
+  });
+});
+
+describe("validateDataset progress", () => {
+  function calls(input: unknown, progressInterval?: number): [number, number][] {
+    const seen: [number, number][] = [];
+    validateDataset(input, {
+      onProgress: (done, total) => seen.push([done, total]),
+      ...(progressInterval === undefined ? {} : { progressInterval }),
+    });
+    return seen;
+  }
+  const sites = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `S${i}` }));
+
+  it.each([
+    ["no records", {}, 3, [[0, 0]]],
+    ["fewer records than the interval", { sites: sites(2) }, 3, [[2, 2]]],
+    [
+      "records of every list, counted together",
+      { sites: sites(2), users: [{ username: "u", sites: ["S0"] }], artifactTypes: [{ id: 1, label: "IP" }] },
+      2,
+      [
+        [2, 4],
+        [4, 4],
+      ],
+    ],
+    [
+      "a total that is not a multiple of the interval",
+      { sites: sites(5) },
+      2,
+      [
+        [2, 5],
+        [4, 5],
+        [5, 5],
+      ],
+    ],
+    ["invalid records, counted too", { sites: [1, 2, 3], incidents: [null] }, 10, [[4, 4]]],
+    ["a list that is not an array, not counted", { sites: {}, users: [] }, 1, [[0, 0]]],
+  ] as const)("reports %s", (_name, input, interval, expected) => {
+    expect(calls(input, interval)).toEqual(expected);
+  });
+
+  it("reports every DEFAULT_PROGRESS_INTERVAL records by default", () => {
+    const incidents = Array.from({ length: DEFAULT_PROGRESS_INTERVAL * 2 + 1 }, (_, i) => ({
+      IncidentId: i + 1,
+      Number: String(i),
+      Site: "HQ",
+    }));
+    expect(calls({ sites: [{ name: "HQ" }], incidents })).toEqual([
+      [DEFAULT_PROGRESS_INTERVAL, DEFAULT_PROGRESS_INTERVAL * 2 + 2],
+      [DEFAULT_PROGRESS_INTERVAL * 2, DEFAULT_PROGRESS_INTERVAL * 2 + 2],
+      [DEFAULT_PROGRESS_INTERVAL * 2 + 2, DEFAULT_PROGRESS_INTERVAL * 2 + 2],
+    ]);
+  });
+
+  it("calls increase strictly and end at (total, total), whatever the sizes (property)", () => {
+    fc.assert(
+      fc.property(fc.nat(40), fc.nat(40), fc.integer({ min: 1, max: 12 }), (nSites, nUsers, interval) => {
+        const seen = calls({ sites: sites(nSites), users: Array(nUsers).fill(1) }, interval);
+        const total = nSites + nUsers;
+        expect(seen.at(-1)).toEqual([total, total]);
+        for (const [index, [done, t]] of seen.entries()) {
+          expect(t).toBe(total);
+          if (index > 0) expect(done).toBeGreaterThan(seen[index - 1]![0]);
+          if (index < seen.length - 1) expect(done % interval).toBe(0);
+        }
+        expect(seen).toHaveLength(
+          Math.floor(total / interval) + (total % interval === 0 && total > 0 ? 0 : 1),
+        );
+      }),
+      fcOptions(100),
+    );
+  });
+
+  it.each([0, -1, 1.5, Number.NaN, "10"])("refuses progressInterval %j with a TypeError", (interval) => {
+    expect(() => validateDataset({}, { progressInterval: interval as number })).toThrow(TypeError);
+  });
+
+  it("refuses an onProgress that is not a function with a TypeError", () => {
+    expect(() => validateDataset({}, { onProgress: 1 as unknown as () => void })).toThrow(TypeError);
+  });
+
+  it("lets an exception of onProgress propagate", () => {
+    const failure = new Error("stop");
+    expect(() =>
+      validateDataset(
+        { sites: sites(3) },
+        {
+          progressInterval: 1,
+          onProgress: () => {
+            throw failure;
+          },
+        },
+      ),
+    ).toThrow(failure);
   });
 });

@@ -1,19 +1,31 @@
 /**
  * The dataset of the in-memory backend: sites, users, incidents, timeline entries, playbooks, artifact
  * types and artifacts, as one JSON document (documented with an example in the README). Loading validates
- * it and reports every problem with its path (`incidents[3].Severity: …`), never the first one only.
+ * it and reports every problem with its code and path (`incidents[3].Severity: …`), never the first one
+ * only. Each record kind is a schema read by the declarative reader of `record-reader.ts`; references
+ * between records and uniqueness are checked here. Issue messages come from `dataset-issues.ts`.
  *
- * Untrusted input never crashes the validator, hangs it, or pollutes a prototype: objects are walked
- * iteratively with a depth limit, keys named `__proto__`, `prototype` or `constructor` are refused, and the
- * validated dataset is a fresh copy.
+ * Untrusted input never crashes the validator, hangs it, or pollutes a prototype: incidents' free-form
+ * values are walked iteratively with a depth limit, keys named `__proto__`, `prototype` or `constructor`
+ * are refused, and the validated dataset is a fresh copy.
  */
 
-import { isValidTimeZone } from "../artifacts/note-result.js";
 import { DEFAULT_CATALOG, type FieldCatalog, isForbiddenSegment } from "../conditions/catalog.js";
-import { parseIsoUtc } from "../conditions/dates.js";
 import { describeValue, formatPath, type PathSegment } from "../conditions/issues.js";
-import { timelineTimeKey } from "../timeline/sort.js";
 import type { ArtifactTypeInfo, IncidentRecord } from "./backend.js";
+import { type DatasetIssue, makeDatasetIssue } from "./dataset-issues.js";
+import {
+  type Field,
+  IssueCollector,
+  isObject,
+  optional,
+  own,
+  type ReadFields,
+  type RecordSchema,
+  readRecord,
+  required,
+  rules,
+} from "./record-reader.js";
 
 /** A site of the dataset. */
 export interface DatasetSite {
@@ -40,11 +52,11 @@ export interface DatasetTimelineEntry {
   readonly TimelineID: number;
   /** `yyyy-MM-dd HH:mm:ss`, in the incident's (the site's) time zone. */
   readonly Time: string;
-  /** Default `""`. */
+  /** This and the other text fields default to `""`. */
   readonly Summary?: string;
   readonly Note?: string;
   readonly EventType?: string;
-  /** Default `[]`. */
+  /** This and `Technique` default to `[]`; each element a non-empty string. */
   readonly Tactic?: readonly string[];
   readonly Technique?: readonly string[];
   readonly RiskLevel?: string;
@@ -85,7 +97,8 @@ export interface DatasetArtifact {
 
 /**
  * The dataset of `createMemoryBackend` (JSON). Every top-level list is optional (default `[]`).
- * `incidents` hold `IncidentId` (integer, unique), `Number` (string, unique within the site), `Site` and any
+ * `incidents` hold `IncidentId` (an integer of at least 1, unique), `Number` (a non-empty string, unique
+ * within the site), `Site` and any
  * field of specification 2.3; catalogue fields must have the catalogue's type (labels for enumerated
  * fields, ISO-8601 UTC strings for `CreatedUtcTime`).
  */
@@ -99,11 +112,12 @@ export interface Dataset {
   readonly artifacts?: readonly DatasetArtifact[];
 }
 
-/** One problem of a dataset: where (keys and indexes from the root) and what. */
-export interface DatasetIssue {
-  readonly path: PathSegment[];
-  readonly message: string;
-}
+export type {
+  DatasetDuplicate,
+  DatasetIssue,
+  DatasetIssueCode,
+  DatasetIssueDetail,
+} from "./dataset-issues.js";
 
 /** The result of `validateDataset`. */
 export type DatasetValidation = { ok: true; dataset: Dataset } | { ok: false; issues: DatasetIssue[] };
@@ -112,9 +126,25 @@ export type DatasetValidation = { ok: true; dataset: Dataset } | { ok: false; is
 export interface DatasetOptions {
   /** The field catalogue incident fields are checked against (DECISIONS.md 1.6); default `DEFAULT_CATALOG`. */
   readonly catalog?: FieldCatalog;
+  /**
+   * Called as records are read, with how many records of all the lists were read (`done`) and how many
+   * there are (`total`): after every `progressInterval` records, and once more after the last one, so the
+   * last call is always `(total, total)` (`(0, 0)` for a dataset without records); never twice with the
+   * same `done`. Called synchronously; an exception it throws propagates out of `validateDataset`.
+   */
+  readonly onProgress?: (done: number, total: number) => void;
+  /** Records between two `onProgress` calls: a positive integer; default `DEFAULT_PROGRESS_INTERVAL`. */
+  readonly progressInterval?: number;
 }
 
-/** Thrown by `createMemoryBackend` for an invalid dataset; `issues` lists every problem. */
+/** Records between two `onProgress` calls of `validateDataset` when `progressInterval` is not given. */
+export const DEFAULT_PROGRESS_INTERVAL = 10_000;
+
+/**
+ * Thrown for an invalid dataset by `createMemoryBackend` (and by the memory backend's changes, which are
+ * validated as in a dataset), `loadSampleDataset` and the PostgreSQL backend's loading; `issues` lists every
+ * problem.
+ */
 export class DatasetError extends Error {
   override readonly name = "DatasetError";
   readonly issues: readonly DatasetIssue[];
@@ -130,7 +160,7 @@ export function formatDatasetIssues(issues: readonly DatasetIssue[]): string {
   return issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join("\n");
 }
 
-/** At most this many issues are listed; one more issue says how many were left out. */
+/** At most this many issues are listed; one more issue (`more_issues`) says how many were left out. */
 export const MAX_DATASET_ISSUES = 1000;
 /** Nesting depth allowed inside an incident's free-form fields. */
 export const MAX_DATASET_DEPTH = 32;
@@ -144,94 +174,222 @@ const TOP_LEVEL_KEYS = [
   "artifactTypes",
   "artifacts",
 ] as const;
-const TIMELINE_TEXT_FIELDS = ["Summary", "Note", "EventType", "RiskLevel", "Description", "Author"] as const;
-const TIMELINE_LIST_FIELDS = ["Tactic", "Technique"] as const;
-const TIMELINE_KEYS = [
-  "IncidentNumber",
-  "Site",
-  "TimelineID",
-  "Time",
-  ...TIMELINE_TEXT_FIELDS,
-  ...TIMELINE_LIST_FIELDS,
-] as const;
+type ListKey = (typeof TOP_LEVEL_KEYS)[number];
 
-type Json = Record<string, unknown>;
+// The record kinds, one schema each (keys in the order of the records they produce).
+const SITE: RecordSchema<DatasetSite> = {
+  what: "a site",
+  open: false,
+  fields: { name: required(rules.text()), timeZone: optional(rules.text("timeZone")) },
+};
+const USER: RecordSchema<DatasetUser> = {
+  what: "a user",
+  open: false,
+  fields: { username: required(rules.text()), sites: required(rules.strings) },
+};
+const emptyText = () => "";
+const emptyList = () => [];
+const TIMELINE_ENTRY: RecordSchema<DatasetTimelineEntry> = {
+  what: "a timeline entry",
+  open: false,
+  fields: {
+    IncidentNumber: required(rules.text()),
+    Site: required(rules.text()),
+    TimelineID: required(rules.integer()),
+    Time: required(rules.text("localTime")),
+    Summary: optional(rules.blankText, emptyText),
+    Note: optional(rules.blankText, emptyText),
+    EventType: optional(rules.blankText, emptyText),
+    Tactic: optional(rules.strings, emptyList),
+    Technique: optional(rules.strings, emptyList),
+    RiskLevel: optional(rules.blankText, emptyText),
+    Description: optional(rules.blankText, emptyText),
+    Author: optional(rules.blankText, emptyText),
+  },
+};
+const PLAYBOOK: RecordSchema<DatasetPlaybook> = {
+  what: "a playbook",
+  open: false,
+  fields: {
+    name: required(rules.text()),
+    triggers: required(rules.strings),
+    incidentTypes: required(rules.strings),
+    sites: optional(rules.strings),
+  },
+};
+const ARTIFACT_TYPE: RecordSchema<ArtifactTypeInfo> = {
+  what: "an artifact type",
+  open: false,
+  fields: { id: required(rules.integer(0)), label: required(rules.text()) },
+};
+const NOTE: RecordSchema<DatasetNote> = {
+  what: "a note",
+  open: false,
+  fields: {
+    text: required(rules.text()),
+    author: required(rules.text()),
+    time: required(rules.text("isoUtc")),
+  },
+};
+const ARTIFACT: RecordSchema<DatasetArtifact> = {
+  what: "an artifact",
+  open: false,
+  fields: {
+    name: required(rules.text()),
+    typeId: required(rules.integer(0)),
+    site: required(rules.text()),
+    notes: optional(rules.records("notes", NOTE as RecordSchema<object>), emptyList),
+  },
+};
 
-class Collector {
-  readonly issues: DatasetIssue[] = [];
-  private dropped = 0;
+/** The keys every incident has; the catalogue's fields join them in `incidentSchema`. */
+interface IncidentKeys {
+  readonly IncidentId: number;
+  readonly Number: string;
+  readonly Site: string;
+}
 
-  add(path: readonly PathSegment[], message: string): void {
-    if (this.issues.length < MAX_DATASET_ISSUES) this.issues.push({ path: [...path], message });
-    else this.dropped++;
+const INCIDENT_SCHEMAS = new WeakMap<FieldCatalog, RecordSchema<IncidentKeys>>();
+
+/**
+ * The schema of an incident under a catalogue: open (any other key is free-form JSON), `IncidentId` (an
+ * integer of at least 1), `Number` and `Site` required, and every catalogue field but `Number` by its kind.
+ */
+function incidentSchema(catalog: FieldCatalog): RecordSchema<IncidentKeys> {
+  let schema = INCIDENT_SCHEMAS.get(catalog);
+  if (schema !== undefined) return schema;
+  const fields: Record<string, Field<unknown>> = {
+    IncidentId: required(rules.integer(1)),
+    Number: required(rules.text()),
+    Site: required(rules.text()),
+  };
+  for (const [field, spec] of Object.entries(catalog.fields)) {
+    if (Object.hasOwn(fields, field)) continue;
+    const segments = field.split(".");
+    fields[field] =
+      segments.length === 1
+        ? { rule: { kind: "catalog", field, spec }, required: false }
+        : { rule: { kind: "catalog", field, spec }, required: false, segments };
+  }
+  schema = { what: "an incident", open: true, fields: fields as RecordSchema<IncidentKeys>["fields"] };
+  INCIDENT_SCHEMAS.set(catalog, schema);
+  return schema;
+}
+
+/** Counts records and calls `onProgress` (see `DatasetOptions`). */
+class Progress {
+  private done = 0;
+  private next: number;
+
+  constructor(
+    private readonly total: number,
+    private readonly every: number,
+    private readonly report: ((done: number, total: number) => void) | undefined,
+  ) {
+    this.next = every;
   }
 
-  finish(): DatasetIssue[] {
-    if (this.dropped > 0) {
-      this.issues.push({ path: [], message: `${this.dropped} more problems were found and not listed.` });
+  tick(): void {
+    if (++this.done === this.next) {
+      this.next += this.every;
+      this.report?.(this.done, this.total);
     }
-    return this.issues;
+  }
+
+  finish(): void {
+    if (this.report !== undefined && (this.total === 0 || this.total % this.every !== 0)) {
+      this.report(this.total, this.total);
+    }
   }
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** What the readers of one validation share. */
+interface Context {
+  readonly out: IssueCollector;
+  readonly progress: Progress;
+  readonly siteNames: Set<string>;
+  /** Incident Numbers by site, of every incident whose `Number` and `Site` are valid. */
+  readonly incidentNumbers: Map<string, Set<string>>;
+  readonly typeIds: Set<number>;
 }
 
 /**
  * Validates an untrusted dataset (usually `JSON.parse` of a file) and returns a fresh, normalised copy
- * (defaults filled in) or every problem with its path.
+ * (defaults filled in) or every problem with its code and path.
+ *
+ * References are checked against every record whose key fields are valid, even when another of its fields
+ * is not, so that one problem is reported once rather than again at every reference.
  * @param input - anything
- * @param options - the field catalogue for incident fields
- * @returns `{ ok: true, dataset }` or `{ ok: false, issues }` (at most `MAX_DATASET_ISSUES` + 1); never throws
+ * @param options - the field catalogue for incident fields, and a progress callback
+ * @returns `{ ok: true, dataset }` or `{ ok: false, issues }` (at most `MAX_DATASET_ISSUES` + 1)
+ * @throws TypeError when `onProgress` is given and is not a function, or `progressInterval` is given and is
+ *   not a positive safe integer; whatever `onProgress` throws. Never throws for any `input`.
  * @example validateDataset({ sites: [{ name: "HQ", timeZone: "Mars/Base" }] })
- * //=> { ok: false, issues: [{ path: ["sites", 0, "timeZone"], message: "Expected an IANA time zone name …" }] }
+ * //=> { ok: false, issues: [{ code: "invalid_time_zone", path: ["sites", 0, "timeZone"], message: "Expected an IANA time zone name …" }] }
  */
 export function validateDataset(input: unknown, options: DatasetOptions = {}): DatasetValidation {
   const catalog = options.catalog ?? DEFAULT_CATALOG;
-  const out = new Collector();
-  if (!isObject(input)) {
-    out.add([], `Expected a dataset object, found ${describeValue(input)}.`);
-    return { ok: false, issues: out.finish() };
+  const every = options.progressInterval ?? DEFAULT_PROGRESS_INTERVAL;
+  if (!Number.isSafeInteger(every) || every < 1) {
+    throw new TypeError(`progressInterval must be a positive integer, found ${describeValue(every)}.`);
   }
-  for (const key of Object.keys(input)) {
-    if (!(TOP_LEVEL_KEYS as readonly string[]).includes(key)) {
-      out.add([key], `Unknown dataset key '${key}': expected ${TOP_LEVEL_KEYS.join(", ")}.`);
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
+    throw new TypeError(`onProgress must be a function, found ${describeValue(options.onProgress)}.`);
+  }
+  const out = new IssueCollector(MAX_DATASET_ISSUES);
+  const lists: Record<ListKey, readonly unknown[]> = {
+    sites: [],
+    users: [],
+    incidents: [],
+    timelineEntries: [],
+    playbooks: [],
+    artifactTypes: [],
+    artifacts: [],
+  };
+  if (!isObject(input)) {
+    out.add({ code: "invalid_type", expected: "a dataset object", found: input }, []);
+  } else {
+    for (const key of Object.keys(input)) {
+      if (!(TOP_LEVEL_KEYS as readonly string[]).includes(key)) {
+        out.add({ code: "unknown_key", key, what: "the dataset", allowed: TOP_LEVEL_KEYS }, [key]);
+      }
+    }
+    for (const key of TOP_LEVEL_KEYS) {
+      const value = own(input, key);
+      if (Array.isArray(value)) lists[key] = value;
+      else if (value !== undefined)
+        out.add({ code: "invalid_type", expected: "an array", found: value }, [key]);
     }
   }
-  const lists: Partial<Record<(typeof TOP_LEVEL_KEYS)[number], unknown[]>> = {};
-  for (const key of TOP_LEVEL_KEYS) {
-    const value = Object.hasOwn(input, key) ? input[key] : undefined;
-    if (value === undefined) lists[key] = [];
-    else if (Array.isArray(value)) lists[key] = value;
-    else out.add([key], `Expected an array, found ${describeValue(value)}.`);
-  }
-
-  // References are checked against every record whose key fields are valid, even when another of its
-  // fields is not, so that one problem is reported once rather than again at every reference.
-  const siteNames = new Set<string>();
-  const sites = validateSites(lists.sites ?? [], siteNames, out);
-  const users = validateUsers(lists.users ?? [], siteNames, out);
-  const incidentKeys = new Set<string>();
-  const incidents = validateIncidents(lists.incidents ?? [], siteNames, incidentKeys, catalog, out);
-  const timelineEntries = validateTimeline(lists.timelineEntries ?? [], siteNames, incidentKeys, out);
-  const playbooks = validatePlaybooks(lists.playbooks ?? [], siteNames, out);
-  const typeIds = new Set<number>();
-  const artifactTypes = validateArtifactTypes(lists.artifactTypes ?? [], typeIds, out);
-  const artifacts = validateArtifacts(lists.artifacts ?? [], siteNames, typeIds, out);
-
-  const issues = out.finish();
-  if (issues.length > 0) return { ok: false, issues };
-  return {
-    ok: true,
-    dataset: { sites, users, incidents, timelineEntries, playbooks, artifactTypes, artifacts },
+  let total = 0;
+  for (const key of TOP_LEVEL_KEYS) total += lists[key].length;
+  const ctx: Context = {
+    out,
+    progress: new Progress(total, every, options.onProgress),
+    siteNames: new Set(),
+    incidentNumbers: new Map(),
+    typeIds: new Set(),
   };
+  const dataset: Required<Dataset> = {
+    sites: readSites(lists.sites, ctx),
+    users: readUsers(lists.users, ctx),
+    incidents: readIncidents(lists.incidents, incidentSchema(catalog), ctx),
+    timelineEntries: readTimelineEntries(lists.timelineEntries, ctx),
+    playbooks: readPlaybooks(lists.playbooks, ctx),
+    artifactTypes: readArtifactTypes(lists.artifactTypes, ctx),
+    artifacts: readArtifacts(lists.artifacts, ctx),
+  };
+  ctx.progress.finish();
+  const issues = out.finish();
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, dataset };
 }
 
 /**
  * Parses and validates a dataset file's text.
  * @param jsonText - the JSON document
- * @returns as `validateDataset`; text that is not JSON is one issue at the root; never throws
+ * @param options - as `validateDataset`
+ * @returns as `validateDataset`; text that is not JSON is one `invalid_json` issue at the root
+ * @throws as `validateDataset`, for invalid options only
  */
 export function parseDataset(jsonText: string, options: DatasetOptions = {}): DatasetValidation {
   let input: unknown;
@@ -240,213 +398,224 @@ export function parseDataset(jsonText: string, options: DatasetOptions = {}): Da
   } catch (error) {
     return {
       ok: false,
-      issues: [{ path: [], message: `Expected a JSON document: ${(error as Error).message}.` }],
+      issues: [makeDatasetIssue({ code: "invalid_json", reason: (error as Error).message }, [])],
     };
   }
   return validateDataset(input, options);
 }
 
-function siteKey(site: string, name: string): string {
-  return JSON.stringify([site, name]);
+/** Reads each record of a list by its schema and hands the valid fields to `check`. */
+function eachRecord<T extends object>(
+  list: readonly unknown[],
+  key: ListKey,
+  schema: RecordSchema<T>,
+  ctx: Context,
+  check: (fields: ReadFields<T>, path: readonly PathSegment[], ok: boolean) => void,
+): void {
+  for (let index = 0; index < list.length; index++) {
+    const path = [key, index];
+    const read = readRecord(schema, list[index], path, ctx.out);
+    if (read !== undefined) check(read.fields, path, read.ok);
+    ctx.progress.tick();
+  }
 }
 
-/** Checks an element is an object with only `allowed` keys; reports the others. */
-function checkObject(
-  value: unknown,
-  path: PathSegment[],
-  allowed: readonly string[],
-  what: string,
-  out: Collector,
-) {
-  if (!isObject(value)) {
-    out.add(path, `Expected ${what} object, found ${describeValue(value)}.`);
-    return undefined;
+function reportUnknownSites(
+  sites: readonly string[] | undefined,
+  path: readonly PathSegment[],
+  ctx: Context,
+): void {
+  if (sites === undefined) return;
+  for (let index = 0; index < sites.length; index++) {
+    const site = sites[index]!;
+    if (!ctx.siteNames.has(site)) ctx.out.add({ code: "unknown_site", site }, [...path, "sites", index]);
   }
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) {
-      out.add([...path, key], `Unknown key '${key}' in ${what}: expected ${allowed.join(", ")}.`);
-    }
-  }
-  return value;
 }
 
-function readString(
-  obj: Json,
-  key: string,
-  path: PathSegment[],
-  out: Collector,
-  { required = true, nonEmpty = true }: { required?: boolean; nonEmpty?: boolean } = {},
-): string | undefined {
-  const value = Object.hasOwn(obj, key) ? obj[key] : undefined;
-  if (value === undefined) {
-    if (required)
-      out.add([...path, key], `Missing '${key}': expected a ${nonEmpty ? "non-empty " : ""}string.`);
-    return undefined;
-  }
-  if (typeof value !== "string" || (nonEmpty && value.trim() === "")) {
-    out.add(
-      [...path, key],
-      `Expected a ${nonEmpty ? "non-empty " : ""}string, found ${describeValue(value)}.`,
-    );
-    return undefined;
-  }
-  return value;
-}
-
-function readInteger(
-  obj: Json,
-  key: string,
-  path: PathSegment[],
-  out: Collector,
-  min = 0,
-): number | undefined {
-  const value = Object.hasOwn(obj, key) ? obj[key] : undefined;
-  if (value === undefined) {
-    out.add([...path, key], `Missing '${key}': expected an integer.`);
-    return undefined;
-  }
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
-    out.add([...path, key], `Expected an integer of at least ${min}, found ${describeValue(value)}.`);
-    return undefined;
-  }
-  return value;
-}
-
-function readStringList(
-  obj: Json,
-  key: string,
-  path: PathSegment[],
-  out: Collector,
-  required: boolean,
-): string[] | undefined {
-  const value = Object.hasOwn(obj, key) ? obj[key] : undefined;
-  if (value === undefined) {
-    if (required) out.add([...path, key], `Missing '${key}': expected an array of strings.`);
-    return undefined;
-  }
-  if (!Array.isArray(value)) {
-    out.add([...path, key], `Expected an array of strings, found ${describeValue(value)}.`);
-    return undefined;
-  }
-  let ok = true;
-  value.forEach((item, index) => {
-    if (typeof item !== "string" || item.trim() === "") {
-      out.add([...path, key, index], `Expected a non-empty string, found ${describeValue(item)}.`);
-      ok = false;
-    }
-  });
-  return ok ? [...(value as string[])] : undefined;
-}
-
-function checkSiteRefs(
-  names: readonly string[],
-  siteNames: Set<string>,
-  path: PathSegment[],
-  out: Collector,
-) {
-  names.forEach((name, index) => {
-    if (!siteNames.has(name)) out.add([...path, index], `Unknown site '${name}': it is not in 'sites'.`);
-  });
-}
-
-function validateSites(list: unknown[], seen: Set<string>, out: Collector): DatasetSite[] {
+function readSites(list: readonly unknown[], ctx: Context): DatasetSite[] {
   const result: DatasetSite[] = [];
-  list.forEach((raw, i) => {
-    const path: PathSegment[] = ["sites", i];
-    const obj = checkObject(raw, path, ["name", "timeZone"], "a site", out);
-    if (obj === undefined) return;
-    const name = readString(obj, "name", path, out);
-    const timeZone = readString(obj, "timeZone", path, out, { required: false });
-    if (timeZone !== undefined && !isValidTimeZone(timeZone)) {
-      out.add(
-        [...path, "timeZone"],
-        `Expected an IANA time zone name such as 'Europe/Berlin', found '${timeZone}'.`,
-      );
-    }
-    if (name === undefined) return;
-    if (seen.has(name)) out.add([...path, "name"], `Duplicate site name '${name}'.`);
-    seen.add(name);
-    result.push(timeZone === undefined ? { name } : { name, timeZone });
+  eachRecord(list, "sites", SITE, ctx, (site, path, ok) => {
+    if (site.name === undefined) return;
+    if (ctx.siteNames.has(site.name)) {
+      ctx.out.add({ code: "duplicate", what: "site name", name: site.name }, [...path, "name"]);
+    } else ctx.siteNames.add(site.name);
+    if (ok) result.push(site as DatasetSite);
   });
   return result;
 }
 
-function validateUsers(list: unknown[], siteNames: Set<string>, out: Collector): DatasetUser[] {
+function readUsers(list: readonly unknown[], ctx: Context): DatasetUser[] {
   const result: DatasetUser[] = [];
   const seen = new Set<string>();
-  list.forEach((raw, i) => {
-    const path: PathSegment[] = ["users", i];
-    const obj = checkObject(raw, path, ["username", "sites"], "a user", out);
-    if (obj === undefined) return;
-    const username = readString(obj, "username", path, out);
-    const sites = readStringList(obj, "sites", path, out, true);
-    if (sites !== undefined) checkSiteRefs(sites, siteNames, [...path, "sites"], out);
-    if (username === undefined || sites === undefined) return;
-    if (seen.has(username)) out.add([...path, "username"], `Duplicate username '${username}'.`);
-    seen.add(username);
-    result.push({ username, sites });
+  eachRecord(list, "users", USER, ctx, (user, path, ok) => {
+    reportUnknownSites(user.sites, path, ctx);
+    if (user.username === undefined || user.sites === undefined) return;
+    if (seen.has(user.username)) {
+      ctx.out.add({ code: "duplicate", what: "username", name: user.username }, [...path, "username"]);
+    } else seen.add(user.username);
+    if (ok) result.push(user as DatasetUser);
   });
   return result;
 }
 
-/**
- * Copies a free-form JSON value, refusing prototype-named keys, non-JSON values and excessive depth.
- * Iterative, so deep input cannot overflow the stack.
- */
-function copyJson(value: unknown, path: PathSegment[], out: Collector): { ok: boolean; value: unknown } {
-  let ok = true;
-  const problem = (p: PathSegment[], message: string) => {
-    out.add(p, message);
-    ok = false;
-  };
-  const isLeaf = (v: unknown) =>
-    v === null ||
-    typeof v === "string" ||
-    typeof v === "boolean" ||
-    (typeof v === "number" && Number.isFinite(v));
-  if (isLeaf(value)) return { ok, value };
-  const rootCopy: unknown = Array.isArray(value) ? [] : {};
-  if (!Array.isArray(value) && !isPlainObject(value)) {
-    problem(path, `Expected a JSON value, found ${describeValue(value)}.`);
-    return { ok, value: undefined };
-  }
-  const stack: { source: unknown; target: Json | unknown[]; path: PathSegment[]; depth: number }[] = [
-    { source: value, target: rootCopy as Json | unknown[], path, depth: 1 },
-  ];
-  while (stack.length > 0) {
-    const frame = stack.pop()!;
-    if (frame.depth > MAX_DATASET_DEPTH) {
-      problem(frame.path, `Expected at most ${MAX_DATASET_DEPTH} levels of nesting, found more.`);
+function readIncidents(
+  list: readonly unknown[],
+  schema: RecordSchema<IncidentKeys>,
+  ctx: Context,
+): IncidentRecord[] {
+  const result: IncidentRecord[] = [];
+  const ids = new Set<number>();
+  const { out } = ctx;
+  for (let index = 0; index < list.length; index++) {
+    const raw = list[index];
+    const path: PathSegment[] = ["incidents", index];
+    ctx.progress.tick();
+    if (!isObject(raw)) {
+      out.add({ code: "invalid_type", expected: "an incident object", found: raw }, path);
       continue;
     }
-    const entries: [PathSegment, unknown][] = Array.isArray(frame.source)
-      ? frame.source.map((v, i) => [i, v])
-      : Object.entries(frame.source as Json);
-    for (const [key, child] of entries) {
-      const childPath = [...frame.path, key];
-      if (typeof key === "string" && isForbiddenSegment(key)) {
-        problem(childPath, `The key '${key}' is not allowed.`);
-        continue;
-      }
-      let copy: unknown;
-      if (isLeaf(child)) copy = child;
-      else if (Array.isArray(child) || isPlainObject(child)) {
-        copy = Array.isArray(child) ? [] : {};
-        stack.push({
-          source: child,
-          target: copy as Json | unknown[],
-          path: childPath,
-          depth: frame.depth + 1,
-        });
-      } else {
-        problem(childPath, `Expected a JSON value, found ${describeValue(child)}.`);
-        continue;
-      }
-      if (Array.isArray(frame.target)) frame.target.push(copy);
-      else frame.target[key as string] = copy;
+    const before = out.count;
+    const copy = copyIncident(raw, path, out);
+    const { IncidentId: id, Number: number, Site: site } = readRecord(schema, raw, path, out)!.fields;
+    if (site !== undefined && !ctx.siteNames.has(site))
+      out.add({ code: "unknown_site", site }, [...path, "Site"]);
+    if (id !== undefined) {
+      if (ids.has(id)) out.add({ code: "duplicate", what: "IncidentId", id }, [...path, "IncidentId"]);
+      else ids.add(id);
     }
+    if (number !== undefined && site !== undefined) {
+      const numbers = getOrAdd(ctx.incidentNumbers, site, () => new Set<string>());
+      if (numbers.has(number)) {
+        out.add({ code: "duplicate", what: "incident Number", number, site }, [...path, "Number"]);
+      } else numbers.add(number);
+    }
+    if (copy !== undefined && out.count === before) result.push(copy as IncidentRecord);
   }
-  return { ok, value: rootCopy };
+  return result;
+}
+
+function readTimelineEntries(list: readonly unknown[], ctx: Context): DatasetTimelineEntry[] {
+  const result: DatasetTimelineEntry[] = [];
+  // TimelineIDs by site, then by incident Number.
+  const seen = new Map<string, Map<string, Set<number>>>();
+  eachRecord(list, "timelineEntries", TIMELINE_ENTRY, ctx, (entry, path, ok) => {
+    const { Site: site, IncidentNumber: number, TimelineID: id } = entry;
+    let known = true;
+    if (site !== undefined && !ctx.siteNames.has(site)) {
+      ctx.out.add({ code: "unknown_site", site }, [...path, "Site"]);
+      known = false;
+    } else if (
+      site !== undefined &&
+      number !== undefined &&
+      ctx.incidentNumbers.get(site)?.has(number) !== true
+    ) {
+      ctx.out.add({ code: "unknown_incident", number, site }, [...path, "IncidentNumber"]);
+      known = false;
+    }
+    if (site !== undefined && number !== undefined && id !== undefined) {
+      const ids = getOrAdd(
+        getOrAdd(seen, site, () => new Map<string, Set<number>>()),
+        number,
+        () => new Set<number>(),
+      );
+      if (ids.has(id)) {
+        ctx.out.add({ code: "duplicate", what: "TimelineID", id, incident: number }, [...path, "TimelineID"]);
+        known = false;
+      } else ids.add(id);
+    }
+    if (ok && known) result.push(entry as DatasetTimelineEntry);
+  });
+  return result;
+}
+
+function readPlaybooks(list: readonly unknown[], ctx: Context): DatasetPlaybook[] {
+  const result: DatasetPlaybook[] = [];
+  const seen = new Set<string>();
+  eachRecord(list, "playbooks", PLAYBOOK, ctx, (playbook, path, ok) => {
+    reportUnknownSites(playbook.sites, path, ctx);
+    if (
+      playbook.name === undefined ||
+      playbook.triggers === undefined ||
+      playbook.incidentTypes === undefined
+    ) {
+      return;
+    }
+    if (seen.has(playbook.name)) {
+      ctx.out.add({ code: "duplicate", what: "playbook name", name: playbook.name }, [...path, "name"]);
+    } else seen.add(playbook.name);
+    if (ok) result.push(playbook as DatasetPlaybook);
+  });
+  return result;
+}
+
+function readArtifactTypes(list: readonly unknown[], ctx: Context): ArtifactTypeInfo[] {
+  const result: ArtifactTypeInfo[] = [];
+  const labels = new Set<string>();
+  eachRecord(list, "artifactTypes", ARTIFACT_TYPE, ctx, (type, path, ok) => {
+    const { id, label } = type;
+    if (id !== undefined) {
+      if (ctx.typeIds.has(id))
+        ctx.out.add({ code: "duplicate", what: "artifact type id", id }, [...path, "id"]);
+      else ctx.typeIds.add(id);
+    }
+    if (label !== undefined) {
+      // Labels are matched ignoring case and surrounding spaces (DECISIONS.md 3.3): they must differ beyond that.
+      const normal = label.trim().toLowerCase();
+      if (labels.has(normal)) {
+        ctx.out.add({ code: "duplicate", what: "artifact type label", label }, [...path, "label"]);
+      }
+      if (/^\d+$/.test(normal)) ctx.out.add({ code: "numeric_label", label }, [...path, "label"]);
+      labels.add(normal);
+    }
+    if (ok) result.push(type as ArtifactTypeInfo);
+  });
+  return result;
+}
+
+function readArtifacts(list: readonly unknown[], ctx: Context): DatasetArtifact[] {
+  const result: DatasetArtifact[] = [];
+  // Artifact names by site, then by type id.
+  const seen = new Map<string, Map<number, Set<string>>>();
+  eachRecord(list, "artifacts", ARTIFACT, ctx, (artifact, path, ok) => {
+    const { name, typeId, site } = artifact;
+    if (typeId !== undefined && !ctx.typeIds.has(typeId)) {
+      ctx.out.add({ code: "unknown_artifact_type", id: typeId }, [...path, "typeId"]);
+    }
+    if (site !== undefined && !ctx.siteNames.has(site))
+      ctx.out.add({ code: "unknown_site", site }, [...path, "site"]);
+    if (name !== undefined && site !== undefined && typeId !== undefined) {
+      const names = getOrAdd(
+        getOrAdd(seen, site, () => new Map<number, Set<string>>()),
+        typeId,
+        () => new Set<string>(),
+      );
+      if (names.has(name)) ctx.out.add({ code: "duplicate", what: "artifact", name, typeId, site }, path);
+      else names.add(name);
+    }
+    if (ok) result.push(artifact as DatasetArtifact);
+  });
+  return result;
+}
+
+/** The value of `key` in `map`, added by `make` when absent. */
+function getOrAdd<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+type Json = Record<string, unknown>;
+
+function isLeaf(value: unknown): boolean {
+  return (
+    value === null ||
+    typeof value === "string" ||
+    typeof value === "boolean" ||
+    (typeof value === "number" && Number.isFinite(value))
+  );
 }
 
 function isPlainObject(value: unknown): value is Json {
@@ -455,245 +624,90 @@ function isPlainObject(value: unknown): value is Json {
   return proto === Object.prototype || proto === null;
 }
 
-function readPath(record: Json, segments: readonly string[]): unknown {
-  let current: unknown = record;
-  for (const segment of segments) {
-    if (!isObject(current) || !Object.hasOwn(current, segment)) return undefined;
-    current = current[segment];
+interface Frame {
+  readonly source: Json | unknown[];
+  readonly target: Json | unknown[];
+  readonly path: readonly PathSegment[];
+  readonly depth: number;
+}
+
+/**
+ * Copies an incident as free-form JSON, refusing prototype-named keys, non-JSON values and nesting deeper
+ * than `MAX_DATASET_DEPTH`. Iterative, so deep input cannot overflow the stack; a path is built only for a
+ * nested value or a problem, because this runs once per incident.
+ * @returns the copy, or `undefined` after reporting its problems
+ */
+function copyIncident(raw: Json, path: readonly PathSegment[], out: IssueCollector): Json | undefined {
+  if (!isPlainObject(raw)) {
+    out.add({ code: "invalid_type", expected: "a JSON value", found: raw }, path);
+    return undefined;
   }
-  return current;
+  // A spread is the fastest copy of a flat record; nested values are then replaced by their copies.
+  const copy: Json = Object.getOwnPropertySymbols(raw).length === 0 ? { ...raw } : {};
+  const stack: Frame[] = [];
+  let ok = copyChildren(raw, copy, path, 1, stack, out);
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    if (frame.depth > MAX_DATASET_DEPTH) {
+      out.add({ code: "too_deep", max: MAX_DATASET_DEPTH }, frame.path);
+      ok = false;
+    } else if (!copyChildren(frame.source, frame.target, frame.path, frame.depth, stack, out)) ok = false;
+  }
+  return ok ? copy : undefined;
 }
 
-function validateIncidents(
-  list: unknown[],
-  siteNames: Set<string>,
-  numbers: Set<string>,
-  catalog: FieldCatalog,
-  out: Collector,
-): IncidentRecord[] {
-  const result: IncidentRecord[] = [];
-  const ids = new Set<number>();
-  list.forEach((raw, i) => {
-    const path: PathSegment[] = ["incidents", i];
-    if (!isObject(raw)) {
-      out.add(path, `Expected an incident object, found ${describeValue(raw)}.`);
-      return;
+/**
+ * Copies the leaves of one object or array into `target` and pushes a frame for each nested one (copied
+ * later, in last-in first-out order); false after reporting a problem.
+ */
+function copyChildren(
+  source: Json | unknown[],
+  target: Json | unknown[],
+  path: readonly PathSegment[],
+  depth: number,
+  stack: Frame[],
+  out: IssueCollector,
+): boolean {
+  let ok = true;
+  if (Array.isArray(source)) {
+    const array = target as unknown[];
+    for (let index = 0; index < source.length; index++) {
+      const copy = copyValue(source[index], path, index, depth, stack, out);
+      if (copy === INVALID) ok = false;
+      else array.push(copy);
     }
-    const before = out.issues.length;
-    const copied = copyJson(raw, path, out);
-    const id = readInteger(raw, "IncidentId", path, out, 1);
-    const number = readString(raw, "Number", path, out);
-    const site = readString(raw, "Site", path, out);
-    if (site !== undefined && !siteNames.has(site)) {
-      out.add([...path, "Site"], `Unknown site '${site}': it is not in 'sites'.`);
+    return ok;
+  }
+  const object = target as Json;
+  for (const key of Object.keys(source)) {
+    if (isForbiddenSegment(key)) {
+      out.add({ code: "forbidden_key", key }, [...path, key]);
+      ok = false;
+      continue;
     }
-    if (id !== undefined) {
-      if (ids.has(id)) out.add([...path, "IncidentId"], `Duplicate IncidentId ${id}.`);
-      ids.add(id);
-    }
-    if (number !== undefined && site !== undefined) {
-      const key = siteKey(site, number);
-      if (numbers.has(key))
-        out.add([...path, "Number"], `Duplicate incident Number '${number}' in site '${site}'.`);
-      numbers.add(key);
-    }
-    for (const [field, spec] of Object.entries(catalog.fields)) {
-      const value = readPath(raw, field.split("."));
-      if (value === undefined || value === null || field === "Number") continue;
-      const fieldPath = [...path, ...field.split(".")];
-      if (spec.kind === "text" && typeof value !== "string") {
-        out.add(fieldPath, `${field} is a text field: expected a string, found ${describeValue(value)}.`);
-      } else if (spec.kind === "enum" && (typeof value !== "string" || !spec.labels.includes(value))) {
-        out.add(
-          fieldPath,
-          `Expected one of ${spec.labels.map((l) => `'${l}'`).join(", ")} for ${field}, found ${describeValue(value)}.`,
-        );
-      } else if (spec.kind === "date" && (typeof value !== "string" || parseIsoUtc(value) === undefined)) {
-        out.add(
-          fieldPath,
-          `${field} is a date field: expected yyyy-MM-ddTHH:mm:ssZ, found ${describeValue(value)}.`,
-        );
-      }
-    }
-    if (out.issues.length === before && copied.ok) result.push(copied.value as IncidentRecord);
-  });
-  return result;
+    const copy = copyValue(source[key], path, key, depth, stack, out);
+    if (copy === INVALID) ok = false;
+    else object[key] = copy;
+  }
+  return ok;
 }
 
-function validateTimeline(
-  list: unknown[],
-  siteNames: Set<string>,
-  incidentKeys: Set<string>,
-  out: Collector,
-): DatasetTimelineEntry[] {
-  const result: DatasetTimelineEntry[] = [];
-  const ids = new Set<string>();
-  list.forEach((raw, i) => {
-    const path: PathSegment[] = ["timelineEntries", i];
-    const obj = checkObject(raw, path, TIMELINE_KEYS, "a timeline entry", out);
-    if (obj === undefined) return;
-    const before = out.issues.length;
-    const incidentNumber = readString(obj, "IncidentNumber", path, out);
-    const site = readString(obj, "Site", path, out);
-    const timelineId = readInteger(obj, "TimelineID", path, out, Number.MIN_SAFE_INTEGER);
-    const time = readString(obj, "Time", path, out);
-    if (time !== undefined && timelineTimeKey(time) === undefined) {
-      out.add(
-        [...path, "Time"],
-        `Expected a time of the format yyyy-MM-dd HH:mm:ss, found ${describeValue(time)}.`,
-      );
-    }
-    if (site !== undefined && !siteNames.has(site)) {
-      out.add([...path, "Site"], `Unknown site '${site}': it is not in 'sites'.`);
-    } else if (
-      site !== undefined &&
-      incidentNumber !== undefined &&
-      !incidentKeys.has(siteKey(site, incidentNumber))
-    ) {
-      out.add([...path, "IncidentNumber"], `No incident '${incidentNumber}' in site '${site}'.`);
-    }
-    if (site !== undefined && incidentNumber !== undefined && timelineId !== undefined) {
-      const key = JSON.stringify([site, incidentNumber, timelineId]);
-      if (ids.has(key))
-        out.add(
-          [...path, "TimelineID"],
-          `Duplicate TimelineID ${timelineId} in incident '${incidentNumber}'.`,
-        );
-      ids.add(key);
-    }
-    const texts: Record<string, string> = {};
-    for (const field of TIMELINE_TEXT_FIELDS) {
-      texts[field] = readString(obj, field, path, out, { required: false, nonEmpty: false }) ?? "";
-    }
-    const tactic = readStringList(obj, "Tactic", path, out, false) ?? [];
-    const technique = readStringList(obj, "Technique", path, out, false) ?? [];
-    if (out.issues.length !== before) return;
-    result.push({
-      IncidentNumber: incidentNumber!,
-      Site: site!,
-      TimelineID: timelineId!,
-      Time: time!,
-      Summary: texts.Summary!,
-      Note: texts.Note!,
-      EventType: texts.EventType!,
-      Tactic: tactic,
-      Technique: technique,
-      RiskLevel: texts.RiskLevel!,
-      Description: texts.Description!,
-      Author: texts.Author!,
-    });
-  });
-  return result;
-}
+const INVALID: unique symbol = Symbol("invalid");
 
-function validatePlaybooks(list: unknown[], siteNames: Set<string>, out: Collector): DatasetPlaybook[] {
-  const result: DatasetPlaybook[] = [];
-  const seen = new Set<string>();
-  list.forEach((raw, i) => {
-    const path: PathSegment[] = ["playbooks", i];
-    const obj = checkObject(raw, path, ["name", "triggers", "incidentTypes", "sites"], "a playbook", out);
-    if (obj === undefined) return;
-    const name = readString(obj, "name", path, out);
-    const triggers = readStringList(obj, "triggers", path, out, true);
-    const incidentTypes = readStringList(obj, "incidentTypes", path, out, true);
-    const sites = readStringList(obj, "sites", path, out, false);
-    if (sites !== undefined) checkSiteRefs(sites, siteNames, [...path, "sites"], out);
-    if (name === undefined || triggers === undefined || incidentTypes === undefined) return;
-    if (seen.has(name)) out.add([...path, "name"], `Duplicate playbook name '${name}'.`);
-    seen.add(name);
-    result.push(
-      sites === undefined ? { name, triggers, incidentTypes } : { name, triggers, incidentTypes, sites },
-    );
-  });
-  return result;
-}
-
-function validateArtifactTypes(list: unknown[], ids: Set<number>, out: Collector): ArtifactTypeInfo[] {
-  const result: ArtifactTypeInfo[] = [];
-  const labels = new Set<string>();
-  list.forEach((raw, i) => {
-    const path: PathSegment[] = ["artifactTypes", i];
-    const obj = checkObject(raw, path, ["id", "label"], "an artifact type", out);
-    if (obj === undefined) return;
-    const before = out.issues.length;
-    const id = readInteger(obj, "id", path, out);
-    const label = readString(obj, "label", path, out);
-    if (id !== undefined) {
-      if (ids.has(id)) out.add([...path, "id"], `Duplicate artifact type id ${id}.`);
-      ids.add(id);
-    }
-    if (label !== undefined) {
-      // Labels are matched ignoring case and surrounding spaces (DECISIONS.md 3.3): they must differ beyond that.
-      const normal = label.trim().toLowerCase();
-      if (labels.has(normal)) {
-        out.add(
-          [...path, "label"],
-          `Duplicate artifact type label '${label}' (labels are compared ignoring case).`,
-        );
-      }
-      if (/^\d+$/.test(normal)) {
-        out.add(
-          [...path, "label"],
-          `Expected a label that is not a number, found '${label}': it would read as a type id.`,
-        );
-      }
-      labels.add(normal);
-    }
-    if (out.issues.length === before) result.push({ id: id!, label: label! });
-  });
-  return result;
-}
-
-function validateArtifacts(
-  list: unknown[],
-  siteNames: Set<string>,
-  typeIds: Set<number>,
-  out: Collector,
-): DatasetArtifact[] {
-  const result: DatasetArtifact[] = [];
-  const seen = new Set<string>();
-  list.forEach((raw, i) => {
-    const path: PathSegment[] = ["artifacts", i];
-    const obj = checkObject(raw, path, ["name", "typeId", "site", "notes"], "an artifact", out);
-    if (obj === undefined) return;
-    const before = out.issues.length;
-    const name = readString(obj, "name", path, out);
-    const typeId = readInteger(obj, "typeId", path, out);
-    const site = readString(obj, "site", path, out);
-    if (typeId !== undefined && !typeIds.has(typeId)) {
-      out.add([...path, "typeId"], `Unknown artifact type id ${typeId}: it is not in 'artifactTypes'.`);
-    }
-    if (site !== undefined && !siteNames.has(site))
-      out.add([...path, "site"], `Unknown site '${site}': it is not in 'sites'.`);
-    const notes: DatasetNote[] = [];
-    const rawNotes = Object.hasOwn(obj, "notes") ? obj.notes : undefined;
-    if (rawNotes !== undefined && !Array.isArray(rawNotes)) {
-      out.add([...path, "notes"], `Expected an array of notes, found ${describeValue(rawNotes)}.`);
-    } else {
-      (rawNotes ?? []).forEach((rawNote: unknown, n: number) => {
-        const notePath: PathSegment[] = [...path, "notes", n];
-        const note = checkObject(rawNote, notePath, ["text", "author", "time"], "a note", out);
-        if (note === undefined) return;
-        const text = readString(note, "text", notePath, out);
-        const author = readString(note, "author", notePath, out);
-        const time = readString(note, "time", notePath, out);
-        if (time !== undefined && parseIsoUtc(time) === undefined) {
-          out.add(
-            [...notePath, "time"],
-            `Expected a time of the format yyyy-MM-ddTHH:mm:ssZ, found ${describeValue(time)}.`,
-          );
-        } else if (text !== undefined && author !== undefined && time !== undefined) {
-          notes.push({ text, author, time });
-        }
-      });
-    }
-    if (name !== undefined && site !== undefined && typeId !== undefined) {
-      const key = JSON.stringify([site, name, typeId]);
-      if (seen.has(key))
-        out.add(path, `Duplicate artifact '${name}' of type id ${typeId} in site '${site}'.`);
-      seen.add(key);
-    }
-    if (out.issues.length === before) result.push({ name: name!, typeId: typeId!, site: site!, notes });
-  });
-  return result;
+/** A leaf as it is, an empty container whose frame is pushed, or `INVALID` after reporting it. */
+function copyValue(
+  child: unknown,
+  path: readonly PathSegment[],
+  key: PathSegment,
+  depth: number,
+  stack: Frame[],
+  out: IssueCollector,
+): unknown {
+  if (isLeaf(child)) return child;
+  if (Array.isArray(child) || isPlainObject(child)) {
+    const copy: Json | unknown[] = Array.isArray(child) ? [] : {};
+    stack.push({ source: child, target: copy, path: [...path, key], depth: depth + 1 });
+    return copy;
+  }
+  out.add({ code: "invalid_type", expected: "a JSON value", found: child }, [...path, key]);
+  return INVALID;
 }

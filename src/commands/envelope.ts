@@ -1,8 +1,13 @@
 /**
  * The request envelope (specification 2.1, DECISIONS.md 3.1) and the reading of command parameters from
  * `CommandParams` by their exact names (DECISIONS.md 3.2 messages). Only own properties are read.
+ *
+ * Problems are data, as for Search Conditions (DECISIONS.md 1.8): each has a code, and every message is
+ * produced by `envelopeIssueMessage`, in one `switch`, as one sentence naming what was expected and what
+ * was found.
  */
 
+import { assertNever } from "../conditions/ast.js";
 import { describeValue } from "../conditions/issues.js";
 import { INVALID_JSON } from "./handler-types.js";
 import { MESSAGES } from "./wire.js";
@@ -14,24 +19,107 @@ export interface Envelope {
   readonly params: Readonly<Record<string, unknown>>;
 }
 
-/** The envelope, or the 400 message that refuses it. */
-export type EnvelopeResult = { ok: true; envelope: Envelope } | { ok: false; message: string };
+/** The envelope fields of DECISIONS.md 3.1. */
+export type EnvelopeField = "Username" | "Site" | "CommandParams";
+
+/** The details of an envelope or parameter problem, by code; `envelopeIssueMessage` words them. */
+export type EnvelopeIssueDetail =
+  /** The body is not a JSON object (`found` is `INVALID_JSON` for text that is not JSON). */
+  | { readonly code: "invalid_body"; readonly found: unknown }
+  /** An envelope field is absent. */
+  | { readonly code: "missing_field"; readonly field: EnvelopeField; readonly expected: string }
+  /** An envelope field of the wrong type, or a blank `Username` or `Site`. */
+  | {
+      readonly code: "invalid_field";
+      readonly field: EnvelopeField;
+      readonly expected: string;
+      readonly found: unknown;
+    }
+  /** A required command parameter is absent or `null`; `nearMiss` is a key that differs only in case or spacing. */
+  | { readonly code: "missing_parameter"; readonly name: string; readonly nearMiss?: string }
+  /** A command parameter of the wrong type. */
+  | {
+      readonly code: "invalid_parameter";
+      readonly name: string;
+      readonly expected: string;
+      readonly found: unknown;
+    }
+  /** A required string parameter that is empty or blank (the message is pinned by DECISIONS.md 3.2 tests). */
+  | { readonly code: "empty_parameter"; readonly name: string };
+
+/** Every envelope issue code. */
+export type EnvelopeIssueCode = EnvelopeIssueDetail["code"];
+
+/** One problem of a request envelope: its code and one sentence. */
+export interface EnvelopeIssue {
+  readonly code: EnvelopeIssueCode;
+  readonly message: string;
+}
+
+/**
+ * The one place where envelope and parameter messages are written: one sentence naming what was expected
+ * and what was found, or, for a parameter, the wording of DECISIONS.md 3.2 (`Missing required parameter
+ * 'X'.`, `Parameter 'X' must not be empty.`), where the name says what is wrong.
+ */
+export function envelopeIssueMessage(detail: EnvelopeIssueDetail): string {
+  switch (detail.code) {
+    case "invalid_body":
+      return `Expected the body of the request to be a JSON object, found ${detail.found === INVALID_JSON ? "text that is not JSON" : describeValue(detail.found)}.`;
+    case "missing_field":
+      return `'${detail.field}' is missing: expected ${detail.expected}, found nothing.`;
+    case "invalid_field":
+      return `'${detail.field}' must be ${detail.expected}, found ${describeValue(detail.found)}.`;
+    case "missing_parameter":
+      return detail.nearMiss === undefined
+        ? `Missing required parameter '${detail.name}'.`
+        : `Missing required parameter '${detail.name}' (found '${detail.nearMiss}': parameter names are case-sensitive).`;
+    case "invalid_parameter":
+      return `Parameter '${detail.name}' must be ${detail.expected}, found ${describeValue(detail.found)}.`;
+    case "empty_parameter":
+      return `Parameter '${detail.name}' must not be empty.`;
+    default:
+      return assertNever(detail);
+  }
+}
+
+function envelopeIssue(detail: EnvelopeIssueDetail): EnvelopeIssue {
+  return { code: detail.code, message: envelopeIssueMessage(detail) };
+}
+
+/**
+ * The envelope, or the 400 message that refuses it with the issues behind it (never empty): the message is
+ * the fixed `MESSAGES.badBody` for a body that is not a JSON object, otherwise `Invalid request body: `
+ * followed by the issues' sentences joined by `; `.
+ */
+export type EnvelopeResult =
+  | { ok: true; envelope: Envelope }
+  | { ok: false; message: string; issues: readonly [EnvelopeIssue, ...EnvelopeIssue[]] };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+const NON_EMPTY_STRING = "a non-empty string";
+const JSON_OBJECT = "a JSON object";
+
 /**
  * Reads the envelope of a request body (DECISIONS.md 3.1).
  * @param body - parsed JSON or `INVALID_JSON`
- * @returns the envelope, or the 400 message: `The body of the request must be a valid JSON object` for a
- *   body that is not a JSON object, otherwise a message naming every missing or ill-typed field
- *   (`Username`, `Site`: non-empty strings; `CommandParams`: an object)
+ * @returns the envelope, or the 400 message and its issues: `The body of the request must be a valid JSON
+ *   object` (issue `invalid_body`) for a body that is not a JSON object, otherwise a message naming every
+ *   missing (`missing_field`) or ill-typed (`invalid_field`) field (`Username`, `Site`: non-empty strings;
+ *   `CommandParams`: an object)
  */
 export function readEnvelope(body: unknown): EnvelopeResult {
-  if (body === INVALID_JSON || !isObject(body)) return { ok: false, message: MESSAGES.badBody };
-  const problems: string[] = [];
-  const field = (name: string): unknown => (Object.hasOwn(body, name) ? body[name] : undefined);
+  if (body === INVALID_JSON || !isObject(body)) {
+    return {
+      ok: false,
+      message: MESSAGES.badBody,
+      issues: [envelopeIssue({ code: "invalid_body", found: body })],
+    };
+  }
+  const issues: EnvelopeIssue[] = [];
+  const field = (name: EnvelopeField): unknown => (Object.hasOwn(body, name) ? body[name] : undefined);
   const username = field("Username");
   const site = field("Site");
   const params = field("CommandParams");
@@ -39,15 +127,26 @@ export function readEnvelope(body: unknown): EnvelopeResult {
     ["Username", username],
     ["Site", site],
   ] as const) {
-    if (value === undefined) problems.push(`'${name}' is missing: expected a non-empty string`);
+    if (value === undefined)
+      issues.push(envelopeIssue({ code: "missing_field", field: name, expected: NON_EMPTY_STRING }));
     else if (typeof value !== "string" || value.trim() === "") {
-      problems.push(`'${name}' must be a non-empty string, found ${describeValue(value)}`);
+      issues.push(
+        envelopeIssue({ code: "invalid_field", field: name, expected: NON_EMPTY_STRING, found: value }),
+      );
     }
   }
-  if (params === undefined) problems.push("'CommandParams' is missing: expected a JSON object");
-  else if (!isObject(params))
-    problems.push(`'CommandParams' must be a JSON object, found ${describeValue(params)}`);
-  if (problems.length > 0) return { ok: false, message: `Invalid request body: ${problems.join("; ")}.` };
+  if (params === undefined) {
+    issues.push(envelopeIssue({ code: "missing_field", field: "CommandParams", expected: JSON_OBJECT }));
+  } else if (!isObject(params)) {
+    issues.push(
+      envelopeIssue({ code: "invalid_field", field: "CommandParams", expected: JSON_OBJECT, found: params }),
+    );
+  }
+  const [first, ...rest] = issues;
+  if (first !== undefined) {
+    const clauses = issues.map((issue) => issue.message.slice(0, -1)).join("; ");
+    return { ok: false, message: `Invalid request body: ${clauses}.`, issues: [first, ...rest] };
+  }
   return {
     ok: true,
     envelope: {
@@ -61,7 +160,8 @@ export function readEnvelope(body: unknown): EnvelopeResult {
 /**
  * Reads command parameters by their exact names and collects every problem as a sentence.
  * A parameter that is absent or `null` is missing; names are case-sensitive, and a near miss
- * (`incident number`) is named in the message.
+ * (`incident number`) is named in the message. The reader's own problems are worded by
+ * `envelopeIssueMessage`; a command adds its own sentences to `problems` directly.
  */
 export class ParamReader {
   readonly problems: string[] = [];
@@ -79,15 +179,17 @@ export class ParamReader {
     const wanted = normalise(name);
     const nearMiss = Object.keys(this.params).find((k) => k !== name && normalise(k) === wanted);
     this.problems.push(
-      nearMiss === undefined
-        ? `Missing required parameter '${name}'.`
-        : `Missing required parameter '${name}' (found '${nearMiss}': parameter names are case-sensitive).`,
+      envelopeIssueMessage(
+        nearMiss === undefined
+          ? { code: "missing_parameter", name }
+          : { code: "missing_parameter", name, nearMiss },
+      ),
     );
   }
 
   /** Records `Parameter 'X' must be …, found …`. */
   invalid(name: string, expected: string, found: unknown): void {
-    this.problems.push(`Parameter '${name}' must be ${expected}, found ${describeValue(found)}.`);
+    this.problems.push(envelopeIssueMessage({ code: "invalid_parameter", name, expected, found }));
   }
 
   /** A required string that is not blank (kept exactly as sent). */
@@ -117,7 +219,7 @@ export class ParamReader {
       return undefined;
     }
     if (value.trim() === "") {
-      this.problems.push(`Parameter '${name}' must not be empty.`);
+      this.problems.push(envelopeIssueMessage({ code: "empty_parameter", name }));
       return undefined;
     }
     return value;

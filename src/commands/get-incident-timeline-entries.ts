@@ -12,7 +12,7 @@ import type { TimelineEntryData } from "./wire.js";
 /**
  * Runs GetIncidentTimelineEntries.
  * Parameters: `Incident Number` (string, required), `Filter` (string), `Sort Order` (`ASC`, `ascending`,
- * `DESC`, `descending`, any case; empty means ascending).
+ * `DESC`, `descending`, any case, surrounding white space ignored; empty or blank means ascending).
  * @returns 200 body: success with the entries (shape of specification 2.2), or failure with a message:
  *   a missing or ill-typed parameter, an unknown sort order token, or
  *   `Incident 'N' was not found in site 'S'.`

@@ -26,7 +26,8 @@ export interface CommandResponse {
  * @param command - the command name from the URL, any case (`GetIncidentTimelineEntries`)
  * @param body - the parsed JSON body, or `INVALID_JSON`
  * @param caller - the authenticated caller
- * @returns 200 with the command's body; 400/404 with `{ Error }`; 500 `{"Error": "Unexpected Error."}`
- *   for anything unexpected. Never rejects.
+ * @returns 200 with the command's body; 400 (bad body or envelope), 401 (the body's `Username` is not the
+ *   caller) or 404 (unknown command) with `{ Error }`; 500 `{"Error": "Unexpected Error."}` for anything
+ *   unexpected. Never rejects.
  */
 export type CommandHandler = (command: string, body: CommandBody, caller: Caller) => Promise<CommandResponse>;

@@ -19,7 +19,10 @@ export type {
 export type {
   Dataset,
   DatasetArtifact,
+  DatasetDuplicate,
   DatasetIssue,
+  DatasetIssueCode,
+  DatasetIssueDetail,
   DatasetNote,
   DatasetOptions,
   DatasetPlaybook,
@@ -28,7 +31,14 @@ export type {
   DatasetUser,
   DatasetValidation,
 } from "./dataset.js";
-export { DatasetError, formatDatasetIssues, parseDataset, validateDataset } from "./dataset.js";
+export {
+  DatasetError,
+  DEFAULT_PROGRESS_INTERVAL,
+  formatDatasetIssues,
+  parseDataset,
+  validateDataset,
+} from "./dataset.js";
+export { datasetIssueMessage } from "./dataset-issues.js";
 export type { DatasetFixture, IncidentOverrides } from "./fixtures.js";
 export {
   buildArtifact,

@@ -166,6 +166,7 @@ describe("changes after creation", () => {
         name: "DatasetError",
         issues: [
           {
+            code: "duplicate",
             path: ["incidents", 2, "Number"],
             message: "Duplicate incident Number '20240101-2' in site 'Security Operations'.",
           },
