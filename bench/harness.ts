@@ -74,3 +74,110 @@ export function benchCase(
 export function ratio(ours: Measurement, other: Measurement): number {
   return Math.round((other.medianMs / ours.medianMs) * 100) / 100;
 }
+
+/** One engine of an interleaved measurement: its name, one run (sync or async) answering a count. */
+export interface InterleavedEngine {
+  readonly engine: string;
+  readonly run: () => number | Promise<number>;
+  /** A slow engine is run at most `slowRuns` times (after one warm-up), one call per round. */
+  readonly slow?: boolean;
+}
+
+/** Repetition bounds of {@link measureInterleaved}. */
+export interface InterleaveOptions {
+  /** Rounds at least. Default 5. */
+  readonly minRuns?: number;
+  /** Rounds at most. Default 1,000. */
+  readonly maxRuns?: number;
+  /** Keep adding rounds until this much wall time (ms) has passed in timed rounds. Default 300. */
+  readonly minTimeMs?: number;
+  /**
+   * The time (ms) one engine's turn in a round should take: a fast engine is called as many times in its
+   * turn as fit (calibrated in the warm-up, at most 100,000), and its sample is the mean of those calls.
+   * Default 10.
+   */
+  readonly sliceMs?: number;
+  /** Timed runs of a slow engine (at least 1). Default 1. */
+  readonly slowRuns?: number;
+}
+
+/**
+ * Times several engines on one case INTERLEAVED: every round gives each engine one turn, the round's
+ * first engine rotating, so that a burst of machine load falls on all engines alike instead of on
+ * whichever engine was being measured at the time (timing them one after another swung ratios by ±30% on
+ * a loaded machine). In its turn a fast engine runs a batch of calls lasting about `sliceMs` (so that a
+ * microsecond operation is timed over many calls and stays JIT-warm beside engines taking 100 ms), and
+ * the turn's sample is the batch's mean; each engine's reported time is the median of its samples. The
+ * warm-up runs every engine for about two slices (a slow engine once) and calibrates the batch sizes. An
+ * async run is awaited inside its timing.
+ *
+ * Every run's answer is compared with the first engine's first answer.
+ * @throws {Error} when two engines (or two runs of one engine) disagree on the count, naming every answer
+ */
+export async function measureInterleaved(
+  section: string,
+  name: string,
+  size: number,
+  engines: readonly InterleavedEngine[],
+  { minRuns = 5, maxRuns = 1_000, minTimeMs = 300, sliceMs = 10, slowRuns = 1 }: InterleaveOptions = {},
+): Promise<BenchCase> {
+  const answers: number[] = [];
+  for (const { run } of engines) answers.push(await run());
+  const disagree = (found: readonly number[]) =>
+    new Error(
+      `${section} / ${name} @${size}: engines disagree: ${engines.map((e, i) => `${e.engine}=${found[i]}`).join(", ")}`,
+    );
+  if (answers.some((a) => a !== answers[0])) throw disagree(answers);
+  const check = (i: number, answer: number) => {
+    if (answer === answers[0]) return;
+    const found = [...answers];
+    found[i] = answer;
+    throw disagree(found);
+  };
+  /** Runs engine `i` `calls` times; returns the total wall time in ms. */
+  const batch = async (i: number, calls: number): Promise<number> => {
+    const { run } = engines[i]!;
+    const t0 = performance.now();
+    for (let c = 0; c < calls; c++) {
+      let answer = run();
+      if (typeof answer !== "number") answer = await answer;
+      check(i, answer);
+    }
+    return performance.now() - t0;
+  };
+  const calls: number[] = [];
+  for (let i = 0; i < engines.length; i++) {
+    if (engines[i]!.slow) {
+      calls.push(1);
+      continue;
+    }
+    let done = 0;
+    let spent = 0;
+    while (spent < 2 * sliceMs && done < 200_000) {
+      const n = Math.max(1, done);
+      spent += await batch(i, n);
+      done += n;
+    }
+    calls.push(Math.min(100_000, Math.max(1, Math.round((sliceMs * done) / Math.max(spent, 1e-6)))));
+  }
+  const samples: number[][] = engines.map(() => []);
+  const start = performance.now();
+  for (let round = 0; round < maxRuns; round++) {
+    if (round >= minRuns && performance.now() - start >= minTimeMs) break;
+    for (let k = 0; k < engines.length; k++) {
+      const i = (round + k) % engines.length;
+      if (engines[i]!.slow && samples[i]!.length >= Math.max(1, slowRuns)) continue;
+      samples[i]!.push((await batch(i, calls[i]!)) / calls[i]!);
+    }
+  }
+  const measurements = engines.map(({ engine }, i): Measurement => {
+    const sorted = [...samples[i]!].sort((a, b) => a - b);
+    return {
+      engine,
+      medianMs: sorted[sorted.length >> 1]!,
+      runs: sorted.length * calls[i]!,
+      count: answers[0]!,
+    };
+  });
+  return { section, name, size, measurements };
+}

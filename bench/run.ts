@@ -1,10 +1,15 @@
 /**
  * The benchmark runner (`npm run bench`): every engine on the same seeded data in one process run.
  *
- * Sizes: 10k, 100k and 1M incidents by default; `BENCH_SIZES=10000,100000` runs a subset.
+ * Sizes: 10k, 100k and 1M incidents by default; `BENCH_SIZES=10000,100000` runs a subset; `--quick` (npm run
+ * bench -- --quick) runs 10k only with short timings and no timeline section, as a smoke test of every
+ * engine's agreement in well under a minute; `--markdown` also prints the peers' table in Markdown.
  * Engines per query (each answers the match count; all counts must agree or the run fails):
  * `compile` (generated code and closures), `evaluate`, `IncidentSet.count`, `IncidentSet.findAll`, mingo 7,
- * sift, and the hand-written predicate. `findFirst` is compared with a full scan by the compiled and the
+ * sift, the hand-written predicate, and the peers of bench/peers.ts: arquero, DuckDB (an ENUM and a VARCHAR
+ * table, one thread) and roaring bitmaps (not on `$regex` queries, which it cannot express: "n/a").
+ * The engines of a case are timed interleaved (bench/harness.ts `measureInterleaved`), each round running
+ * every engine once, and each engine's median is reported. `findFirst` is compared with a full scan by the compiled and the
  * hand-written predicate (each answers the found `IncidentId`). Then parse + compile of the specification's
  * sample, the heap of the raw records and of the set, and the timeline section (bench/timeline.ts).
  *
@@ -24,7 +29,23 @@ import { evaluate } from "../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../src/conditions/parse.js";
 import { IncidentSet } from "../src/incidents/incident-set.js";
 import { type GeneratedIncident, generateIncidents } from "./generate-incidents.js";
-import { type BenchCase, type Measurement, measure, ratio } from "./harness.js";
+import {
+  type BenchCase,
+  type InterleavedEngine,
+  type Measurement,
+  measure,
+  measureInterleaved,
+  ratio,
+} from "./harness.js";
+import {
+  arqueroCount,
+  buildArquero,
+  buildDuckDb,
+  buildRoaring,
+  type DuckDbTables,
+  loadPeers,
+  type PeerModules,
+} from "./peers.js";
 import { benchQueries, SPEC_SAMPLE } from "./queries.js";
 import { printTimelineTable, runTimelineBench } from "./timeline.js";
 
@@ -86,35 +107,57 @@ function makeScanFirst(): (
   ) as ReturnType<typeof makeScanFirst>;
 }
 
-interface Engine {
-  readonly engine: string;
-  readonly run: () => number;
-  readonly slow?: boolean;
+/** `--quick`: 10k incidents only, short timings, no timeline section, nothing saved. */
+const QUICK = process.argv.includes("--quick");
+/** `--markdown`: print the peers' table in Markdown too (for docs/performance.md). */
+const MARKDOWN = process.argv.includes("--markdown");
+
+/**
+ * Measures the engines of a case interleaved (slow engines fewer times on large sets) and checks that all
+ * answers agree.
+ * @throws {Error} when two engines disagree on the count
+ */
+async function runCase(
+  section: string,
+  name: string,
+  size: number,
+  engines: readonly InterleavedEngine[],
+): Promise<BenchCase> {
+  gc();
+  // --quick: the slow engines three times only, and shorter turns.
+  const slowRuns = size >= 1_000_000 ? 1 : size >= 100_000 || QUICK ? 3 : 1_000;
+  return measureInterleaved(section, name, size, engines, {
+    minRuns: QUICK ? 9 : 7,
+    minTimeMs: QUICK ? 0 : 300,
+    sliceMs: QUICK ? 4 : 10,
+    slowRuns,
+  });
 }
 
-/** Measures each engine (fewer runs for the slow ones on large sets) and checks that all answers agree. */
-function runCase(section: string, name: string, size: number, engines: readonly Engine[]): BenchCase {
-  const measurements: Measurement[] = [];
-  for (const { engine, run, slow } of engines) {
-    gc();
-    const options =
-      size >= 1_000_000
-        ? slow
-          ? { minRuns: 1, warmup: 1, minTimeMs: 0 }
-          : { minRuns: 5, warmup: 2, minTimeMs: 400 }
-        : size >= 100_000 && slow
-          ? { minRuns: 3, warmup: 1, minTimeMs: 0 }
-          : { minRuns: 5, warmup: 2, minTimeMs: 300 };
-    const { medianMs, runs, result } = measure(run, options);
-    measurements.push({ engine, medianMs, runs, count: result });
-  }
-  const expected = measurements[0]?.count;
-  if (measurements.some((m) => m.count !== expected)) {
-    throw new Error(
-      `${section} / ${name} @${size}: engines disagree: ${measurements.map((m) => `${m.engine}=${m.count}`).join(", ")}`,
-    );
-  }
-  return { section, name, size, measurements };
+/** The peers built over one size's records (built after the set's heap is measured). */
+interface PeerData {
+  readonly arquero: ReturnType<typeof buildArquero>;
+  readonly duckdb: DuckDbTables;
+  readonly roaring: ReturnType<typeof buildRoaring>;
+  /** Build time of each peer's data, ms (not part of any ratio). */
+  readonly buildMs: Readonly<Record<string, number>>;
+}
+
+async function buildPeers(peers: PeerModules, records: readonly GeneratedIncident[]): Promise<PeerData> {
+  let t0 = performance.now();
+  const arquero = buildArquero(peers.arquero, records);
+  const arqueroMs = performance.now() - t0;
+  t0 = performance.now();
+  const duckdb = await buildDuckDb(peers.duckdb, records);
+  const duckdbMs = performance.now() - t0;
+  t0 = performance.now();
+  const roaring = buildRoaring(peers.RoaringBitmap32, records);
+  const roaringMs = performance.now() - t0;
+  const buildMs = { arquero: arqueroMs, duckdb: duckdbMs, roaring: roaringMs };
+  write(
+    `peers built: arquero ${arqueroMs.toFixed(0)} ms, DuckDB (both tables, via NDJSON) ${duckdbMs.toFixed(0)} ms, roaring ${roaringMs.toFixed(0)} ms`,
+  );
+  return { arquero, duckdb, roaring, buildMs };
 }
 
 function find(c: BenchCase, engine: string): Measurement {
@@ -138,7 +181,7 @@ interface SizeReport {
   readonly cases: BenchCase[];
 }
 
-function benchSize(size: number): SizeReport {
+async function benchSize(size: number, peerModules: PeerModules): Promise<SizeReport> {
   write(`\n=== ${size.toLocaleString("en-US")} incidents ===`);
   const base = heapAfterGc();
   const records = generateIncidents(size);
@@ -156,6 +199,7 @@ function benchSize(size: number): SizeReport {
       `(${(setHeapBytes / recordsHeapBytes).toFixed(2)}× the records); set built in ${setBuildMs.toFixed(0)} ms`,
   );
 
+  const peers = await buildPeers(peerModules, records);
   const cases: BenchCase[] = [];
   for (const query of benchQueries(records)) {
     const condition = parseSearchConditions(query.conditions);
@@ -172,8 +216,19 @@ function benchSize(size: number): SizeReport {
       sift: makeCounter(),
       hand: makeCounter(),
     };
+    const duckEnum = await peers.duckdb.counter("incidents_enum", query.sql);
+    const duckVarchar = await peers.duckdb.counter("incidents_varchar", query.sql);
+    const roaringForm = query.roaring;
+    const peerEngines: InterleavedEngine[] = [
+      { engine: "arquero", run: () => arqueroCount(peers.arquero, query.arquero) },
+      { engine: "DuckDB (ENUM)", run: duckEnum },
+      { engine: "DuckDB (VARCHAR)", run: duckVarchar },
+    ];
+    if (typeof roaringForm === "function") {
+      peerEngines.push({ engine: "roaring", run: () => roaringForm(peers.roaring).size });
+    }
     cases.push(
-      runCase("count", query.name, size, [
+      await runCase("count", query.name, size, [
         { engine: "compile", run: () => count.compile(records, predicate) },
         { engine: "compile (closures)", run: () => count.closures(records, closures) },
         { engine: "IncidentSet.count", run: () => theSet().count(condition) },
@@ -190,6 +245,7 @@ function benchSize(size: number): SizeReport {
           slow: true,
         },
         { engine: "sift", run: () => count.sift(records, siftTest), slow: true },
+        ...peerEngines,
       ]),
     );
     if (query.first) {
@@ -197,7 +253,7 @@ function benchSize(size: number): SizeReport {
       const scanHand = makeScanFirst();
       const id = (r: GeneratedIncident | undefined) => (r === undefined ? -1 : r.IncidentId);
       cases.push(
-        runCase("findFirst", query.name, size, [
+        await runCase("findFirst", query.name, size, [
           { engine: "IncidentSet.findFirst", run: () => id(theSet().findFirst(condition)) },
           { engine: "IncidentSet.findFirst (raw JSON)", run: () => id(theSet().findFirst(query.conditions)) },
           { engine: "scan (compile)", run: () => scanCompiled(records, predicate) },
@@ -206,7 +262,9 @@ function benchSize(size: number): SizeReport {
       );
     }
   }
+  peers.duckdb.close();
   printSize(cases, theSet(), records);
+  printPeers(cases, records);
   return finishSize(size, records, holder, { recordsHeapBytes, setHeapBytes, setBuildMs, cases });
 }
 
@@ -230,6 +288,69 @@ function finishSize(
       `(${(setHeapAfterQueriesBytes / recordsHeapBytes).toFixed(2)}× the records)`,
   );
   return { size, recordsHeapBytes, setHeapBytes, setHeapAfterQueriesBytes, setBuildMs, cases };
+}
+
+/**
+ * `other / ours` for the peers' tables, with enough digits for a small ratio (0.0042 rather than 0): 1
+ * decimal from 10, 2 decimals from 0.1, 2 significant digits below.
+ */
+function times(ours: Measurement, other: Measurement): string {
+  const x = other.medianMs / ours.medianMs;
+  return x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2);
+}
+
+const PEERS = ["arquero", "DuckDB (ENUM)", "DuckDB (VARCHAR)", "roaring"] as const;
+
+/**
+ * The peers' table: for `IncidentSet.count` and for `compile`, the peer's median over ours (>1: ours
+ * faster); "n/a" where the peer cannot express the query, with the reason below the table.
+ */
+function printPeers(cases: readonly BenchCase[], records: readonly GeneratedIncident[]): void {
+  const short = { arquero: "aq", "DuckDB (ENUM)": "duckE", "DuckDB (VARCHAR)": "duckV", roaring: "roar" };
+  write(
+    "\npeers: × = peer's median / ours (>1: ours faster); aq arquero, duckE/duckV DuckDB ENUM/VARCHAR table (1 thread), roar roaring bitmaps",
+  );
+  const head = (who: string) => PEERS.map((p) => `${who}×${short[p]}`.padStart(11)).join("");
+  write(`${"query".padEnd(46)}${"matches".padStart(9)}${head("set")}${head("cmp")}`);
+  const reasons = new Map<string, string>();
+  const queries = benchQueries(records);
+  for (const c of cases.filter((x) => x.section === "count")) {
+    const counted = find(c, "IncidentSet.count");
+    const compiled = find(c, "compile");
+    const cell = (ours: Measurement, peer: string) => {
+      const m = c.measurements.find((x) => x.engine === peer);
+      if (m !== undefined) return times(ours, m).padStart(11);
+      const form = queries.find((q) => q.name === c.name)?.roaring;
+      if (form !== undefined && typeof form !== "function") reasons.set(peer, form.na);
+      return "n/a".padStart(11);
+    };
+    write(
+      `${c.name.slice(0, 45).padEnd(46)}${String(counted.count).padStart(9)}` +
+        `${PEERS.map((p) => cell(counted, p)).join("")}${PEERS.map((p) => cell(compiled, p)).join("")}`,
+    );
+  }
+  for (const [peer, reason] of reasons) write(`n/a ${peer}: ${reason}`);
+  if (MARKDOWN) printPeersMarkdown(cases, records.length);
+}
+
+/** The peers' table in Markdown: ratios of `IncidentSet.count`, then of `compile`, against each peer. */
+function printPeersMarkdown(cases: readonly BenchCase[], size: number): void {
+  const names = ["arquero", "DuckDB ENUM", "DuckDB VARCHAR", "roaring"];
+  write(`\nMarkdown (${size.toLocaleString("en-US")} incidents):\n`);
+  write(
+    `| query | matches | ${names.map((n) => `set ×${n}`).join(" | ")} | ${names.map((n) => `compile ×${n}`).join(" | ")} |`,
+  );
+  write(`| --- | ---: | ${[...names, ...names].map(() => "---:").join(" | ")} |`);
+  for (const c of cases.filter((x) => x.section === "count")) {
+    const cells = (ours: Measurement) =>
+      PEERS.map((p) => {
+        const m = c.measurements.find((x) => x.engine === p);
+        return m === undefined ? "n/a" : times(ours, m);
+      }).join(" | ");
+    write(
+      `| ${c.name} | ${c.measurements[0]!.count.toLocaleString("en-US")} | ${cells(find(c, "IncidentSet.count"))} | ${cells(find(c, "compile"))} |`,
+    );
+  }
 }
 
 function printSize(
@@ -389,17 +510,28 @@ function targets(report: SizeReport, compileCase: BenchCase): Target[] {
   return out;
 }
 
-function main(): void {
-  const sizes = (process.env.BENCH_SIZES ?? "10000,100000,1000000")
+async function main(): Promise<void> {
+  const sizes = (process.env.BENCH_SIZES ?? (QUICK ? "10000" : "10000,100000,1000000"))
     .split(",")
     .map((s) => Number(s.trim()))
     .filter((n) => Number.isInteger(n) && n > 0);
-  write(`incident-query benchmark: node ${process.version}, sizes ${sizes.join(", ")}`);
-  const reports = sizes.map(benchSize);
+  const peers = await loadPeers();
+  write(
+    `incident-query benchmark${QUICK ? " (--quick)" : ""}: node ${process.version}, sizes ${sizes.join(", ")}; ` +
+      `peers ${Object.entries(peers.versions)
+        .map(([name, version]) => `${name} ${version}`)
+        .join(", ")}`,
+  );
+  const reports: SizeReport[] = [];
+  for (const size of sizes) reports.push(await benchSize(size, peers));
   const compileCase = benchCompile();
   write(
     `\nparse + compile (spec sample): ${compileCase.measurements.map((m) => `${m.engine} ${fmt(m.medianMs)}`).join("; ")}`,
   );
+  if (QUICK) {
+    write("\n--quick: every engine agreed on every count; timeline, targets and saving skipped.");
+    return;
+  }
   write("\n=== timeline ===");
   const timeline = runTimelineBench();
   printTimelineTable(timeline, write);
@@ -418,6 +550,7 @@ function main(): void {
         date: new Date().toISOString(),
         node: process.version,
         command: "npm run bench",
+        peers: peers.versions,
         sizes: reports.map(
           ({ size, recordsHeapBytes, setHeapBytes, setHeapAfterQueriesBytes, setBuildMs }) => ({
             size,
@@ -440,4 +573,4 @@ function main(): void {
   write(`\nsaved ${out}`);
 }
 
-main();
+await main();

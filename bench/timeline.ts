@@ -9,9 +9,12 @@
  */
 
 import { pathToFileURL } from "node:url";
-import type { TimelineEntry } from "../src/timeline/entry.js";
+import { readRecordsFromChunks } from "../src/cli/records.js";
+import { type TimelineEntry, validateTimelineEntries } from "../src/timeline/entry.js";
 import { createTimelineIndex, queryTimeline } from "../src/timeline/query.js";
 import type { SortOrder } from "../src/timeline/sort.js";
+import { timelineTimeKey } from "../src/timeline/time.js";
+import { referenceIsValidTimelineTime } from "../test/support/timeline-time-reference.js";
 import { type BenchCase, benchCase, ratio } from "./harness.js";
 
 const SECTION = "timeline";
@@ -169,6 +172,57 @@ export function straightforwardQuery(
   });
 }
 
+/**
+ * The validator as it was before issue 13, for comparison: the same checks, each field read through a
+ * closure returning `{ present, value }`, and `Time` checked by date-fns (parse, isValid, format back; the
+ * reference of test/support/timeline-time-reference.ts). Returns the number of valid entries.
+ */
+export function dateFnsValidate(input: readonly unknown[]): number {
+  let valid = 0;
+  const strings = ["Summary", "Note", "EventType", "RiskLevel", "Description", "Author"] as const;
+  for (const value of input) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+    let ok = true;
+    const read = (field: string): { present: boolean; value: unknown } => {
+      if (!Object.hasOwn(value, field)) {
+        ok = false;
+        return { present: false, value: undefined };
+      }
+      return { present: true, value: (value as Record<string, unknown>)[field] };
+    };
+    const id = read("TimelineID");
+    if (!Number.isSafeInteger(id.value)) ok = false;
+    const time = read("Time");
+    if (!referenceIsValidTimelineTime(time.value)) ok = false;
+    const copy: Record<string, unknown> = { TimelineID: id.value, Time: time.value };
+    for (const field of strings) {
+      const r = read(field);
+      if (typeof r.value !== "string") ok = false;
+      copy[field] = r.value;
+    }
+    for (const field of ["Tactic", "Technique"]) {
+      const r = read(field);
+      if (!Array.isArray(r.value) || !r.value.every((e) => typeof e === "string")) ok = false;
+      else copy[field] = [...r.value];
+    }
+    if (ok) valid++;
+  }
+  return valid;
+}
+
+/** The name of the CLI readers' case. */
+const READERS_CASE = "CLI: read 100k entries (NDJSON, JSON array)";
+
+/** `text` cut into chunks of 1 MiB, as the CLI reads a file. */
+function chunked(text: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += 1 << 20) out.push(text.slice(i, i + (1 << 20)));
+  return out;
+}
+
+/** The name of the validation case; `printTimelineTable` prints its cost per entry. */
+const VALIDATE_CASE = "validateTimelineEntries (valid entries)";
+
 /** Count and order in one number: count · 2³² + a 32-bit hash of the ids in order. */
 function checksum(entries: readonly TimelineEntry[]): number {
   let hash = 0x811c9dc5;
@@ -207,6 +261,46 @@ export function runTimelineBench(): BenchCase[] {
   one(`filter "${FILTER}" (~5%), DESC`, FILTER, "desc");
   one("no filter, ASC", "", "asc");
   one("no filter, DESC", "", "desc");
+  // Validation of entries read from a file or a request (issue 13: at most 2 µs an entry).
+  const validEntries = entries.filter((e) => timelineTimeKey(e.Time) !== undefined);
+  collectGarbage();
+  cases.push(
+    benchCase(
+      SECTION,
+      VALIDATE_CASE,
+      validEntries.length,
+      [
+        {
+          engine: "validateTimelineEntries",
+          run: () => {
+            const result = validateTimelineEntries(validEntries);
+            return result.ok ? result.entries.length : -1;
+          },
+        },
+        { engine: "date-fns validator (old)", run: () => dateFnsValidate(validEntries) },
+      ],
+      heavy,
+    ),
+  );
+  // The CLI's readers (issue 13: a JSON array within 1.5x of NDJSON): the same entries as text in 1 MiB
+  // chunks, as the CLI reads them; each run parses every record.
+  const ndjson = chunked(entries.map((e) => JSON.stringify(e)).join("\n"));
+  const array = chunked(JSON.stringify(entries, null, 1));
+  const readOptions = { maxLineLength: 1 << 26, expected: "timeline entries" };
+  collectGarbage();
+  cases.push(
+    benchCase(
+      SECTION,
+      READERS_CASE,
+      SIZE,
+      [
+        { engine: "NDJSON reader", run: () => readRecordsFromChunks(ndjson, readOptions).length },
+        { engine: "JSON array reader", run: () => readRecordsFromChunks(array, readOptions).length },
+      ],
+      // Each run leaves 100k records of garbage: enough runs that a collection does not decide the median.
+      { minRuns: 9, minTimeMs: 1000, warmup: 2 },
+    ),
+  );
   // Built only now, so that its garbage does not weigh on the cases above.
   const index = createTimelineIndex(entries);
   for (const order of ["asc", "desc"] as const) {
@@ -268,6 +362,13 @@ export function printTimelineTable(cases: readonly BenchCase[], write: (line: st
         `${"".padEnd(46)} ${other.engine.padEnd(28)} ${other.medianMs.toFixed(2).padStart(10)} ${String(ratio(ours, other)).padStart(8)}`,
       );
     }
+  }
+  const validation = cases.find((c) => c.name === VALIDATE_CASE);
+  const ours = validation?.measurements[0];
+  if (validation !== undefined && ours !== undefined) {
+    write(
+      `validateTimelineEntries: ${((ours.medianMs * 1000) / validation.size).toFixed(3)} µs an entry (issue 13 asks at most 2 µs)`,
+    );
   }
   const kept = cases[0]?.measurements[0]?.count;
   if (kept !== undefined) write(`(${Math.floor(kept / 2 ** 32)} of ${SIZE} entries kept by the filter)`);

@@ -66,6 +66,7 @@ export { BUDGET_CHECK_INTERVAL, IncidentSet, SearchTimeoutError, startBudget } f
 // Timelines.
 export type {
   SortOrder,
+  SortOrderInput,
   TimelineEntry,
   TimelineEntryProblem,
   TimelineFilter,

@@ -44,7 +44,9 @@ describe("public types", () => {
   it("queryTimeline returns entries of the type it is given", () => {
     const entries: TimelineEntry[] = [];
     expectTypeOf(queryTimeline(entries, { sortOrder: "desc" })).toEqualTypeOf<TimelineEntry[]>();
-    // @ts-expect-error: the sort order is parsed first (parseSortOrder), not passed raw
+    // The specification's tokens are accepted as they are (issue 12); a non-string is not.
     queryTimeline(entries, { sortOrder: "DESC" });
+    // @ts-expect-error: a sort order is a string
+    queryTimeline(entries, { sortOrder: 1 });
   });
 });

@@ -1,19 +1,21 @@
 /**
- * Reading the CLI's inputs: a JSON argument given inline or as `@file`, and streams of records from a file
- * holding a JSON array or NDJSON (one JSON value per line), read incrementally so that large files are not
- * loaded whole, with a progress bar on stderr when stderr is a terminal.
+ * Reading the CLI's inputs: a JSON argument given inline or as `@file`; the records of an input (file,
+ * `-`, pipe; gzip or not; JSON array or NDJSON) with the options every reading command shares
+ * (`--max-line-length`, `--max-errors`, `--skip-invalid`) and one way of reporting invalid records; and
+ * one whole JSON document (a dataset).
  */
-import { createReadStream } from "node:fs";
-import { open, readFile, stat } from "node:fs/promises";
-import { createInterface } from "node:readline";
-import type { Readable } from "node:stream";
-import cliProgress from "cli-progress";
-import streamArray from "stream-json/streamers/stream-array.js";
+
+import { constants } from "node:buffer";
+import { readFile } from "node:fs/promises";
+import { type Command, InvalidArgumentError } from "commander";
 import type { Condition } from "../conditions/ast.js";
 import { formatIssues } from "../conditions/issues.js";
 import { safeParseSearchConditions } from "../conditions/parse.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import type { CliContext } from "./program.js";
+import { startProgress } from "./progress.js";
+import { DEFAULT_MAX_LINE_LENGTH, describeShape, formatPosition, readRecords } from "./records.js";
+import { describeSystemError, type InputSource, openInput } from "./source.js";
 
 /**
  * Reads a JSON argument: the text itself, or `@path` for a file's contents.
@@ -26,13 +28,16 @@ export async function readJsonArgument(argument: string, what: string): Promise<
     try {
       text = await readFile(path, "utf8");
     } catch (error) {
-      throw new CliError(`Cannot read ${what} from '${path}': ${(error as Error).message}`, EXIT.noInput);
+      throw new CliError(`Cannot read ${what} from '${path}': ${describeSystemError(error)}`, EXIT.noInput);
     }
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new CliError(`The ${what} are not valid JSON: ${(error as Error).message}`, EXIT.invalid);
+    throw new CliError(
+      `The ${what} are not valid JSON: ${String((error as Error).message).split("\n")[0]}`,
+      EXIT.invalid,
+    );
   }
 }
 
@@ -53,96 +58,205 @@ export async function readSearchConditionsArgument(
   return undefined;
 }
 
-/** Options of `readRecords`. */
-export interface ReadRecordsOptions {
-  /** Where a progress bar may be drawn; it is drawn only when this stream is a terminal. */
-  readonly progressStream?: NodeJS.WriteStream;
+/** The options shared by the commands that read records (`match`, `timeline`). */
+export interface RecordCliOptions {
+  /** `--max-line-length`: the longest NDJSON line or array element, in characters. */
+  readonly maxLineLength: number;
+  /** `--max-errors`: how many invalid records are listed (the rest are counted). */
+  readonly maxErrors: number;
+  /** `--skip-invalid`: skip invalid records (counted on stderr) instead of failing with exit code 65. */
+  readonly skipInvalid?: boolean;
+}
+
+/** The default of `--max-errors`. */
+export const DEFAULT_MAX_ERRORS = 20;
+
+/** Adds `--max-line-length`, `--max-errors` and `--skip-invalid` to a command. */
+export function addRecordOptions(command: Command): Command {
+  return command
+    .option(
+      "--max-line-length <chars>",
+      "the longest NDJSON line or JSON array element accepted, in characters (suffixes k, M)",
+      parseSize,
+      DEFAULT_MAX_LINE_LENGTH,
+    )
+    .option(
+      "--max-errors <n>",
+      "list at most n invalid records, then count the rest",
+      parseCount,
+      DEFAULT_MAX_ERRORS,
+    )
+    .option("--skip-invalid", "skip invalid records (their number is printed on stderr) instead of failing");
+}
+
+/** Parses a non-negative integer option (`--limit`, `--max-errors`). */
+export function parseCount(text: string): number {
+  if (!/^\d{1,15}$/.test(text.trim())) throw new InvalidArgumentError("expected a whole number, e.g. 20.");
+  return Number(text.trim());
+}
+
+/** Parses a positive size with an optional binary suffix: `1000`, `64k`, `16M`. */
+export function parseSize(text: string): number {
+  const match = /^(\d{1,12})\s*([kKmMgG]?)$/.exec(text.trim());
+  const scale = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[match?.[2]?.toLowerCase() ?? ""] ?? 1;
+  const value = match === null ? Number.NaN : Number(match[1]) * scale;
+  if (!(value >= 1)) throw new InvalidArgumentError("expected a positive whole number, e.g. 1000 or 64M.");
+  return Math.min(value, constants.MAX_STRING_LENGTH);
 }
 
 /**
- * Streams the records of a file holding either a JSON array (first non-blank character `[`) or NDJSON
- * (one JSON value per line; blank lines are skipped), in file order, without loading the file whole.
- * @param path - the file
- * @returns the records as parsed JSON values (their shape is the caller's to check)
- * @throws {CliError} `noInput` when the file cannot be read; `dataError` when it is not valid JSON / NDJSON
- *   (with the line number for NDJSON)
+ * Invalid records of one input: counts them, keeps the first `maxErrors` messages, and prints them at the
+ * end (after the progress bar is gone), one line each, then "… and N more".
  */
-export async function* readRecords(path: string, options: ReadRecordsOptions = {}): AsyncGenerator<unknown> {
-  const format = await detectFormat(path);
-  const size = (await stat(path)).size;
-  const source = createReadStream(path);
-  const progress = startProgress(source, size, options.progressStream);
+export class ProblemLog {
+  #records = 0;
+  #lines: string[] = [];
+  #more = 0;
+
+  constructor(
+    private readonly label: string,
+    private readonly options: RecordCliOptions,
+  ) {}
+
+  /** The number of invalid records so far. */
+  get count(): number {
+    return this.#records;
+  }
+
+  /** Records one invalid record, with one message per problem (`field: message` or a sentence). */
+  add(line: number, record: number, messages: readonly string[]): void {
+    this.#records++;
+    for (const message of messages) {
+      if (this.#lines.length < this.options.maxErrors) {
+        this.#lines.push(`${formatPosition(this.label, line, record)}: ${message}`);
+      } else this.#more++;
+    }
+  }
+
+  /**
+   * Prints the kept messages and the count on stderr. Without `--skip-invalid`, any invalid record is a
+   * data error.
+   * @throws {CliError} `dataError` when there were invalid records and `--skip-invalid` was not given
+   */
+  finish(context: CliContext): void {
+    if (this.#records === 0) return;
+    const skip = this.options.skipInvalid === true;
+    const prefix = skip ? "incident-query: warning: " : "incident-query: ";
+    for (const line of this.#lines) context.stderr.write(`${prefix}${line}\n`);
+    if (this.#more > 0) {
+      context.stderr.write(
+        `${prefix}… and ${this.#more} more problem${this.#more === 1 ? "" : "s"} (--max-errors ${this.options.maxErrors})\n`,
+      );
+    }
+    const records = `${this.#records} invalid record${this.#records === 1 ? "" : "s"}`;
+    if (skip) {
+      context.stderr.write(`incident-query: skipped ${records} of ${this.label} (--skip-invalid)\n`);
+      return;
+    }
+    throw new CliError(`${this.label} has ${records}; add --skip-invalid to skip them.`, EXIT.dataError);
+  }
+}
+
+/** What `forEachRecord` is told about the records it reads. */
+export interface RecordSpec {
+  /** What the records should be, for messages: `incidents`. */
+  readonly expected: string;
+  /** A hint for an input holding one JSON document of another shape. */
+  readonly hint?: (value: unknown) => string;
+}
+
+/**
+ * Reads the records of input `name` (a path or `-`), with a progress bar on a terminal, and calls `visit`
+ * with each valid one; invalid ones go to the returned log. `visit` returns `false` to stop reading (e.g.
+ * `--limit` reached), or a promise (back-pressure of the output), which is awaited.
+ * @returns the log of invalid records (not yet finished) and the number of records read
+ * @throws {CliError} as `openInput` and `readRecords` do
+ */
+export async function forEachRecord(
+  name: string,
+  context: CliContext,
+  options: RecordCliOptions,
+  spec: RecordSpec,
+  visit: (
+    value: unknown,
+    line: number,
+    record: number,
+    log: ProblemLog,
+  ) => boolean | Promise<unknown> | undefined,
+): Promise<{ log: ProblemLog; records: number; source: InputSource }> {
+  const source = await openInput(name, { stdin: context.stdin });
+  const log = new ProblemLog(source.label, options);
+  const progress = startProgress(source, context.stderr);
+  let records = 0;
   try {
-    if (format === "array") {
-      const stream = source.pipe(streamArray.withParserAsStream());
-      source.on("error", (error) => stream.destroy(error));
-      try {
-        for await (const item of stream as AsyncIterable<{ value: unknown }>) yield item.value;
-      } catch (error) {
-        throw new CliError(
-          `'${path}' is not a valid JSON array: ${(error as Error).message}`,
-          EXIT.dataError,
-        );
-      }
-    } else {
-      let line = 0;
-      for await (const text of createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY })) {
-        line++;
-        if (text.trim() === "") continue;
-        try {
-          yield JSON.parse(text);
-        } catch (error) {
-          throw new CliError(
-            `'${path}' line ${line} is not valid JSON: ${(error as Error).message}`,
-            EXIT.dataError,
-          );
+    reading: for await (const batch of readRecords(source, {
+      maxLineLength: options.maxLineLength,
+      expected: spec.expected,
+      ...(spec.hint === undefined ? {} : { hint: spec.hint }),
+    })) {
+      for (const item of batch) {
+        records = item.record;
+        if (!item.ok) {
+          log.add(item.line, item.record, [item.message]);
+          continue;
         }
+        const result = visit(item.value, item.line, item.record, log);
+        if (result === false) break reading;
+        if (result !== undefined && result !== true && (await result) === false) break reading;
       }
+      progress?.update(records);
     }
   } finally {
     progress?.stop();
-    source.destroy();
+    source.close();
   }
+  return { log, records, source };
 }
 
-async function detectFormat(path: string): Promise<"array" | "ndjson"> {
-  let handle: Awaited<ReturnType<typeof open>>;
+/**
+ * Reads one whole JSON document from input `name` (a path or `-`; gzip or not), e.g. a dataset.
+ * @throws {CliError} `dataError` when it is not valid JSON or larger than the longest string JavaScript
+ *   holds; as `openInput` does
+ */
+export async function readDocument(
+  name: string,
+  context: CliContext,
+): Promise<{ value: unknown; label: string }> {
+  const source = await openInput(name, { stdin: context.stdin });
+  const parts: string[] = [];
+  let length = 0;
   try {
-    handle = await open(path, "r");
-  } catch (error) {
-    throw new CliError(`Cannot read '${path}': ${(error as Error).message}`, EXIT.noInput);
-  }
-  try {
-    const buffer = Buffer.alloc(4096);
-    for (let position = 0; ; ) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-      if (bytesRead === 0) return "ndjson";
-      const text = buffer.toString("utf8", 0, bytesRead).replace(/^\uFEFF/, "");
-      const first = text.trimStart()[0];
-      if (first !== undefined) return first === "[" ? "array" : "ndjson";
-      position += bytesRead;
+    for await (const chunk of source.text) {
+      length += chunk.length;
+      if (length > constants.MAX_STRING_LENGTH) {
+        throw new CliError(
+          `${source.label} is larger than the largest JSON document this tool reads (${constants.MAX_STRING_LENGTH} characters).`,
+          EXIT.dataError,
+        );
+      }
+      parts.push(chunk);
     }
   } finally {
-    await handle.close();
+    source.close();
+  }
+  const text = parts.join("");
+  try {
+    return { value: JSON.parse(text), label: source.label };
+  } catch (error) {
+    const message = String((error as Error).message).split("\n")[0] ?? "";
+    const position = /at position (\d+)/.exec(message);
+    const line = position === null ? "" : ` (line ${lineAt(text, Number(position[1]))})`;
+    throw new CliError(
+      `${source.label} is not valid JSON${line}: ${message.length > 160 ? `${message.slice(0, 160)}…` : message}`,
+      EXIT.dataError,
+    );
   }
 }
 
-function startProgress(source: Readable, size: number, stream: NodeJS.WriteStream | undefined) {
-  if (stream === undefined || !stream.isTTY || size === 0) return undefined;
-  const bar = new cliProgress.SingleBar(
-    {
-      stream,
-      format: "reading [{bar}] {percentage}% | {value}/{total} bytes",
-      hideCursor: true,
-      clearOnComplete: true,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  bar.start(size, 0);
-  let read = 0;
-  source.on("data", (chunk: Buffer | string) => {
-    read += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length;
-    bar.update(read);
-  });
-  return bar;
+function lineAt(text: string, position: number): number {
+  let line = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < position; i = text.indexOf("\n", i + 1)) line++;
+  return line;
 }
+
+export { describeShape };

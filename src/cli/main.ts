@@ -1,14 +1,30 @@
-/** The `incident-query` executable: binds the CLI to the process. */
-import { runCli } from "./program.js";
+/**
+ * The `incident-query` executable: binds the CLI to the process. Whatever happens, the process ends with
+ * an exit code of the README's table and one line on stderr: an unexpected error is 70 (its stack only with
+ * `--debug`), and a reader that closes standard output early (`| head -1`) ends the program quietly with 0.
+ */
+import { describeUnexpected, runCli } from "./program.js";
 
-runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(
-      `incident-query: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`,
-    );
-    process.exitCode = 70;
-  },
-);
+const argv = process.argv.slice(2);
+const debug = argv.includes("--debug");
+
+// Writes after the reader of stdout has gone away fail with EPIPE: nothing is left to do.
+// Any other failure to write is an I/O error (74), reported in one line.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  process.stderr.write(`incident-query: Cannot write the output: ${error.message.split("\n")[0]}\n`);
+  process.exit(74);
+});
+
+function fail(error: unknown): void {
+  process.stderr.write(`incident-query: ${describeUnexpected(error, debug)}\n`);
+  process.exit(70);
+}
+process.on("uncaughtException", fail);
+process.on("unhandledRejection", fail);
+
+runCli(argv, { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }).then((code) => {
+  process.exitCode = code;
+  // Standard input may still hold unread data (`--limit`, a closed stdout): do not wait for it.
+  if (argv.includes("-")) process.stdin.destroy();
+}, fail);

@@ -1,55 +1,132 @@
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { compile } from "../conditions/compile.js";
 import { isBefore, orderKeyOf } from "../incidents/order.js";
 import { CliError, EXIT } from "./exit-codes.js";
-import { readRecords, readSearchConditionsArgument } from "./input.js";
+import {
+  addRecordOptions,
+  describeShape,
+  forEachRecord,
+  parseCount,
+  type RecordCliOptions,
+  readSearchConditionsArgument,
+} from "./input.js";
 import type { CliContext } from "./program.js";
 
+interface MatchOptions extends RecordCliOptions {
+  readonly incidents: string;
+  readonly all?: boolean;
+  readonly count?: boolean;
+  readonly limit?: number;
+}
+
+/** The keys of a dataset of the in-memory backend (README "The dataset of the in-memory backend"). */
+export const DATASET_KEYS = [
+  "sites",
+  "users",
+  "incidents",
+  "timelineEntries",
+  "playbooks",
+  "artifactTypes",
+  "artifacts",
+] as const;
+
+/** Whether a value looks like a dataset rather than a record: an object whose keys are all dataset keys. */
+export function looksLikeDataset(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length > 0 && keys.every((key) => (DATASET_KEYS as readonly string[]).includes(key));
+}
+
 /**
- * `match --incidents <file> <conditions>`: streams the incidents of a JSON array or NDJSON file and prints
- * the first matching incident (DECISIONS.md 1.9: earliest CreatedUtcTime, then IncidentId) as JSON; exits 0,
- * 1 when none matches, 2 on invalid Search Conditions. Memory stays constant: only the best match so far is
- * kept.
+ * `match --incidents <file|-> <conditions>`: streams the incidents of a JSON array or NDJSON input (a file,
+ * `-` or a pipe; gzip or not) and prints the first matching incident (DECISIONS.md 1.9: earliest
+ * CreatedUtcTime, then IncidentId) as JSON; `--all` streams every match as NDJSON in input order
+ * (`--limit N` stops after N), `--count` prints the number of matches. Exit codes: 0 found, 1 none
+ * matches, 2 invalid Search Conditions, 64/65/66/74 as the README's table says. Memory stays constant.
  */
 export function registerMatchCommand(program: Command, context: CliContext): void {
-  program
+  const command = program
     .command("match")
     .description("Print the first incident (earliest CreatedUtcTime) that matches Search Conditions.")
-    .requiredOption("--incidents <file>", "incidents: a JSON array or NDJSON (one incident per line)")
+    .requiredOption(
+      "--incidents <file>",
+      "incidents: a JSON array or NDJSON (one incident per line), gzip or not; - for standard input",
+    )
     .argument("<conditions>", "Search Conditions as JSON, or @file")
+    .addOption(
+      new Option("--all", "print every matching incident, one JSON object a line (NDJSON), in input order"),
+    )
+    .addOption(new Option("--count", "print the number of matching incidents").conflicts(["all", "limit"]))
+    .addOption(
+      new Option("--limit <n>", "with --all: stop after n matches (implies --all)").argParser(parseCount),
+    );
+  addRecordOptions(command)
     .addHelpText(
       "after",
       `
 Examples:
   $ incident-query match --incidents examples/incidents.json '{"IngestionType": "Webhook|File", "Severity": "High"}'
-  $ incident-query match --incidents incidents.ndjson @conditions.json
+  $ incident-query match --incidents incidents.ndjson.gz --all '{"Severity": "High"}' | head -3
+  $ zcat export.ndjson.gz | incident-query match --incidents - --count @conditions.json
 
-Exit codes: 0 printed a match, 1 no match, 2 invalid Search Conditions, 64 usage, 65 bad incidents file,
-66 unreadable file.`,
+Exit codes: 0 found (printed), 1 no incident matches, 2 invalid Search Conditions, 64 usage,
+65 invalid input (each problem with its line; --skip-invalid skips them), 66 unreadable input, 74 I/O error.`,
     )
-    .action(async (conditionsArgument: string, options: { incidents: string }) => {
+    .action(async (conditionsArgument: string, options: MatchOptions) => {
       const condition = await readSearchConditionsArgument(conditionsArgument, context);
       if (condition === undefined) return;
       const matches = compile(condition);
+      const all = options.all === true || options.limit !== undefined;
+      const limit = options.limit ?? Number.POSITIVE_INFINITY;
+      let found = 0;
       let best: { incident: object; key: ReturnType<typeof orderKeyOf> } | undefined;
-      let index = 0;
-      for await (const record of readRecords(options.incidents, { progressStream: context.stderr })) {
-        if (record === null || typeof record !== "object" || Array.isArray(record)) {
-          throw new CliError(
-            `Incident #${index} in '${options.incidents}' is not a JSON object.`,
-            EXIT.dataError,
-          );
-        }
-        index++;
-        if (!matches(record)) continue;
-        const key = orderKeyOf(record);
-        if (best === undefined || isBefore(key, best.key)) best = { incident: record, key };
+      if (all && limit === 0) return;
+      const { log } = await forEachRecord(
+        options.incidents,
+        context,
+        options,
+        {
+          expected: "incidents",
+          hint: (value) =>
+            looksLikeDataset(value) ? " It looks like a dataset of the in-memory backend." : "",
+        },
+        (record, line, number, problems) => {
+          if (record === null || typeof record !== "object" || Array.isArray(record)) {
+            problems.add(line, number, [
+              `Expected an incident (a JSON object), found ${describeShape(record)}.`,
+            ]);
+            return undefined;
+          }
+          if (number === 1 && looksLikeDataset(record)) {
+            throw new CliError(
+              `${line === 1 ? "The first record" : "A record"} of '${options.incidents}' is ${describeShape(record)}: a dataset of the in-memory backend, not an incident.`,
+              EXIT.dataError,
+            );
+          }
+          if (!matches(record)) return undefined;
+          found++;
+          if (options.count === true) return undefined;
+          if (all) {
+            const written = context.output.write(`${JSON.stringify(record)}\n`);
+            if (found >= limit) return written === undefined ? false : written.then(() => false);
+            return written;
+          }
+          const key = orderKeyOf(record);
+          if (best === undefined || isBefore(key, best.key)) best = { incident: record, key };
+          return undefined;
+        },
+      );
+      log.finish(context);
+      if (options.count === true) {
+        await context.output.write(`${found}\n`);
+        if (found === 0) context.exitCode = EXIT.noMatch;
+        return;
       }
-      if (best === undefined) {
+      if (found === 0) {
         context.stderr.write("No incident matches the Search Conditions.\n");
         context.exitCode = EXIT.noMatch;
         return;
       }
-      context.stdout.write(`${JSON.stringify(best.incident, null, 2)}\n`);
+      if (best !== undefined) await context.output.write(`${JSON.stringify(best.incident, null, 2)}\n`);
     });
 }

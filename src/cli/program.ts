@@ -7,18 +7,23 @@ import { Command, CommanderError } from "commander";
 import { registerCheckCommand } from "./check.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { registerMatchCommand } from "./match.js";
+import { Output, OutputClosedError } from "./output.js";
 import { registerServeCommand } from "./serve.js";
 import { registerTimelineCommand } from "./timeline.js";
 
-/** Where a CLI run writes. */
+/** Where a CLI run reads and writes. */
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WriteStream;
+  /** What `-` reads; default `process.stdin`. */
+  readonly stdin?: NodeJS.ReadableStream | undefined;
 }
 
 /** What each subcommand module receives: the streams, and a way to set the exit code. */
 export interface CliContext extends CliIo {
   exitCode: number;
+  /** Standard output with back-pressure; throws `OutputClosedError` once its reader has gone away. */
+  readonly output: Output;
 }
 
 /**
@@ -28,10 +33,12 @@ export interface CliContext extends CliIo {
  * @returns the exit code (see `EXIT`; documented in the README)
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const context: CliContext = { ...io, exitCode: EXIT.ok };
+  const output = new Output(io.stdout);
+  const context: CliContext = { ...io, exitCode: EXIT.ok, output };
   const program = new Command("incident-query")
     .description("Search Conditions, incident sets and timelines of the incident command interface.")
     .version(VERSION)
+    .option("--debug", "print the stack of an unexpected error")
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -44,18 +51,38 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerServeCommand(program);
   try {
     await program.parseAsync([...argv], { from: "user" });
+    await output.flush();
     return context.exitCode;
   } catch (error) {
+    // The reader of standard output went away (`| head -1`): it has what it wanted.
+    if (error instanceof OutputClosedError || output.closed) return EXIT.ok;
+    const debug = program.opts<{ debug?: boolean }>().debug === true || argv.includes("--debug");
     if (error instanceof CliError) {
-      io.stderr.write(`incident-query: ${error.message}\n`);
+      io.stderr.write(`incident-query: ${oneLine(error.message)}\n`);
+      if (debug && error.stack !== undefined) io.stderr.write(`${error.stack}\n`);
       return error.exitCode;
     }
     if (error instanceof CommanderError) {
       // --help and --version end through here with exit code 0.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    throw error;
+    io.stderr.write(`incident-query: ${describeUnexpected(error, debug)}\n`);
+    return EXIT.software;
   }
+}
+
+/**
+ * One line for an unexpected error (a bug): its message, and how to see more; with `debug`, its stack.
+ */
+export function describeUnexpected(error: unknown, debug: boolean): string {
+  if (debug) return `unexpected error: ${error instanceof Error ? error.stack : String(error)}`;
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return `unexpected error: ${oneLine(message)} (a bug; --debug prints its stack)`;
+}
+
+function oneLine(text: string): string {
+  const line = text.split("\n")[0] ?? "";
+  return line.length > 500 ? `${line.slice(0, 500)}…` : line;
 }
 
 /** The package version, set by the build (tsup `define`); `0.0.0-dev` when run from source. */

@@ -1,54 +1,259 @@
-import type { Command } from "commander";
-import { parseSortOrder, queryTimeline, validateTimelineEntries } from "../timeline/index.js";
+import { type Command, Option } from "commander";
+import { formatDatasetIssues, validateDataset } from "../commands/dataset.js";
+import { type TimelineEntry, type TimelineEntryProblem, validateTimelineEntryAt } from "../timeline/entry.js";
+import { createTimelineFilter } from "../timeline/filter.js";
+import { parseSortOrder, type SortOrder, sortedTimelineOrder } from "../timeline/sort.js";
 import { CliError, EXIT } from "./exit-codes.js";
-import { readRecords } from "./input.js";
+import {
+  addRecordOptions,
+  describeShape,
+  forEachRecord,
+  type RecordCliOptions,
+  readDocument,
+} from "./input.js";
+import { looksLikeDataset } from "./match.js";
 import type { CliContext } from "./program.js";
 
+interface TimelineOptions extends RecordCliOptions {
+  readonly entries?: string;
+  readonly data?: string;
+  readonly incident?: string;
+  readonly site?: string;
+  readonly filter?: string;
+  readonly sortOrder?: string;
+  readonly ndjson?: boolean;
+}
+
 /**
- * `timeline --entries <file> [--filter T] [--sort-order DESC]`: reads timeline entries (JSON array or
- * NDJSON, streamed), validates them (specification 2.2), filters and sorts them (DECISIONS.md 2) and prints
- * the result as a JSON array. Sorting needs every entry, so the entries are held in memory; the file is
- * still read incrementally rather than as one string.
+ * `timeline (--entries <file|-> | --data <dataset> --incident <number> [--site <name>]) [--filter T]
+ * [--sort-order DESC] [--ndjson]`: reads timeline entries (a JSON array or NDJSON, streamed; or one
+ * incident's entries from a dataset of the in-memory backend), validates them (specification 2.2), filters
+ * and sorts them (DECISIONS.md 2) and prints them: a JSON array with one entry a line, or NDJSON. Sorting
+ * needs every kept entry, so those are held in memory (entries the filter drops are not).
  */
 export function registerTimelineCommand(program: Command, context: CliContext): void {
-  program
+  const command = program
     .command("timeline")
     .description("Filter and sort timeline entries as GetIncidentTimelineEntries does.")
-    .requiredOption("--entries <file>", "timeline entries: a JSON array or NDJSON (one entry per line)")
+    .addOption(
+      new Option(
+        "--entries <file>",
+        "timeline entries: a JSON array or NDJSON (one entry per line), gzip or not; - for standard input",
+      ).conflicts("data"),
+    )
+    .addOption(
+      new Option(
+        "--data <file>",
+        "a dataset of the in-memory backend (JSON, gzip or not; - for standard input)",
+      ),
+    )
+    .option("--incident <number>", "with --data: the incident's Number")
+    .option("--site <name>", "with --data: the incident's site (needed when several sites use the number)")
     .option("--filter <term>", "keep entries containing the term (case-insensitive, literal)")
     .option("--sort-order <token>", "ASC, ascending, DESC or descending (default ASC)")
+    .option("--ndjson", "print one entry a line (NDJSON) instead of a JSON array");
+  addRecordOptions(command)
     .addHelpText(
       "after",
       `
 Examples:
   $ incident-query timeline --entries entries.json --filter phish --sort-order DESC
-  $ incident-query timeline --entries entries.ndjson
+  $ zcat entries.ndjson.gz | incident-query timeline --entries - --ndjson | head
+  $ incident-query timeline --data examples/sample-dataset.json --incident 20240102-1
 
-Exit codes: 0 printed the entries, 2 invalid sort order, 64 usage, 65 bad entries file, 66 unreadable file.`,
+Exit codes: 0 printed the entries, 1 no such incident (--data), 2 invalid sort order, 64 usage,
+65 invalid input (each problem with its line; --skip-invalid skips them), 66 unreadable input, 74 I/O error.`,
     )
-    .action(async (options: { entries: string; filter?: string; sortOrder?: string }) => {
-      let sortOrder: ReturnType<typeof parseSortOrder>;
+    .action(async (options: TimelineOptions) => {
+      let sortOrder: SortOrder;
       try {
         sortOrder = parseSortOrder(options.sortOrder ?? "");
       } catch (error) {
         throw new CliError((error as Error).message, EXIT.invalid);
       }
-      const records: unknown[] = [];
-      for await (const record of readRecords(options.entries, { progressStream: context.stderr })) {
-        records.push(record);
-      }
-      const validated = validateTimelineEntries(records);
-      if (!validated.ok) {
-        const lines = validated.problems.map((p) => `entry ${p.index}, ${p.field}: ${p.message}`);
+      const filter = createTimelineFilter(options.filter ?? "");
+      let kept: KeptEntries;
+      if (options.data !== undefined) {
+        if (options.incident === undefined) {
+          throw new CliError(
+            "--data needs --incident <number>: the incident whose entries to print.",
+            EXIT.usage,
+          );
+        }
+        const entries = await entriesFromDataset(
+          options.data,
+          options.incident,
+          options.site,
+          context,
+          options,
+        );
+        if (entries === undefined) return;
+        kept = new KeptEntries();
+        for (const entry of entries) if (filter.matches(entry)) kept.add(entry);
+      } else if (options.entries !== undefined) {
+        if (options.incident !== undefined || options.site !== undefined) {
+          throw new CliError("--incident and --site go with --data, not --entries.", EXIT.usage);
+        }
+        kept = await entriesFromFile(options.entries, context, options, (entry) => filter.matches(entry));
+      } else {
         throw new CliError(
-          `'${options.entries}' has invalid timeline entries:\n${lines.join("\n")}`,
+          "timeline needs --entries <file> (timeline entries) or --data <dataset> --incident <number>.",
+          EXIT.usage,
+        );
+      }
+      await printEntries(kept, sortedTimelineOrder(kept.keys, sortOrder), context, options.ndjson === true);
+    });
+}
+
+/**
+ * The entries kept for printing: each as its JSON text (one string: the garbage collector never walks it,
+ * which matters with a million entries) with its sort keys (`Time`, `TimelineID`) beside it, for
+ * `sortedTimelineOrder` (the engine's order, DECISIONS.md 2).
+ */
+class KeptEntries {
+  readonly texts: string[] = [];
+  readonly keys: { readonly Time: string; readonly TimelineID: number }[] = [];
+
+  add(entry: TimelineEntry): void {
+    this.texts.push(JSON.stringify(entry));
+    this.keys.push({ Time: entry.Time, TimelineID: entry.TimelineID });
+  }
+}
+
+/** Reads, validates and filters the entries of a JSON array or NDJSON input. */
+async function entriesFromFile(
+  name: string,
+  context: CliContext,
+  options: TimelineOptions,
+  keep: (entry: TimelineEntry) => boolean,
+): Promise<KeptEntries> {
+  const kept = new KeptEntries();
+  const problems: TimelineEntryProblem[] = [];
+  const { log } = await forEachRecord(
+    name,
+    context,
+    options,
+    {
+      expected: "timeline entries",
+      hint: (value) =>
+        looksLikeDataset(value)
+          ? " It looks like a dataset of the in-memory backend: read an incident's entries with --data FILE --incident NUMBER."
+          : "",
+    },
+    (value, line, record, log) => {
+      const entry = validateTimelineEntryAt(value, record - 1, problems);
+      if (entry !== undefined) {
+        if (keep(entry)) kept.add(entry);
+        return undefined;
+      }
+      if (record === 1 && looksLikeDataset(value)) {
+        throw new CliError(
+          `The first record of ${name === "-" ? "standard input" : `'${name}'`} is ${describeShape(value)}: a dataset of the in-memory backend, not a timeline entry; read an incident's entries with --data FILE --incident NUMBER.`,
           EXIT.dataError,
         );
       }
-      const result = queryTimeline(validated.entries, {
-        ...(options.filter === undefined ? {} : { filter: options.filter }),
-        sortOrder,
-      });
-      context.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    });
+      log.add(
+        line,
+        record,
+        problems.map((p) => (p.field === "" ? p.message : `${p.field}: ${p.message}`)),
+      );
+      problems.length = 0;
+      return undefined;
+    },
+  );
+  log.finish(context);
+  return kept;
+}
+
+/**
+ * The entries of one incident of a dataset (README "The dataset of the in-memory backend"), in the shape
+ * of specification 2.2; `undefined` (exit code 1 set) when the dataset has no such incident.
+ */
+async function entriesFromDataset(
+  name: string,
+  incident: string,
+  site: string | undefined,
+  context: CliContext,
+  options: TimelineOptions,
+): Promise<TimelineEntry[] | undefined> {
+  const { value, label } = await readDocument(name, context);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new CliError(
+      `${label} holds ${describeShape(value)}; expected a dataset: a JSON object with the keys sites, users, incidents, timelineEntries, playbooks, artifactTypes, artifacts (each optional).${Array.isArray(value) ? " Timeline entries? Read them with --entries." : ""}`,
+      EXIT.dataError,
+    );
+  }
+  const validation = validateDataset(value);
+  if (!validation.ok) {
+    const lines = formatDatasetIssues(validation.issues).split("\n");
+    for (const line of lines.slice(0, options.maxErrors))
+      context.stderr.write(`incident-query: ${label} ${line}\n`);
+    if (lines.length > options.maxErrors) {
+      context.stderr.write(
+        `incident-query: … and ${lines.length - options.maxErrors} more (--max-errors ${options.maxErrors})\n`,
+      );
+    }
+    throw new CliError(
+      `${label} is not a valid dataset (${validation.issues.length} problems).`,
+      EXIT.dataError,
+    );
+  }
+  const dataset = validation.dataset;
+  const sites = [
+    ...new Set(
+      (dataset.incidents ?? [])
+        .filter((i) => i.Number === incident && (site === undefined || i.Site === site))
+        .map((i) => i.Site),
+    ),
+  ];
+  if (sites.length === 0) {
+    context.stderr.write(
+      `No incident '${incident}'${site === undefined ? "" : ` in site '${site}'`} in ${label}.\n`,
+    );
+    context.exitCode = EXIT.noMatch;
+    return undefined;
+  }
+  if (sites.length > 1) {
+    throw new CliError(
+      `Incident '${incident}' exists in several sites (${sites.join(", ")}): choose one with --site.`,
+      EXIT.usage,
+    );
+  }
+  const [only] = sites;
+  return (dataset.timelineEntries ?? [])
+    .filter((e) => e.IncidentNumber === incident && e.Site === only)
+    .map((e) => ({
+      TimelineID: e.TimelineID,
+      Time: e.Time,
+      Summary: e.Summary ?? "",
+      Note: e.Note ?? "",
+      EventType: e.EventType ?? "",
+      Tactic: [...(e.Tactic ?? [])],
+      Technique: [...(e.Technique ?? [])],
+      RiskLevel: e.RiskLevel ?? "",
+      Description: e.Description ?? "",
+      Author: e.Author ?? "",
+    }));
+}
+
+/** Writes the entries in `order`, in batches, respecting back-pressure: a JSON array (one entry a line) or NDJSON. */
+async function printEntries(
+  kept: KeptEntries,
+  order: readonly number[],
+  context: CliContext,
+  ndjson: boolean,
+): Promise<void> {
+  const output = context.output;
+  const texts = kept.texts;
+  if (!ndjson) await output.write(order.length === 0 ? "[]\n" : "[\n");
+  const BATCH = 1000;
+  for (let start = 0; start < order.length; start += BATCH) {
+    const end = Math.min(order.length, start + BATCH);
+    let text = "";
+    for (let i = start; i < end; i++) {
+      text += texts[order[i]!];
+      text += ndjson ? "\n" : i === order.length - 1 ? "\n]\n" : ",\n";
+    }
+    await output.write(text);
+  }
 }

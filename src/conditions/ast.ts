@@ -20,8 +20,14 @@ export type Operand =
   | { readonly type: "null" }
   | { readonly type: "date"; readonly value: number };
 
-/** An operand that has an order under type bracketing (DECISIONS.md 1.5): number, string or date. */
-export type OrderedOperand = Extract<Operand, { type: "string" | "number" | "date" }>;
+/**
+ * An operand of a range bound (`$gt`, `$gte`, `$lt`, `$lte`). Under MongoDB's type bracketing
+ * (DECISIONS.md 1.4, 1.5) every scalar kind has an order within its own kind: numbers, strings (UTF-16
+ * code units), dates (instants), booleans (`false < true`); `null` is its own bracket with one value, so
+ * an inclusive `null` bound is `null` equality and an exclusive one matches nothing. Catalogue text, enum
+ * and date fields take only strings (text, enum) or dates (date) here; open fields take any of them.
+ */
+export type OrderedOperand = Operand;
 
 /**
  * The kind a field has in the field catalogue (DECISIONS.md 1.6): `text` and `enum` fields take string
@@ -100,7 +106,10 @@ export interface RegexNode extends FieldTarget {
   readonly flags: string;
 }
 
-/** `$exists`: true matches any present value (including `null`); false matches only a missing field. */
+/**
+ * `$exists` (written `true`/`false` or MongoDB's `1`/`0`): true matches any present value (including
+ * `null`); false matches only a missing field.
+ */
 export interface ExistsNode extends FieldTarget {
   readonly kind: "exists";
   readonly exists: boolean;
@@ -144,7 +153,8 @@ export interface NorNode {
 
 /**
  * Field-level `$not`: the negation of the field-level operator object it wraps. `child` holds field nodes
- * of one field path only (a single field node, or an `and` of them). A missing field matches.
+ * of one field path only: a single field node, another `not` (`$not` inside `$not`, DECISIONS.md 1.3), or
+ * an `and` of them. A missing field matches.
  */
 export interface NotNode {
   readonly kind: "not";

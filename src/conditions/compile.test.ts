@@ -121,15 +121,15 @@ describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codege
       expect(predicate(record), JSON.stringify(record)).toBe(evaluate(condition, record as object));
   });
 
-  it("never invokes a getter to decide: an accessor field counts as missing", () => {
+  it("reads an own accessor like a data property (DECISIONS.md 1.1)", () => {
     const condition = parseSearchConditions({ Severity: "High" });
     const predicate = compile(condition, { codegen, cache: false });
     const record = Object.defineProperty({}, "Severity", { get: () => "High", enumerable: true });
-    expect(evaluate(condition, record)).toBe(false);
-    expect(predicate(record)).toBe(false);
+    expect(evaluate(condition, record)).toBe(true);
+    expect(predicate(record)).toBe(true);
   });
 
-  it("answers through the reference when a getter throws", () => {
+  it("counts a field whose getter throws as missing", () => {
     const condition = parseSearchConditions({ Severity: { $ne: "High" } });
     const predicate = compile(condition, { codegen, cache: false });
     const record = Object.defineProperty({}, "Severity", {
@@ -138,6 +138,7 @@ describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codege
       },
     });
     expect(predicate(record)).toBe(true);
+    expect(compile(parseSearchConditions({ Severity: null }), { codegen, cache: false })(record)).toBe(true);
   });
 
   it("reads anything but a non-array object as an empty record", () => {

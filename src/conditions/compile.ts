@@ -16,14 +16,16 @@
  * escaped text; the scalar test first, array traversal only when the value is an array; ISO-8601 dates read
  * with a hand-written scanner (`isoUtcMs`), once per record and date field.
  *
- * Own-property semantics (the reference reads own *data* properties only, `resolveFieldPath`): the
- * generated code reads `r["Field"]` optimistically and proves, only where the answer depends on it, that
- * the value it read is an own data property. Each leaf whose result differs from its result on a missing
- * field sets a bit; after the root is decided, only the fields whose correction could change the root
- * (found from the leaf's polarity) are checked with `Object.getOwnPropertyDescriptor`. If one is inherited
- * or an accessor, or anything throws, the record is answered by `evaluate` itself. An accessor may thus be
- * invoked (it never decides the answer); a Proxy whose `get` trap disagrees with its
- * `getOwnPropertyDescriptor` trap is outside this guarantee.
+ * Reading records (DECISIONS.md 1.1): a field is an own property, data or accessor, read at most once per
+ * evaluation; inherited properties never count; a read that throws counts as missing. The generated code
+ * reads `r["Field"]` optimistically into a per-field local (so a field used by several leaves is read
+ * once) and proves, only where the answer depends on it, that the property is own: each leaf whose result
+ * differs from its result on a missing field sets a bit; after the root is decided, only the fields whose
+ * correction could change the root (found from the leaf's polarity) are checked with `Object.hasOwn`. If
+ * one is inherited, or a read throws, the record is answered by the exact closure test over the values
+ * already read (a field that was read is not read again; an inherited one becomes missing). Dotted paths
+ * below the first segment, and the closure back end, read through `Object.hasOwn` and a guarded read. A
+ * Proxy whose traps throw or disagree with each other is outside this guarantee.
  */
 
 import {
@@ -43,7 +45,6 @@ import {
   MIN_ISO_EPOCH_MS,
   recordDateValue,
 } from "./dates.js";
-import { evaluateNode, resolveFieldPath } from "./evaluate.js";
 import { WeightedLru } from "./lru.js";
 import { requireParsedCondition } from "./parse.js";
 import { compileRegex } from "./regex.js";
@@ -56,8 +57,8 @@ export interface Predicate {
   /**
    * @param incident - any value; anything but a non-array object is read as an empty record
    * @returns true when the incident matches `condition`
-   * @throws only what `evaluate` would throw for the same record (a `Date`-like object whose `getTime`
-   *   throws); never for plain data
+   * @throws never: a throwing accessor is a missing field (DECISIONS.md 1.1), a forged `Date` is no date;
+   *   a Proxy whose traps throw is answered `false` (outside the guarantee, SECURITY.md)
    */
   (incident: unknown): boolean;
   /** The condition this predicate was compiled from (the one passed to `compile`). */
@@ -94,31 +95,128 @@ function dateReader(fieldKind: FieldKind): (value: unknown) => number {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Reading records (DECISIONS.md 1.1): own properties, data or accessor; a throwing read is missing
+
+const hasOwn = Object.hasOwn;
+
+/**
+ * An own property of a holder (data or accessor), `undefined` when it is inherited, absent, holds
+ * `undefined`, or its read throws. The exact reader of the closure back end and of nested path segments.
+ */
+function readOwn(holder: object, key: string): unknown {
+  try {
+    return hasOwn(holder, key) ? (holder as Record<string, unknown>)[key] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const INDEX_SEGMENT = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * What a field path reaches below its first segment (DECISIONS.md 1.5): `values` to test with array
+ * traversal, `whole` values an array index reached at the last segment (tested without traversal), and
+ * whether some place reached nothing (`missing`).
+ */
+interface Reach {
+  readonly values: readonly unknown[];
+  readonly whole: readonly unknown[];
+  readonly missing: boolean;
+}
+
+const NOTHING: Reach = Object.freeze({ values: [], whole: [], missing: true });
+
+/**
+ * Walks the segments after the first from the first segment's value (`undefined`: missing). Every place
+ * that reaches nothing sets `missing`: a scalar or `null` holder, an object without the key, an empty
+ * array, an array element that is not an object. Nested arrays are not entered.
+ */
+function walkRest(first: unknown, rest: readonly string[]): Reach {
+  if (first === undefined) return NOTHING;
+  let current: unknown[] = [first];
+  let whole: unknown[] | undefined;
+  let missing = false;
+  for (let s = 0; s < rest.length; s++) {
+    const segment = rest[s]!;
+    const last = s === rest.length - 1;
+    const next: unknown[] = [];
+    for (const value of current) {
+      if (typeof value !== "object" || value === null) {
+        missing = true;
+        continue;
+      }
+      if (!isArray(value)) {
+        const reached = readOwn(value, segment);
+        if (reached === undefined) missing = true;
+        else next.push(reached);
+        continue;
+      }
+      const n = (value as unknown[]).length;
+      if (n === 0) missing = true;
+      for (let i = 0; i < n; i++) {
+        const element = readOwn(value, String(i));
+        if (typeof element !== "object" || element === null || isArray(element)) {
+          missing = true;
+          continue;
+        }
+        const reached = readOwn(element, segment);
+        if (reached === undefined) missing = true;
+        else next.push(reached);
+      }
+      if (INDEX_SEGMENT.test(segment)) {
+        const indexed = readOwn(value, segment);
+        if (indexed !== undefined) {
+          if (!last) next.push(indexed);
+          else if (whole === undefined) whole = [indexed];
+          else whole.push(indexed);
+        }
+      }
+    }
+    current = next;
+  }
+  return { values: current, whole: whole ?? [], missing };
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Leaf semantics (shared by both back ends)
 
 type ValueTest = (value: unknown) => boolean;
 
 /**
  * The semantics of one field node, in three forms that agree with `evaluate`:
- * - `many(values)`: the reached values of a field path (`resolveFieldPath`), any length;
+ * - `many(reach)`: what a dotted path reaches (`walkRest`), with its missing places;
  * - `one(value)`: exactly one reached value (a single-segment path), `undefined` never passed;
- * - `missing`: the result when no value is reached (`many([])`).
+ * - `missing`: the result when no value is reached.
  */
 interface Leaf {
   readonly missing: boolean;
   readonly one: ValueTest;
-  readonly many: (values: readonly unknown[]) => boolean;
+  readonly many: (reach: Reach) => boolean;
 }
 
-/** True when some element of the array satisfies `test` (holes read as `undefined`, which no test accepts). */
+const isArray = Array.isArray;
+
+/**
+ * True when some own element of the array satisfies `test`. Holes read as `undefined`, which no test
+ * accepts; an element that passes is checked to be own (a polluted `Array.prototype` never counts).
+ */
 function someElement(array: readonly unknown[], test: ValueTest): boolean {
-  for (let i = 0; i < array.length; i++) if (test(array[i])) return true;
-  return false;
+  try {
+    for (let i = 0; i < array.length; i++) if (test(array[i]) && hasOwn(array, i)) return true;
+    return false;
+  } catch {
+    // An element accessor threw: read every element exactly (a throwing one is a hole).
+    for (let i = 0; i < array.length; i++) {
+      const element = readOwn(array, String(i));
+      if (element !== undefined && test(element)) return true;
+    }
+    return false;
+  }
 }
 
 /** `anyValue` of the reference for one value: the value itself, or, for an array, any element. */
 function traverse(test: ValueTest): ValueTest {
-  return (value) => test(value) || (Array.isArray(value) && someElement(value, test));
+  return (value) => test(value) || (isArray(value) && someElement(value, test));
 }
 
 /** Equality of one non-array value with an operand (the reference's `equals`). */
@@ -163,10 +261,12 @@ function membershipTest(operands: readonly Operand[], fieldKind: FieldKind): Val
     scalars.has(value) || (hasNull && value === null) || (dates.size > 0 && dates.has(read(value)));
 }
 
-/** One bound of a range against one non-array value (the reference's `withinBound`). */
+/** One non-null bound of a range against one non-array value (the reference's bound test). */
 function boundTest(bound: RangeBound, side: "lower" | "upper", fieldKind: FieldKind): ValueTest {
-  const read = scaleReader(bound.operand, fieldKind);
-  const b = bound.operand.value;
+  const operand = bound.operand;
+  if (operand.type === "null") return () => false; // handled by `existential` as null equality
+  const read = scaleReader(operand, fieldKind);
+  const b = operand.type === "boolean" ? Number(operand.value) : operand.value;
   if (side === "lower") {
     return bound.inclusive
       ? (value) => {
@@ -191,7 +291,7 @@ function boundTest(bound: RangeBound, side: "lower" | "upper", fieldKind: FieldK
 
 /** A value on the operand's scale under type bracketing, `undefined` when of another kind (or NaN). */
 function scaleReader(
-  operand: OrderedOperand,
+  operand: Exclude<OrderedOperand, { type: "null" }>,
   fieldKind: FieldKind,
 ): (value: unknown) => number | string | undefined {
   switch (operand.type) {
@@ -199,6 +299,8 @@ function scaleReader(
       return (value) => (typeof value === "number" && !Number.isNaN(value) ? value : undefined);
     case "string":
       return (value) => (typeof value === "string" ? value : undefined);
+    case "boolean":
+      return (value) => (typeof value === "boolean" ? Number(value) : undefined);
     case "date": {
       const read = dateReader(fieldKind);
       return (value) => {
@@ -211,69 +313,87 @@ function scaleReader(
   }
 }
 
-function someOf(test: ValueTest): (values: readonly unknown[]) => boolean {
-  return (values) => {
-    for (const value of values) if (test(value)) return true;
-    return false;
+function someOf(values: readonly unknown[], test: ValueTest): boolean {
+  for (const value of values) if (test(value)) return true;
+  return false;
+}
+
+/**
+ * "Some reached value passes `base` (with array traversal, except for `whole` values), or, when
+ * `onMissing`, some place reaches nothing": equality, `$in`, one bound of a range, `$regex`.
+ */
+function existential(base: ValueTest, onMissing: boolean): Leaf {
+  const one = traverse(base);
+  return {
+    missing: onMissing,
+    one,
+    many: (reach) => (onMissing && reach.missing) || someOf(reach.values, one) || someOf(reach.whole, base),
   };
 }
 
 function negate(leaf: Leaf): Leaf {
   const { one, many } = leaf;
-  return { missing: !leaf.missing, one: (value) => !one(value), many: (values) => !many(values) };
+  return { missing: !leaf.missing, one: (value) => !one(value), many: (reach) => !many(reach) };
+}
+
+function both(a: Leaf, b: Leaf): Leaf {
+  return {
+    missing: a.missing && b.missing,
+    one: (value) => a.one(value) && b.one(value),
+    many: (reach) => a.many(reach) && b.many(reach),
+  };
+}
+
+const NEVER: Leaf = { missing: false, one: () => false, many: () => false };
+
+function boundLeaf(bound: RangeBound, side: "lower" | "upper", fieldKind: FieldKind): Leaf {
+  if (bound.operand.type !== "null") return existential(boundTest(bound, side, fieldKind), false);
+  return bound.inclusive ? existential((value) => value === null, true) : NEVER;
 }
 
 /** Builds the leaf semantics of a field node (DECISIONS.md 1.5; the reference's `evaluateField`). */
 function leafOf(node: FieldNode): Leaf {
   const kind = node.fieldKind;
   switch (node.kind) {
-    case "eq": {
-      const one = traverse(equalsTest(node.operand, kind));
-      return { missing: node.operand.type === "null", one, many: someOf(one) };
-    }
+    case "eq":
+      return existential(equalsTest(node.operand, kind), node.operand.type === "null");
     case "ne":
       return negate(leafOf({ ...node, kind: "eq" }));
-    case "in": {
-      const one = traverse(membershipTest(node.operands, kind));
-      return { missing: node.operands.some((o) => o.type === "null"), one, many: someOf(one) };
-    }
+    case "in":
+      return existential(
+        membershipTest(node.operands, kind),
+        node.operands.some((o) => o.type === "null"),
+      );
     case "nin":
       return negate(leafOf({ ...node, kind: "in", fromPipe: false }));
     case "all": {
-      if (node.operands.length === 0) return { missing: false, one: () => false, many: () => false };
-      const tests = node.operands.map((operand) => traverse(equalsTest(operand, kind)));
-      const manyTests = tests.map(someOf);
-      return {
-        missing: node.operands.every((o) => o.type === "null"),
-        one: (value) => tests.every((test) => test(value)),
-        many: (values) => manyTests.every((test) => test(values)),
-      };
+      if (node.operands.length === 0) return NEVER;
+      return node.operands
+        .map((operand) => leafOf({ kind: "eq", path: node.path, fieldKind: kind, operand }))
+        .reduce(both);
     }
     case "range": {
-      const lower = node.lower === undefined ? undefined : traverse(boundTest(node.lower, "lower", kind));
-      const upper = node.upper === undefined ? undefined : traverse(boundTest(node.upper, "upper", kind));
-      const lowerMany = lower === undefined ? undefined : someOf(lower);
-      const upperMany = upper === undefined ? undefined : someOf(upper);
-      return {
-        missing: lower === undefined && upper === undefined,
-        one: (value) => (lower === undefined || lower(value)) && (upper === undefined || upper(value)),
-        many: (values) =>
-          (lowerMany === undefined || lowerMany(values)) && (upperMany === undefined || upperMany(values)),
-      };
+      const lower = node.lower === undefined ? undefined : boundLeaf(node.lower, "lower", kind);
+      const upper = node.upper === undefined ? undefined : boundLeaf(node.upper, "upper", kind);
+      if (lower !== undefined && upper !== undefined) return both(lower, upper);
+      return lower ?? upper ?? { missing: true, one: () => true, many: () => true };
     }
     case "regex": {
       const matcher = compileRegex(node.source, node.flags);
-      const one = traverse((value) => typeof value === "string" && matcher.test(value));
-      return { missing: false, one, many: someOf(one) };
+      return existential((value) => typeof value === "string" && matcher.test(value), false);
     }
     case "exists": {
       const exists = node.exists;
-      return { missing: !exists, one: () => exists, many: (values) => exists === values.length > 0 };
+      return {
+        missing: !exists,
+        one: () => exists,
+        many: (reach) => exists === reach.values.length + reach.whole.length > 0,
+      };
     }
     case "size": {
       const size = node.size;
-      const one: ValueTest = (value) => Array.isArray(value) && value.length === size;
-      return { missing: false, one, many: someOf(one) };
+      const one: ValueTest = (value) => isArray(value) && value.length === size;
+      return { missing: false, one, many: (reach) => someOf(reach.values, one) || someOf(reach.whole, one) };
     }
     default:
       return assertNever(node);
@@ -300,12 +420,40 @@ export function leafSemantics(node: FieldNode): {
 // ---------------------------------------------------------------------------------------------------------
 // Shared helpers
 
-const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+/** The first segments of the field paths of a condition, each once, in a fixed order (field slots). */
+function fieldsOf(condition: Condition, out: Map<string, number> = new Map()): Map<string, number> {
+  switch (condition.kind) {
+    case "and":
+    case "or":
+    case "nor":
+      for (const child of condition.children) fieldsOf(child, out);
+      return out;
+    case "not":
+      return fieldsOf(condition.child, out);
+    default: {
+      const key = condition.path[0]!;
+      if (!out.has(key)) out.set(key, out.size);
+      return out;
+    }
+  }
+}
 
-/** True when `key` is an own data property of `record` holding a value other than `undefined`. */
-function ownData(record: object, key: string): boolean {
-  const descriptor = getOwnPropertyDescriptor(record, key);
-  return descriptor !== undefined && "value" in descriptor && descriptor.value !== undefined;
+/** The dotted field paths of a condition (joined by NUL), each once, in a fixed order (path slots). */
+function dottedPathsOf(condition: Condition, out: Map<string, number> = new Map()): Map<string, number> {
+  switch (condition.kind) {
+    case "and":
+    case "or":
+    case "nor":
+      for (const child of condition.children) dottedPathsOf(child, out);
+      return out;
+    case "not":
+      return dottedPathsOf(condition.child, out);
+    default: {
+      const key = condition.path.join("\0");
+      if (condition.path.length > 1 && !out.has(key)) out.set(key, out.size);
+      return out;
+    }
+  }
 }
 
 /**
@@ -362,64 +510,108 @@ function ordered(children: readonly Condition[]): Condition[] {
 // ---------------------------------------------------------------------------------------------------------
 // Closure back end
 
-type RecordTest = (record: object) => boolean;
+/** Marks a field slot not read yet in this evaluation. */
+const UNREAD: unique symbol = Symbol("unread");
+/** Marks a field slot whose read threw (the field counts as missing). */
+const THREW: unique symbol = Symbol("threw");
 
-function closureLeaf(node: FieldNode): RecordTest {
-  const leaf = leafOf(node);
-  const { missing, one, many } = leaf;
-  if (node.path.length === 1) {
-    const key = node.path[0]!;
-    return (record) => {
-      const value = (record as Record<string, unknown>)[key];
-      if (value === undefined) return missing;
-      const result = one(value);
-      return result !== missing && !ownData(record, key) ? missing : result;
-    };
-  }
-  const path = node.path;
-  return (record) => {
-    const values = resolveFieldPath(record, path);
-    return values.length === 0 ? missing : many(values);
+/**
+ * A test over a record and its field slots: `slots[i]` holds the value of the `i`-th first segment
+ * (`fieldsOf`) once read (`undefined` when missing), or `UNREAD`. Each field is read at most once per
+ * evaluation, through `readOwn` (DECISIONS.md 1.1).
+ */
+type RecordTest = (record: object, slots: unknown[]) => boolean;
+
+function slotReader(key: string, slot: number): (record: object, slots: unknown[]) => unknown {
+  return (record, slots) => {
+    let value = slots[slot];
+    if (value === UNREAD) {
+      value = readOwn(record, key);
+      slots[slot] = value;
+    }
+    return value;
   };
 }
 
-function closureNode(node: Condition): RecordTest {
+/** The slots of a condition: one per first segment, then one per dotted path (its `Reach`). */
+interface Slots {
+  readonly fields: ReadonlyMap<string, number>;
+  readonly paths: ReadonlyMap<string, number>;
+}
+
+function closureLeaf(node: FieldNode, slotsOf: Slots): RecordTest {
+  const { missing, one, many } = leafOf(node);
+  const key = node.path[0]!;
+  const read = slotReader(key, slotsOf.fields.get(key)!);
+  if (node.path.length === 1) {
+    return (record, slots) => {
+      const value = read(record, slots);
+      return value === undefined ? missing : one(value);
+    };
+  }
+  // A dotted path is walked once per evaluation (its nested values read once), whatever leaves use it.
+  const rest = node.path.slice(1);
+  const slot = slotsOf.fields.size + slotsOf.paths.get(node.path.join("\0"))!;
+  return (record, slots) => {
+    let reach = slots[slot] as Reach | typeof UNREAD;
+    if (reach === UNREAD) {
+      reach = walkRest(read(record, slots), rest);
+      slots[slot] = reach;
+    }
+    return many(reach);
+  };
+}
+
+function closureNode(node: Condition, fields: Slots): RecordTest {
+  const build = (child: Condition) => closureNode(child, fields);
   switch (node.kind) {
     case "and": {
-      const children = ordered(node.children).map(closureNode);
+      const children = ordered(node.children).map(build);
       if (children.length === 0) return () => true;
       if (children.length === 1) return children[0]!;
       if (children.length === 2) {
         const [a, b] = children as [RecordTest, RecordTest];
-        return (record) => a(record) && b(record);
+        return (record, slots) => a(record, slots) && b(record, slots);
       }
-      return (record) => {
-        for (const child of children) if (!child(record)) return false;
+      return (record, slots) => {
+        for (const child of children) if (!child(record, slots)) return false;
         return true;
       };
     }
     case "or": {
-      const children = ordered(node.children).map(closureNode);
+      const children = ordered(node.children).map(build);
       if (children.length === 1) return children[0]!;
-      return (record) => {
-        for (const child of children) if (child(record)) return true;
+      return (record, slots) => {
+        for (const child of children) if (child(record, slots)) return true;
         return false;
       };
     }
     case "nor": {
-      const children = ordered(node.children).map(closureNode);
-      return (record) => {
-        for (const child of children) if (child(record)) return false;
+      const children = ordered(node.children).map(build);
+      return (record, slots) => {
+        for (const child of children) if (child(record, slots)) return false;
         return true;
       };
     }
     case "not": {
-      const child = closureNode(node.child);
-      return (record) => !child(record);
+      const child = build(node.child);
+      return (record, slots) => !child(record, slots);
     }
     default:
-      return closureLeaf(node);
+      return closureLeaf(node, fields);
   }
+}
+
+/** The closure test of a whole condition and its slots (the closure back end's predicate body). */
+function closureTest(condition: Condition): { test: RecordTest; slots: Slots; count: number } {
+  const slots: Slots = { fields: fieldsOf(condition), paths: dottedPathsOf(condition) };
+  return { test: closureNode(condition, slots), slots, count: slots.fields.size + slots.paths.size };
+}
+
+function freshSlots(count: number): unknown[] {
+  const slots = new Array<unknown>(count);
+  for (let i = 0; i < count; i++) slots[i] = UNREAD;
+  return slots;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -428,10 +620,12 @@ function closureNode(node: Condition): RecordTest {
 /** Helpers handed to generated code (never built from input). */
 const HELPERS = Object.freeze({
   isArray: Array.isArray,
-  ownData,
+  hasOwn,
   dateFieldMs,
   openFieldMs,
   isoUtcMs,
+  UNREAD,
+  THREW,
 });
 
 /**
@@ -460,14 +654,62 @@ interface Generated {
 
 class Generator {
   readonly constants: unknown[] = [];
-  private readonly fieldBits = new Map<string, number>();
+  /** Field slots (`fieldsOf`): slot `i` is the local `f<i>` and the mask bit `i`. */
+  readonly fieldBits: ReadonlyMap<string, number>;
+  /** Per field key: how many leaves read it (a read is cached in its slot when two or more). */
+  private readonly fieldUses = new Map<string, number>();
+  /** Dotted paths (joined by NUL): the local `p<j>` caches the path's `Reach` for one evaluation. */
+  private readonly paths: ReadonlyMap<string, number>;
   /** Per field key: how many date leaves read it (a cache variable when two or more). */
   private readonly dateUses = new Map<string, number>();
   private readonly dateVars = new Map<string, string>();
 
+  constructor(condition: Condition) {
+    this.fieldBits = fieldsOf(condition);
+    this.paths = dottedPathsOf(condition);
+    this.countUses(condition);
+  }
+
   constant(value: unknown): string {
     this.constants.push(value);
     return `K${this.constants.length - 1}`;
+  }
+
+  private countUses(node: Condition): void {
+    if (node.kind === "and" || node.kind === "or" || node.kind === "nor") {
+      for (const child of node.children) this.countUses(child);
+    } else if (node.kind === "not") this.countUses(node.child);
+    else this.fieldUses.set(node.path[0]!, (this.fieldUses.get(node.path[0]!) ?? 0) + 1);
+  }
+
+  /**
+   * An expression that reads field `key` of `r` into `v` and returns it, at most once per evaluation: the
+   * slot local `f<i>` keeps the value (or `THREW` while the read is under way, so that a throwing accessor is
+   * known to the fallback). Read optimistically with `r[key]`; own-ness is verified afterwards where it
+   * matters (see `verification`).
+   */
+  private read(key: string): string {
+    const f = `f${this.fieldBits.get(key)!}`;
+    const k = JSON.stringify(key);
+    if ((this.fieldUses.get(key) ?? 0) < 2) return `(${f} = T, v = ${f} = r[${k}])`;
+    return `(v = ${f} !== U ? ${f} : (${f} = T, ${f} = r[${k}]))`;
+  }
+
+  /** The declarations of the slot locals (before the `try`, so that the fallback sees them). */
+  slotDeclarations(): string {
+    const names = [...this.fieldBits.values()].map((i) => `f${i} = U`);
+    return names.length === 0 ? "" : `let ${names.join(", ")};`;
+  }
+
+  /** The declarations of the dotted-path locals. */
+  pathDeclarations(): string {
+    const names = [...this.paths.values()].map((j) => `p${j} = U`);
+    return names.length === 0 ? "" : `let ${names.join(", ")};`;
+  }
+
+  /** The slot locals as an array expression, for the fallback. */
+  slotArray(): string {
+    return `[${[...this.fieldBits.values()].map((i) => `f${i}`).join(", ")}]`;
   }
 
   /** Counts date reads per single-segment field, to cache a date read once per record when it repeats. */
@@ -490,12 +732,7 @@ class Generator {
   }
 
   private bitOf(key: string): number {
-    let bit = this.fieldBits.get(key);
-    if (bit === undefined) {
-      bit = this.fieldBits.size;
-      this.fieldBits.set(key, bit);
-    }
-    return bit;
+    return this.fieldBits.get(key)!;
   }
 
   /** The masks' variable names and, per field, the verification statements for one direction. */
@@ -503,7 +740,7 @@ class Generator {
     const lines: string[] = [];
     for (const [key, bit] of this.fieldBits) {
       lines.push(
-        `if ((m${direction}${Math.floor(bit / 30)} & ${1 << (bit % 30)}) !== 0 && !ownData(r, ${JSON.stringify(key)})) return slow(r);`,
+        `if ((m${direction}${Math.floor(bit / 30)} & ${1 << (bit % 30)}) !== 0 && !hasOwn(r, ${JSON.stringify(key)})) return slow(r, ${this.slotArray()});`,
       );
     }
     return lines.join("\n");
@@ -640,6 +877,8 @@ class Generator {
     if (bounds.length === 0) return "true";
     const type = bounds[0]![0].operand.type;
     if (bounds.some(([b]) => b.operand.type !== type)) return undefined;
+    // Booleans and null bounds (open fields) are rare: their exact test is the leaf's own.
+    if (type !== "date" && type !== "number" && type !== "string") return undefined;
     let subject: string;
     let guard = "";
     if (type === "date") subject = `(d = ${this.dateExpr(node)})`;
@@ -653,7 +892,7 @@ class Generator {
     const comparisons = bounds.map(([bound, side], i) => {
       const op = side === "lower" ? (bound.inclusive ? ">=" : ">") : bound.inclusive ? "<=" : "<";
       const left = i === 0 ? subject : type === "date" ? "d" : "v";
-      return `${left} ${op} ${this.constant(bound.operand.value)}`;
+      return `${left} ${op} ${this.constant(orderedValue(bound))}`;
     });
     const exact = `(${guard}${comparisons.join(" && ")})`;
     if (type !== "date" || node.fieldKind !== "date") return exact;
@@ -664,7 +903,7 @@ class Generator {
     const read = bounds
       .map(([bound, side], i) => {
         const op = side === "lower" ? (bound.inclusive ? ">=" : ">") : bound.inclusive ? "<=" : "<";
-        return `${i === 0 ? "(d = isoUtcMs(v))" : "d"} ${op} ${this.constant(bound.operand.value)}`;
+        return `${i === 0 ? "(d = isoUtcMs(v))" : "d"} ${op} ${this.constant(orderedValue(bound))}`;
       })
       .join(" && ");
     return `(typeof v === "string" && v.length === 20 ? (${lexical} && ${read}) : ${exact})`;
@@ -678,7 +917,7 @@ class Generator {
   private lexicalDateBounds(bounds: readonly [RangeBound, "lower" | "upper"][]): string | undefined {
     const parts: string[] = [];
     for (const [bound, side] of bounds) {
-      const b = bound.operand.value;
+      const b = orderedValue(bound);
       if (typeof b !== "number" || !Number.isFinite(b)) return undefined;
       if (side === "lower") {
         // The smallest whole second that satisfies the bound.
@@ -724,22 +963,38 @@ class Generator {
   }
 
   private field(node: FieldNode, negative: boolean): string {
-    if (node.path.length !== 1) return `${this.constant(closureLeaf(node))}(r)`;
     const leaf = leafOf(node);
     const key = node.path[0]!;
-    const one = this.one(node, leaf);
-    const missing = leaf.missing;
+    let one: string;
+    let missing: boolean;
+    if (node.path.length === 1) {
+      one = this.one(node, leaf);
+      missing = leaf.missing;
+    } else {
+      // A dotted path: the first segment is read here, the rest walked exactly (`walkRest`).
+      // Walked once per evaluation (the local `p<j>`), whatever leaves use the path.
+      const rest = node.path.slice(1);
+      const p = `p${this.paths.get(node.path.join("\0"))!}`;
+      const walk = this.constant((first: unknown) => walkRest(first, rest));
+      one = `${this.constant(leaf.many)}(${p} === U ? (${p} = ${walk}(v)) : ${p})`;
+      missing = leaf.many(NOTHING);
+    }
     // Correcting a wrongly present value moves the leaf to `missing`; with its polarity that moves the
     // root down (D: to verify when the root is true) or up (U: when the root is false).
     const direction = missing === negative ? "D" : "U";
     const bit = this.bitOf(key);
     const mask = `m${direction}${Math.floor(bit / 30)}`;
     const flag = 1 << (bit % 30);
-    const read = `(v = r[${JSON.stringify(key)}])`;
+    const read = this.read(key);
     return missing
       ? `(${read} === undefined || ${one} || ((${mask} |= ${flag}), false))`
       : `(${read} !== undefined && ${one} && ((${mask} |= ${flag}), true))`;
   }
+}
+
+/** The value of a bound whose operand is a string, number or date (`undefined` for a `null` bound). */
+function orderedValue(bound: RangeBound): string | number | boolean | undefined {
+  return bound.operand.type === "null" ? undefined : bound.operand.value;
 }
 
 /** True when a field node compares dates (so a repeated read is worth caching). */
@@ -759,28 +1014,32 @@ function readsDates(node: FieldNode): boolean {
 }
 
 function generate(condition: Condition): Generated {
-  const g = new Generator();
+  const g = new Generator(condition);
   g.countDates(condition);
   const root = g.node(condition, false);
-  const slow = g.constant(null); // replaced per predicate: the reference, for the rare uncertain record
+  // Replaced per predicate: the exact closure test over the slots read so far, for the rare record with an
+  // inherited field or a throwing accessor (`makeCodegen`).
+  const slow = g.constant(null);
   const emptyResult = g.constant(null);
   const constantNames = g.constants.map((_, i) => `K${i} = K[${i}]`);
   const source = [
     '"use strict";',
-    "const isArray = H.isArray, ownData = H.ownData, dateFieldMs = H.dateFieldMs, openFieldMs = H.openFieldMs, isoUtcMs = H.isoUtcMs;",
+    "const isArray = H.isArray, hasOwn = H.hasOwn, dateFieldMs = H.dateFieldMs, openFieldMs = H.openFieldMs, isoUtcMs = H.isoUtcMs, U = H.UNREAD, T = H.THREW;",
     constantNames.length === 0 ? "" : `const ${constantNames.join(", ")};`,
     `const slow = ${slow};`,
     "return function predicate(r) {",
     `if (typeof r !== "object" || r === null || isArray(r)) return ${emptyResult};`,
+    g.slotDeclarations(),
     "try {",
     "let v, d;",
     g.maskDeclarations(),
     g.dateDeclarations(),
+    g.pathDeclarations(),
     `const root = ${root};`,
     `if (root) { if (${g.maskTest("D")}) { ${g.verification("D")} } }`,
     `else if (${g.maskTest("U")}) { ${g.verification("U")} }`,
     "return root;",
-    "} catch { return slow(r); }",
+    `} catch { return slow(r, ${g.slotArray()}); }`,
     "};",
   ].join("\n");
   return { source, constants: g.constants };
@@ -861,8 +1120,33 @@ function canonicalKey(condition: Condition): string {
 /** Predicates by condition object (identity), per back end: a repeated query skips the canonical key. */
 const byCondition = new WeakMap<object, { codegen?: Predicate; closure?: Predicate }>();
 
-function emptyResultOf(condition: Condition): boolean {
-  return evaluateNode(condition, Object.create(null) as object);
+/** The result for a value that is not a record (read as an empty record). */
+function emptyResultOf(test: RecordTest, count: number): boolean {
+  return test(Object.create(null) as object, freshSlots(count));
+}
+
+/**
+ * The exact fallback of generated code: the closure test, over the slots the generated code already read
+ * (a value read from an inherited property becomes missing; a read that threw is missing; an unread slot
+ * is read by the closure test). Every field is thus read at most once per evaluation.
+ */
+function fallback(
+  test: RecordTest,
+  slotsOf: Slots,
+  count: number,
+): (record: object, read: unknown[]) => boolean {
+  const keys = [...slotsOf.fields.keys()];
+  return (record, read) => {
+    try {
+      const slots = freshSlots(count);
+      read.forEach((value, i) => {
+        if (value !== UNREAD) slots[i] = value === THREW || !hasOwn(record, keys[i]!) ? undefined : value;
+      });
+      return test(record, slots);
+    } catch {
+      return false; // only a Proxy whose traps throw reaches here (outside the guarantee, see `compile`)
+    }
+  };
 }
 
 function makeCodegen(condition: Condition): CacheEntry["make"] | undefined {
@@ -877,25 +1161,23 @@ function makeCodegen(condition: Condition): CacheEntry["make"] | undefined {
     }
     throw error;
   }
-  const emptyResult = emptyResultOf(condition);
+  const { test, slots, count } = closureTest(condition);
+  const k = constants.slice();
   const slowIndex = constants.length - 2;
-  return (c) => {
-    const k = constants.slice();
-    k[slowIndex] = (record: object) => evaluateNode(c, record);
-    k[slowIndex + 1] = emptyResult;
-    return factory(k, HELPERS);
-  };
+  k[slowIndex] = fallback(test, slots, count);
+  k[slowIndex + 1] = emptyResultOf(test, count);
+  return () => factory(k, HELPERS);
 }
 
 function makeClosure(condition: Condition): CacheEntry["make"] {
-  const test = closureNode(condition);
-  const emptyResult = emptyResultOf(condition);
-  return (c) => (incident) => {
+  const { test, count } = closureTest(condition);
+  const emptyResult = emptyResultOf(test, count);
+  return () => (incident) => {
     if (typeof incident !== "object" || incident === null || Array.isArray(incident)) return emptyResult;
     try {
-      return test(incident);
+      return test(incident, freshSlots(count));
     } catch {
-      return evaluateNode(c, incident);
+      return false; // only a Proxy whose traps throw reaches here (outside the guarantee, see `compile`)
     }
   };
 }

@@ -91,7 +91,7 @@ export function isoUtcMs(text: string): number {
 /**
  * A record value in a catalogue `date` field as epoch ms (DECISIONS.md 1.5): an ISO-8601 UTC string or a
  * valid JS `Date`; `NaN` for anything else. Same answers as `recordDateValue`, `NaN` for its `undefined`.
- * @throws only what `recordDateValue` throws (a `Date`-like object whose `getTime` throws)
+ * Never throws (a forged `Date` is not a date).
  */
 export function dateFieldMs(value: unknown): number {
   if (typeof value === "string") return isoUtcMs(value);
@@ -104,18 +104,24 @@ export function dateFieldMs(value: unknown): number {
 export const MIN_ISO_EPOCH_MS = -62167219200000;
 export const MAX_ISO_EPOCH_MS = 253402300799999;
 
+const dateTime = Date.prototype.getTime;
+
 /**
  * The value of a record field in a catalogue date field, as epoch milliseconds (DECISIONS.md 1.5): a valid
- * JS `Date`, or a string of the ISO-8601 UTC format. Anything else is not a date.
+ * JS `Date`, or a string of the ISO-8601 UTC format. Anything else is not a date. A `Date` is read through
+ * the intrinsic `Date.prototype.getTime` (an own or overridden `getTime` is never called); an object that
+ * only looks like a `Date` (`Object.create(Date.prototype)`, a `Date` behind a Proxy) is not a date.
  * @returns epoch ms, or `undefined` when the value is not a date; never throws
  */
 export function recordDateValue(value: unknown): number | undefined {
   if (typeof value === "string") return parseIsoUtc(value);
-  if (value instanceof Date) {
-    const ms = value.getTime();
+  try {
+    if (!(value instanceof Date)) return undefined;
+    const ms = dateTime.call(value);
     return Number.isNaN(ms) ? undefined : ms;
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 /**

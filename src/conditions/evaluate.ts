@@ -1,12 +1,19 @@
 /**
  * The reference interpreter of Search Conditions: short and obviously right, the yardstick for `compile`,
- * `IncidentSet` and the MongoDB translation (test/conformance). Semantics: DECISIONS.md 1.5.
+ * `IncidentSet` and the MongoDB translation (test/conformance). It shares no code with those fast paths.
+ * Semantics: DECISIONS.md 1.1 and 1.5, docs/semantics.md.
  *
- * A field path resolves to the list of values it reaches (MongoDB): each segment reads an own data
- * property of an object; on an array it reads that property of every object element and, for a numeric
- * segment, the element at that index. Nested arrays are not entered. An own property holding `undefined`,
- * and an accessor property (never invoked), count as absent. The field is *missing* when no value is
- * reached. Field operators then look at each reached value and, when it is an array, at its elements.
+ * Reading a record (DECISIONS.md 1.1): a field is an own property of its holder, data or accessor; an
+ * accessor is read like a data property, at most once per holder and key in one evaluation (reads are
+ * remembered); a read that throws, an inherited property and an own property holding `undefined` all
+ * count as missing.
+ *
+ * Walking a field path (MongoDB, DECISIONS.md 1.5): each segment reads the property of an object; on an
+ * array it reads the property of every element and, for a numeric segment, also takes the element at that
+ * index. Every *place* where the walk reaches nothing is noted as missing: a missing, `null` or scalar
+ * holder, an object without the key, an empty array, and each array element that is not an object (a
+ * scalar, `null`, a nested array). Nested arrays are never entered. A value reached through an array
+ * index by the last segment is compared as a whole (its elements are not traversed).
  */
 
 import {
@@ -15,62 +22,117 @@ import {
   type FieldKind,
   type FieldNode,
   type Operand,
-  type OrderedOperand,
   type RangeBound,
 } from "./ast.js";
-import { recordDateValue } from "./dates.js";
+import { parseIsoUtc } from "./dates.js";
 import { requireParsedCondition } from "./parse.js";
 import { compileRegex } from "./regex.js";
 
 const INDEX = /^(?:0|[1-9][0-9]*)$/;
 
-/** Reads an own data property; accessors and `undefined` values are absent. Never invokes user code. */
-function ownValue(holder: object, key: string): unknown {
-  const descriptor = Object.getOwnPropertyDescriptor(holder, key);
-  return descriptor === undefined ? undefined : descriptor.value;
+/** Reads `key` of a holder as DECISIONS.md 1.1 says (own property, data or accessor); `undefined` if none. */
+type Reader = (holder: object, key: string) => unknown;
+
+/** A reader that reads each holder's key at most once (accessors included) and never throws. */
+function newReader(): Reader {
+  const seen = new Map<object, Map<string, unknown>>();
+  return (holder, key) => {
+    let keys = seen.get(holder);
+    if (keys === undefined) {
+      keys = new Map();
+      seen.set(holder, keys);
+    } else if (keys.has(key)) return keys.get(key);
+    let value: unknown;
+    try {
+      value = Object.hasOwn(holder, key) ? (holder as Record<string, unknown>)[key] : undefined;
+    } catch {
+      value = undefined;
+    }
+    keys.set(key, value);
+    return value;
+  };
 }
 
-/**
- * The values a field path reaches in a record (an empty list when the field is missing).
- * @param record - the incident; anything but a non-array object is read as an empty record
- * @param path - field path segments, e.g. `["Custom", "Owner"]`
- * @returns the reached values, in document order; never throws for data properties (a Proxy whose
- *   `getOwnPropertyDescriptor` trap throws is the one exception)
- * @example resolveFieldPath({ a: [{ b: 1 }, { b: [2] }] }, ["a", "b"]) //=> [1, [2]]
- */
-export function resolveFieldPath(record: unknown, path: readonly string[]): unknown[] {
-  let current: unknown[] =
-    typeof record === "object" && record !== null && !Array.isArray(record) ? [record] : [];
-  for (const segment of path) {
-    const next: unknown[] = [];
-    const take = (value: unknown) => {
-      if (value !== undefined) next.push(value);
+const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
+const isRecord = (value: unknown): value is object => isObject(value) && !Array.isArray(value);
+
+/** The own elements of an array, in order (a hole, or an element that cannot be read, is `undefined`). */
+function elementsOf(array: readonly unknown[], read: Reader): unknown[] {
+  return Array.from({ length: array.length }, (_, i) => read(array, String(i)));
+}
+
+/** A value reached by a field path; `whole` when an array index reached it at the last segment. */
+interface Reached {
+  readonly value: unknown;
+  readonly whole: boolean;
+}
+
+/** What a field path reaches: the values, and whether some place reached nothing. */
+interface Reach {
+  readonly values: readonly Reached[];
+  readonly missing: boolean;
+}
+
+function walk(record: unknown, path: readonly string[], read: Reader): Reach {
+  let current: Reached[] = [{ value: isRecord(record) ? record : {}, whole: false }];
+  let missing = false;
+  path.forEach((segment, i) => {
+    const next: Reached[] = [];
+    const take = (holder: object) => {
+      const value = read(holder, segment);
+      if (value === undefined) missing = true;
+      else next.push({ value, whole: false });
     };
-    for (const value of current) {
-      if (typeof value !== "object" || value === null) continue;
-      if (Array.isArray(value)) {
-        for (const element of value) {
-          if (typeof element === "object" && element !== null && !Array.isArray(element)) {
-            take(ownValue(element, segment));
-          }
+    for (const { value } of current) {
+      if (!isObject(value)) missing = true;
+      else if (!Array.isArray(value)) take(value);
+      else {
+        const elements = elementsOf(value, read);
+        if (elements.length === 0) missing = true;
+        for (const element of elements) {
+          if (isRecord(element)) take(element);
+          else missing = true;
         }
-        if (INDEX.test(segment)) take(ownValue(value, segment));
-      } else {
-        take(ownValue(value, segment));
+        // The element at a numeric segment's index: a value, never a missing place of its own.
+        const indexed = INDEX.test(segment) ? read(value, segment) : undefined;
+        if (indexed !== undefined) next.push({ value: indexed, whole: i === path.length - 1 });
       }
     }
     current = next;
+  });
+  return { values: current, missing };
+}
+
+/**
+ * The values a field path reaches in a record (an empty list when the field is missing), read as
+ * `evaluate` reads them.
+ * @param record - the incident; anything but a non-array object is read as an empty record
+ * @param path - field path segments, e.g. `["Custom", "Owner"]`
+ * @returns the reached values, in document order; never throws
+ * @example resolveFieldPath({ a: [{ b: 1 }, { b: [2] }] }, ["a", "b"]) //=> [1, [2]]
+ */
+export function resolveFieldPath(record: unknown, path: readonly string[]): unknown[] {
+  return walk(record, path, newReader()).values.map((reached) => reached.value);
+}
+
+/** A JS `Date`'s instant, or `undefined` (an invalid or forged `Date` is not a date). Never throws. */
+function dateValue(value: unknown): number | undefined {
+  try {
+    if (!(value instanceof Date)) return undefined;
+    const ms = Date.prototype.getTime.call(value);
+    return Number.isNaN(ms) ? undefined : ms;
+  } catch {
+    return undefined;
   }
-  return current;
 }
 
 /** A record value as a date (epoch ms) for a field of this kind (DECISIONS.md 1.5), else `undefined`. */
 function dateOf(value: unknown, fieldKind: FieldKind): number | undefined {
-  if (fieldKind === "date") return recordDateValue(value);
-  return value instanceof Date ? recordDateValue(value) : undefined;
+  if (fieldKind === "date" && typeof value === "string") return parseIsoUtc(value);
+  return dateValue(value);
 }
 
-/** Equality of one record value (not an array) with an operand (DECISIONS.md 1.2, 1.5). */
+/** Equality of one record value with an operand (DECISIONS.md 1.2, 1.5). */
 function equals(value: unknown, operand: Operand, fieldKind: FieldKind): boolean {
   switch (operand.type) {
     case "string":
@@ -90,127 +152,148 @@ function equals(value: unknown, operand: Operand, fieldKind: FieldKind): boolean
   }
 }
 
-/** The record value on the operand's scale under type bracketing, or `undefined` when of another kind. */
-function ordered(value: unknown, operand: OrderedOperand, fieldKind: FieldKind): number | string | undefined {
+/** The value and the operand on one scale under type bracketing, or `undefined` when of other kinds. */
+function scaled(
+  value: unknown,
+  operand: Operand,
+  fieldKind: FieldKind,
+): [number | string, number | string] | undefined {
   switch (operand.type) {
     case "number":
-      return typeof value === "number" && !Number.isNaN(value) ? value : undefined;
+      return typeof value === "number" && !Number.isNaN(value) ? [value, operand.value] : undefined;
     case "string":
-      return typeof value === "string" ? value : undefined;
-    case "date":
-      return dateOf(value, fieldKind);
+      return typeof value === "string" ? [value, operand.value] : undefined;
+    case "boolean":
+      return typeof value === "boolean" ? [Number(value), Number(operand.value)] : undefined;
+    case "date": {
+      const ms = dateOf(value, fieldKind);
+      return ms === undefined ? undefined : [ms, operand.value];
+    }
+    case "null":
+      return undefined;
     default:
       return assertNever(operand);
   }
 }
 
-/** One bound of a range against one value (not an array). Strings compare by UTF-16 code units. */
-function withinBound(
-  value: unknown,
-  bound: RangeBound,
-  side: "lower" | "upper",
-  fieldKind: FieldKind,
-): boolean {
-  const v = ordered(value, bound.operand, fieldKind);
-  if (v === undefined) return false;
-  const b = bound.operand.value;
-  if (side === "lower") return bound.inclusive ? v >= b : v > b;
-  return bound.inclusive ? v <= b : v < b;
+/** True when some reached value, or some element of a reached value that is a traversable array, passes. */
+function some(reach: Reach, test: (value: unknown) => boolean, read: Reader): boolean {
+  return reach.values.some(
+    ({ value, whole }) =>
+      test(value) || (!whole && Array.isArray(value) && elementsOf(value, read).some(test)),
+  );
 }
 
-/** True when some reached value, or some element of a reached array, satisfies `test`. */
-function anyValue(values: readonly unknown[], test: (value: unknown) => boolean): boolean {
-  return values.some((value) => test(value) || (Array.isArray(value) && value.some(test)));
+/** Equality with implicit array traversal; `null` also matches every place the path reaches nothing. */
+function matchesEq(reach: Reach, operand: Operand, fieldKind: FieldKind, read: Reader): boolean {
+  if (operand.type === "null" && reach.missing) return true;
+  return some(reach, (value) => equals(value, operand, fieldKind), read);
 }
 
-/** Equality with implicit array traversal; a `null` operand also matches a missing field. */
-function matchesEq(values: readonly unknown[], operand: Operand, fieldKind: FieldKind): boolean {
-  if (operand.type === "null" && values.length === 0) return true;
-  return anyValue(values, (value) => equals(value, operand, fieldKind));
+/** One bound of a range, met by some value; a `null` bound is `null` equality when inclusive, else nothing. */
+function meetsBound(reach: Reach, bound: RangeBound, side: "lower" | "upper", kind: FieldKind, read: Reader) {
+  if (bound.operand.type === "null") return bound.inclusive && matchesEq(reach, bound.operand, kind, read);
+  const test = (value: unknown) => {
+    const pair = scaled(value, bound.operand, kind);
+    if (pair === undefined) return false;
+    const [v, b] = pair;
+    if (side === "lower") return bound.inclusive ? v >= b : v > b;
+    return bound.inclusive ? v <= b : v < b;
+  };
+  return some(reach, test, read);
 }
 
-function evaluateField(node: FieldNode, record: unknown): boolean {
-  const values = resolveFieldPath(record, node.path);
+function evaluateField(node: FieldNode, record: unknown, read: Reader): boolean {
+  const reach = walk(record, node.path, read);
   const kind = node.fieldKind;
   switch (node.kind) {
     case "eq":
-      return matchesEq(values, node.operand, kind);
+      return matchesEq(reach, node.operand, kind, read);
     case "ne":
-      return !matchesEq(values, node.operand, kind);
+      return !matchesEq(reach, node.operand, kind, read);
     case "in":
-      return node.operands.some((operand) => matchesEq(values, operand, kind));
+      return node.operands.some((operand) => matchesEq(reach, operand, kind, read));
     case "nin":
-      return !node.operands.some((operand) => matchesEq(values, operand, kind));
+      return !node.operands.some((operand) => matchesEq(reach, operand, kind, read));
     case "all":
-      return node.operands.length > 0 && node.operands.every((operand) => matchesEq(values, operand, kind));
-    case "range": {
-      const { lower, upper } = node;
       return (
-        (lower === undefined || anyValue(values, (value) => withinBound(value, lower, "lower", kind))) &&
-        (upper === undefined || anyValue(values, (value) => withinBound(value, upper, "upper", kind)))
+        node.operands.length > 0 && node.operands.every((operand) => matchesEq(reach, operand, kind, read))
       );
-    }
+    case "range":
+      return (
+        (node.lower === undefined || meetsBound(reach, node.lower, "lower", kind, read)) &&
+        (node.upper === undefined || meetsBound(reach, node.upper, "upper", kind, read))
+      );
     case "regex": {
       const matcher = compileRegex(node.source, node.flags);
-      return anyValue(values, (value) => typeof value === "string" && matcher.test(value));
+      return some(reach, (value) => typeof value === "string" && matcher.test(value), read);
     }
     case "exists":
-      return node.exists === values.length > 0;
+      return node.exists === reach.values.length > 0;
     case "size":
-      return values.some((value) => Array.isArray(value) && value.length === node.size);
+      return reach.values.some(({ value }) => Array.isArray(value) && value.length === node.size);
     default:
       return assertNever(node);
   }
 }
 
+function evaluateWith(condition: Condition, incident: unknown, read: Reader): boolean {
+  switch (condition.kind) {
+    case "and":
+      return condition.children.every((child) => evaluateWith(child, incident, read));
+    case "or":
+      return condition.children.some((child) => evaluateWith(child, incident, read));
+    case "nor":
+      return !condition.children.some((child) => evaluateWith(child, incident, read));
+    case "not":
+      return !evaluateWith(condition.child, incident, read);
+    default:
+      return evaluateField(condition, incident, read);
+  }
+}
+
 /**
  * Decides whether an incident matches a parsed Search Conditions object: the reference interpreter
- * (DECISIONS.md 1.5).
+ * (DECISIONS.md 1.5, docs/semantics.md).
  *
  * - Strings compare exactly and case-sensitively; numbers numerically (a `NaN` in a record equals only a
- *   `NaN` operand and lies in no range); dates as instants.
- * - Ranges use type bracketing: number with number, string with string (UTF-16 code-unit order), date with
- *   date. A value in a catalogue `date` field is a date when it is a valid JS `Date` or an ISO-8601 UTC
- *   string; in other fields only a JS `Date` is. Each bound of a range is met by some value (MongoDB), so
- *   `{"$gt": 1, "$lt": 3}` matches `[0, 5]`.
- * - Arrays: a value matches when it or any of its elements does; `$ne`/`$nin` are the negations of
- *   equality/`$in`; `$size` looks at the array itself; `$all` is the AND of equalities (MongoDB), so
- *   `{"$all": ["x"]}` matches the scalar `"x"` and `$all: []` matches nothing.
- * - Missing fields match only `$ne`, `$nin`, `$exists: false`, `$not` and `null` equality (also in `$in`).
- * - `$regex` matches strings and string elements only.
+ *   `NaN` operand and lies in no range); dates as instants; booleans `false < true` in ranges.
+ * - Ranges use type bracketing: only values of the operand's kind compare. A value in a catalogue `date`
+ *   field is a date when it is a valid JS `Date` or an ISO-8601 UTC string; in other fields only a valid
+ *   JS `Date` is (an invalid or forged `Date`, such as `Object.create(Date.prototype)`, is no date and never
+ *   throws). `$gte`/`$lte` with `null` are `null` equality; `$gt`/`$lt` with `null` match nothing. Each
+ *   bound of a range is met by some value (MongoDB), so `{"$gt": 1, "$lt": 3}` matches `[0, 5]`.
+ * - Arrays: a value matches when it or any of its elements does (one level); `$ne`/`$nin` are the
+ *   negations of equality/`$in`; `$size` looks at the array itself; `$all` is the AND of equalities.
+ *   A value that a numeric segment reached in an array at the end of the path is not traversed:
+ *   `{"a.0": 42}` does not match `{a: [[42]]}`.
+ * - `null` (in equality, `$in`, `$all`, inclusive range bounds) matches a reached `null` and every place
+ *   where the path reaches nothing (see the module comment): `{"a.b": null}` matches `{a: [1]}`,
+ *   `{a: []}` and `{a: [{b: 3}, {}]}`, not `{a: [{b: 1}, {b: 3}]}`. `$ne`/`$nin` are the exact negations.
+ * - `$exists: true` matches when the path reaches a value (`null` included).
  *
  * @param condition - a Condition from `parseSearchConditions` (only parsed conditions are accepted:
  *   docs/semantics.md 1.1)
- * @param incident - the incident record; fields are read as own data properties only (see
- *   `resolveFieldPath`), so prototype-named keys, getters and inherited properties are never consulted
+ * @param incident - the incident record; fields are own properties, data or accessor, each read at most
+ *   once in this call; inherited properties never count; a throwing read counts as missing
  * @returns true when the incident matches
+ * @throws never for a record of data, accessors (a throwing one is a missing field) or forged `Date`s;
+ *   only a Proxy whose traps throw can make it throw (outside the guarantee, SECURITY.md). A hand-built
+ *   condition with a pattern RE2 refuses throws `RegexSyntaxError` (the parser never produces one).
  * @throws {TypeError} when `condition` is not a condition produced by `parseSearchConditions` (raw Search
  *   Conditions JSON, a hand-built or copied AST); the message says to call `parseSearchConditions`
- * @throws never for any record
  * @example evaluate(parseSearchConditions({ Severity: { $in: ["High"] } }), { Severity: "High" }) //=> true
  */
 export function evaluate(condition: Condition, incident: object): boolean {
   requireParsedCondition(condition, "evaluate");
-  return evaluateNode(condition, incident);
+  return evaluateWith(condition, incident, newReader());
 }
 
 /**
- * `evaluate` without the check that the condition is a parsed one: for the engine's own callers (the
- * compiled predicates' fallback) and the interpreter's unit tests, which pin it on hand-built nodes.
- * Not part of the public API.
+ * `evaluate` without the check that the condition is a parsed one: for the interpreter's unit tests, which
+ * pin it on hand-built nodes. Not part of the public API.
  * @throws {RegexSyntaxError} for a hand-built `$regex` that RE2 refuses (the parser never produces one)
  */
 export function evaluateNode(condition: Condition, incident: object): boolean {
-  switch (condition.kind) {
-    case "and":
-      return condition.children.every((child) => evaluateNode(child, incident));
-    case "or":
-      return condition.children.some((child) => evaluateNode(child, incident));
-    case "nor":
-      return !condition.children.some((child) => evaluateNode(child, incident));
-    case "not":
-      return !evaluateNode(condition.child, incident);
-    default:
-      return evaluateField(condition, incident);
-  }
+  return evaluateWith(condition, incident, newReader());
 }

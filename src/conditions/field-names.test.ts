@@ -104,7 +104,7 @@ describe("a JS Date operand: the $date to write (DECISIONS.md 1.4)", () => {
       },
     });
     expect(messages({ CreatedUtcTime: { $gt: date } })).toEqual([
-      'Expected a string, number or {"$date": …} operand for $gt, found a Date; write {"$date": "2024-03-01T12:00:00.000Z"} instead.',
+      'Expected a string, number, boolean, null or {"$date": …} operand for $gt, found a Date; write {"$date": "2024-03-01T12:00:00.000Z"} instead.',
     ]);
   });
 
@@ -114,7 +114,7 @@ describe("a JS Date operand: the $date to write (DECISIONS.md 1.4)", () => {
     ["an object that only claims to be a Date", Object.create(Date.prototype) as Date],
   ])("gives no hint for %s", (_name, value) => {
     expect(messages({ CreatedUtcTime: { $lt: value } })).toEqual([
-      'Expected a string, number or {"$date": …} operand for $lt, found a Date.',
+      'Expected a string, number, boolean, null or {"$date": …} operand for $lt, found a Date.',
     ]);
   });
 

@@ -18,13 +18,15 @@ export type OperatorPlace = "condition" | "field" | "not";
  * - `conditions`: a non-empty array of condition objects (`$and`, `$or`, `$nor`).
  * - `value`: a string, number, boolean, `null` or `$date` operand, checked against the field's kind and
  *   labels (`$eq`, `$ne`).
- * - `ordered`: a string, number or `$date` operand (`$gt`, `$gte`, `$lt`, `$lte`); never boolean or null.
+ * - `ordered`: a string, number, boolean, `null` or `$date` operand (`$gt`, `$gte`, `$lt`, `$lte`), checked
+ *   against the field's kind: strings on text and enum fields, `$date` on date fields, any on open fields.
  * - `valueSet`: an array of `value` operands, at most `limits.setSize` of them (`$in`, `$nin`, `$all`).
  * - `pattern`: a string in RE2 syntax, at most `limits.patternLength` characters (`$regex`).
  * - `flags`: a string of the flags `i`, `m`, `s`, each at most once, beside a `$regex` (`$options`).
- * - `boolean`: `true` or `false` (`$exists`).
+ * - `boolean`: `true` or `false`, or MongoDB's habitual `1` or `0` (`$exists`).
  * - `size`: a non-negative integer (`$size`).
- * - `operatorObject`: a non-empty operator object of `not`-place operators (`$not`).
+ * - `operatorObject`: a non-empty operator object of `not`-place operators (`$not`), which may itself hold
+ *   `$not`.
  */
 export type OperandRule =
   | "conditions"
@@ -100,8 +102,8 @@ export const OPERATORS: Readonly<Record<OperatorName, OperatorSpec>> = Object.fr
   $options: { name: "$options", places: FIELD_AND_NOT, operand: "flags" },
   $exists: { name: "$exists", places: FIELD_AND_NOT, operand: "boolean" },
   $size: { name: "$size", places: FIELD_AND_NOT, operand: "size" },
-  // MongoDB refuses a nested $not; the AST's `not` child holds field nodes only (ast.ts).
-  $not: { name: "$not", places: ["field"], operand: "operatorObject" },
+  // `$not` inside `$not` is valid (MongoDB's jstests not/not2.js; DECISIONS.md 1.3).
+  $not: { name: "$not", places: FIELD_AND_NOT, operand: "operatorObject" },
 } satisfies Record<OperatorName, OperatorSpec>);
 
 /**

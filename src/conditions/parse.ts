@@ -332,7 +332,7 @@ type Slot =
   | { readonly regex: string; readonly path: readonly PathSegment[] };
 
 const OPERAND_EXPECTED = 'a string, number, boolean, null or {"$date": …} operand';
-const ORDERED_EXPECTED = 'a string, number or {"$date": …} operand';
+const ORDERED_EXPECTED = 'a string, number, boolean, null or {"$date": …} operand';
 const NUMBER_LONG = /^-?\d{1,16}$/;
 
 class Parser {
@@ -730,7 +730,7 @@ class Parser {
   /**
    * Checks an operand against the field's kind (1.4, 1.6). `value` context: equality, `$ne`, `$in`, `$nin`,
    * `$all`, pipe alternatives (null allowed everywhere, labels checked). `ordered` context: `$gt`, `$gte`,
-   * `$lt`, `$lte` (string, number or date only; no label check).
+   * `$lt`, `$lte` (strings on text and enum fields, dates on date fields, any scalar on open fields; no label check).
    */
   private checkOperand(
     field: Field,
@@ -781,25 +781,8 @@ class Parser {
         return false;
       }
       case "open":
-        if (
-          context === "value" ||
-          operand.type === "string" ||
-          operand.type === "number" ||
-          operand.type === "date"
-        ) {
-          return true;
-        }
-        this.issue(
-          {
-            code: "operand_type",
-            field: field.name,
-            fieldKind: field.kind,
-            expected: ORDERED_EXPECTED,
-            found,
-          },
-          path,
-        );
-        return false;
+        // Any scalar, under MongoDB's type bracketing (DECISIONS.md 1.4).
+        return true;
       default:
         return assertUnreachable(field.kind);
     }
@@ -876,8 +859,8 @@ class Parser {
             valid = false;
             break;
           }
-          if (operand.type === "boolean" || operand.type === "null" || spec.bound === undefined) {
-            // Unreachable: checkOperand refuses these in the ordered context.
+          if (spec.bound === undefined) {
+            // Unreachable: every `ordered` operator of the table declares its bound.
             valid = false;
             break;
           }
@@ -956,11 +939,14 @@ class Parser {
           break;
         }
         case "boolean": {
-          if (typeof value === "boolean") {
-            slots.push({ kind: "exists", path: [...field.segments], fieldKind: field.kind, exists: value });
+          // `true`/`false`, or MongoDB's habitual `1`/`0` (DECISIONS.md 1.3). MongoDB reads any other number
+          // as its truth value; it is refused here, being more likely a mistake than a meaning.
+          if (typeof value === "boolean" || value === 1 || value === 0) {
+            const exists = value === true || value === 1;
+            slots.push({ kind: "exists", path: [...field.segments], fieldKind: field.kind, exists });
           } else {
             this.issue(
-              { code: "invalid_type", expected: `a boolean for ${key}`, found: safeFound(value) },
+              { code: "invalid_type", expected: `true, false, 1 or 0 for ${key}`, found: safeFound(value) },
               keyPath,
             );
             valid = false;

@@ -216,14 +216,14 @@ function valueArb(kind: Kind): fc.Arbitrary<unknown> {
 
 function orderedArb(kind: Kind): fc.Arbitrary<unknown> {
   if (kind === "date") return dateArb;
-  if (kind === "open") return fc.oneof(textArb, numberArb, dateArb);
+  if (kind === "open") return fc.oneof(textArb, numberArb, dateArb, fc.boolean(), fc.constant(null));
   return textArb;
 }
 
 const flagsArb = fc.shuffledSubarray(["i", "m", "s"]).map((flags) => flags.join(""));
 const patternArb = fc.constantFrom("^Phish", "a.b", "(?i)x", "[0-9]+", "a|b", "", "\\d{2,3}$");
 
-function operatorObjectArb(kind: Kind, withNot: boolean): fc.Arbitrary<Record<string, unknown>> {
+function operatorObjectArb(kind: Kind, notDepth: number): fc.Arbitrary<Record<string, unknown>> {
   const setArb = fc.array(valueArb(kind), { maxLength: 3 });
   const operators: Record<string, fc.Arbitrary<unknown>> = {
     $eq: valueArb(kind),
@@ -237,7 +237,7 @@ function operatorObjectArb(kind: Kind, withNot: boolean): fc.Arbitrary<Record<st
     $all: setArb,
     $regex: patternArb,
     $options: flagsArb,
-    $exists: fc.boolean(),
+    $exists: fc.constantFrom(true, false, 1, 0),
     $size: fc.nat(4),
   };
   if (kind === "date") {
@@ -245,7 +245,8 @@ function operatorObjectArb(kind: Kind, withNot: boolean): fc.Arbitrary<Record<st
     delete operators.$regex;
     delete operators.$options;
   }
-  if (withNot) operators.$not = operatorObjectArb(kind, false);
+  // `$not` inside `$not` (DECISIONS.md 1.3), two levels deep.
+  if (notDepth > 0) operators.$not = operatorObjectArb(kind, notDepth - 1);
   return fc
     .shuffledSubarray(Object.keys(operators), { minLength: 1, maxLength: 4 })
     .filter((keys) => !keys.includes("$options") || keys.includes("$regex"))
@@ -253,7 +254,7 @@ function operatorObjectArb(kind: Kind, withNot: boolean): fc.Arbitrary<Record<st
 }
 
 function fieldValueArb(kind: Kind): fc.Arbitrary<unknown> {
-  const forms: fc.Arbitrary<unknown>[] = [valueArb(kind), operatorObjectArb(kind, true)];
+  const forms: fc.Arbitrary<unknown>[] = [valueArb(kind), operatorObjectArb(kind, 2)];
   if (kind === "ingestion" || kind === "status") {
     forms.push(
       fc

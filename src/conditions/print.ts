@@ -215,15 +215,19 @@ function operatorEntries(node: FieldNode | NotNode): Entry[] | undefined {
   }
 }
 
-/** The entries of the operator object inside `$not`: one field node, or an `and` of field nodes of one field. */
+/**
+ * The entries of the operator object inside `$not`: one field node, a `not` (`$not` inside `$not`), or an
+ * `and` of field nodes of one field.
+ */
 function notChildEntries(child: Condition): Entry[] | undefined {
+  if (child.kind === "not") return operatorEntries(child);
   if (child.kind === "and") {
     if (child.children.length < 2) return undefined;
     const group = groupEntry(child.children);
     if (group === undefined) return undefined;
     return Object.entries(group[1] as SearchConditionsJson);
   }
-  if (child.kind === "or" || child.kind === "nor" || child.kind === "not") return undefined;
+  if (child.kind === "or" || child.kind === "nor") return undefined;
   return operatorEntries(child);
 }
 

@@ -3,10 +3,10 @@
  * `evaluate` means (DECISIONS.md section 1), so that a server implementation can push a condition down to
  * a MongoDB cluster (sharded or not) instead of loading incidents into memory.
  *
- * Where MongoDB's implicit semantics differ from ours, the filter spells our meaning out:
- * - `null` equality on a dotted path: MongoDB also matches an array of sub-documents in which one element
- *   lacks the field, and does not match an empty array; ours matches when the path reaches no value or
- *   reaches a `null` (DECISIONS.md 1.5), so the filter is `$exists: false` or `$type: "null"`.
+ * Search Conditions follow MongoDB 9.0's semantics (DECISIONS.md 1.5), so most operators translate as
+ * they are: `null` equality (also inside `$in`, `$nin`, `$ne`, `$all` and as an inclusive range bound) is
+ * MongoDB's own `null`, numeric path segments are MongoDB's, `$not` inside `$not` is MongoDB's. Where
+ * MongoDB's implicit semantics differ from ours, the filter spells our meaning out:
  * - `$all`: written as the AND of equalities (its MongoDB definition), which every engine reads alike.
  * - Dates: `$date` operands become `Date` objects. A catalogue date field stored as ISO-8601 strings
  *   (`dateStorage: "string"`) is compared lexically with the operand's string forms, minding that
@@ -208,11 +208,11 @@ function sameValue(key: string, ops: MongoFilter): MongoFilter {
  * and `v` must be a valid ISO string (`ISO_UTC_PATTERN`), checked in the same value.
  */
 function stringDateBound(key: string, bound: RangeBound, side: "lower" | "upper"): MongoFilter {
-  const parts = isoParts(bound.operand.value as number);
+  const parts = isoParts((bound.operand as { value: number }).value);
   const valid = { $regex: ISO_UTC_PATTERN };
   if (parts === undefined) {
     // Outside the years 0000–9999: every valid string is after an early bound, before a late one.
-    const early = (bound.operand.value as number) < MIN_ISO_EPOCH_MS;
+    const early = (bound.operand as { value: number }).value < MIN_ISO_EPOCH_MS;
     return (side === "lower") === early
       ? sameValue(key, { $gte: ISO_MIN, $lte: ISO_MAX, ...valid })
       : nothing(key);
@@ -264,26 +264,12 @@ function isStringDate(
 }
 
 /**
- * `null` equality (DECISIONS.md 1.5): the path reaches no value, or reaches `null` (or an array holding
- * `null`). On a one-segment path MongoDB's `{f: null}` means exactly that. On a dotted path it does not
- * (it also matches `[{b: 1}, {}]` for `a.b` and misses `a: []`), so the meaning is spelled out; the
- * `$elemMatch` branch is implied in MongoDB by `$type` (which looks into arrays) and is kept for engines
- * whose `$type` does not (mingo).
+ * Values for `$in` equal to `operand` (a string-stored date has two forms). `null` is MongoDB's own `null`
+ * on every path: since MongoDB 9.0 (SERVER-36681) it matches a reached `null` and every place where a
+ * dotted path reaches nothing, which is the rule of DECISIONS.md 1.5 (see `toMongoFilter` for older
+ * servers).
  */
-function nullEquality(target: FieldTarget, key: string): MongoFilter {
-  if (target.path.length === 1) return entry(key, null);
-  return {
-    $or: [
-      entry(key, { $exists: false }),
-      entry(key, { $type: "null" }),
-      entry(key, { $elemMatch: { $type: "null" } }),
-    ],
-  };
-}
-
-/** Values for `$in` equal to `operand` (a string-stored date has two forms), or undefined for `null`. */
-function inValues(target: FieldTarget, operand: Operand, ctx: Context): unknown[] | undefined {
-  if (operand.type === "null") return target.path.length === 1 ? [null] : undefined;
+function inValues(target: FieldTarget, operand: Operand, ctx: Context): unknown[] {
   if (isStringDate(target, operand, ctx)) return isoForms(operand.value);
   return [mongoValue(operand)];
 }
@@ -299,19 +285,9 @@ function membership(
 ): { filter: MongoFilter; values?: unknown[] } {
   const key = mongoPath(target.path, ctx);
   const values: unknown[] = [];
-  let withNull = false;
-  for (const operand of operands) {
-    const forms = inValues(target, operand, ctx);
-    if (forms === undefined) withNull = true;
-    else values.push(...forms);
-  }
-  if (!withNull) {
-    if (values.length === 1) return { filter: entry(key, { $eq: values[0] }), values };
-    return { filter: entry(key, { $in: values }), values };
-  }
-  const nullFilter = nullEquality(target, key);
-  if (values.length === 0) return { filter: nullFilter };
-  return { filter: { $or: [entry(key, { $in: values }), nullFilter] } };
+  for (const operand of operands) values.push(...inValues(target, operand, ctx));
+  if (values.length === 1) return { filter: entry(key, { $eq: values[0] }), values };
+  return { filter: entry(key, { $in: values }), values };
 }
 
 /** The negation of a membership filter: `$nin` when it is plain, else `$nor`. */
@@ -431,8 +407,21 @@ function translate(condition: Condition, ctx: Context): MongoFilter {
  * - `$date` operands become `Date` objects (or ISO-string comparisons with `dateStorage: "string"`);
  * - pipe alternatives (`"Webhook|File"`) become `$in`;
  * - `$regex` patterns are rewritten from RE2 to PCRE syntax (`toMongoRegex`); `^literal$` becomes `$eq`;
- * - `$not` becomes `$nor` of the translated operator object; `$all` the AND of equalities;
+ * - `$not` becomes `$nor` of the translated operator object (`$not` inside `$not` nests two); `$all` the
+ *   AND of equalities;
+ * - `null` operands, numeric path segments, booleans and `null` as range operands are written as they are:
+ *   MongoDB's own semantics are the rule (DECISIONS.md 1.4, 1.5);
  * - field paths go through `options.fieldMap`.
+ *
+ * Server versions: the `null` rule on dotted paths through arrays (DECISIONS.md 1.5) is MongoDB's from
+ * version 9.0 on (SERVER-36681; its jstests `null_query_semantics.js`, `ne_null.js`, `nin_null.js` are
+ * tagged `requires_fcv_90`), so the filter means exactly what `evaluate` means on MongoDB 9.0 and later.
+ * On an older server (8.x and before) one thing differs: where a dotted path meets an empty array, an array
+ * element that is not an object (a scalar, `null`, a nested array), `{"a.b": null}` (and `null` in `$in`,
+ * `$all`, `$gte`/`$lte`) does not match there, and `$ne: null` / `$nin` with `null` do. For example
+ * `{"a.b": null}` matches `{a: [1]}` and `{a: []}` on 9.0 and here, but not on 8.0. An element object
+ * without the field (`{a: [{b: 1}, {}]}`) matches on every version. Paths that never cross an array, and
+ * `null` on a one-segment path, mean the same on every version.
  *
  * @param condition - a Condition from `parseSearchConditions` (only parsed conditions are accepted:
  *   docs/semantics.md 1.1)

@@ -11,27 +11,20 @@
  * - `HashIndex`: equality lookup on a selective field (`Number`, `ExternalKey`, `IncidentId`).
  * - `Bitset`: the selection vectors the planner combines.
  *
- * Fields are read once per incident, when it is added, as DECISIONS.md 1.1 (revised) reads them: own
- * properties only, data or accessor (a getter is called once; one that throws counts as missing); an
- * inherited property or an own `undefined` is missing. Caller objects are never modified.
+ * Fields are read as the reference interpreter reads them (DECISIONS.md 1.1): own properties, data or
+ * accessor, read once when the incident is added; an inherited property, an own `undefined` or a read that
+ * throws is missing. Caller objects are never modified.
  */
 
 import { dateFieldMs } from "../conditions/dates.js";
 
 /**
- * Reads a record's own property as DECISIONS.md 1.1 (revised) reads fields: a data property's value, or an
- * accessor's value (its getter called once, with the record as `this`); an inherited property, an own
- * `undefined`, an accessor without a getter and a getter that throws are all missing (`undefined`).
- * @throws whatever `Object.getOwnPropertyDescriptor` throws (a hostile Proxy); callers treat that row as
- *   one the columns cannot answer
+ * Reads a record's own property as the reference does (DECISIONS.md 1.1): data or accessor (the getter is
+ * called once here); inherited, absent, `undefined` and a throwing read are all `undefined`. Never throws.
  */
 export function ownDataValue(record: object, key: string): unknown {
-  const descriptor = Object.getOwnPropertyDescriptor(record, key);
-  if (descriptor === undefined) return undefined;
-  if ("value" in descriptor) return descriptor.value;
-  if (descriptor.get === undefined) return undefined;
   try {
-    return descriptor.get.call(record);
+    return Object.hasOwn(record, key) ? (record as Record<string, unknown>)[key] : undefined;
   } catch {
     return undefined;
   }
@@ -126,7 +119,7 @@ function grow<T extends Codes | Float64Array | Int32Array>(array: T, needed: num
 // ---------------------------------------------------------------------------------------------------------
 // Dictionary column
 
-/** Code of a row whose field is missing (no own data value). */
+/** Code of a row whose field is missing (no own value). */
 export const CODE_MISSING = 0;
 /** Code of a row whose field is `null`. */
 export const CODE_NULL = 1;
@@ -166,7 +159,7 @@ export class DictionaryColumn {
     this.codes = new Uint8Array(capacity);
   }
 
-  /** Stores row `row`'s value (already read as an own data value). */
+  /** Stores row `row`'s value (already read as an own value, DECISIONS.md 1.1). */
   set(row: number, value: unknown, capacity: number): void {
     if (this.dropped) return;
     let code: number;

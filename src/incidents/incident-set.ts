@@ -209,7 +209,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   }
 
   /**
-   * Adds an incident: its fields are read once (own data properties, as the reference reads them) into the
+   * Adds an incident: its fields are read once (own properties, data or accessor, as the reference reads them) into the
    * columns; the object itself is kept, unchanged.
    * @param incident - the incident record
    * @returns this set

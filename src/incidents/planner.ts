@@ -405,8 +405,10 @@ export class DateLeaf implements PlanNode {
 function dateTest(node: FieldNode): (ms: number) => boolean {
   switch (node.kind) {
     case "range": {
-      const lo = node.lower === undefined ? Number.NEGATIVE_INFINITY : (node.lower.operand.value as number);
-      const hi = node.upper === undefined ? Number.POSITIVE_INFINITY : (node.upper.operand.value as number);
+      const lo =
+        node.lower === undefined ? Number.NEGATIVE_INFINITY : (node.lower.operand as { value: number }).value;
+      const hi =
+        node.upper === undefined ? Number.POSITIVE_INFINITY : (node.upper.operand as { value: number }).value;
       const loInclusive = node.lower?.inclusive ?? true;
       const hiInclusive = node.upper?.inclusive ?? true;
       return (ms) => (loInclusive ? ms >= lo : ms > lo) && (hiInclusive ? ms <= hi : ms < hi);
@@ -438,9 +440,11 @@ function dateTest(node: FieldNode): (ms: number) => boolean {
 function intervalOf(node: FieldNode): DateLeaf["interval"] {
   if (node.kind === "range") {
     return {
-      lo: node.lower === undefined ? Number.NEGATIVE_INFINITY : (node.lower.operand.value as number),
+      lo:
+        node.lower === undefined ? Number.NEGATIVE_INFINITY : (node.lower.operand as { value: number }).value,
       loInclusive: node.lower?.inclusive ?? true,
-      hi: node.upper === undefined ? Number.POSITIVE_INFINITY : (node.upper.operand.value as number),
+      hi:
+        node.upper === undefined ? Number.POSITIVE_INFINITY : (node.upper.operand as { value: number }).value,
       hiInclusive: node.upper?.inclusive ?? true,
     };
   }

@@ -1,4 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fcOptions } from "../../test/support/fc.js";
+import { referenceIsValidTimelineTime } from "../../test/support/timeline-time-reference.js";
 import {
   formatTimelineProblems,
   isValidTimelineTime,
@@ -26,7 +29,7 @@ function without(field: keyof TimelineEntry): Record<string, unknown> {
   return copy;
 }
 
-describe("isValidTimelineTime (date-fns, DECISIONS.md 2)", () => {
+describe("isValidTimelineTime (DECISIONS.md 2; held to the date-fns reference)", () => {
   it.each([
     ["2024-02-29 23:59:59", true],
     ["2024-01-01 00:00:00", true],
@@ -51,6 +54,7 @@ describe("isValidTimelineTime (date-fns, DECISIONS.md 2)", () => {
     [null, false],
   ])("%j → %s", (text, valid) => {
     expect(isValidTimelineTime(text)).toBe(valid);
+    expect(referenceIsValidTimelineTime(text)).toBe(valid);
   });
 
   it("does not depend on the machine's time zone (a daylight-saving gap elsewhere is a valid wall time)", () => {
@@ -230,6 +234,96 @@ describe("validateTimelineEntries (specification 2.2)", () => {
     if (notArray.ok) throw new Error("expected problems");
     expect(formatTimelineProblems(notArray.problems)).toBe(
       "input: Expected an array of timeline entries, found the number 3.",
+    );
+  });
+});
+
+describe("validateTimelineEntries: the fast path and the detailed path agree (property)", () => {
+  const FIELDS = [
+    "TimelineID",
+    "Time",
+    "Summary",
+    "Note",
+    "EventType",
+    "Tactic",
+    "Technique",
+    "RiskLevel",
+    "Description",
+    "Author",
+  ] as const;
+  /** An independent statement of the rule of specification 2.2 for one field's value. */
+  const validField = (field: (typeof FIELDS)[number], value: unknown): boolean => {
+    if (field === "TimelineID") return Number.isSafeInteger(value);
+    if (field === "Time") return referenceIsValidTimelineTime(value);
+    if (field === "Tactic" || field === "Technique") {
+      return Array.isArray(value) && Array.from(value).every((e) => typeof e === "string");
+    }
+    return typeof value === "string";
+  };
+  const value = fc.oneof(
+    fc.constantFrom<unknown>(
+      7,
+      -3,
+      2 ** 53,
+      1.5,
+      "2024-02-29 23:59:59",
+      "2023-02-29 23:59:59",
+      "",
+      "text",
+      null,
+      true,
+      [],
+      ["a", "b"],
+      ["a", 1],
+      // biome-ignore lint/suspicious/noSparseArray: a hole is not a string
+      ["a", , "b"],
+      {},
+    ),
+    fc.string({ maxLength: 4 }),
+  );
+  /** Each field: absent, inherited, or own with a value. */
+  const slot = fc.oneof(
+    fc.constant({ how: "absent" as const }),
+    fc.record({ how: fc.constant("inherited" as const), value }),
+    fc.record({ how: fc.constant("own" as const), value }),
+    fc.record({ how: fc.constant("own" as const), value }),
+  );
+  const validSlot = (field: (typeof FIELDS)[number]) =>
+    fc.constant({ how: "own" as const, value: VALID[field] as unknown });
+  const entry = fc
+    .tuple(
+      ...FIELDS.map((field) =>
+        fc.oneof({ weight: 3, arbitrary: validSlot(field) }, { weight: 1, arbitrary: slot }),
+      ),
+    )
+    .map((slots) => {
+      const proto: Record<string, unknown> = {};
+      const own: Record<string, unknown> = Object.create(proto);
+      slots.forEach((s, i) => {
+        const field = FIELDS[i]!;
+        if (s.how === "own") own[field] = s.value;
+        else if (s.how === "inherited") proto[field] = s.value;
+      });
+      return { own, slots };
+    });
+
+  it("accepts exactly the entries whose ten own fields are valid, and copies them", () => {
+    fc.assert(
+      fc.property(entry, ({ own, slots }) => {
+        const expected = slots.every((s, i) => s.how === "own" && validField(FIELDS[i]!, s.value));
+        const result = validateTimelineEntries([own]);
+        expect(result.ok).toBe(expected);
+        if (result.ok) {
+          const copy = result.entries[0]!;
+          expect(Object.keys(copy)).toEqual([...FIELDS]);
+          for (const field of FIELDS) expect(copy[field]).toEqual(own[field]);
+          expect(copy.Tactic).not.toBe(own.Tactic);
+        } else {
+          expect(result.problems.length).toBeGreaterThan(0);
+          expect(result.problems.every((p) => p.index === 0)).toBe(true);
+        }
+      }),
+      fcOptions(1000),
     );
   });
 });

@@ -4,9 +4,10 @@
  * keys, `__proto__`, later mutation) reaches the result.
  */
 
-import { TZDate, tz } from "@date-fns/tz";
-import { format, isValid, parse } from "date-fns";
 import { describeValue } from "../conditions/issues.js";
+import { isValidTimelineTime, TIMELINE_TIME_FORMAT, timelineTimeKey } from "./time.js";
+
+export { isValidTimelineTime, TIMELINE_TIME_FORMAT } from "./time.js";
 
 /**
  * One timeline entry of an incident, as returned by GetIncidentTimelineEntries (specification 2.2).
@@ -28,9 +29,6 @@ export interface TimelineEntry {
   readonly Description: string;
   readonly Author: string;
 }
-
-/** The format of `Time` (DECISIONS.md 2), in date-fns tokens. */
-export const TIMELINE_TIME_FORMAT = "yyyy-MM-dd HH:mm:ss";
 
 /** The fields of a timeline entry in the order of specification 2.2. */
 export const TIMELINE_ENTRY_FIELDS = [
@@ -58,26 +56,6 @@ export const TIMELINE_SEARCHED_FIELDS = [
   "Author",
   "Time",
 ] as const satisfies readonly (keyof TimelineEntry)[];
-
-const UTC = tz("UTC");
-const REFERENCE_DATE = new TZDate(0, "UTC");
-
-/**
- * Whether `text` is a valid `Time` (DECISIONS.md 2): exactly `yyyy-MM-dd HH:mm:ss`, a real calendar date
- * (no roll-over: `2024-02-30 10:00:00` and `2023-02-29 10:00:00` are invalid), hours 00–23, minutes and
- * seconds 00–59, years 0001–9999. Checked with date-fns `parse` in UTC (so the machine's time zone and its
- * daylight-saving gaps play no part), `isValid`, and a round trip through `format` that refuses every
- * variant date-fns would tolerate (single-digit fields, trailing text).
- * @param text - any value; only strings can be valid
- * @returns true when valid; never throws
- * @example isValidTimelineTime("2024-02-29 23:59:59") //=> true
- * @example isValidTimelineTime("2024-02-30 10:00:00") //=> false
- */
-export function isValidTimelineTime(text: unknown): text is string {
-  if (typeof text !== "string" || text.length !== TIMELINE_TIME_FORMAT.length) return false;
-  const date = parse(text, TIMELINE_TIME_FORMAT, REFERENCE_DATE, { in: UTC });
-  return isValid(date) && format(date, TIMELINE_TIME_FORMAT, { in: UTC }) === text;
-}
 
 /** Why a timeline entry (or the input holding the entries) is invalid. */
 export type TimelineProblemCode =
@@ -137,7 +115,7 @@ export function validateTimelineEntries(input: unknown): TimelineValidation {
   const problems: TimelineEntryProblem[] = [];
   const entries: TimelineEntry[] = [];
   for (let index = 0; index < input.length; index++) {
-    const entry = validateEntry(input[index], index, problems);
+    const entry = validateTimelineEntryAt(input[index], index, problems);
     if (entry !== undefined) entries.push(entry);
   }
   const [first, ...rest] = problems;
@@ -158,7 +136,94 @@ export function formatTimelineProblems(problems: readonly TimelineEntryProblem[]
     .join("\n");
 }
 
-function validateEntry(
+/**
+ * Validates one untrusted timeline entry as `validateTimelineEntries` does (same rule, same problems), for
+ * callers that stream entries one at a time (the CLI). Not part of the package's public entry.
+ * @param value - parsed JSON
+ * @param index - the entry's index, written into each problem
+ * @param problems - receives this entry's problems, in specification order
+ * @returns a fresh entry, or `undefined` when a problem was found
+ */
+export function validateTimelineEntryAt(
+  value: unknown,
+  index: number,
+  problems: TimelineEntryProblem[],
+): TimelineEntry | undefined {
+  // The fast path: a valid entry costs ten own-property reads, type checks and one object (no closures,
+  // no intermediate objects). Anything else is re-read by the detailed path below, which lists problems.
+  const fast = readValidEntry(value);
+  return fast ?? validateEntryInDetail(value, index, problems);
+}
+
+const hasOwn = Object.hasOwn;
+
+function readValidEntry(value: unknown): TimelineEntry | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  const id = v.TimelineID;
+  const time = v.Time;
+  const summary = v.Summary;
+  const note = v.Note;
+  const eventType = v.EventType;
+  const tactic = v.Tactic;
+  const technique = v.Technique;
+  const riskLevel = v.RiskLevel;
+  const description = v.Description;
+  const author = v.Author;
+  if (
+    !Number.isSafeInteger(id) ||
+    timelineTimeKey(time) === undefined ||
+    typeof summary !== "string" ||
+    typeof note !== "string" ||
+    typeof eventType !== "string" ||
+    typeof riskLevel !== "string" ||
+    typeof description !== "string" ||
+    typeof author !== "string"
+  ) {
+    return undefined;
+  }
+  const tacticCopy = copyStrings(tactic);
+  if (tacticCopy === undefined) return undefined;
+  const techniqueCopy = copyStrings(technique);
+  if (techniqueCopy === undefined) return undefined;
+  // The values were read through the prototype chain: an inherited field counts as missing.
+  if (
+    !hasOwn(v, "TimelineID") ||
+    !hasOwn(v, "Time") ||
+    !hasOwn(v, "Summary") ||
+    !hasOwn(v, "Note") ||
+    !hasOwn(v, "EventType") ||
+    !hasOwn(v, "Tactic") ||
+    !hasOwn(v, "Technique") ||
+    !hasOwn(v, "RiskLevel") ||
+    !hasOwn(v, "Description") ||
+    !hasOwn(v, "Author")
+  ) {
+    return undefined;
+  }
+  return {
+    TimelineID: id as number,
+    Time: time as string,
+    Summary: summary,
+    Note: note,
+    EventType: eventType,
+    Tactic: tacticCopy,
+    Technique: techniqueCopy,
+    RiskLevel: riskLevel,
+    Description: description,
+    Author: author,
+  };
+}
+
+/** A copy of an array of strings, or `undefined` when `value` is not one (holes count as non-strings). */
+function copyStrings(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const array: readonly unknown[] = value;
+  for (let i = 0; i < array.length; i++) if (typeof array[i] !== "string") return undefined;
+  return array.slice() as string[];
+}
+
+function validateEntryInDetail(
   value: unknown,
   index: number,
   problems: TimelineEntryProblem[],

@@ -17,7 +17,7 @@ export type { TimelineFilter } from "./filter.js";
 export { createTimelineFilter, filterTimelineEntries, foldTimelineText } from "./filter.js";
 export type { TimelineQuery } from "./query.js";
 export { createTimelineIndex, queryTimeline, TimelineIndex } from "./query.js";
-export type { SortOrder } from "./sort.js";
+export type { SortOrder, SortOrderInput } from "./sort.js";
 export {
   InvalidSortOrderError,
   parseSortOrder,

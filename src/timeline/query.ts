@@ -6,14 +6,18 @@
  */
 
 import { containsFolded, createTimelineFilter, foldTimelineText } from "./filter.js";
-import { assertEntriesArray, assertSortOrder, type SortOrder, sortedTimelineOrder } from "./sort.js";
+import { assertEntriesArray, readSortOrder, type SortOrderInput, sortedTimelineOrder } from "./sort.js";
 
 /** A timeline query: the Filter term and the parsed Sort Order (both optional). */
 export interface TimelineQuery {
   /** Raw Filter term: trimmed; empty, white space only or absent (`undefined` or `null`) keeps every entry. */
   readonly filter?: string | undefined;
-  /** Parsed Sort Order (`parseSortOrder` reads the tokens); absent (`undefined` or `null`) means ascending. */
-  readonly sortOrder?: SortOrder | undefined;
+  /**
+   * Sort Order: `"asc"`, `"desc"`, or a token as the specification writes it (`ASC`, `ascending`, `DESC`,
+   * `descending`, any case, surrounding white space ignored; DECISIONS.md 2). Absent (`undefined` or
+   * `null`) or `""` means ascending.
+   */
+  readonly sortOrder?: SortOrderInput | undefined;
 }
 
 /**
@@ -24,15 +28,15 @@ export interface TimelineQuery {
  * @param entries - the entries, validated or not (entries with missing or ill-typed fields are accepted)
  * @param query - `{ filter?, sortOrder? }`
  * @returns a new array of the kept entries (the same objects, not copies) in sort order
- * @throws {TypeError} when `entries` is not an array, `filter` is not a string, or `sortOrder` is neither
- *   `"asc"` nor `"desc"`
- * @example queryTimeline(entries, { filter: "phish", sortOrder: "desc" }).map((e) => e.TimelineID)
+ * @throws {TypeError} when `entries` is not an array, `filter` is not a string, or `sortOrder` is not a
+ *   string
+ * @throws {InvalidSortOrderError} when `sortOrder` is a string outside the Sort Order tokens
+ * @example queryTimeline(entries, { filter: "phish", sortOrder: "DESC" }).map((e) => e.TimelineID)
  *   //=> [12, 9, 3]
  */
 export function queryTimeline<T>(entries: readonly T[], query: TimelineQuery = {}): T[] {
   assertEntriesArray(entries);
-  const order = query.sortOrder ?? "asc";
-  assertSortOrder(order);
+  const order = readSortOrder(query.sortOrder);
   const filter = createTimelineFilter(query.filter ?? "");
   let kept: readonly T[] = entries;
   if (!filter.keepsAll) {
@@ -90,11 +94,11 @@ export class TimelineIndex<T> {
    * Answers a query, exactly as `queryTimeline(entries, query)` would on the entries the index was built
    * from.
    * @returns a new array of the kept entries in sort order
-   * @throws {TypeError} when `filter` is not a string or `sortOrder` is neither `"asc"` nor `"desc"`
+   * @throws {TypeError} when `filter` is not a string or `sortOrder` is not a string
+   * @throws {InvalidSortOrderError} when `sortOrder` is a string outside the Sort Order tokens
    */
   query(query: TimelineQuery = {}): T[] {
-    const order = query.sortOrder ?? "asc";
-    assertSortOrder(order);
+    const order = readSortOrder(query.sortOrder);
     const filter = createTimelineFilter(query.filter ?? "");
     const positions = order === "asc" ? this.#asc : this.#desc;
     const entries = this.#entries;

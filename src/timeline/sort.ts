@@ -4,16 +4,24 @@
  * reverse of ASC); entries whose `Time` is missing or invalid come last in both orders, by `TimelineID`
  * ascending.
  *
- * Each `Time` is read once, by a hand-written check that accepts exactly what `isValidTimelineTime`
- * (date-fns) accepts — a property test holds the two together — and turns it into the number
- * `yyyyMMddHHmmss`, which orders valid times chronologically (a fixed-width wall-clock time in one time
- * zone). Sorting then compares numbers, never parses dates.
+ * Each `Time` is read once, by `timelineTimeKey` (the one reader of the `Time` rule, in time.ts), into the
+ * number `yyyyMMddHHmmss`, which orders valid times chronologically (a fixed-width wall-clock time in one
+ * time zone). Sorting then compares numbers, never parses dates.
  */
 
 import { describeValue } from "../conditions/issues.js";
+import { timelineTimeKey } from "./time.js";
+
+export { timelineTimeKey } from "./time.js";
 
 /** A parsed Sort Order. */
 export type SortOrder = "asc" | "desc";
+
+/**
+ * A sort order as the timeline functions take it: a parsed `SortOrder` or a Sort Order token (`ASC`,
+ * `ascending`, `DESC`, `descending`, any case, surrounding white space ignored; DECISIONS.md 2).
+ */
+export type SortOrderInput = SortOrder | (typeof SORT_ORDER_TOKENS)[number] | (string & Record<never, never>);
 
 /** The tokens Sort Order accepts (DECISIONS.md 2), matched case-insensitively after trimming. */
 export const SORT_ORDER_TOKENS = ["ASC", "ascending", "DESC", "descending"] as const;
@@ -59,51 +67,6 @@ export function parseSortOrder(token: unknown): SortOrder {
   const order = TOKENS.get(trimmed.toLowerCase());
   if (order === undefined) throw new InvalidSortOrderError(token);
   return order;
-}
-
-/**
- * Reads a `Time` as the number `yyyyMMddHHmmss` (e.g. `20240229235959`), or `undefined` when it is not a
- * valid `yyyy-MM-dd HH:mm:ss` time: the same rule as `isValidTimelineTime` (years 0001–9999, real calendar
- * dates, hours 00–23, minutes and seconds 00–59), written by hand because it runs once per entry on every
- * sort. Numbers of valid times order exactly as the times do.
- * @param text - any value; never throws
- */
-export function timelineTimeKey(text: unknown): number | undefined {
-  if (typeof text !== "string" || text.length !== 19) return undefined;
-  if (
-    text.charCodeAt(4) !== 45 || // -
-    text.charCodeAt(7) !== 45 ||
-    text.charCodeAt(10) !== 32 || // space
-    text.charCodeAt(13) !== 58 || // :
-    text.charCodeAt(16) !== 58
-  ) {
-    return undefined;
-  }
-  const year = digits(text, 0, 4);
-  const month = digits(text, 5, 2);
-  const day = digits(text, 8, 2);
-  const hour = digits(text, 11, 2);
-  const minute = digits(text, 14, 2);
-  const second = digits(text, 17, 2);
-  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
-  return ((((year * 100 + month) * 100 + day) * 100 + hour) * 100 + minute) * 100 + second;
-}
-
-/** The decimal value of `length` ASCII digits at `start`, or -1 when one of them is not a digit. */
-function digits(text: string, start: number, length: number): number {
-  let value = 0;
-  for (let i = start; i < start + length; i++) {
-    const d = text.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return -1;
-    value = value * 10 + d;
-  }
-  return value;
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 /**
@@ -162,15 +125,16 @@ function compareNumbers(a: number, b: number): number {
  * Sorts timeline entries by `Time` under a Sort Order (DECISIONS.md 2; see `sortedTimelineOrder` for the
  * exact order). Never modifies `entries` or its elements.
  * @param entries - the entries; entries with a missing or invalid `Time` are accepted and come last
- * @param order - `"asc"` or `"desc"`
+ * @param order - `"asc"`, `"desc"` or a Sort Order token (`"DESC"`, `" ascending "`; see `readSortOrder`)
  * @returns a new array holding the same elements
- * @throws {TypeError} when `entries` is not an array or `order` is neither `"asc"` nor `"desc"`
+ * @throws {TypeError} when `entries` is not an array or `order` is not a string
+ * @throws {InvalidSortOrderError} when `order` is a string outside the Sort Order tokens
  * @example sortTimelineEntries(entries, "desc").map((e) => e.TimelineID) //=> [7, 3, 5, 2]
  */
-export function sortTimelineEntries<T>(entries: readonly T[], order: SortOrder): T[] {
+export function sortTimelineEntries<T>(entries: readonly T[], order: SortOrderInput): T[] {
   assertEntriesArray(entries);
-  assertSortOrder(order);
-  return sortedTimelineOrder(entries, order).map((i) => entries[i] as T);
+  const parsed = readSortOrder(order);
+  return sortedTimelineOrder(entries, parsed).map((i) => entries[i] as T);
 }
 
 /** @throws {TypeError} when `entries` is not an array */
@@ -178,11 +142,23 @@ export function assertEntriesArray(entries: unknown): asserts entries is readonl
   if (!Array.isArray(entries)) throw new TypeError("Expected an array of timeline entries.");
 }
 
-/** @throws {TypeError} when `order` is neither `"asc"` nor `"desc"` (use `parseSortOrder` for tokens) */
-export function assertSortOrder(order: unknown): asserts order is SortOrder {
-  if (order !== "asc" && order !== "desc") {
+/**
+ * Reads the `order` argument of the timeline functions (`queryTimeline`, `TimelineIndex.query`,
+ * `sortTimelineEntries`): `"asc"`, `"desc"`, or any Sort Order token that `parseSortOrder` accepts
+ * (`ASC`, `ascending`, `DESC`, `descending`, any case, surrounding white space ignored; `""` means
+ * ascending), so that every surface reads the specification's tokens (DECISIONS.md 2).
+ * @param order - the argument; `undefined` and `null` mean ascending
+ * @returns `"asc"` or `"desc"`
+ * @throws {InvalidSortOrderError} for a string outside the tokens (the message names them)
+ * @throws {TypeError} for a value that is not a string
+ */
+export function readSortOrder(order: unknown): SortOrder {
+  if (order === "asc" || order === "desc") return order;
+  if (order === undefined || order === null) return "asc";
+  if (typeof order !== "string") {
     throw new TypeError(
-      `Expected the sort order "asc" or "desc" (see parseSortOrder), found ${describeValue(order)}.`,
+      `Expected the sort order "asc", "desc" or a Sort Order token (ASC, ascending, DESC, descending), found ${describeValue(order)}.`,
     );
   }
+  return parseSortOrder(order);
 }

@@ -139,7 +139,12 @@ export function orderedOperandArb(profile: FieldProfile): fc.Arbitrary<unknown> 
     case "date":
       return dateOperandArb;
     case "open":
-      return openScalarArb(profile.field).filter((v) => typeof v !== "boolean");
+      // Any scalar under type bracketing (DECISIONS.md 1.4): booleans and null too, now and then.
+      return fc.oneof(
+        { arbitrary: openScalarArb(profile.field).filter((v) => typeof v !== "boolean"), weight: 8 },
+        { arbitrary: fc.boolean(), weight: 1 },
+        { arbitrary: fc.constant(null), weight: 1 },
+      );
   }
 }
 
@@ -190,12 +195,12 @@ export const regexEntriesArb: fc.Arbitrary<[string, unknown][]> = fc
 
 /**
  * An operator object for a field (DECISIONS.md 1.3): one to three distinct operators, each with an
- * operand of the right kind; `$options` only beside `$regex`; `$not` holds an operator object (without
- * `$not`) or a `$regex`. `$regex` stands on every field but the date field, where the parser refuses it.
+ * operand of the right kind; `$options` only beside `$regex`; `$not` holds an operator object (itself
+ * holding `$not` up to `notDepth` levels) or a `$regex`. `$regex` stands on every field but the date field, where the parser refuses it.
  */
 export function operatorObjectArb(
   profile: FieldProfile,
-  allowNot = true,
+  notDepth = 2,
 ): fc.Arbitrary<Record<string, unknown>> {
   const ordered = orderedOperandArb(profile);
   const op = (name: string, operand: fc.Arbitrary<unknown>) =>
@@ -210,16 +215,17 @@ export function operatorObjectArb(
     op("$in", setArb(profile)),
     op("$nin", setArb(profile)),
     op("$all", setArb(profile)),
-    op("$exists", fc.boolean()),
+    op("$exists", fc.constantFrom(true, false, 1, 0)),
     op("$size", fc.integer({ min: 0, max: 3 })),
   ];
   if (profile.kind !== "date") entries.push(regexEntriesArb);
-  if (allowNot) {
+  if (notDepth > 0) {
+    // `$not` may hold `$not` (DECISIONS.md 1.3), up to two levels here.
     const inner =
       profile.kind === "date"
-        ? operatorObjectArb(profile, false)
+        ? operatorObjectArb(profile, notDepth - 1)
         : fc.oneof(
-            operatorObjectArb(profile, false),
+            operatorObjectArb(profile, notDepth - 1),
             regexEntriesArb.map((e) => Object.fromEntries(e)),
           );
     entries.push(op("$not", inner));

@@ -1,15 +1,26 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/exit-codes.js";
 import { runCli } from "../../src/cli/program.js";
 
 /** Runs the CLI in-process and captures what it prints. */
 async function run(...argv: string[]) {
+  return runWith({}, ...argv);
+}
+
+async function runWith(
+  { stdin, tty = false }: { stdin?: NodeJS.ReadableStream; tty?: boolean },
+  ...argv: string[]
+) {
   const stdout = new PassThrough();
-  const stderr = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.WriteStream;
+  const stderr = Object.assign(new PassThrough(), {
+    isTTY: tty,
+    columns: 120,
+  }) as unknown as NodeJS.WriteStream;
   let out = "";
   let err = "";
   stdout.on("data", (chunk) => {
@@ -18,14 +29,14 @@ async function run(...argv: string[]) {
   (stderr as unknown as PassThrough).on("data", (chunk) => {
     err += chunk;
   });
-  const code = await runCli(argv, { stdout, stderr });
+  const code = await runCli(argv, { stdout, stderr, stdin });
   return { code, out, err };
 }
 
 const dir = mkdtempSync(join(tmpdir(), "incident-query-cli-"));
-function file(name: string, content: string): string {
+function file(name: string, content: string, encoding: BufferEncoding = "utf8"): string {
   const path = join(dir, name);
-  writeFileSync(path, content);
+  writeFileSync(path, content, encoding);
   return path;
 }
 
@@ -54,7 +65,8 @@ const incidents = [
   { IncidentId: 0, Number: "INC-0", Severity: "High", Title: "Phishing, undated" },
 ];
 const arrayFile = file("incidents.json", JSON.stringify(incidents, null, 2));
-const ndjsonFile = file("incidents.ndjson", `${incidents.map((i) => JSON.stringify(i)).join("\n")}\n\n`);
+const ndjsonText = `${incidents.map((i) => JSON.stringify(i)).join("\n")}\n\n`;
+const ndjsonFile = file("incidents.ndjson", ndjsonText);
 
 describe("incident-query check", () => {
   it("explains valid Search Conditions and exits 0", async () => {
@@ -181,7 +193,150 @@ describe("incident-query timeline", () => {
     );
     const { code, err } = await run("timeline", "--entries", invalid);
     expect(code).toBe(EXIT.dataError);
-    expect(err).toContain("entry 1");
-    expect(err).toContain("Time");
+    // 1-based: the second entry of a one-line JSON array is record 2 on line 1.
+    expect(err).toContain("line 1 (record 2): Time: Expected");
+  });
+});
+
+describe("incident-query as an operator's tool (issue 13)", () => {
+  it("reads - from standard input", async () => {
+    const { code, out } = await runWith(
+      { stdin: Readable.from([Buffer.from(ndjsonText)]) },
+      "match",
+      "--incidents",
+      "-",
+      "--count",
+      '{"Severity": "High"}',
+    );
+    expect([code, out]).toEqual([EXIT.ok, "3\n"]);
+  });
+
+  it("reads a gzip file by its magic bytes, whatever its name", async () => {
+    const path = file("incidents.data", gzipSync(JSON.stringify(incidents)).toString("latin1"), "latin1");
+    const { code, out } = await run("match", "--incidents", path, '{"Title": {"$regex": "^Phish"}}');
+    expect(code).toBe(EXIT.ok);
+    expect(JSON.parse(out)).toEqual(incidents[1]);
+  });
+
+  it("streams --all in input order and stops at --limit", async () => {
+    const all = await run("match", "--incidents", arrayFile, "--all", '{"Severity": "High"}');
+    expect(
+      all.out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).IncidentId),
+    ).toEqual([3, 1, 0]);
+    const limited = await run("match", "--incidents", arrayFile, "--limit", "2", '{"Severity": "High"}');
+    expect(
+      limited.out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).IncidentId),
+    ).toEqual([3, 1]);
+    const none = await run("match", "--incidents", arrayFile, "--count", '{"Severity": "Critical"}');
+    expect([none.code, none.out]).toEqual([EXIT.noMatch, "0\n"]);
+    expect((await run("match", "--incidents", arrayFile, "--count", "--all", "{}")).code).toBe(EXIT.usage);
+  });
+
+  it("ends with 0 when standard output is closed by its reader", async () => {
+    const stdout = new PassThrough();
+    let writes = 0;
+    let received = "";
+    stdout.on("data", (chunk) => {
+      received += chunk;
+      writes++;
+      const error = Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
+      if (writes === 1) setImmediate(() => stdout.emit("error", error));
+    });
+    const stderr = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.WriteStream;
+    const many = file(
+      "many.ndjson",
+      `${Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ IncidentId: i, Title: "x".repeat(100) })).join("\n")}\n`,
+    );
+    const code = await runCli(["match", "--incidents", many, "--all", "{}"], { stdout, stderr });
+    expect(code).toBe(EXIT.ok);
+    // Reading stopped soon after the reader went away.
+    expect(received.split("\n").length).toBeLessThan(30_000);
+  });
+
+  it("answers an unexpected error with 70 in one line, and its stack with --debug", async () => {
+    const broken = {
+      write: () => {
+        throw new TypeError("boom");
+      },
+      on: () => broken,
+    } as unknown as NodeJS.WritableStream;
+    const lines: string[] = [];
+    const stderr = {
+      write: (text: string) => lines.push(text),
+      isTTY: false,
+    } as unknown as NodeJS.WriteStream;
+    expect(await runCli(["check", "{}"], { stdout: broken, stderr })).toBe(EXIT.software);
+    expect(lines.join("")).toMatch(
+      /^incident-query: unexpected error: TypeError: boom \(a bug; --debug prints its stack\)\n$/,
+    );
+    lines.length = 0;
+    expect(await runCli(["--debug", "check", "{}"], { stdout: broken, stderr })).toBe(EXIT.software);
+    expect(lines.join("")).toMatch(/TypeError: boom\n\s+at /);
+  });
+
+  it("draws progress with records, rate and ETA on a terminal only", async () => {
+    const big = file(
+      "progress.ndjson",
+      `${Array.from({ length: 2000 }, (_, i) => JSON.stringify({ IncidentId: i })).join("\n")}\n`,
+    );
+    const tty = await runWith({ tty: true }, "match", "--incidents", big, "--count", "{}");
+    expect(tty.out).toBe("2000\n");
+    expect(tty.err).toMatch(/records/);
+    expect(tty.err).toMatch(/records\/s/);
+    expect(tty.err).toMatch(/ETA/);
+    const pipe = await runWith({ tty: false }, "match", "--incidents", big, "--count", "{}");
+    expect(pipe.err).toBe("");
+  });
+
+  it("reports 1-based lines and records in a JSON array, and skips invalid records with --skip-invalid", async () => {
+    const path = file("mixed.json", '[\n  {"IncidentId": 1},\n  7,\n  {"IncidentId": 2}\n]\n');
+    const refused = await run("match", "--incidents", path, "{}");
+    expect(refused.code).toBe(EXIT.dataError);
+    expect(refused.err).toContain(
+      `'${path}' line 3 (record 2): Expected an incident (a JSON object), found the number 7.`,
+    );
+    const skipped = await run("match", "--incidents", path, "--skip-invalid", "--count", "{}");
+    expect([skipped.code, skipped.out]).toEqual([EXIT.ok, "2\n"]);
+    expect(skipped.err).toContain("skipped 1 invalid record of");
+  });
+
+  it("reads one incident's entries from a dataset, and says what it expected of a file of the wrong shape", async () => {
+    const dataset = join(import.meta.dirname, "../../examples/sample-dataset.json");
+    const { code, out } = await run(
+      "timeline",
+      "--data",
+      dataset,
+      "--incident",
+      "20240102-1",
+      "--filter",
+      "phishing",
+    );
+    expect(code).toBe(EXIT.ok);
+    const entries = JSON.parse(out) as Record<string, unknown>[];
+    expect(entries.length).toBeGreaterThan(0);
+    expect(Object.keys(entries[0]!)).toEqual([
+      "TimelineID",
+      "Time",
+      "Summary",
+      "Note",
+      "EventType",
+      "Tactic",
+      "Technique",
+      "RiskLevel",
+      "Description",
+      "Author",
+    ]);
+    const wrong = await run("timeline", "--data", arrayFile, "--incident", "1");
+    expect(wrong.code).toBe(EXIT.dataError);
+    expect(wrong.err).toContain(
+      "holds a JSON array of 4 values; expected a dataset: a JSON object with the keys sites",
+    );
+    expect((await run("timeline", "--data", dataset)).code).toBe(EXIT.usage);
   });
 });

@@ -608,16 +608,16 @@ export const issueCases: IssueCase[] = [
     messageIncludes: "Severity is an enumerated field",
   },
   {
-    name: "comparison: a boolean operand",
-    rule: "DECISIONS 1.5",
-    conditions: { Count: { $gt: true } },
-    issues: [{ code: "operand_type", path: ["Count", "$gt"] }],
+    name: "comparison: a boolean operand on a text field",
+    rule: "DECISIONS 1.4",
+    conditions: { Title: { $gt: true } },
+    issues: [{ code: "operand_type", path: ["Title", "$gt"] }],
   },
   {
-    name: "comparison: a null operand",
-    rule: "DECISIONS 1.5",
-    conditions: { Count: { $lte: null } },
-    issues: [{ code: "operand_type", path: ["Count", "$lte"] }],
+    name: "comparison: a null operand on a text field",
+    rule: "DECISIONS 1.4",
+    conditions: { Title: { $lte: null } },
+    issues: [{ code: "operand_type", path: ["Title", "$lte"] }],
   },
   {
     name: "comparison: an array operand",
@@ -804,11 +804,11 @@ export const issueCases: IssueCase[] = [
     issues: [{ code: "invalid_type", path: ["Title", "$options"] }],
   },
   {
-    name: "$exists: a number",
+    name: "$exists: a number other than 1 and 0",
     rule: "DECISIONS 1.3",
-    conditions: { Title: { $exists: 1 } },
+    conditions: { Title: { $exists: 2 } },
     issues: [{ code: "invalid_type", path: ["Title", "$exists"] }],
-    messageIncludes: "Expected a boolean for $exists, found the number 1.",
+    messageIncludes: "Expected true, false, 1 or 0 for $exists, found the number 2.",
   },
   {
     name: "$exists: a string",
@@ -860,10 +860,10 @@ export const issueCases: IssueCase[] = [
     messageIncludes: "cannot stand inside $not",
   },
   {
-    name: "$not: nested $not",
+    name: "$not: an empty $not inside $not",
     rule: "DECISIONS 1.3",
-    conditions: { Title: { $not: { $not: { $regex: "a" } } } },
-    issues: [{ code: "misplaced_operator", path: ["Title", "$not", "$not"] }],
+    conditions: { Title: { $not: { $not: {} } } },
+    issues: [{ code: "invalid_type", path: ["Title", "$not", "$not"] }],
   },
   {
     name: "$not: an unknown operator inside",

@@ -48,9 +48,6 @@ export function skipApplies(skip: Skip, engine: EngineName): boolean {
   return skip.engines.some((name) => name === engine || name === family);
 }
 
-/** The engines that read every answer from the library's own matchers (all but MongoDB). */
-const LIBRARY: readonly (EngineName | EngineFamily)[] = ["evaluate", "compile", "incident-set"];
-
 /** The known differences. */
 export const SKIPS: readonly Skip[] = [
   // ---- mingo, the executor of the MongoDB translation, departs from MongoDB ----
@@ -87,21 +84,6 @@ export const SKIPS: readonly Skip[] = [
   },
   // ---- MongoDB's own tests (jstests-cases.ts) ----
   {
-    engines: LIBRARY,
-    reason: "pending: issue 16 fix (null through arrays, MongoDB 9.0's rule, SERVER-36681)",
-    tests: [
-      'jstests null_query_semantics.js: {"a.b":{"$eq":null}} (2)',
-      'jstests null_query_semantics.js: {"a.b":{"$ne":null}} (2)',
-      'jstests null_query_semantics.js: {"a.b":{"$in":[null,75]}}',
-      'jstests null_query_semantics.js: {"$or":[{"a.b":null},{"a.b":75}]}',
-      'jstests null_query_semantics.js: {"a.b":{"$nin":[null,75]}}',
-      'jstests ne/ne_null_indexed.js: {"a.b":{"$ne":null}}',
-      'jstests ne/ne_null_indexed.js: {"a.b":{"$eq":null}}',
-      'jstests array/arrayfind5.js: {"a.b":null}',
-      'jstests array/arrayfind5.js: {"a.b":null} (2)',
-    ],
-  },
-  {
     engines: ["mongo"],
     reason:
       "mingo deviates from MongoDB: on a dotted path through an array it does not count the elements that reach no value as missing (MongoDB 9.0, SERVER-36681), so null equality, $in and $nin with null answer the other way",
@@ -122,22 +104,6 @@ export const SKIPS: readonly Skip[] = [
     ],
   },
   {
-    engines: LIBRARY,
-    reason:
-      "pending: issue 16 fix (a numeric path segment is not followed into a nested array at the end of the path)",
-    tests: [
-      'jstests match_numeric_components.js: {"a.0":42}',
-      'jstests match_numeric_components.js: {"a.0":{"$ne":42}}',
-      'jstests match_numeric_components.js: {"a.0.0":42}',
-      'jstests match_numeric_components.js: {"a.0":{"$gt":41}}',
-      'jstests match_numeric_components.js: {"a.0":{"$in":[41,42,43]}}',
-      'jstests match_numeric_components.js: {"a.0":{"$nin":[41,42,43]}}',
-      'jstests match_numeric_components.js: {"_id":{"$lt":15},"a.0":{"$gt":41}}',
-      'jstests match_numeric_components.js: {"a.0":{"$all":[42]}}',
-      'jstests match_numeric_components.js: {"$or":[{"a.0":42},{"notARealField":123}]}',
-    ],
-  },
-  {
     engines: ["mongo"],
     reason:
       'mingo deviates from MongoDB: a numeric path segment both indexes an array and, unlike MongoDB, is followed into the nested arrays it reaches, while objects inside the array are not searched for the field "0"',
@@ -154,30 +120,6 @@ export const SKIPS: readonly Skip[] = [
     ],
   },
   {
-    engines: "all",
-    reason: "pending: issue 16 fix ($not inside $not is refused)",
-    tests: ['jstests not/not2.js: {"i":{"$not":{"$not":{"$gt":"a"}}}}'],
-  },
-  {
-    engines: "all",
-    reason: "pending: issue 16 fix (booleans and null as range operands on open fields are refused)",
-    tests: [
-      'jstests type_bracket.js: {"a":{"$gt":null}}',
-      'jstests type_bracket.js: {"a":{"$lt":null}}',
-      'jstests type_bracket.js: {"a":{"$gte":false}}',
-      'jstests type_bracket.js: {"a":{"$lt":false}}',
-    ],
-  },
-  {
-    engines: LIBRARY,
-    reason: "pending: issue 16 fix (null as a range operand on open fields is refused)",
-    tests: [
-      'jstests null_query_semantics.js: {"a":{"$not":{"$gte":null}}}',
-      'jstests type_bracket.js: {"a":{"$gte":null}}',
-      'jstests type_bracket.js: {"a":{"$lte":null}}',
-    ],
-  },
-  {
     engines: ["mongo"],
     reason:
       "mingo deviates from MongoDB: $gte/$lte with null do not match a missing field (MongoDB: they match null and missing, so $not of them matches neither)",
@@ -185,14 +127,6 @@ export const SKIPS: readonly Skip[] = [
       'jstests null_query_semantics.js: {"a":{"$not":{"$gte":null}}}',
       'jstests type_bracket.js: {"a":{"$gte":null}}',
       'jstests type_bracket.js: {"a":{"$lte":null}}',
-    ],
-  },
-  {
-    engines: "all",
-    reason: "pending: issue 16 fix ($exists: 1 and $exists: 0 are refused)",
-    tests: [
-      'jstests exists/exists7.js: {"b":{"$exists":1}}',
-      'jstests exists/exists7.js: {"b":{"$exists":0}}',
     ],
   },
   {
@@ -236,6 +170,57 @@ export const SKIPS: readonly Skip[] = [
       'jstests regex/regex_unicode.js: {"text":{"$regex":"^\\\\p{Hangul}+$"}}',
       'jstests regex/regex_unicode.js: {"text":{"$regex":"^\\\\p{L}+$"}}',
       'jstests regex/regex_unicode.js: {"text":{"$regex":"^\\\\p{N}+$"}}',
+    ],
+  },
+  {
+    engines: ["mongo"],
+    reason:
+      "mingo deviates from MongoDB: its null misses the places inside an array where a dotted path reaches nothing (MongoDB 9.0's rule, SERVER-36681; the project's own cases of it)",
+    tests: [
+      "null 9.0: $all with null and $gte/$lte null follow null equality on a dotted path",
+      "null 9.0: $ne null and $nin with null are the exact negations",
+      "null 9.0: arrayfind5.js {a.b: null} with an element object without b",
+      "null 9.0: issue 16's examples of {a.b: null}",
+      "null 9.0: ne_null.js {a.b: {$eq: null}}",
+      "null 9.0: ne_null.js {a.b: {$ne: null}}",
+      "null 9.0: ne_null_indexed.js {a.b: {$eq: null}}",
+      "null 9.0: ne_null_indexed.js {a.b: {$ne: null}}",
+      "null 9.0: nin_null.js {a.b: {$in: [null]}}",
+      "null 9.0: nin_null.js {a.b: {$nin: [null]}}",
+      "null 9.0: null_query_semantics.js {$or: [{a.b: null}, {a.b: 75}]}",
+      "null 9.0: null_query_semantics.js {a.b: {$eq: null}}",
+      "null 9.0: null_query_semantics.js {a.b: {$in: [null, 75]}}",
+      "null 9.0: null_query_semantics.js {a.b: {$ne: null}}",
+      "null 9.0: null_query_semantics.js {a.b: {$nin: [null, 75]}}",
+      "null: a path through an array of objects sees their values",
+      "null: a path through an array that reaches no value is missing",
+    ],
+  },
+  {
+    engines: ["mongo"],
+    reason:
+      "mingo deviates from MongoDB: its $gte/$lte null do not match a missing field or a missing place, which MongoDB treats as null (type_bracket.js, null_query_semantics.js)",
+    tests: [
+      "null 9.0: null_query_semantics.js {a: {$not: {$gte: null}}}",
+      "null 9.0: {a.b: {$gte: null}} is null equality",
+      "type bracketing: type_bracket.js {a: {$gte: null}}",
+      "type bracketing: type_bracket.js {a: {$lte: null}}",
+    ],
+  },
+  {
+    engines: ["mongo"],
+    reason:
+      "mingo deviates from MongoDB: it follows a numeric path segment into the array it reaches at the end of the path (match_numeric_components.js; the project's own cases of it)",
+    tests: [
+      "numeric segments: match_numeric_components.js {$or: [{a.0: 42}, {notARealField: 123}]}",
+      "numeric segments: match_numeric_components.js {_id: {$lt: 15}, a.0: {$gt: 41}}",
+      "numeric segments: match_numeric_components.js {a.0.0: 42}",
+      "numeric segments: match_numeric_components.js {a.0: 42}",
+      "numeric segments: match_numeric_components.js {a.0: {$all: [42]}}",
+      "numeric segments: match_numeric_components.js {a.0: {$gt: 41}}",
+      "numeric segments: match_numeric_components.js {a.0: {$in: [41, 42, 43]}}",
+      "numeric segments: match_numeric_components.js {a.0: {$ne: 42}}",
+      "numeric segments: match_numeric_components.js {a.0: {$nin: [41, 42, 43]}}",
     ],
   },
 ];

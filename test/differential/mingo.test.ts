@@ -119,7 +119,14 @@ describe("each known difference, pinned by its minimal example (known-difference
       { Custom: [{ Owner: "a" }, { Owner: "b" }] },
       false,
     ],
-    ["null-through-array", { "Custom.Owner": null }, { Custom: [{ Priority: 1 }] }, true],
+    ["null-missing-in-array", { "Custom.Owner": null }, { Custom: [{ Priority: 1 }] }, true],
+    ["null-missing-in-array", { "Custom.Owner": null }, { Custom: [{ Owner: "a" }, {}] }, true],
+    ["null-missing-in-array", { "Custom.Owner": { $ne: null } }, { Custom: [1] }, false],
+    ["null-missing-in-array", { "Custom.Owner": { $nin: [null, "a"] } }, { Custom: [] }, false],
+    ["null-range-missing", { Score: { $gte: null } }, {}, true],
+    ["numeric-segment-array", { "Tags.0": "vip" }, { Tags: [["vip"]] }, false],
+    ["numeric-segment-array", { "Tags.0": "vip" }, { Tags: [{ "0": ["vip"] }] }, true],
+    ["dotted-nested-array", { "Custom.Owner": "a" }, { Custom: { Owner: [["a"]] } }, false],
     [
       "invalid-date-in-range",
       { CreatedUtcTime: { $gte: { $date: "2024-01-01T00:00:00Z" } } },
@@ -140,7 +147,7 @@ describe("each known difference, pinned by its minimal example (known-difference
     expect(new Set(cases.map(([rule]) => rule))).toEqual(new Set(MINGO_DIFFERENCES));
   });
 
-  it("mingo contradicts itself on null-through-array: its $exists: false matches the same record", () => {
+  it("mingo contradicts itself on null-missing-in-array: its $exists: false matches the same record", () => {
     expect(mingoMatches({ "Custom.Owner": { $exists: false } }, { Custom: [{ Priority: 1 }] })).toBe(true);
     expect(
       evaluate(parseSearchConditions({ "Custom.Owner": { $exists: false } }), { Custom: [{ Priority: 1 }] }),

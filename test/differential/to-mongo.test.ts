@@ -8,19 +8,19 @@
  * JS `Date` cannot be stored (BSON has no such value), so it is stored as `null`.
  *
  * A disagreement fails the test unless it is one of the known differences of mingo itself (not of
- * MongoDB) listed in `MINGO_LIMITATIONS`, recognised from the condition and the record; those are
- * counted and must stay rare.
+ * MongoDB, see test/differential/known-differences.md), recognised from the condition and the record;
+ * those are counted and must stay rare.
  */
 import fc from "fast-check";
 import { Query } from "mingo";
 import { describe, expect, it } from "vitest";
-import type { Condition, FieldNode } from "../../src/conditions/ast.js";
 import { parseIsoUtc } from "../../src/conditions/dates.js";
-import { evaluate, resolveFieldPath } from "../../src/conditions/evaluate.js";
+import { evaluate } from "../../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { type DateStorage, toMongoFilter } from "../../src/conditions/to-mongo.js";
 import { searchConditionsArb } from "../arbitraries/conditions.js";
 import { incidentArb } from "../arbitraries/incidents.js";
+import { knownMingoDifferences, type MingoDifference } from "../arbitraries/mingo-known-differences.js";
 import { fcOptions } from "../support/fc.js";
 
 const RECORDS_PER_CONDITION = 5;
@@ -46,45 +46,15 @@ function stored(incident: Record<string, unknown>, mode: DateStorage): Record<st
   return { ...incident, CreatedUtcTime: Array.isArray(value) ? value.map(convert) : convert(value) };
 }
 
-/** Every field node of a condition. */
-function fieldNodes(condition: Condition): FieldNode[] {
-  switch (condition.kind) {
-    case "and":
-    case "or":
-    case "nor":
-      return condition.children.flatMap(fieldNodes);
-    case "not":
-      return fieldNodes(condition.child);
-    default:
-      return [condition];
-  }
-}
-
 /**
- * Differences of mingo (a JavaScript engine), not of MongoDB, with a test that recognises a pair where
- * one may show. MongoDB's behaviour in each case is the library's (see docs/mongodb.md).
+ * The differences of mingo (a JavaScript engine) from MongoDB that can show through the translation:
+ * every rule of test/arbitraries/mingo-known-differences.ts but `all-on-non-array`, which `toMongoFilter`
+ * removes by writing `$all` as MongoDB defines it. Where one applies, MongoDB's jstests (the conformance
+ * table) are the judge, not mingo.
  */
-const MINGO_LIMITATIONS: Readonly<
-  Record<string, (condition: Condition, record: Record<string, unknown>) => boolean>
-> = {
-  // mingo's $regex also looks into arrays nested in arrays; MongoDB looks one level deep.
-  "$regex into nested arrays": (condition, record) =>
-    fieldNodes(condition).some(
-      (node) =>
-        node.kind === "regex" &&
-        resolveFieldPath(record, node.path).some(
-          (value) => Array.isArray(value) && value.some((element) => Array.isArray(element)),
-        ),
-    ),
-  // mingo applies $size to the list of values reached through an array of sub-documents.
-  "$size through an array of sub-documents": (condition, record) =>
-    fieldNodes(condition).some(
-      (node) =>
-        node.kind === "size" &&
-        node.path.length > 1 &&
-        resolveFieldPath(record, node.path.slice(0, -1)).some((value) => Array.isArray(value)),
-    ),
-};
+function mingoLimitation(raw: unknown, record: Record<string, unknown>): MingoDifference | undefined {
+  return knownMingoDifferences(raw, record).find((rule) => rule !== "all-on-non-array");
+}
 
 describe("differential: toMongoFilter through mingo agrees with evaluate", () => {
   for (const mode of ["date", "string"] as const) {
@@ -105,9 +75,7 @@ describe("differential: toMongoFilter through mingo agrees with evaluate", () =>
               pairs++;
               if (expected) matched++;
               if (query.test(record) === expected) continue;
-              const reason = Object.keys(MINGO_LIMITATIONS).find((name) =>
-                MINGO_LIMITATIONS[name]!(condition, record),
-              );
+              const reason = mingoLimitation(raw, record);
               if (reason === undefined) {
                 expect.fail(`mingo answers ${!expected} where evaluate answers ${expected} for this record`);
               }

@@ -1,0 +1,549 @@
+/**
+ * Records from an input holding a JSON array (first non-blank character `[`) or NDJSON (one JSON value per
+ * line; blank lines skipped; `\r\n` accepted), read incrementally with bounded memory: at most one record
+ * (one line, or one array element) of at most `maxLineLength` characters is held beyond the current chunk.
+ *
+ * Positions are 1-based: the line where a record starts, and the record's number among the records.
+ * A record that is not valid JSON or too long is reported as an invalid item, and reading goes on (the
+ * caller decides whether to stop); only a broken array structure (a missing comma, an unclosed array,
+ * text after the array) ends reading with an error, since no later record can be located.
+ *
+ * The array reader finds element boundaries with a scanner that jumps through strings with `indexOf` and
+ * hands each element to `JSON.parse`, so an array costs about what the same records as NDJSON cost.
+ */
+
+import { describeValue } from "../conditions/issues.js";
+import { CliError, EXIT } from "./exit-codes.js";
+import { type InputSource, InvalidUtf8Error } from "./source.js";
+
+/** A record read from the input. */
+export interface RecordItem {
+  readonly ok: true;
+  readonly value: unknown;
+  /** 1-based number of the record among the records (blank NDJSON lines are not records). */
+  readonly record: number;
+  /** 1-based line where the record starts. */
+  readonly line: number;
+}
+
+/** A record that could not be read (not valid JSON, too long). */
+export interface InvalidItem {
+  readonly ok: false;
+  readonly record: number;
+  readonly line: number;
+  /** One sentence, without the position. */
+  readonly message: string;
+}
+
+/** What `readRecords` yields, in batches. */
+export type ReadItem = RecordItem | InvalidItem;
+
+/** Options of `readRecords`. */
+export interface ReadRecordsOptions {
+  /** The longest line (NDJSON) or array element accepted, in characters. */
+  readonly maxLineLength: number;
+  /** What the records should be, for messages: `timeline entries`. */
+  readonly expected: string;
+  /** A hint appended when the input holds one JSON document of another shape (e.g. use `--data`). */
+  readonly hint?: (value: unknown) => string;
+}
+
+/** The default of `--max-line-length`: 64 Mi characters. */
+export const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
+
+/**
+ * Reads the records of an input (see the module comment).
+ * @returns batches of items in input order (one batch per chunk of text)
+ * @throws {CliError} `dataError` for a broken array, a single JSON document of the wrong shape, or invalid
+ *   UTF-8 (with its line); what `source.text` throws (unreadable input, bad gzip)
+ */
+export async function* readRecords(
+  source: InputSource,
+  options: ReadRecordsOptions,
+): AsyncGenerator<ReadItem[]> {
+  const iterator = source.text[Symbol.asyncIterator]();
+  // Find the first non-blank character to choose the format.
+  let first: string | undefined;
+  const buffered: string[] = [];
+  for (;;) {
+    let next: IteratorResult<string>;
+    try {
+      next = await iterator.next();
+    } catch (error) {
+      if (!(error instanceof InvalidUtf8Error)) throw error;
+      const before = buffered.join("").split("\n").length;
+      throw invalidUtf8At(error, before + error.breaksIntoChunk);
+    }
+    if (next.done === true) break;
+    buffered.push(next.value);
+    const at = next.value.search(/\S/);
+    if (at !== -1) {
+      first = next.value[at];
+      break;
+    }
+  }
+  if (first === undefined) return;
+  const chunks = (async function* () {
+    yield* buffered;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done === true) return;
+      yield next.value;
+    }
+  })();
+  const reader = first === "[" ? new ArrayReader(source, options) : new NdjsonReader(source, options);
+  try {
+    for await (const chunk of chunks) {
+      const batch = reader.push(chunk);
+      if (batch.length > 0) yield batch;
+    }
+  } catch (error) {
+    if (error instanceof InvalidUtf8Error) throw reader.locate(error);
+    throw error;
+  }
+  const last = reader.end();
+  if (last.length > 0) yield last;
+}
+
+/**
+ * Reads records from text already in memory, synchronously: the same readers as `readRecords` (the format
+ * chosen on the first non-blank character), for the benchmark that compares the two formats.
+ * @param chunks - the text, cut anywhere
+ * @throws {CliError} as `readRecords` does
+ */
+export function readRecordsFromChunks(
+  chunks: readonly string[],
+  options: ReadRecordsOptions,
+  label = "'text'",
+): ReadItem[] {
+  const first = chunks.join("").trimStart()[0];
+  if (first === undefined) return [];
+  const source = { label } as InputSource;
+  const reader = first === "[" ? new ArrayReader(source, options) : new NdjsonReader(source, options);
+  const items: ReadItem[] = [];
+  for (const chunk of chunks) for (const item of reader.push(chunk)) items.push(item);
+  for (const item of reader.end()) items.push(item);
+  return items;
+}
+
+/** Invalid UTF-8 located: `'file' line 3 is not valid UTF-8 (byte 77 of the input).` */
+function invalidUtf8At(error: InvalidUtf8Error, line: number): CliError {
+  return new CliError(
+    `${error.label} line ${line} is not valid UTF-8 (byte ${error.byte} of the input).`,
+    EXIT.dataError,
+  );
+}
+
+/** `'file' line 3` / `'file' line 3 (record 2)`: where a record is, 1-based. */
+export function formatPosition(label: string, line: number, record: number): string {
+  return `${label} line ${line}${record === line ? "" : ` (record ${record})`}`;
+}
+
+/** A short description of a JSON value's shape: `a JSON object with the keys sites, users`. */
+export function describeShape(value: unknown): string {
+  if (Array.isArray(value)) return `a JSON array of ${value.length} value${value.length === 1 ? "" : "s"}`;
+  if (typeof value === "object" && value !== null) {
+    const keys = Object.keys(value);
+    if (keys.length === 0) return "an empty JSON object";
+    const shown = keys.slice(0, 8).join(", ");
+    return `a JSON object with the key${keys.length === 1 ? "" : "s"} ${shown}${keys.length > 8 ? ", …" : ""}`;
+  }
+  return describeValue(value);
+}
+
+/** The first line of a JSON.parse error, without its (possibly long) quoted source. */
+function jsonError(error: unknown): string {
+  const message = String((error as Error).message ?? error).split("\n")[0] ?? "";
+  return message.length > 160 ? `${message.slice(0, 160)}…` : message;
+}
+
+function tooLong(max: number): string {
+  return `longer than ${max} characters (--max-line-length)`;
+}
+
+interface Reader {
+  push(chunk: string): ReadItem[];
+  end(): ReadItem[];
+  locate(error: InvalidUtf8Error): CliError;
+}
+
+class NdjsonReader implements Reader {
+  #line = 0;
+  #record = 0;
+  #pending: string[] = [];
+  #pendingLength = 0;
+  #overlong = false;
+  #sawRecord = false;
+  /** Set when the first line looks like the start of one multi-line JSON document. */
+  #document: string[] | undefined;
+  #documentLength = 0;
+  #firstError: InvalidItem | undefined;
+
+  constructor(
+    private readonly source: InputSource,
+    private readonly options: ReadRecordsOptions,
+  ) {}
+
+  push(chunk: string): ReadItem[] {
+    if (this.#document !== undefined) {
+      this.#document.push(chunk);
+      this.#documentLength += chunk.length;
+      return this.#documentLength > this.options.maxLineLength ? this.#abandonDocument() : [];
+    }
+    const out: ReadItem[] = [];
+    let start = 0;
+    const max = this.options.maxLineLength;
+    for (;;) {
+      const nl = chunk.indexOf("\n", start);
+      if (nl === -1) {
+        const rest = chunk.length - start;
+        if (rest > 0 && !this.#overlong) {
+          this.#pending.push(start === 0 ? chunk : chunk.slice(start));
+          this.#pendingLength += rest;
+          if (this.#pendingLength > max) {
+            this.#overlong = true;
+            this.#pending = [];
+          }
+        }
+        return out;
+      }
+      const line = ++this.#line;
+      if (this.#overlong) {
+        out.push({ ok: false, record: ++this.#record, line, message: tooLong(max) });
+        this.#sawRecord = true;
+      } else {
+        const text =
+          this.#pending.length === 0
+            ? chunk.slice(start, nl)
+            : this.#pending.join("") + chunk.slice(start, nl);
+        const document = this.#handle(text, line, out);
+        if (document !== undefined) {
+          document.push("\n");
+          const rest = chunk.slice(nl + 1);
+          this.#pending = [];
+          this.#pendingLength = 0;
+          return out.concat(this.push(rest));
+        }
+      }
+      this.#pending = [];
+      this.#pendingLength = 0;
+      this.#overlong = false;
+      start = nl + 1;
+    }
+  }
+
+  end(): ReadItem[] {
+    if (this.#document !== undefined) return this.#endDocument();
+    const out: ReadItem[] = [];
+    if (this.#overlong) {
+      out.push({
+        ok: false,
+        record: ++this.#record,
+        line: ++this.#line,
+        message: tooLong(this.options.maxLineLength),
+      });
+    } else if (this.#pending.length > 0) {
+      if (this.#handle(this.#pending.join(""), ++this.#line, out) !== undefined) return this.#endDocument();
+    }
+    return out;
+  }
+
+  locate(error: InvalidUtf8Error): CliError {
+    return invalidUtf8At(error, this.#line + 1 + error.breaksIntoChunk);
+  }
+
+  /** Handles one line; returns the kept document when the line starts one (see `#document`). */
+  #handle(raw: string, line: number, out: ReadItem[]): string[] | undefined {
+    const text = raw.charCodeAt(raw.length - 1) === 13 ? raw.slice(0, -1) : raw;
+    if (text.length === 0) return;
+    if (text.length > this.options.maxLineLength) {
+      out.push({ ok: false, record: ++this.#record, line, message: tooLong(this.options.maxLineLength) });
+      this.#sawRecord = true;
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      if (text.trim() === "") return;
+      const item: InvalidItem = {
+        ok: false,
+        record: ++this.#record,
+        line,
+        message: `not valid JSON: ${jsonError(error)}`,
+      };
+      if (!this.#sawRecord && text.trimStart().startsWith("{")) {
+        // Perhaps one pretty-printed JSON document (a dataset), not NDJSON: read it whole to say so.
+        this.#document = [text];
+        this.#documentLength = text.length;
+        this.#firstError = item;
+        return this.#document;
+      }
+      this.#sawRecord = true;
+      out.push(item);
+      return;
+    }
+    this.#sawRecord = true;
+    out.push({ ok: true, value, record: ++this.#record, line });
+  }
+
+  /** The first line was not the start of one JSON document after all: read what was kept as NDJSON. */
+  #abandonDocument(): ReadItem[] {
+    const kept = this.#document ?? [];
+    const first = this.#firstError!;
+    this.#document = undefined;
+    this.#sawRecord = true;
+    return [first, ...this.push(kept.slice(2).join(""))];
+  }
+
+  #endDocument(): ReadItem[] {
+    let value: unknown;
+    try {
+      value = JSON.parse((this.#document ?? []).join(""));
+    } catch {
+      return [...this.#abandonDocument(), ...this.end()];
+    }
+    throw new CliError(
+      `${this.source.label} holds one JSON document, ${describeShape(value)}; expected ${this.options.expected}: a JSON array or NDJSON (one per line).${this.options.hint?.(value) ?? ""}`,
+      EXIT.dataError,
+    );
+  }
+}
+
+enum State {
+  /** Before `[`. */
+  Start,
+  /** After `[`: an element or `]`. */
+  First,
+  /** After `,`: an element. */
+  Next,
+  /** Inside an element. */
+  Element,
+  /** After an element: `,` or `]`. */
+  After,
+  /** After `]`: white space only. */
+  Done,
+}
+
+class ArrayReader implements Reader {
+  #state = State.Start;
+  /** 1-based line of the scanner's position. */
+  #line = 1;
+  #record = 0;
+  // The element being read.
+  #kind = 0; // 1 container, 2 string, 3 other scalar
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+  #parts: string[] = [];
+  #length = 0;
+  #overlong = false;
+  #elementLine = 0;
+
+  constructor(
+    private readonly source: InputSource,
+    private readonly options: ReadRecordsOptions,
+  ) {}
+
+  push(chunk: string): ReadItem[] {
+    const out: ReadItem[] = [];
+    const n = chunk.length;
+    let i = 0;
+    while (i < n) {
+      if (this.#state === State.Element) {
+        i = this.#scanElement(chunk, i, out);
+        continue;
+      }
+      const c = chunk.charCodeAt(i);
+      if (c === 10) {
+        this.#line++;
+        i++;
+        continue;
+      }
+      if (c === 32 || c === 9 || c === 13 || c === 0xfeff) {
+        i++;
+        continue;
+      }
+      switch (this.#state) {
+        case State.Start:
+          // The format was chosen on this character.
+          this.#state = State.First;
+          i++;
+          break;
+        case State.First:
+          if (c === 93) {
+            this.#state = State.Done;
+            i++;
+          } else this.#begin(c);
+          break;
+        case State.Next:
+          if (c === 93) throw this.#broken("a record after ',', found ']'");
+          this.#begin(c);
+          break;
+        case State.After:
+          if (c === 44) this.#state = State.Next;
+          else if (c === 93) this.#state = State.Done;
+          else throw this.#broken(`',' or ']' after record ${this.#record}, found ${quote(chunk, i)}`);
+          i++;
+          break;
+        case State.Done:
+          throw this.#broken(`nothing after the closing ']', found ${quote(chunk, i)}`);
+      }
+    }
+    return out;
+  }
+
+  end(): ReadItem[] {
+    if (this.#state !== State.Done) {
+      throw this.#broken(
+        this.#state === State.Element
+          ? `record ${this.#record + 1} (line ${this.#elementLine}) to end, found the end of the input`
+          : "the closing ']', found the end of the input",
+      );
+    }
+    return [];
+  }
+
+  locate(error: InvalidUtf8Error): CliError {
+    return invalidUtf8At(error, this.#line + error.breaksIntoChunk);
+  }
+
+  #broken(what: string): CliError {
+    return new CliError(
+      `${this.source.label} is not a valid JSON array: expected ${what} (line ${this.#line}).`,
+      EXIT.dataError,
+    );
+  }
+
+  #begin(c: number): void {
+    this.#state = State.Element;
+    this.#kind = c === 123 || c === 91 ? 1 : c === 34 ? 2 : 3;
+    this.#depth = 0;
+    this.#inString = false;
+    this.#escaped = false;
+    this.#parts = [];
+    this.#length = 0;
+    this.#overlong = false;
+    this.#elementLine = this.#line;
+  }
+
+  /** Scans the element from `start`; returns where scanning stopped (the chunk's end or after the element). */
+  #scanElement(chunk: string, start: number, out: ReadItem[]): number {
+    const n = chunk.length;
+    let i = start;
+    let end = -1; // exclusive end of the element in this chunk
+    if (this.#kind === 3) {
+      for (; i < n; i++) {
+        const c = chunk.charCodeAt(i);
+        if (c === 44 || c === 93 || c === 32 || c === 10 || c === 13 || c === 9) {
+          end = i;
+          break;
+        }
+      }
+    } else {
+      let depth = this.#depth;
+      let inString = this.#inString || this.#kind === 2;
+      if (this.#kind === 2 && i === start && this.#length === 0 && !this.#inString) {
+        // The opening quote of a string element.
+        i++;
+        inString = true;
+      }
+      while (i < n) {
+        if (inString) {
+          if (this.#escaped) {
+            this.#escaped = false;
+            i++;
+            continue;
+          }
+          const close = stringEnd(chunk, i);
+          if (close < 0) {
+            // The string goes on in the next chunk; an odd run of backslashes escapes its first character.
+            this.#escaped = close === -2;
+            i = n;
+            break;
+          }
+          inString = false;
+          i = close + 1;
+          if (this.#kind === 2) {
+            end = i;
+            break;
+          }
+          continue;
+        }
+        const c = chunk.charCodeAt(i);
+        if (c === 34) inString = true;
+        // `{` 123 and `[` 91 share 123 once bit 5 is set, `}` 125 and `]` 93 share 125: two tests, not four.
+        else if ((c | 32) === 123) depth++;
+        else if ((c | 32) === 125) {
+          depth--;
+          if (depth === 0) {
+            end = i + 1;
+            break;
+          }
+        } else if (c === 10) this.#line++;
+        i++;
+      }
+      this.#depth = depth;
+      this.#inString = inString;
+    }
+    if (end === -1) {
+      this.#keep(chunk, start, n);
+      return n;
+    }
+    this.#finish(chunk.slice(start, end), end - start, out);
+    return end;
+  }
+
+  #keep(chunk: string, start: number, end: number): void {
+    if (this.#overlong) return;
+    this.#length += end - start;
+    if (this.#length > this.options.maxLineLength) {
+      this.#overlong = true;
+      this.#parts = [];
+      return;
+    }
+    this.#parts.push(start === 0 && end === chunk.length ? chunk : chunk.slice(start, end));
+  }
+
+  #finish(tail: string, tailLength: number, out: ReadItem[]): void {
+    const record = ++this.#record;
+    const line = this.#elementLine;
+    this.#state = State.After;
+    if (this.#overlong || this.#length + tailLength > this.options.maxLineLength) {
+      out.push({ ok: false, record, line, message: tooLong(this.options.maxLineLength) });
+      return;
+    }
+    const text = this.#parts.length === 0 ? tail : this.#parts.join("") + tail;
+    this.#parts = [];
+    try {
+      out.push({ ok: true, value: JSON.parse(text), record, line });
+    } catch (error) {
+      out.push({ ok: false, record, line, message: `not valid JSON: ${jsonError(error)}` });
+    }
+  }
+}
+
+/**
+ * The index of the quote that ends the string whose content starts at `from` (a position not escaped);
+ * -1 when the chunk ends first, -2 when it ends on an odd run of backslashes (the next character is
+ * escaped).
+ */
+function stringEnd(text: string, from: number): number {
+  let i = from;
+  for (;;) {
+    const q = text.indexOf('"', i);
+    if (q === -1) {
+      let k = text.length - 1;
+      while (k >= i && text.charCodeAt(k) === 92) k--;
+      return (text.length - 1 - k) % 2 === 1 ? -2 : -1;
+    }
+    let k = q - 1;
+    while (k >= i && text.charCodeAt(k) === 92) k--;
+    if ((q - 1 - k) % 2 === 0) return q;
+    i = q + 1;
+  }
+}
+
+function quote(text: string, at: number): string {
+  return JSON.stringify(text.slice(at, at + 12));
+}

@@ -1,0 +1,261 @@
+/**
+ * The CLI's input sources: a file, `-` for standard input, or anything the system can open by name
+ * (`/dev/stdin`, a named pipe). Never read by position, so pipes work. A gzip stream is recognised by its
+ * magic bytes (1f 8b), not by its name, and inflated with node's zlib (concatenated members included).
+ * The bytes are decoded as strict UTF-8 (`TextDecoder` with `fatal`): an invalid sequence is an error that
+ * gives its byte offset, never a silent U+FFFD.
+ */
+
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
+import { CliError, EXIT } from "./exit-codes.js";
+
+/** An opened input: its name for messages, its size when known, and its text in chunks. */
+export interface InputSource {
+  /** `'path'` quoted, or `standard input`. */
+  readonly label: string;
+  /** The size in bytes of a regular file (compressed size for gzip); `undefined` for pipes and terminals. */
+  readonly size: number | undefined;
+  /** Whether the bytes were gzip. */
+  readonly gzip: boolean;
+  /** Bytes read so far from the file or pipe (before inflating), for progress. */
+  readonly bytesRead: () => number;
+  /** The decoded text, in chunks (never splitting a character). Throws `CliError` on bad input. */
+  readonly text: AsyncIterable<string>;
+  /** Stops reading and releases the file or pipe (safe to call twice). */
+  readonly close: () => void;
+}
+
+/** Where `-` reads from (the process's standard input, or a test's stream). */
+export interface SourceOptions {
+  readonly stdin?: NodeJS.ReadableStream | undefined;
+}
+
+const CHUNK = 1 << 20;
+
+/**
+ * Opens an input by name: `-` is standard input; anything else is a path.
+ * @throws {CliError} `noInput` (66) when the path does not exist, cannot be read, or is a directory
+ */
+export async function openInput(name: string, options: SourceOptions = {}): Promise<InputSource> {
+  let stream: NodeJS.ReadableStream;
+  let size: number | undefined;
+  let label: string;
+  if (name === "-") {
+    label = "standard input";
+    stream = options.stdin ?? process.stdin;
+  } else {
+    label = `'${name}'`;
+    let info: Awaited<ReturnType<typeof stat>>;
+    try {
+      info = await stat(name);
+    } catch (error) {
+      throw new CliError(`Cannot read ${label}: ${describeSystemError(error)}`, EXIT.noInput);
+    }
+    if (info.isDirectory()) {
+      throw new CliError(`Cannot read ${label}: it is a directory, not a file.`, EXIT.noInput);
+    }
+    size = info.isFile() ? info.size : undefined;
+    stream = createReadStream(name, { highWaterMark: CHUNK });
+    // Opening can still fail (permissions): wait for it, so that the failure is "cannot read" (66).
+    await new Promise<void>((resolve, reject) => {
+      const file = stream as ReturnType<typeof createReadStream>;
+      file.once("open", () => resolve());
+      file.once("error", (error) =>
+        reject(new CliError(`Cannot read ${label}: ${describeSystemError(error)}`, EXIT.noInput)),
+      );
+    });
+  }
+  let bytes = 0;
+  let gzip = false;
+  const raw = stream as Readable;
+  const close = (): void => {
+    if (raw !== process.stdin) raw.destroy();
+    else raw.pause();
+  };
+
+  async function* rawChunks(): AsyncGenerator<Buffer> {
+    try {
+      for await (const chunk of raw) {
+        const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+        bytes += buffer.length;
+        yield buffer;
+      }
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      throw new CliError(`Cannot read ${label}: ${describeSystemError(error)}`, EXIT.ioError);
+    }
+  }
+
+  async function* inflated(): AsyncGenerator<Buffer> {
+    const chunks = rawChunks();
+    const first = await firstBytes(chunks, 2);
+    if (first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b) {
+      gzip = true;
+      const gunzip = createGunzip({ chunkSize: CHUNK });
+      const input = Readable.from(prepend(first, chunks), { objectMode: false });
+      input.on("error", (error) => gunzip.destroy(error));
+      input.pipe(gunzip);
+      try {
+        for await (const chunk of gunzip) yield chunk as Buffer;
+      } catch (error) {
+        if (error instanceof CliError) throw error;
+        throw new CliError(
+          `${capitalize(label)} is not a valid gzip stream: ${describeSystemError(error)}`,
+          EXIT.dataError,
+        );
+      } finally {
+        input.destroy();
+        gunzip.destroy();
+      }
+    } else {
+      if (first.length > 0) yield first;
+      yield* chunks;
+    }
+  }
+
+  async function* text(): AsyncGenerator<string> {
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+    let offset = 0;
+    let previous: Uint8Array = new Uint8Array(0);
+    try {
+      for await (const chunk of inflated()) {
+        let decoded: string;
+        try {
+          decoded = decoder.decode(chunk, { stream: true });
+        } catch {
+          throw invalidUtf8(label, offset, previous, chunk);
+        }
+        previous = chunk.subarray(Math.max(0, chunk.length - 3));
+        offset += chunk.length;
+        if (decoded.length > 0) yield decoded;
+      }
+      let rest: string;
+      try {
+        rest = decoder.decode();
+      } catch {
+        throw new InvalidUtf8Error(label, offset, 0);
+      }
+      if (rest.length > 0) yield rest;
+    } finally {
+      close();
+    }
+  }
+
+  return {
+    label,
+    size,
+    get gzip() {
+      return gzip;
+    },
+    bytesRead: () => bytes,
+    text: { [Symbol.asyncIterator]: () => text() },
+    close,
+  };
+}
+
+/** The first `count` bytes of a chunk stream (fewer at its end), as one buffer; the rest stays unread. */
+async function firstBytes(chunks: AsyncGenerator<Buffer>, count: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let length = 0;
+  while (length < count) {
+    const next = await chunks.next();
+    if (next.done === true) break;
+    parts.push(next.value);
+    length += next.value.length;
+  }
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+async function* prepend(first: Buffer, rest: AsyncGenerator<Buffer>): AsyncGenerator<Buffer> {
+  yield first;
+  yield* rest;
+}
+
+/**
+ * Invalid UTF-8 in the input: where (the byte offset in the decoded stream, 1-based) and how many line
+ * breaks precede it in its chunk, so that a reader that counts lines can name the line.
+ */
+export class InvalidUtf8Error extends CliError {
+  constructor(
+    readonly label: string,
+    /** 1-based byte position in the (inflated) input. */
+    readonly byte: number,
+    /** Line breaks between the start of the chunk and the bad byte. */
+    readonly breaksIntoChunk: number,
+  ) {
+    super(`${capitalize(label)} is not valid UTF-8 at byte ${byte}.`, EXIT.dataError);
+  }
+}
+
+/**
+ * The error for invalid UTF-8 in `chunk` (which starts at byte `offset` of the decoded stream; `previous`
+ * holds the last bytes before it, where a character may have begun): finds the first bad byte.
+ */
+function invalidUtf8(label: string, offset: number, previous: Uint8Array, chunk: Buffer): CliError {
+  const bytes = Buffer.concat([previous, chunk]);
+  const at = Math.max(0, firstInvalidUtf8(bytes, previous.length) - previous.length);
+  let breaks = 0;
+  for (let i = chunk.indexOf(10); i !== -1 && i < at; i = chunk.indexOf(10, i + 1)) breaks++;
+  return new InvalidUtf8Error(label, offset + at + 1, breaks);
+}
+
+/**
+ * The index of the first byte at or after a character boundary near `from` that does not start a valid
+ * UTF-8 sequence (RFC 3629: no overlongs, no surrogates, at most U+10FFFF). Scans from the start of
+ * `bytes` so that a sequence begun before `from` is judged whole.
+ */
+export function firstInvalidUtf8(bytes: Uint8Array, from = 0): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    let need: number;
+    let min = 0x80;
+    let max = 0xbf;
+    if (b < 0x80) {
+      i++;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) min = 0xa0;
+      if (b === 0xed) max = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) min = 0x90;
+      if (b === 0xf4) max = 0x8f;
+    } else return Math.max(i, from);
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined) return Math.max(i, from);
+      if (c < (k === 1 ? min : 0x80) || c > (k === 1 ? max : 0xbf)) return Math.max(i, from);
+    }
+    i += need + 1;
+  }
+  return bytes.length;
+}
+
+/** A one-line description of a system error: `no such file or directory (ENOENT)`. */
+export function describeSystemError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  const code = typeof e?.code === "string" ? e.code : undefined;
+  const known: Record<string, string> = {
+    ENOENT: "no such file or directory",
+    EACCES: "permission denied",
+    EPERM: "operation not permitted",
+    EISDIR: "it is a directory, not a file",
+    ENOTDIR: "a part of the path is not a directory",
+    ELOOP: "too many symbolic links",
+    EIO: "input/output error",
+    Z_DATA_ERROR: "the compressed data is corrupt",
+    Z_BUF_ERROR: "the compressed data ends too early",
+  };
+  const text = code !== undefined && known[code] !== undefined ? known[code] : String(e?.message ?? error);
+  return `${text.split("\n")[0]}${code === undefined ? "" : ` (${code})`}`;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,182 @@
+/**
+ * The record readers (src/cli/records.ts): a JSON array and NDJSON give the same records with the same
+ * 1-based positions, wherever the input is cut into chunks (a property test); broken arrays, long lines and
+ * documents of the wrong shape.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { CliError, EXIT } from "../../src/cli/exit-codes.js";
+import { type ReadItem, readRecords } from "../../src/cli/records.js";
+import type { InputSource } from "../../src/cli/source.js";
+import { firstInvalidUtf8 } from "../../src/cli/source.js";
+import { fcOptions } from "../support/fc.js";
+
+function source(chunks: readonly string[]): InputSource {
+  return {
+    label: "'test'",
+    size: undefined,
+    gzip: false,
+    bytesRead: () => 0,
+    text: {
+      async *[Symbol.asyncIterator]() {
+        yield* chunks;
+      },
+    },
+    close: () => {},
+  };
+}
+
+async function read(chunks: readonly string[], maxLineLength = 1 << 20): Promise<ReadItem[]> {
+  const items: ReadItem[] = [];
+  for await (const batch of readRecords(source(chunks), { maxLineLength, expected: "records" })) {
+    items.push(...batch);
+  }
+  return items;
+}
+
+/** Cuts `text` at the given fractions. */
+function cut(text: string, at: readonly number[]): string[] {
+  const points = [...new Set(at.map((f) => Math.floor(f * text.length)))].sort((a, b) => a - b);
+  const parts: string[] = [];
+  let start = 0;
+  for (const p of points) {
+    parts.push(text.slice(start, p));
+    start = p;
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+const value = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
+const tricky = fc.constantFrom<unknown>(
+  'a\\"b',
+  'quote " inside',
+  "back\\slash\\",
+  "\\\\",
+  { 'k"]': ["}", "{", "[", "]", ","] },
+  "é ü 李 😀",
+  [],
+  {},
+  0,
+  -1.5e10,
+  null,
+  true,
+);
+const records = fc.array(fc.oneof(value, tricky), { maxLength: 12 });
+const cuts = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 });
+
+describe("readRecords", () => {
+  it("reads the same records from NDJSON and JSON arrays (compact and pretty), however chunked (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(records, cuts, async (values, at) => {
+        const ndjson = values.map((v) => JSON.stringify(v)).join("\n");
+        const compact = JSON.stringify(values);
+        const pretty = JSON.stringify(values, null, 2);
+        const expected = values.map((v, i) => ({ ok: true, value: v, record: i + 1 }));
+        // An input whose first record is an array reads as a JSON array, so NDJSON starts otherwise.
+        if (values.length > 0 && !Array.isArray(values[0])) {
+          const fromNdjson = await read(cut(ndjson, at));
+          expect(fromNdjson.map(({ line: _, ...rest }) => rest)).toEqual(expected);
+          expect(fromNdjson.map((item) => item.line)).toEqual(values.map((_, i) => i + 1));
+        }
+        const fromCompact = await read(cut(compact, at));
+        expect(fromCompact.map(({ line: _, ...rest }) => rest)).toEqual(expected);
+        expect(fromCompact.every((item) => item.line === 1)).toBe(true);
+        const fromPretty = await read(cut(pretty, at));
+        expect(fromPretty.map(({ line: _, ...rest }) => rest)).toEqual(expected);
+        // Each record's line is where its text starts in the pretty-printed array.
+        const lines = pretty.split("\n");
+        for (const item of fromPretty) {
+          const text = lines[item.line - 1]!.trim();
+          const first = JSON.stringify(values[item.record - 1], null, 2).split("\n")[0]!;
+          expect(text.startsWith(first)).toBe(true);
+        }
+      }),
+      fcOptions(300),
+    );
+  });
+
+  it("reports invalid lines with their 1-based line and record numbers and goes on", async () => {
+    const items = await read(['{"a": 1}\n\n  \r\n{"a": \n', '[1,\n2]\r\n{"b": 2}']);
+    expect(items.map((i) => [i.ok, i.line, i.record])).toEqual([
+      [true, 1, 1],
+      [false, 4, 2],
+      [false, 5, 3],
+      [false, 6, 4],
+      [true, 7, 5],
+    ]);
+  });
+
+  it("refuses a line or element longer than maxLineLength, as an invalid record, and goes on", async () => {
+    const long = `{"x": "${"y".repeat(100)}"}`;
+    const ndjson = await read([`{"a": 1}\n${long.slice(0, 50)}`, `${long.slice(50)}\n{"a": 2}\n`], 64);
+    expect(ndjson.map((i) => [i.ok, i.line, i.ok ? i.value : i.message])).toEqual([
+      [true, 1, { a: 1 }],
+      [false, 2, "longer than 64 characters (--max-line-length)"],
+      [true, 3, { a: 2 }],
+    ]);
+    const array = await read([`[{"a": 1}, ${long.slice(0, 50)}`, `${long.slice(50)}, {"a": 2}]`], 64);
+    expect(array.map((i) => [i.ok, i.record])).toEqual([
+      [true, 1],
+      [false, 2],
+      [true, 3],
+    ]);
+  });
+
+  it.each([
+    ['[{"a": 1} {"a": 2}]', "expected ',' or ']' after record 1"],
+    ['[{"a": 1},]', "expected a record after ',', found ']'"],
+    ['[{"a": 1}', "expected the closing ']'"],
+    ['[{"a": "x]', "expected record 1 (line 1) to end"],
+    ["[1] 2", "nothing after the closing ']'"],
+  ])("ends a broken array %j with a data error", async (text, message) => {
+    const error = await read([text]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(EXIT.dataError);
+    expect((error as CliError).message).toContain(message);
+  });
+
+  it("says that a pretty-printed JSON object is one document of the wrong shape", async () => {
+    const error = await read([JSON.stringify({ sites: [], incidents: [{ a: 1 }] }, null, 2)]).catch(
+      (e: unknown) => e,
+    );
+    expect((error as CliError).message).toBe(
+      "'test' holds one JSON document, a JSON object with the keys sites, incidents; expected records: a JSON array or NDJSON (one per line).",
+    );
+    // A broken first line that is not the start of one document stays an invalid record, and reading goes on.
+    const items = await read(['{"a": \n{"b": 1}\n']);
+    expect(items.map((i) => [i.ok, i.line])).toEqual([
+      [false, 1],
+      [true, 2],
+    ]);
+  });
+});
+
+describe("firstInvalidUtf8", () => {
+  it.each([
+    [[0x61, 0x62], 2],
+    [[0xc3, 0xa9], 2],
+    [[0x61, 0xe9, 0x62], 1],
+    [[0xc0, 0x80], 0],
+    [[0xed, 0xa0, 0x80], 0],
+    [[0xf4, 0x90, 0x80, 0x80], 0],
+    [[0xf0, 0x9f, 0x98, 0x80, 0xff], 4],
+  ])("%j → %d", (bytes, at) => {
+    expect(firstInvalidUtf8(Uint8Array.from(bytes))).toBe(at);
+  });
+
+  it("agrees with TextDecoder's fatal mode on whether bytes are valid (property)", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 12 }), (bytes) => {
+        let valid = true;
+        try {
+          new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+        } catch {
+          valid = false;
+        }
+        expect(firstInvalidUtf8(bytes) === bytes.length).toBe(valid);
+      }),
+      fcOptions(3000),
+    );
+  });
+});
