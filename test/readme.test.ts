@@ -1,45 +1,83 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { validateDataset } from "../src/commands/index.js";
-import { safeParseSearchConditions } from "../src/index.js";
 
-// The README's examples are part of the documentation users copy: they must stay true.
-const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+// The README and the docs are what users copy: their examples must stay true, and they must not send a
+// reader to a file outside the repository.
+const read = (path: string): string => readFileSync(new URL(`../${path}`, import.meta.url), "utf8");
+const readme = read("README.md");
 
-function section(heading: string): string {
-  const start = readme.indexOf(heading);
-  if (start < 0) throw new Error(`README has no section '${heading}'`);
-  const next = readme.indexOf("\n## ", start + heading.length);
-  return readme.slice(start, next < 0 ? undefined : next);
+function section(text: string, heading: string): string {
+  const start = text.indexOf(heading);
+  if (start < 0) throw new Error(`no section '${heading}'`);
+  const next = text.indexOf("\n## ", start + heading.length);
+  return text.slice(start, next < 0 ? undefined : next);
+}
+
+function codeLines(block: string): string[] {
+  return block
+    .replace(/import[\s\S]*?from "[^"]+";/g, "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("//") && !line.startsWith("…"));
 }
 
 describe("README", () => {
+  it("names the two set-up commands that .ci/run and a fresh clone use", () => {
+    const setUp = section(readme, "## Set-up: two commands");
+    expect(setUp).toContain("npm ci && npm start");
+    expect(setUp).toContain("npm ci && npm test");
+    const ci = read(".ci/run");
+    expect(ci).toMatch(/^npm ci$/m);
+    expect(ci).toMatch(/^npm test$/m);
+  });
+
+  it.each([
+    ["## Quick start: server implementers", "examples/server-implementer.test.ts"],
+    ["## Quick start: playbook authors", "examples/playbook.test.ts"],
+  ])("%s shows code that %s runs", (heading, file) => {
+    const block = /```ts\n([\s\S]*?)```/.exec(section(readme, heading))?.[1];
+    expect(block).toBeDefined();
+    // Every statement the README shows stands in the example CI runs (the README may leave lines out).
+    const example = read(file).replace(/\s+/g, " ");
+    for (const line of codeLines(block!)) {
+      if (line.startsWith("import ") || /^[\])},;]+$/.test(line)) continue;
+      expect(example, `${file} lacks: ${line}`).toContain(line.replace(/\s+/g, " "));
+    }
+  });
+
+  it("links only to files of the repository", () => {
+    for (const file of ["README.md", "SECURITY.md", ...docs()]) {
+      const text = read(file);
+      for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^https?:/.test(target!)) continue;
+        const base = file.includes("/") ? file.slice(0, file.lastIndexOf("/") + 1) : "";
+        expect(() => read(`${base}${target}`), `${file} links to ${target}`).not.toThrow();
+      }
+      expect(text, `${file} names a file outside the repository`).not.toMatch(
+        /\.\.\/shared|spec\/DECISIONS|spec\/incident-command/,
+      );
+    }
+  });
+});
+
+function docs(): string[] {
+  return [
+    "docs/semantics.md",
+    "docs/server.md",
+    "docs/cli.md",
+    "docs/dataset.md",
+    "docs/mongodb.md",
+    "docs/postgresql.md",
+    "docs/performance.md",
+  ];
+}
+
+describe("docs/dataset.md", () => {
   it("the dataset example is a valid dataset", () => {
-    const block = /```json\n([\s\S]*?)```/.exec(section("## The dataset of the in-memory backend"))?.[1];
+    const block = /```json\n([\s\S]*?)```/.exec(read("docs/dataset.md"))?.[1];
     expect(block).toBeDefined();
     const result = validateDataset(JSON.parse(block!));
     expect(result.ok ? [] : result.issues).toEqual([]);
-  });
-
-  it("the quick start's invalid Search Conditions give the issues it shows", () => {
-    const result = safeParseSearchConditions({ Severity: "Hihg", CreatedUtcTime: { $gt: "2024-01-01" } });
-    expect(result.success).toBe(false);
-    if (result.success) return;
-    expect(result.issues.map(({ code, path }) => ({ code, path }))).toEqual([
-      { code: "unknown_label", path: ["Severity"] },
-      { code: "date_operand_required", path: ["CreatedUtcTime", "$gt"] },
-    ]);
-    expect(result.issues[0].message).toContain("did you mean 'High'?");
-    const quickStart = section("## Quick start");
-    expect(quickStart).toContain('code: "unknown_label", path: ["Severity"]');
-    expect(quickStart).toContain('code: "date_operand_required", path: ["CreatedUtcTime", "$gt"]');
-  });
-
-  it("names the two set-up commands that .ci/run and a fresh clone use", () => {
-    expect(section("## Set-up: two commands")).toContain("npm ci && npm start");
-    expect(section("## Set-up: two commands")).toContain("npm ci && npm test");
-    const ci = readFileSync(new URL("../.ci/run", import.meta.url), "utf8");
-    expect(ci).toMatch(/^npm ci$/m);
-    expect(ci).toMatch(/^npm test$/m);
   });
 });
