@@ -164,7 +164,16 @@ async function loadDataset(
   }
   let backend: Backend;
   try {
-    backend = createMemoryBackend(input as Dataset, options);
+    // On a large file, a line at every tenth of the records checked (the indexing that follows is quick).
+    let next = 0.1;
+    const onLoadProgress = (done: number, total: number): void => {
+      if (total === 0 || done / total < next || done === total) return;
+      next = Math.floor((done / total) * 10) / 10 + 0.1;
+      writeErr(
+        `  checked ${count(done)} of ${count(total)} records (${Math.round((done / total) * 100)}%, ${seconds(performance.now() - started)} so far)…\n`,
+      );
+    };
+    backend = createMemoryBackend(input as Dataset, verbose ? { ...options, onLoadProgress } : options);
   } catch (error) {
     if (error instanceof DatasetError) {
       throw new CliError(

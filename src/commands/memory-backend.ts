@@ -140,6 +140,11 @@ export interface MemoryBackendOptions {
   readonly incidentSetOptions?: IncidentSetOptions;
   /** Runs after each recorded playbook run, to simulate the playbook's side effects (`PlaybookRunHook`). */
   readonly onPlaybookRun?: PlaybookRunHook;
+  /**
+   * Told how far the validation of the initial dataset has come (`validateDataset`'s `onProgress`: records
+   * checked so far, and in all), for a loading report. Not called for later changes.
+   */
+  readonly onLoadProgress?: (done: number, total: number) => void;
 }
 
 interface ArtifactState {
@@ -232,7 +237,12 @@ export function createMemoryBackend(
     if (!validated.ok) throw new DatasetError(validated.issues);
     return validated.dataset;
   };
-  const initial = validate(dataset);
+  const initial = (() => {
+    if (options.onLoadProgress === undefined) return validate(dataset);
+    const validated = validateDataset(dataset, { ...datasetOptions, onProgress: options.onLoadProgress });
+    if (!validated.ok) throw new DatasetError(validated.issues);
+    return validated.dataset;
+  })();
   let state = buildState(structuredClone(initial), setOptions);
   const clock = options.clock ?? (() => new Date());
   const now = (): Date => {
