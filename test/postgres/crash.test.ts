@@ -10,7 +10,7 @@ import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresBackend } from "../../src/postgres/backend.js";
 import { DATABASE_KIND } from "./database.js";
 
@@ -23,6 +23,15 @@ const location =
     ? folder
     : `${process.env.PG_URL}${process.env.PG_URL.includes("?") ? "&" : "?"}options=-c%20search_path%3D${schema}`;
 const KEY = "crash-test-key";
+
+beforeAll(async () => {
+  if (process.env.PG_URL !== undefined) {
+    const pg = (await import("pg")).default;
+    const pool = new pg.Pool({ connectionString: process.env.PG_URL });
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await pool.end();
+  }
+});
 
 afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
