@@ -32,11 +32,12 @@ import {
   DateColumn,
   DEFAULT_MAX_DICTIONARY,
   DictionaryColumn,
+  emptyBitset,
   HashIndex,
-  hasBit,
   mergeRows,
   ownDataValue,
   popcount,
+  setBit,
   sortRows,
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
@@ -50,11 +51,13 @@ import {
   type PlanNode,
   resolveUnknown,
   type Storage,
+  TextLeaf,
   TRUE,
   UNKNOWN,
 } from "./planner.js";
 import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budget.js";
 import { validateIncidentSetOptions } from "./set-options.js";
+import { DEFAULT_TEXT_INDEX_BYTES, TextColumn } from "./text-index.js";
 
 /** The field whose value orders incidents (DECISIONS.md 1.9). */
 export const ORDER_FIELD = "CreatedUtcTime";
@@ -82,6 +85,16 @@ export interface IncidentSetOptions extends ParseOptions {
   readonly maxDictionary?: number;
   /** Options for the compiled row predicates (`codegen: false` for environments without `new Function`). */
   readonly compile?: CompileOptions;
+  /**
+   * The text index (issue 14; docs/performance.md): a dictionary field that outgrows `maxDictionary` (titles,
+   * host names) becomes a text column (a value id per row over all its distinct values) instead of being
+   * dropped, and `$regex` conditions on it are answered through a trigram index over the distinct values,
+   * testing the pattern once per candidate value. `maxBytes` bounds the trigram indexes of the set, all
+   * fields together (an integer ≥ 0, default 256 MiB): a field whose index would not fit gets none, and its
+   * patterns run on rows. `false` turns the text index off (such fields are dropped, as before). Default:
+   * on. `footprint()` reports the bytes in use.
+   */
+  readonly textIndex?: boolean | { readonly maxBytes?: number };
 }
 
 /** How a query is answered, for `explain`. */
@@ -104,8 +117,13 @@ export interface IncidentSetPlan {
 
 /** The column layout's size in bytes, for memory reports (typed arrays only; dictionary strings are shared). */
 export interface IncidentSetFootprint {
+  /** Bytes of every typed array of the set (columns, order, text columns and trigram indexes). */
   readonly typedArrayBytes: number;
   readonly hashEntries: number;
+  /** Bytes of the trigram indexes built so far (part of `typedArrayBytes`; 0 when none is built). */
+  readonly textIndexBytes: number;
+  /** The bound of `textIndexBytes` (the `textIndex.maxBytes` option; 0 when the text index is off). */
+  readonly textIndexLimit: number;
 }
 
 interface AccessPath {
@@ -143,6 +161,11 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private ordered = 0;
   private readonly maxDictionary: number;
   private readonly storage: Storage;
+  /** Text columns of dictionary fields that outgrew `maxDictionary` (text-index.ts). */
+  private readonly texts = new Map<string, TextColumn>();
+  /** The bytes the trigram indexes may still take; undefined when the text index is off. */
+  private readonly textBudget: { remaining: number } | undefined;
+  private readonly textLimit: number;
 
   /**
    * Builds a set from incident records.
@@ -161,6 +184,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     };
     this.compileOptions = options.compile ?? {};
     this.maxDictionary = options.maxDictionary ?? DEFAULT_MAX_DICTIONARY;
+    const textIndex = options.textIndex ?? true;
+    this.textLimit =
+      textIndex === false
+        ? 0
+        : textIndex === true
+          ? DEFAULT_TEXT_INDEX_BYTES
+          : (textIndex.maxBytes ?? DEFAULT_TEXT_INDEX_BYTES);
+    this.textBudget = textIndex === false ? undefined : { remaining: this.textLimit };
     const list = Array.isArray(incidents) ? (incidents as T[]) : [...incidents];
     this.capacity = Math.max(16, list.length);
     const hashFields = options.hashFields ?? DEFAULT_HASH_FIELDS;
@@ -197,6 +228,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       date: (field) => this.dates.get(field),
       postings: (column) => column.rowPostings(this.records.length),
       hash: (field) => this.hashes.get(field),
+      text: (field) => this.texts.get(field),
     };
     list.forEach((incident, index) => {
       this.insert(incident, index);
@@ -243,7 +275,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         value = [];
       }
       if (field === ID_FIELD) id = unreadable ? undefined : value;
-      this.dictionaries.get(field)?.set(row, value, this.capacity);
+      const dictionary = this.dictionaries.get(field);
+      if (dictionary !== undefined && !dictionary.dropped) {
+        if (this.textBudget !== undefined && this.overflows(dictionary, value)) {
+          this.texts.set(field, TextColumn.fromDictionary(dictionary, row, this.capacity, this.textBudget));
+        }
+        dictionary.set(row, value, this.capacity);
+      }
+      this.texts.get(field)?.set(row, value, this.capacity);
       this.dates.get(field)?.set(row, value, this.capacity);
       this.hashes.get(field)?.set(row, value);
     }
@@ -251,6 +290,15 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     this.timeKey[row] = orderState === DATE_VALUE ? this.orderColumn.ms[row]! : Number.POSITIVE_INFINITY;
     this.idKey[row] = typeof id === "number" && Number.isFinite(id) ? id : Number.POSITIVE_INFINITY;
     this.records.push(incident);
+  }
+
+  /** True when `value` is a new scalar that a full dictionary column would be dropped for. */
+  private overflows(column: DictionaryColumn, value: unknown): boolean {
+    return (
+      (typeof value === "string" || typeof value === "number" || typeof value === "boolean") &&
+      column.values.length - 3 >= this.maxDictionary &&
+      column.codeOf(value) === undefined
+    );
   }
 
   /**
@@ -332,6 +380,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const plan = buildPlan(condition, this.storage, timer);
     // Histogram answers: one dictionary leaf with no row it cannot decide.
     if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) return plan.trueCount;
+    // A text-index leaf alone: the histogram of its accepted values.
+    if (plan instanceof TextLeaf && plan.unknownCount === 0) return plan.trueCount();
     this.prepare(timer);
     // A CreatedUtcTime range alone: the length of its segment of the creation order.
     if (this.countsBySegment(plan)) {
@@ -366,9 +416,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       this.timeKey.byteLength + this.idKey.byteLength + this.order.byteLength + this.rank.byteLength;
     for (const column of this.dictionaries.values()) bytes += column.bytes();
     for (const column of this.dates.values()) bytes += column.bytes();
+    let textIndexBytes = 0;
+    for (const column of this.texts.values()) {
+      bytes += column.bytes();
+      textIndexBytes += column.gramBytes();
+    }
     let entries = 0;
     for (const index of this.hashes.values()) entries += index.size;
-    return { typedArrayBytes: bytes, hashEntries: entries };
+    return { typedArrayBytes: bytes, hashEntries: entries, textIndexBytes, textIndexLimit: this.textLimit };
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -445,6 +500,18 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
               return predicate(records[row]);
             }),
         });
+      } else if (leaf instanceof TextLeaf && leaf.rejectsSpecial()) {
+        // The rows of the accepted values (the pattern tested once per candidate value), then those the
+        // column cannot decide; each verified by the whole plan.
+        paths.push({
+          name: `text-index ${leaf.column.field}`,
+          cost: 2 * size * leaf.estimate + leaf.column.complexRows.length,
+          run: () => {
+            const best = this.firstOf(leaf.acceptedRows(), verify);
+            const complex = this.firstOf(leaf.column.complexRows, verify);
+            return best < 0 || (complex >= 0 && this.rank[complex]! < this.rank[best]!) ? complex : best;
+          },
+        });
       } else if (leaf instanceof DictionaryLeaf && leaf.accept[0] === 0 && leaf.estimate > 0) {
         const entries = window * leaf.estimate;
         const others = Math.max(rest / leaf.estimate, 1 / Math.max(size, 1));
@@ -471,9 +538,10 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   }
 
   /** The earliest (by rank) of `rows` that `verify` accepts, or -1. */
-  private firstOf(rows: readonly number[], verify: (row: number) => boolean): number {
+  private firstOf(rows: ArrayLike<number>, verify: (row: number) => boolean): number {
     let best = -1;
-    for (const row of rows) {
+    for (let k = 0; k < rows.length; k++) {
+      const row = rows[k]!;
       if ((best < 0 || this.rank[row]! < this.rank[best]!) && verify(row)) best = row;
     }
     return best;
@@ -559,26 +627,18 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const small = this.candidatePath(plan, predicate, timer);
     if (small !== undefined) return small;
     const bits = this.denseMatches(plan, predicate, timer);
-    const count = popcount(bits);
-    const size = this.records.length;
-    if (count * 8 < size) {
-      const rows = bitsToRows(bits);
-      const ranks = new Int32Array(rows.length);
-      for (let k = 0; k < rows.length; k++) ranks[k] = this.rank[rows[k]!]!;
-      ranks.sort();
-      for (let k = 0; k < ranks.length; k++) rows[k] = this.order[ranks[k]!]!;
-      timer.check();
-      return rows;
-    }
-    const out = new Int32Array(count);
-    let k = 0;
+    // Into creation order: set each match's position in the order, then read the positions ascending
+    // (O(matches + rows / 32), no sort).
+    const rows = bitsToRows(bits);
+    const positions = emptyBitset(this.records.length);
+    const rank = this.rank;
+    for (let k = 0; k < rows.length; k++) setBit(positions, rank[rows[k]!]!);
+    timer.tick(rows.length);
+    const ordered = bitsToRows(positions);
     const order = this.order;
-    for (let j = 0; j < size && k < count; j++) {
-      timer.tick();
-      const row = order[j]!;
-      if (hasBit(bits, row)) out[k++] = row;
-    }
-    return out;
+    for (let k = 0; k < ordered.length; k++) ordered[k] = order[ordered[k]!]!;
+    timer.tick(ordered.length);
+    return ordered;
   }
 
   /** Column evaluation over bitsets; undecided rows go to the row predicate. */
@@ -649,6 +709,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private denseOrCandidates(plan: PlanNode, counting: boolean): string {
     if (counting) {
       if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) return "histogram";
+      if (plan instanceof TextLeaf && plan.unknownCount === 0) return "histogram text-index";
       if (this.countsBySegment(plan)) return `segment ${ORDER_FIELD}`;
     }
     const choice = this.candidateChoice(plan);
