@@ -41,6 +41,7 @@ import {
   sortRows,
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
+import { ArrayRecords, CompactRecords, type NdjsonSource, ndjsonLines, type RecordStore } from "./ndjson.js";
 import {
   AndPlan,
   buildPlan,
@@ -124,6 +125,11 @@ export interface IncidentSetFootprint {
   readonly textIndexBytes: number;
   /** The bound of `textIndexBytes` (the `textIndex.maxBytes` option; 0 when the text index is off). */
   readonly textIndexLimit: number;
+  /**
+   * Bytes of the records a compact set keeps (`fromNdjson`: their JSON lines and offsets, outside the
+   * JavaScript heap); 0 when the set keeps the caller's objects.
+   */
+  readonly recordBytes: number;
 }
 
 interface AccessPath {
@@ -141,7 +147,7 @@ interface AccessPath {
  * set.findFirst({ Severity: { $in: ["High"] }, Status: "Open" }) //=> the earliest open high incident
  */
 export class IncidentSet<T extends object = Record<string, unknown>> {
-  private readonly records: T[] = [];
+  private records: RecordStore<T> = new ArrayRecords<T>();
   private readonly parseOptions: ParseOptions;
   private readonly compileOptions: CompileOptions;
   private readonly dictionaries = new Map<string, DictionaryColumn>();
@@ -248,11 +254,63 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @throws {TypeError} when `incident` is not a non-array object
    */
   add(incident: T): this {
-    this.insert(incident, this.records.length);
+    if (
+      this.records.compact &&
+      typeof incident === "object" &&
+      incident !== null &&
+      !Array.isArray(incident)
+    ) {
+      // A compact set keeps the record's JSON form: the columns read that form too.
+      this.insert(JSON.parse(JSON.stringify(incident)) as T, this.records.length);
+    } else this.insert(incident, this.records.length);
     return this;
   }
 
-  private insert(incident: T, position: number): void {
+  /**
+   * Builds a compact set from NDJSON (one incident object per line; issue 14): the columns are built as the
+   * lines are read, and each record is kept as the bytes of its line (about its JSON size, outside the
+   * JavaScript heap) instead of as an object, so that millions of incidents fit in one process. Records are
+   * materialized on demand: `findFirst` and `findAll` return fresh objects, parsed from the kept line, on
+   * every call. Conditions the columns cannot decide parse the rows they examine, so prefer conditions on
+   * indexed fields on a compact set. Otherwise the set behaves exactly as `new IncidentSet(records)` built
+   * from the parsed lines; `add` keeps an incident's `JSON.stringify` form.
+   *
+   * The engine reads no files: open the source and pass the stream, e.g.
+   * `IncidentSet.fromNdjson(fs.createReadStream("incidents.ndjson"))`.
+   * @param source - chunks of NDJSON as bytes (UTF-8) or strings: a readable stream, an async iterable or an
+   *   iterable; lines end with `\n` (a `\r` before it is dropped), blank lines are skipped
+   * @param options - as for the constructor
+   * @returns the set, once the source is exhausted
+   * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON; the message names the line
+   * @throws {TypeError} (rejects) when a line holds JSON other than an object, a chunk is neither a string nor
+   *   a `Uint8Array`, or an option is malformed (see the constructor)
+   * @example const set = await IncidentSet.fromNdjson(createReadStream("incidents.ndjson"));
+   */
+  static async fromNdjson<R extends object = Record<string, unknown>>(
+    source: NdjsonSource,
+    options: IncidentSetOptions = {},
+  ): Promise<IncidentSet<R>> {
+    const set = new IncidentSet<R>([], options);
+    set.records = new CompactRecords<R>();
+    const decoder = new TextDecoder("utf-8", { fatal: true });
+    for await (const { bytes, line } of ndjsonLines(source)) {
+      let record: unknown;
+      try {
+        record = JSON.parse(decoder.decode(bytes));
+      } catch (error) {
+        throw new SyntaxError(
+          `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+      if (typeof record !== "object" || record === null || Array.isArray(record)) {
+        throw new TypeError(`NDJSON line ${line}: expected an incident object, found ${describe(record)}.`);
+      }
+      set.insert(record as R, set.records.length, bytes);
+    }
+    return set;
+  }
+
+  private insert(incident: T, position: number, bytes?: Uint8Array): void {
     if (typeof incident !== "object" || incident === null || Array.isArray(incident)) {
       throw new TypeError(
         `Expected an incident object at position ${position}, found ${describe(incident)}.`,
@@ -289,7 +347,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const orderState = this.orderColumn.states[row];
     this.timeKey[row] = orderState === DATE_VALUE ? this.orderColumn.ms[row]! : Number.POSITIVE_INFINITY;
     this.idKey[row] = typeof id === "number" && Number.isFinite(id) ? id : Number.POSITIVE_INFINITY;
-    this.records.push(incident);
+    this.records.push(incident, bytes);
   }
 
   /** True when `value` is a new scalar that a full dictionary column would be dropped for. */
@@ -343,7 +401,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const condition = toCondition(conditions, this.parseOptions);
     this.prepare(timer);
     const row = this.firstRow(condition, timer).run();
-    return row < 0 ? undefined : this.records[row];
+    return row < 0 ? undefined : this.records.get(row);
   }
 
   /**
@@ -361,7 +419,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     this.prepare(timer);
     const rows = this.matchingRows(condition, timer);
     const out: T[] = new Array(rows.length);
-    for (let k = 0; k < rows.length; k++) out[k] = this.records[rows[k]!]!;
+    for (let k = 0; k < rows.length; k++) out[k] = this.records.get(rows[k]!);
     return out;
   }
 
@@ -423,7 +481,13 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     }
     let entries = 0;
     for (const index of this.hashes.values()) entries += index.size;
-    return { typedArrayBytes: bytes, hashEntries: entries, textIndexBytes, textIndexLimit: this.textLimit };
+    return {
+      typedArrayBytes: bytes,
+      hashEntries: entries,
+      textIndexBytes,
+      textIndexLimit: this.textLimit,
+      recordBytes: this.records.bytes(),
+    };
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -458,7 +522,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const verify = (row: number): boolean => {
       timer.tick();
       const answer = plan.row(row);
-      return answer === TRUE || (answer === UNKNOWN && predicate(records[row]));
+      return answer === TRUE || (answer === UNKNOWN && predicate(records.get(row)));
     };
     const leaves = conjuncts(plan);
     // The window of the creation order, and the selectivity of everything else.
@@ -497,7 +561,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
           run: () =>
             this.firstOf(candidates, (row) => {
               timer.tick();
-              return predicate(records[row]);
+              return predicate(records.get(row));
             }),
         });
       } else if (leaf instanceof TextLeaf && leaf.rejectsSpecial()) {
@@ -643,7 +707,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
 
   /** Column evaluation over bitsets; undecided rows go to the row predicate. */
   private denseMatches(plan: PlanNode, predicate: Predicate, timer: BudgetTimer) {
-    return resolveUnknown(plan.dense(null), (row) => predicate(this.records[row]), timer);
+    return resolveUnknown(plan.dense(null), (row) => predicate(this.records.get(row)), timer);
   }
 
   /**
@@ -654,14 +718,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const verify = (row: number): boolean => {
       timer.tick();
       const answer = plan.row(row);
-      return answer === TRUE || (answer === UNKNOWN && predicate(this.records[row]));
+      return answer === TRUE || (answer === UNKNOWN && predicate(this.records.get(row)));
     };
     const best = this.candidateChoice(plan);
     if (best === undefined) return undefined;
     if (best.kind === "hash") {
       const rows = best.leaf.candidates().filter((row) => {
         timer.tick();
-        return predicate(this.records[row]);
+        return predicate(this.records.get(row));
       });
       return rows.sort((a, b) => this.rank[a]! - this.rank[b]!);
     }
