@@ -48,6 +48,7 @@ import {
 } from "./columns.js";
 import { type BudgetTimer, startBudget } from "./search-budget.js";
 import {
+  type AcceptTable,
   type GramQuery,
   gramCount,
   regexGramQuery,
@@ -278,8 +279,8 @@ export class TextLeaf implements PlanNode {
   private readonly key: string;
   /** Per value id: 0 not yet tested, 1 false, 2 true (row-at-a-time answers). */
   private memo: Uint8Array | undefined;
-  /** Per value id: 0 false, 1 true, for every value (`table()`). */
-  private accept: Uint8Array | undefined;
+  /** Per value id: 0 false, 1 true, for every value, and the true ids (`table()`). */
+  private accept: AcceptTable | undefined;
   private candidateCount = -1;
 
   private constructor(
@@ -327,18 +328,22 @@ export class TextLeaf implements PlanNode {
   }
 
   /** The answer for every value id (0 false, 1 true): candidates from the trigram index, each tested once. */
-  table(): Uint8Array {
+  table(): AcceptTable {
     if (this.accept !== undefined) return this.accept;
-    const { column, timer } = this;
+    const { column, timer, one } = this;
     const values = column.values;
-    const accept = new Uint8Array(values.length);
+    const table = new Uint8Array(values.length);
     const grams = this.query.op === "all" ? undefined : column.grams();
     const candidates = grams?.candidates(this.query);
     const memo = this.memo;
+    const accepted: number[] = [];
     const test = (id: number) => {
       timer.tick();
       const known = memo === undefined ? 0 : memo[id]!;
-      accept[id] = known === 0 ? (this.one(values[id]) ? 1 : 0) : known - 1;
+      if (known === 0 ? one(values[id]) : known === 2) {
+        table[id] = 1;
+        accepted.push(id);
+      }
     };
     if (candidates === undefined) {
       for (let id = 0; id < values.length; id++) test(id);
@@ -348,16 +353,17 @@ export class TextLeaf implements PlanNode {
       for (const id of column.scalarIds) test(id);
       this.candidateCount = candidates.length + column.scalarIds.length;
     }
-    this.accept = accept;
-    column.keepAccept(this.key, accept);
-    return accept;
+    const ids = Int32Array.from(accepted).sort();
+    this.accept = { table, accepted: ids };
+    column.keepAccept(this.key, this.accept);
+    return this.accept;
   }
 
   row(i: number): Tri {
     const id = this.column.ids[i]!;
     if (id < 0)
       return id === TEXT_MISSING ? this.missingAnswer : id === TEXT_COMPLEX ? UNKNOWN : this.nullAnswer;
-    if (this.accept !== undefined) return this.accept[id] === 1 ? TRUE : FALSE;
+    if (this.accept !== undefined) return this.accept.table[id] === 1 ? TRUE : FALSE;
     this.memo ??= new Uint8Array(this.column.values.length);
     let known = this.memo[id]!;
     if (known === 0) {
@@ -367,13 +373,13 @@ export class TextLeaf implements PlanNode {
     return known === 2 ? TRUE : FALSE;
   }
 
-  /** Rows surely true (from the table and the histogram of values). */
+  /** Rows surely true (from the accepted values' row counts). */
   trueCount(): number {
-    const accept = this.table();
+    const { accepted } = this.table();
     const counts = this.column.counts;
     let total = 0;
-    this.timer.tick(accept.length); // a pass over the distinct values
-    for (let id = 0; id < accept.length; id++) if (accept[id] === 1) total += counts[id]!;
+    this.timer.tick(accepted.length + 1); // a pass over the accepted values
+    for (let k = 0; k < accepted.length; k++) total += counts[accepted[k]!]!;
     if (this.missingAnswer === TRUE) total += this.column.missingCount;
     if (this.nullAnswer === TRUE) total += this.column.nullCount;
     return total;
@@ -386,17 +392,19 @@ export class TextLeaf implements PlanNode {
 
   /** The rows whose value is accepted (ascending within each value), for candidate walks. */
   acceptedRows(): Int32Array {
-    const accept = this.table();
+    const { accepted } = this.table();
     const { offsets, rows } = this.column.postings();
     let n = 0;
-    for (let id = 0; id < accept.length; id++) if (accept[id] === 1) n += offsets[id + 1]! - offsets[id]!;
+    for (let k = 0; k < accepted.length; k++) {
+      const id = accepted[k]!;
+      n += offsets[id + 1]! - offsets[id]!;
+    }
     const out = new Int32Array(n);
-    let k = 0;
-    for (let id = 0; id < accept.length; id++) {
-      if (accept[id] === 1) {
-        out.set(rows.subarray(offsets[id]!, offsets[id + 1]!), k);
-        k += offsets[id + 1]! - offsets[id]!;
-      }
+    let j = 0;
+    for (let k = 0; k < accepted.length; k++) {
+      const id = accepted[k]!;
+      const end = offsets[id + 1]!;
+      for (let at = offsets[id]!; at < end; at++) out[j++] = rows[at]!;
     }
     this.timer.tick(n);
     return out;
@@ -409,7 +417,7 @@ export class TextLeaf implements PlanNode {
 
   dense(within: Bitset | null): DenseResult {
     const { size, timer } = this;
-    const accept = this.table();
+    const accept = this.table().table;
     const ids = this.column.ids;
     const words = (size + 31) >>> 5;
     const t = new Uint32Array(words);

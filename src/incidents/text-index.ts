@@ -86,7 +86,22 @@ function orOf(subs: readonly GramQuery[]): GramQuery {
     if (sub.op === "or") out.push(...sub.subs);
     else out.push(sub);
   }
-  return out.length === 1 ? out[0]! : { op: "or", subs: out };
+  if (out.length === 1) return out[0]!;
+  // Trigrams every branch requires are required by the OR: AND(common, OR(rest)).
+  if (out.every((sub) => sub.op === "and")) {
+    const branches = out as { op: "and"; grams: readonly number[]; subs: readonly GramQuery[] }[];
+    const common = branches[0]!.grams.filter((gram) => branches.every((b) => b.grams.includes(gram)));
+    if (common.length > 0) {
+      const rest = branches.map((b) =>
+        andOf(
+          b.grams.filter((gram) => !common.includes(gram)),
+          b.subs,
+        ),
+      );
+      return andOf(common, rest.some((sub) => sub.op === "all") ? [] : [{ op: "or", subs: rest }]);
+    }
+  }
+  return { op: "or", subs: out };
 }
 
 /** The trigram keys of a folded symbol string, without those holding `OPAQUE`. */
@@ -261,6 +276,10 @@ export function gramCount(query: GramQuery): number {
 
 /** At most this many posting lists (the shortest) are intersected for an AND: the rest narrow little. */
 const MAX_AND_LISTS = 6;
+/** Candidates past which intersecting stops: testing them with the pattern costs less. */
+const FEW_CANDIDATES = 256;
+/** A list this many times longer than the candidates so far is not intersected (it would narrow little). */
+const WIDE_LIST = 32;
 
 /** For each trigram key, the ids of the distinct string values holding it, ascending. */
 export class GramIndex {
@@ -326,10 +345,18 @@ export class GramIndex {
     lists.sort((a, b) => a.length - b.length);
     let result: Int32Array | undefined;
     for (const list of lists.slice(0, MAX_AND_LISTS)) {
+      if (
+        result !== undefined &&
+        (result.length <= FEW_CANDIDATES || list.length > WIDE_LIST * result.length)
+      ) {
+        break; // the lists left are longer: checking the few candidates costs less than intersecting
+      }
       result = result === undefined ? list : intersect(result, list);
       if (result.length === 0) return result;
     }
     for (const sub of query.subs) {
+      if (result !== undefined && (result.length <= FEW_CANDIDATES || this.estimate(sub) >= result.length))
+        continue;
       const part = this.candidates(sub);
       if (part === undefined) continue;
       result = result === undefined ? part : intersect(result, part);
@@ -375,6 +402,12 @@ function intersect(a: Int32Array, b: Int32Array): Int32Array {
 // ---------------------------------------------------------------------------------------------------------
 // Text column
 
+/** A pattern's answers over a text column's values: per value id (0 false, 1 true), and the true ids ascending. */
+export interface AcceptTable {
+  readonly table: Uint8Array;
+  readonly accepted: Int32Array;
+}
+
 /** Accept tables cached per text column (by pattern), at most this many. */
 const ACCEPT_CACHE_SIZE = 8;
 
@@ -402,7 +435,7 @@ export class TextColumn {
   private gramCache: GramIndex | null | undefined;
   private postingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
   /** Per pattern key: the answer per value id (0 false, 1 true), kept until the next add. */
-  private readonly acceptCache = new Map<string, Uint8Array>();
+  private readonly acceptCache = new Map<string, AcceptTable>();
 
   /**
    * @param budget - the bytes the set's trigram indexes may still take (shared by its text columns)
@@ -557,12 +590,12 @@ export class TextColumn {
   }
 
   /** A cached accept table for a pattern key, or undefined. */
-  cachedAccept(key: string): Uint8Array | undefined {
+  cachedAccept(key: string): AcceptTable | undefined {
     return this.acceptCache.get(key);
   }
 
   /** Keeps an accept table for a pattern key (at most `ACCEPT_CACHE_SIZE`, oldest dropped first). */
-  keepAccept(key: string, accept: Uint8Array): void {
+  keepAccept(key: string, accept: AcceptTable): void {
     if (this.acceptCache.size >= ACCEPT_CACHE_SIZE) {
       const oldest = this.acceptCache.keys().next().value;
       if (oldest !== undefined) this.acceptCache.delete(oldest);
@@ -576,7 +609,8 @@ export class TextColumn {
     if (this.postingCache !== undefined)
       bytes += this.postingCache.rows.byteLength + this.postingCache.offsets.byteLength;
     if (this.gramCache) bytes += this.gramCache.bytes();
-    for (const table of this.acceptCache.values()) bytes += table.byteLength;
+    for (const { table, accepted } of this.acceptCache.values())
+      bytes += table.byteLength + accepted.byteLength;
     return bytes;
   }
 
