@@ -16,6 +16,7 @@
  * counts as a set of objects for every query of this section (at most 1,000,000 incidents for the latter).
  */
 
+import { once } from "node:events";
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -242,17 +243,18 @@ async function writeNdjson(path: string, size: number): Promise<string> {
   for (let from = 0; from < size; from += batch) {
     const rows = generateIncidents(Math.min(batch, size - from), 20261121 + from);
     let text = "";
-    rows.forEach((row, k) => {
+    for (let k = 0; k < rows.length; k++) {
+      const row = rows[k]!;
       const id = from + k + 1;
       row.IncidentId = id;
       row.Number = `${row.Number.split("-")[0]}-${id}`;
       if (id === (size >> 1) + 1) middleNumber = row.Number;
       text += `${JSON.stringify(row)}\n`;
       if (text.length > 1 << 20) {
-        if (!stream.write(text)) stream.once("drain", () => {});
+        if (!stream.write(text)) await once(stream, "drain");
         text = "";
       }
-    });
+    }
     await new Promise<void>((resolve) => stream.write(text, () => resolve()));
   }
   await new Promise<void>((resolve, reject) =>

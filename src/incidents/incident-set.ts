@@ -72,8 +72,8 @@ export interface IncidentSetOptions extends ParseOptions {
   /**
    * Fields stored as dictionary-encoded columns: single field names (no `.`), catalogue or open fields.
    * Default: every single-segment text and enumerated field of the catalogue that has no hash index. A
-   * column whose field has more than `maxDictionary` distinct values is dropped (its conditions go to the
-   * row predicate).
+   * column whose field has more than `maxDictionary` distinct values becomes a text column (`textIndex`),
+   * or, with the text index off, is dropped (its conditions go to the row predicate).
    */
   readonly dictionaryFields?: readonly string[];
   /** Fields with a hash index for equality: single field names (default `DEFAULT_HASH_FIELDS`). */

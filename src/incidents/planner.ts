@@ -349,11 +349,13 @@ export class TextLeaf implements PlanNode {
       for (let id = 0; id < values.length; id++) test(id);
       this.candidateCount = values.length;
     } else {
+      // Candidates are ascending; the few non-string values are tested after them (then sorted).
       for (let k = 0; k < candidates.length; k++) test(candidates[k]!);
       for (const id of column.scalarIds) test(id);
       this.candidateCount = candidates.length + column.scalarIds.length;
     }
-    const ids = Int32Array.from(accepted).sort();
+    const ids = Int32Array.from(accepted);
+    if (column.scalarIds.length > 0) ids.sort();
     this.accept = { table, accepted: ids };
     column.keepAccept(this.key, this.accept);
     return this.accept;

@@ -279,7 +279,7 @@ const MAX_AND_LISTS = 6;
 /** Candidates past which intersecting stops: testing them with the pattern costs less. */
 const FEW_CANDIDATES = 256;
 /** A list this many times longer than the candidates so far is not intersected (it would narrow little). */
-const WIDE_LIST = 32;
+const WIDE_LIST = 8;
 
 /** For each trigram key, the ids of the distinct string values holding it, ascending. */
 export class GramIndex {
