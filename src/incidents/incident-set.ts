@@ -41,7 +41,13 @@ import {
   sortRows,
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
-import { ArrayRecords, CompactRecords, type NdjsonSource, ndjsonLines, type RecordStore } from "./ndjson.js";
+import {
+  ArrayRecords,
+  CompactRecords,
+  type NdjsonSource,
+  ndjsonBatches,
+  type RecordStore,
+} from "./ndjson.js";
 import {
   AndPlan,
   buildPlan,
@@ -293,19 +299,21 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const set = new IncidentSet<R>([], options);
     set.records = new CompactRecords<R>();
     const decoder = new TextDecoder("utf-8", { fatal: true });
-    for await (const { bytes, line } of ndjsonLines(source)) {
-      let record: unknown;
-      try {
-        record = JSON.parse(decoder.decode(bytes));
-      } catch (error) {
-        throw new SyntaxError(
-          `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
-        );
+    for await (const batch of ndjsonBatches(source)) {
+      for (const { bytes, line } of batch) {
+        let record: unknown;
+        try {
+          record = JSON.parse(decoder.decode(bytes));
+        } catch (error) {
+          throw new SyntaxError(
+            `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+        if (typeof record !== "object" || record === null || Array.isArray(record)) {
+          throw new TypeError(`NDJSON line ${line}: expected an incident object, found ${describe(record)}.`);
+        }
+        set.insert(record as R, set.records.length, bytes);
       }
-      if (typeof record !== "object" || record === null || Array.isArray(record)) {
-        throw new TypeError(`NDJSON line ${line}: expected an incident object, found ${describe(record)}.`);
-      }
-      set.insert(record as R, set.records.length, bytes);
     }
     return set;
   }

@@ -119,25 +119,22 @@ export interface NdjsonLine {
 }
 
 /**
- * Splits NDJSON chunks into non-blank lines: `\n` ends a line, a `\r` before it is dropped, a UTF-8 byte
- * order mark at the start is skipped, a last line without `\n` counts.
+ * Splits NDJSON chunks into non-blank lines, a batch per chunk (one `await` per chunk, not per line): `\n`
+ * ends a line, a `\r` before it is dropped, surrounding spaces and tabs are dropped, a last line without
+ * `\n` counts.
  * @param source - chunks of bytes or text (a Node readable stream, a web stream's async iterator, an array)
  * @throws {TypeError} when a chunk is neither a string nor a `Uint8Array`
  */
-export async function* ndjsonLines(source: NdjsonSource): AsyncGenerator<NdjsonLine> {
+export async function* ndjsonBatches(source: NdjsonSource): AsyncGenerator<NdjsonLine[]> {
   const encoder = new TextEncoder();
   let carry: Uint8Array | undefined;
   let line = 0;
-  let first = true;
   for await (const piece of source as AsyncIterable<Uint8Array | string>) {
     let chunk: Uint8Array;
     if (typeof piece === "string") chunk = encoder.encode(piece);
     else if (piece instanceof Uint8Array) chunk = piece;
     else throw new TypeError(`NDJSON chunks must be strings or Uint8Array, found ${typeof piece}.`);
-    if (first && chunk.length > 0) {
-      first = false;
-      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
-    }
+    const batch: NdjsonLine[] = [];
     let from = 0;
     for (;;) {
       const end = chunk.indexOf(10, from);
@@ -149,7 +146,7 @@ export async function* ndjsonLines(source: NdjsonSource): AsyncGenerator<NdjsonL
       }
       line++;
       const trimmed = trimLine(bytes);
-      if (trimmed.length > 0) yield { bytes: trimmed, line };
+      if (trimmed.length > 0) batch.push({ bytes: trimmed, line });
       from = end + 1;
     }
     if (from < chunk.length) {
@@ -157,12 +154,22 @@ export async function* ndjsonLines(source: NdjsonSource): AsyncGenerator<NdjsonL
       // Copied: the caller may reuse its chunk buffer.
       carry = carry === undefined ? rest.slice() : concat(carry, rest);
     }
+    if (batch.length > 0) yield batch;
   }
   if (carry !== undefined) {
     line++;
     const trimmed = trimLine(carry);
-    if (trimmed.length > 0) yield { bytes: trimmed, line };
+    if (trimmed.length > 0) yield [{ bytes: trimmed, line }];
   }
+}
+
+/**
+ * The lines of `ndjsonBatches`, one at a time.
+ * @param source - as for `ndjsonBatches`
+ * @throws {TypeError} when a chunk is neither a string nor a `Uint8Array`
+ */
+export async function* ndjsonLines(source: NdjsonSource): AsyncGenerator<NdjsonLine> {
+  for await (const batch of ndjsonBatches(source)) yield* batch;
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
