@@ -55,6 +55,17 @@ export function foldSymbol(c: number): number {
   return OPAQUE;
 }
 
+/** `foldSymbol` of every UTF-16 unit (64 KiB, built on the first trigram index). */
+let foldTable: Uint8Array | undefined;
+
+function getFoldTable(): Uint8Array {
+  if (foldTable === undefined) {
+    foldTable = new Uint8Array(0x10000);
+    for (let c = 0; c < 0x10000; c++) foldTable[c] = foldSymbol(c);
+  }
+  return foldTable;
+}
+
 /** A query over trigrams: every value (`all`), all of `grams` and `subs`, or any of `subs`. */
 export type GramQuery =
   | { readonly op: "all" }
@@ -520,32 +531,27 @@ export class TextColumn {
     const values = this.values;
     const counts = new Int32Array(GRAM_KEYS + 1);
     const last = new Int32Array(GRAM_KEYS).fill(-1);
+    const fold = getFoldTable();
     let entries = 0;
-    const scan = (id: number, visit: (key: number) => void) => {
+    // Pass 1: how many values hold each trigram (each value counted once per trigram).
+    for (let id = 0; id < values.length; id++) {
       const value = values[id];
-      if (typeof value !== "string") return;
-      const n = value.length;
-      if (n < 3) return;
-      let a = foldSymbol(value.charCodeAt(0));
-      let b = foldSymbol(value.charCodeAt(1));
-      for (let k = 2; k < n; k++) {
-        const c = foldSymbol(value.charCodeAt(k));
+      if (typeof value !== "string" || value.length < 3) continue;
+      let a = fold[value.charCodeAt(0)]!;
+      let b = fold[value.charCodeAt(1)]!;
+      for (let k = 2; k < value.length; k++) {
+        const c = fold[value.charCodeAt(k)]!;
         if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
           const key = (a << 12) | (b << 6) | c;
           if (last[key] !== id) {
             last[key] = id;
-            visit(key);
+            counts[key + 1]!++;
+            entries++;
           }
         }
         a = b;
         b = c;
       }
-    };
-    for (let id = 0; id < values.length; id++) {
-      scan(id, (key) => {
-        counts[key + 1]!++;
-        entries++;
-      });
     }
     const bytes = (GRAM_KEYS + 1) * 4 + entries * 4;
     if (bytes > this.budget.remaining) {
@@ -557,10 +563,24 @@ export class TextColumn {
     const cursor = offsets.slice(0, GRAM_KEYS);
     const ids = new Int32Array(entries);
     last.fill(-1);
+    // Pass 2: the value ids, ascending within each trigram.
     for (let id = 0; id < values.length; id++) {
-      scan(id, (key) => {
-        ids[cursor[key]!++] = id;
-      });
+      const value = values[id];
+      if (typeof value !== "string" || value.length < 3) continue;
+      let a = fold[value.charCodeAt(0)]!;
+      let b = fold[value.charCodeAt(1)]!;
+      for (let k = 2; k < value.length; k++) {
+        const c = fold[value.charCodeAt(k)]!;
+        if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
+          const key = (a << 12) | (b << 6) | c;
+          if (last[key] !== id) {
+            last[key] = id;
+            ids[cursor[key]!++] = id;
+          }
+        }
+        a = b;
+        b = c;
+      }
     }
     this.gramCache = new GramIndex(offsets, ids, values.length);
     this.budget.remaining -= bytes;

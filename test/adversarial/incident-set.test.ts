@@ -524,7 +524,12 @@ describe("adversarial: the text index agrees with evaluate", () => {
   });
 
   it.each<[string, unknown, RegExp, "findFirst" | "count" | "columns"]>([
-    ["findFirst: text-index", { Title: { $regex: "host-31 kernel", $options: "i" } }, /^text-index Title$/, "findFirst"],
+    [
+      "findFirst: text-index",
+      { Title: { $regex: "host-31 kernel", $options: "i" } },
+      /^text-index Title$/,
+      "findFirst",
+    ],
     [
       "count: histogram text-index",
       { Title: { $regex: "^phish", $options: "i" } },
