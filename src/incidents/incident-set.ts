@@ -56,6 +56,7 @@ import {
   DictionaryLeaf,
   HashLeaf,
   type PlanNode,
+  ResidualLeaf,
   resolveUnknown,
   type Storage,
   TextLeaf,
@@ -457,6 +458,16 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const predicate = compile(condition, this.compileOptions);
     const small = this.candidatePath(plan, predicate, timer);
     if (small !== undefined) return small.length;
+    if (plan instanceof ResidualLeaf) {
+      // No column answers any part: the compiled row scan itself, without selection bitsets.
+      const records = this.records;
+      let total = 0;
+      for (let row = 0; row < records.length; row++) {
+        timer.tick();
+        if (predicate(records.get(row))) total++;
+      }
+      return total;
+    }
     return popcount(this.denseMatches(plan, predicate, timer));
   }
 
