@@ -60,6 +60,7 @@ export type {
   IncidentSetFootprint,
   IncidentSetOptions,
   IncidentSetPlan,
+  NdjsonSource,
   SearchBudget,
 } from "./incidents/index.js";
 export { BUDGET_CHECK_INTERVAL, IncidentSet, SearchTimeoutError, startBudget } from "./incidents/index.js";

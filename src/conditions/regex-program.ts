@@ -23,7 +23,7 @@
 import { RE2JS, RE2JSSyntaxException, RE2Set } from "re2js";
 
 /** The fields of the engine's parse-tree node that the count reads (re2js 2.10 `Regexp`). */
-interface EngineRegexp {
+export interface EngineRegexp {
   readonly op: number;
   readonly flags: number;
   readonly subs: readonly EngineRegexp[];
@@ -33,7 +33,7 @@ interface EngineRegexp {
 }
 
 /** The engine's node kinds, by name (re2js `Regexp.Op`). */
-type OpName =
+export type OpName =
   | "NO_MATCH"
   | "EMPTY_MATCH"
   | "LITERAL"
@@ -135,6 +135,25 @@ function parseOnly(source: string, bits: number): EngineRegexp {
   }
   // Unreachable while the hook works: compile() always calls maxCap() on the parse tree first.
   throw new Error("incident-query: unsupported re2js version (the parse hook did not run).");
+}
+
+/** A node of the engine's parse tree (re2js `Regexp`), as `parseRegexTree` returns it. */
+export type RegexTreeNode = EngineRegexp;
+
+/** The engine's parse-tree node kinds by name (re2js `Regexp.Op`), for walkers of `parseRegexTree`. */
+export const REGEX_OP: Readonly<Record<OpName, number>> = OP;
+
+/**
+ * Parses a pattern with the engine's parser only (no simplification, no compilation): the tree that
+ * `measureRegex` counts, for other walkers of the same tree (the required-literal extraction of the
+ * incident set's text index). Linear in the length of the pattern.
+ * @param source - the pattern, RE2 syntax
+ * @param bits - RE2JS flag bits (`RE2JS.CASE_INSENSITIVE`, `MULTILINE`, `DOTALL`)
+ * @returns the engine's parse tree (read only: the engine may share it)
+ * @throws {RE2JSSyntaxException} when the engine refuses the pattern
+ */
+export function parseRegexTree(source: string, bits: number): RegexTreeNode {
+  return parseOnly(source, bits);
 }
 
 /**

@@ -34,9 +34,12 @@ function site(complexDates: boolean): Incident[] {
 
 const withArrays = site(true);
 const clean = site(false);
+// Without the text index, so that `Title` patterns (residual conditions here) go through the row paths.
+const rowPaths: IncidentSetOptions = { textIndex: false };
 const sets = {
-  arrays: new IncidentSet(withArrays),
-  clean: new IncidentSet(clean),
+  arrays: new IncidentSet(withArrays, rowPaths),
+  clean: new IncidentSet(clean, rowPaths),
+  text: new IncidentSet(withArrays),
   bigDictionary: new IncidentSet(withArrays, { maxDictionary: 100_000 } satisfies IncidentSetOptions),
 };
 type SetName = keyof typeof sets;
@@ -202,6 +205,16 @@ const cases: [string, SetName, Method, unknown, RegExp, number][] = [
     /^candidates date-range CreatedUtcTime$/,
     0,
   ],
+  // The text index (issue 14): one pattern test per candidate value, one tick per row of the answer.
+  [
+    "count histogram text-index",
+    "text",
+    "count",
+    { Title: { $regex: "^title 1" } },
+    /^histogram text-index$/,
+    ONE_PASS,
+  ],
+  ["findAll text-index", "text", "findAll", { Title: { $regex: "^title 1" } }, /^columns$/, N / 8],
 ];
 
 describe("IncidentSet time budget (DECISIONS.md 1.7): every access path reads the clock every 1,024 records", () => {

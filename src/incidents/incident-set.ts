@@ -32,14 +32,22 @@ import {
   DateColumn,
   DEFAULT_MAX_DICTIONARY,
   DictionaryColumn,
+  emptyBitset,
   HashIndex,
-  hasBit,
   mergeRows,
   ownDataValue,
   popcount,
+  setBit,
   sortRows,
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
+import {
+  ArrayRecords,
+  CompactRecords,
+  type NdjsonSource,
+  ndjsonBatches,
+  type RecordStore,
+} from "./ndjson.js";
 import {
   AndPlan,
   buildPlan,
@@ -48,13 +56,16 @@ import {
   DictionaryLeaf,
   HashLeaf,
   type PlanNode,
+  ResidualLeaf,
   resolveUnknown,
   type Storage,
+  TextLeaf,
   TRUE,
   UNKNOWN,
 } from "./planner.js";
 import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budget.js";
 import { validateIncidentSetOptions } from "./set-options.js";
+import { DEFAULT_TEXT_INDEX_BYTES, TextColumn } from "./text-index.js";
 
 /** The field whose value orders incidents (DECISIONS.md 1.9). */
 export const ORDER_FIELD = "CreatedUtcTime";
@@ -68,8 +79,8 @@ export interface IncidentSetOptions extends ParseOptions {
   /**
    * Fields stored as dictionary-encoded columns: single field names (no `.`), catalogue or open fields.
    * Default: every single-segment text and enumerated field of the catalogue that has no hash index. A
-   * column whose field has more than `maxDictionary` distinct values is dropped (its conditions go to the
-   * row predicate).
+   * column whose field has more than `maxDictionary` distinct values becomes a text column (`textIndex`),
+   * or, with the text index off, is dropped (its conditions go to the row predicate).
    */
   readonly dictionaryFields?: readonly string[];
   /** Fields with a hash index for equality: single field names (default `DEFAULT_HASH_FIELDS`). */
@@ -82,6 +93,16 @@ export interface IncidentSetOptions extends ParseOptions {
   readonly maxDictionary?: number;
   /** Options for the compiled row predicates (`codegen: false` for environments without `new Function`). */
   readonly compile?: CompileOptions;
+  /**
+   * The text index (issue 14; docs/performance.md): a dictionary field that outgrows `maxDictionary` (titles,
+   * host names) becomes a text column (a value id per row over all its distinct values) instead of being
+   * dropped, and `$regex` conditions on it are answered through a trigram index over the distinct values,
+   * testing the pattern once per candidate value. `maxBytes` bounds the trigram indexes of the set, all
+   * fields together (an integer ≥ 0, default 256 MiB): a field whose index would not fit gets none, and its
+   * patterns run on rows. `false` turns the text index off (such fields are dropped, as before). Default:
+   * on. `footprint()` reports the bytes in use.
+   */
+  readonly textIndex?: boolean | { readonly maxBytes?: number };
 }
 
 /** How a query is answered, for `explain`. */
@@ -104,8 +125,18 @@ export interface IncidentSetPlan {
 
 /** The column layout's size in bytes, for memory reports (typed arrays only; dictionary strings are shared). */
 export interface IncidentSetFootprint {
+  /** Bytes of every typed array of the set (columns, order, text columns and trigram indexes). */
   readonly typedArrayBytes: number;
   readonly hashEntries: number;
+  /** Bytes of the trigram indexes built so far (part of `typedArrayBytes`; 0 when none is built). */
+  readonly textIndexBytes: number;
+  /** The bound of `textIndexBytes` (the `textIndex.maxBytes` option; 0 when the text index is off). */
+  readonly textIndexLimit: number;
+  /**
+   * Bytes of the records a compact set keeps (`fromNdjson`: their JSON lines and offsets, outside the
+   * JavaScript heap); 0 when the set keeps the caller's objects.
+   */
+  readonly recordBytes: number;
 }
 
 interface AccessPath {
@@ -123,7 +154,7 @@ interface AccessPath {
  * set.findFirst({ Severity: { $in: ["High"] }, Status: "Open" }) //=> the earliest open high incident
  */
 export class IncidentSet<T extends object = Record<string, unknown>> {
-  private readonly records: T[] = [];
+  private records: RecordStore<T> = new ArrayRecords<T>();
   private readonly parseOptions: ParseOptions;
   private readonly compileOptions: CompileOptions;
   private readonly dictionaries = new Map<string, DictionaryColumn>();
@@ -143,6 +174,11 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private ordered = 0;
   private readonly maxDictionary: number;
   private readonly storage: Storage;
+  /** Text columns of dictionary fields that outgrew `maxDictionary` (text-index.ts). */
+  private readonly texts = new Map<string, TextColumn>();
+  /** The bytes the trigram indexes may still take; undefined when the text index is off. */
+  private readonly textBudget: { remaining: number } | undefined;
+  private readonly textLimit: number;
 
   /**
    * Builds a set from incident records.
@@ -161,6 +197,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     };
     this.compileOptions = options.compile ?? {};
     this.maxDictionary = options.maxDictionary ?? DEFAULT_MAX_DICTIONARY;
+    const textIndex = options.textIndex ?? true;
+    this.textLimit =
+      textIndex === false
+        ? 0
+        : textIndex === true
+          ? DEFAULT_TEXT_INDEX_BYTES
+          : (textIndex.maxBytes ?? DEFAULT_TEXT_INDEX_BYTES);
+    this.textBudget = textIndex === false ? undefined : { remaining: this.textLimit };
     const list = Array.isArray(incidents) ? (incidents as T[]) : [...incidents];
     this.capacity = Math.max(16, list.length);
     const hashFields = options.hashFields ?? DEFAULT_HASH_FIELDS;
@@ -197,6 +241,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       date: (field) => this.dates.get(field),
       postings: (column) => column.rowPostings(this.records.length),
       hash: (field) => this.hashes.get(field),
+      text: (field) => this.texts.get(field),
     };
     list.forEach((incident, index) => {
       this.insert(incident, index);
@@ -216,11 +261,65 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @throws {TypeError} when `incident` is not a non-array object
    */
   add(incident: T): this {
-    this.insert(incident, this.records.length);
+    if (
+      this.records.compact &&
+      typeof incident === "object" &&
+      incident !== null &&
+      !Array.isArray(incident)
+    ) {
+      // A compact set keeps the record's JSON form: the columns read that form too.
+      this.insert(JSON.parse(JSON.stringify(incident)) as T, this.records.length);
+    } else this.insert(incident, this.records.length);
     return this;
   }
 
-  private insert(incident: T, position: number): void {
+  /**
+   * Builds a compact set from NDJSON (one incident object per line; issue 14): the columns are built as the
+   * lines are read, and each record is kept as the bytes of its line (about its JSON size, outside the
+   * JavaScript heap) instead of as an object, so that millions of incidents fit in one process. Records are
+   * materialized on demand: `findFirst` and `findAll` return fresh objects, parsed from the kept line, on
+   * every call. Conditions the columns cannot decide parse the rows they examine, so prefer conditions on
+   * indexed fields on a compact set. Otherwise the set behaves exactly as `new IncidentSet(records)` built
+   * from the parsed lines; `add` keeps an incident's `JSON.stringify` form.
+   *
+   * The engine reads no files: open the source and pass the stream, e.g.
+   * `IncidentSet.fromNdjson(fs.createReadStream("incidents.ndjson"))`.
+   * @param source - chunks of NDJSON as bytes (UTF-8) or strings: a readable stream, an async iterable or an
+   *   iterable; lines end with `\n` (a `\r` before it is dropped), blank lines are skipped
+   * @param options - as for the constructor
+   * @returns the set, once the source is exhausted
+   * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON; the message names the line
+   * @throws {TypeError} (rejects) when a line holds JSON other than an object, a chunk is neither a string nor
+   *   a `Uint8Array`, or an option is malformed (see the constructor)
+   * @example const set = await IncidentSet.fromNdjson(createReadStream("incidents.ndjson"));
+   */
+  static async fromNdjson<R extends object = Record<string, unknown>>(
+    source: NdjsonSource,
+    options: IncidentSetOptions = {},
+  ): Promise<IncidentSet<R>> {
+    const set = new IncidentSet<R>([], options);
+    set.records = new CompactRecords<R>();
+    const decoder = new TextDecoder("utf-8", { fatal: true });
+    for await (const batch of ndjsonBatches(source)) {
+      for (const { bytes, line } of batch) {
+        let record: unknown;
+        try {
+          record = JSON.parse(decoder.decode(bytes));
+        } catch (error) {
+          throw new SyntaxError(
+            `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+        if (typeof record !== "object" || record === null || Array.isArray(record)) {
+          throw new TypeError(`NDJSON line ${line}: expected an incident object, found ${describe(record)}.`);
+        }
+        set.insert(record as R, set.records.length, bytes);
+      }
+    }
+    return set;
+  }
+
+  private insert(incident: T, position: number, bytes?: Uint8Array): void {
     if (typeof incident !== "object" || incident === null || Array.isArray(incident)) {
       throw new TypeError(
         `Expected an incident object at position ${position}, found ${describe(incident)}.`,
@@ -243,14 +342,30 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         value = [];
       }
       if (field === ID_FIELD) id = unreadable ? undefined : value;
-      this.dictionaries.get(field)?.set(row, value, this.capacity);
+      const dictionary = this.dictionaries.get(field);
+      if (dictionary !== undefined && !dictionary.dropped) {
+        if (this.textBudget !== undefined && this.overflows(dictionary, value)) {
+          this.texts.set(field, TextColumn.fromDictionary(dictionary, row, this.capacity, this.textBudget));
+        }
+        dictionary.set(row, value, this.capacity);
+      }
+      this.texts.get(field)?.set(row, value, this.capacity);
       this.dates.get(field)?.set(row, value, this.capacity);
       this.hashes.get(field)?.set(row, value);
     }
     const orderState = this.orderColumn.states[row];
     this.timeKey[row] = orderState === DATE_VALUE ? this.orderColumn.ms[row]! : Number.POSITIVE_INFINITY;
     this.idKey[row] = typeof id === "number" && Number.isFinite(id) ? id : Number.POSITIVE_INFINITY;
-    this.records.push(incident);
+    this.records.push(incident, bytes);
+  }
+
+  /** True when `value` is a new scalar that a full dictionary column would be dropped for. */
+  private overflows(column: DictionaryColumn, value: unknown): boolean {
+    return (
+      (typeof value === "string" || typeof value === "number" || typeof value === "boolean") &&
+      column.values.length - 3 >= this.maxDictionary &&
+      column.codeOf(value) === undefined
+    );
   }
 
   /**
@@ -295,7 +410,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const condition = toCondition(conditions, this.parseOptions);
     this.prepare(timer);
     const row = this.firstRow(condition, timer).run();
-    return row < 0 ? undefined : this.records[row];
+    return row < 0 ? undefined : this.records.get(row);
   }
 
   /**
@@ -313,7 +428,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     this.prepare(timer);
     const rows = this.matchingRows(condition, timer);
     const out: T[] = new Array(rows.length);
-    for (let k = 0; k < rows.length; k++) out[k] = this.records[rows[k]!]!;
+    for (let k = 0; k < rows.length; k++) out[k] = this.records.get(rows[k]!);
     return out;
   }
 
@@ -332,6 +447,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const plan = buildPlan(condition, this.storage, timer);
     // Histogram answers: one dictionary leaf with no row it cannot decide.
     if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) return plan.trueCount;
+    // A text-index leaf alone: the histogram of its accepted values.
+    if (plan instanceof TextLeaf && plan.unknownCount === 0) return plan.trueCount();
     this.prepare(timer);
     // A CreatedUtcTime range alone: the length of its segment of the creation order.
     if (this.countsBySegment(plan)) {
@@ -341,6 +458,16 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const predicate = compile(condition, this.compileOptions);
     const small = this.candidatePath(plan, predicate, timer);
     if (small !== undefined) return small.length;
+    if (plan instanceof ResidualLeaf) {
+      // No column answers any part: the compiled row scan itself, without selection bitsets.
+      const records = this.records;
+      let total = 0;
+      for (let row = 0; row < records.length; row++) {
+        timer.tick();
+        if (predicate(records.get(row))) total++;
+      }
+      return total;
+    }
     return popcount(this.denseMatches(plan, predicate, timer));
   }
 
@@ -366,9 +493,20 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       this.timeKey.byteLength + this.idKey.byteLength + this.order.byteLength + this.rank.byteLength;
     for (const column of this.dictionaries.values()) bytes += column.bytes();
     for (const column of this.dates.values()) bytes += column.bytes();
+    let textIndexBytes = 0;
+    for (const column of this.texts.values()) {
+      bytes += column.bytes();
+      textIndexBytes += column.gramBytes();
+    }
     let entries = 0;
     for (const index of this.hashes.values()) entries += index.size;
-    return { typedArrayBytes: bytes, hashEntries: entries };
+    return {
+      typedArrayBytes: bytes,
+      hashEntries: entries,
+      textIndexBytes,
+      textIndexLimit: this.textLimit,
+      recordBytes: this.records.bytes(),
+    };
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -403,7 +541,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const verify = (row: number): boolean => {
       timer.tick();
       const answer = plan.row(row);
-      return answer === TRUE || (answer === UNKNOWN && predicate(records[row]));
+      return answer === TRUE || (answer === UNKNOWN && predicate(records.get(row)));
     };
     const leaves = conjuncts(plan);
     // The window of the creation order, and the selectivity of everything else.
@@ -442,8 +580,20 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
           run: () =>
             this.firstOf(candidates, (row) => {
               timer.tick();
-              return predicate(records[row]);
+              return predicate(records.get(row));
             }),
+        });
+      } else if (leaf instanceof TextLeaf && leaf.rejectsSpecial()) {
+        // The rows of the accepted values (the pattern tested once per candidate value), then those the
+        // column cannot decide; each verified by the whole plan.
+        paths.push({
+          name: `text-index ${leaf.column.field}`,
+          cost: 2 * size * leaf.estimate + leaf.column.complexRows.length,
+          run: () => {
+            const best = this.firstOf(leaf.acceptedRows(), verify);
+            const complex = this.firstOf(leaf.column.complexRows, verify);
+            return best < 0 || (complex >= 0 && this.rank[complex]! < this.rank[best]!) ? complex : best;
+          },
         });
       } else if (leaf instanceof DictionaryLeaf && leaf.accept[0] === 0 && leaf.estimate > 0) {
         const entries = window * leaf.estimate;
@@ -471,9 +621,10 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   }
 
   /** The earliest (by rank) of `rows` that `verify` accepts, or -1. */
-  private firstOf(rows: readonly number[], verify: (row: number) => boolean): number {
+  private firstOf(rows: ArrayLike<number>, verify: (row: number) => boolean): number {
     let best = -1;
-    for (const row of rows) {
+    for (let k = 0; k < rows.length; k++) {
+      const row = rows[k]!;
       if ((best < 0 || this.rank[row]! < this.rank[best]!) && verify(row)) best = row;
     }
     return best;
@@ -559,31 +710,23 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const small = this.candidatePath(plan, predicate, timer);
     if (small !== undefined) return small;
     const bits = this.denseMatches(plan, predicate, timer);
-    const count = popcount(bits);
-    const size = this.records.length;
-    if (count * 8 < size) {
-      const rows = bitsToRows(bits);
-      const ranks = new Int32Array(rows.length);
-      for (let k = 0; k < rows.length; k++) ranks[k] = this.rank[rows[k]!]!;
-      ranks.sort();
-      for (let k = 0; k < ranks.length; k++) rows[k] = this.order[ranks[k]!]!;
-      timer.check();
-      return rows;
-    }
-    const out = new Int32Array(count);
-    let k = 0;
+    // Into creation order: set each match's position in the order, then read the positions ascending
+    // (O(matches + rows / 32), no sort).
+    const rows = bitsToRows(bits);
+    const positions = emptyBitset(this.records.length);
+    const rank = this.rank;
+    for (let k = 0; k < rows.length; k++) setBit(positions, rank[rows[k]!]!);
+    timer.tick(rows.length);
+    const ordered = bitsToRows(positions);
     const order = this.order;
-    for (let j = 0; j < size && k < count; j++) {
-      timer.tick();
-      const row = order[j]!;
-      if (hasBit(bits, row)) out[k++] = row;
-    }
-    return out;
+    for (let k = 0; k < ordered.length; k++) ordered[k] = order[ordered[k]!]!;
+    timer.tick(ordered.length);
+    return ordered;
   }
 
   /** Column evaluation over bitsets; undecided rows go to the row predicate. */
   private denseMatches(plan: PlanNode, predicate: Predicate, timer: BudgetTimer) {
-    return resolveUnknown(plan.dense(null), (row) => predicate(this.records[row]), timer);
+    return resolveUnknown(plan.dense(null), (row) => predicate(this.records.get(row)), timer);
   }
 
   /**
@@ -594,14 +737,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const verify = (row: number): boolean => {
       timer.tick();
       const answer = plan.row(row);
-      return answer === TRUE || (answer === UNKNOWN && predicate(this.records[row]));
+      return answer === TRUE || (answer === UNKNOWN && predicate(this.records.get(row)));
     };
     const best = this.candidateChoice(plan);
     if (best === undefined) return undefined;
     if (best.kind === "hash") {
       const rows = best.leaf.candidates().filter((row) => {
         timer.tick();
-        return predicate(this.records[row]);
+        return predicate(this.records.get(row));
       });
       return rows.sort((a, b) => this.rank[a]! - this.rank[b]!);
     }
@@ -649,6 +792,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private denseOrCandidates(plan: PlanNode, counting: boolean): string {
     if (counting) {
       if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) return "histogram";
+      if (plan instanceof TextLeaf && plan.unknownCount === 0) return "histogram text-index";
       if (this.countsBySegment(plan)) return `segment ${ORDER_FIELD}`;
     }
     const choice = this.candidateChoice(plan);

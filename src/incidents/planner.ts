@@ -47,6 +47,15 @@ import {
   setBit,
 } from "./columns.js";
 import { type BudgetTimer, startBudget } from "./search-budget.js";
+import {
+  type AcceptTable,
+  type GramQuery,
+  gramCount,
+  regexGramQuery,
+  TEXT_COMPLEX,
+  TEXT_MISSING,
+  type TextColumn,
+} from "./text-index.js";
 
 /** The timer of a search without a budget: ticks do nothing. */
 const UNBOUNDED: BudgetTimer = startBudget(undefined);
@@ -65,6 +74,8 @@ export interface Storage {
   postings(column: DictionaryColumn): { readonly offsets: Int32Array; readonly rows: Int32Array };
   date(field: string): DateColumn | undefined;
   hash(field: string): HashIndex | undefined;
+  /** The text column of a field whose dictionary outgrew `maxDictionary` (text-index.ts), if any. */
+  text(field: string): TextColumn | undefined;
 }
 
 /** The rows surely matching (`t`) and possibly matching (`p`, a superset of `t`) of a node. */
@@ -244,6 +255,207 @@ export class DictionaryLeaf implements PlanNode {
 
   describe(): string {
     return `dictionary ${this.column.field} (${this.trueCount} true, ${this.unknownCount} unknown)`;
+  }
+}
+
+/**
+ * A `$regex` on a text column (text-index.ts): the trigram index narrows the distinct values to the
+ * candidates that hold every trigram the pattern requires; the pattern runs once per candidate value (the
+ * same leaf semantics `compile` uses), and rows take their value's answer. Rows holding an array or an
+ * object are unknown (the row predicate decides). A pattern without a required trigram is answered this
+ * way only when the column has at most a quarter as many distinct values as rows (one test per value is
+ * then cheaper than one per row); otherwise `create` declines and the row predicate runs.
+ */
+export class TextLeaf implements PlanNode {
+  readonly condition: FieldNode;
+  readonly column: TextColumn;
+  readonly estimate: number;
+  readonly size: number;
+  readonly query: GramQuery;
+  private readonly one: (value: unknown) => boolean;
+  private readonly missingAnswer: Tri;
+  private readonly nullAnswer: Tri;
+  private readonly timer: BudgetTimer;
+  private readonly key: string;
+  /** Per value id: 0 not yet tested, 1 false, 2 true (row-at-a-time answers). */
+  private memo: Uint8Array | undefined;
+  /** Per value id: 0 false, 1 true, for every value, and the true ids (`table()`). */
+  private accept: AcceptTable | undefined;
+  private candidateCount = -1;
+
+  private constructor(
+    node: FieldNode,
+    column: TextColumn,
+    size: number,
+    query: GramQuery,
+    timer: BudgetTimer,
+  ) {
+    this.condition = node;
+    this.column = column;
+    this.size = size;
+    this.query = query;
+    this.timer = timer;
+    const leaf = leafSemantics(node);
+    this.one = leaf.one;
+    this.missingAnswer = leaf.missing ? TRUE : FALSE;
+    this.nullAnswer = leaf.one(null) ? TRUE : FALSE;
+    this.key = node.kind === "regex" ? `${node.fieldKind}/${node.flags}/${node.source}` : "";
+    this.accept = column.cachedAccept(this.key);
+    const grams = column.grams();
+    const values = column.values.length;
+    const narrowed = grams === undefined ? values : grams.estimate(query) + column.scalarIds.length;
+    const rowsPerValue =
+      values === 0 ? 0 : (size - column.missingCount - column.nullCount - column.complexRows.length) / values;
+    const special =
+      (this.missingAnswer === TRUE ? column.missingCount : 0) +
+      (this.nullAnswer === TRUE ? column.nullCount : 0) +
+      column.complexRows.length / 2;
+    this.estimate = size === 0 ? 0 : Math.min(1, (narrowed * rowsPerValue + special) / size);
+  }
+
+  /**
+   * The leaf of a `$regex` node on a text column, or undefined when the column cannot narrow it (no
+   * required trigram, or no trigram index within the budget) and has more than a quarter as many distinct
+   * values as rows.
+   */
+  static create(node: FieldNode, column: TextColumn, size: number, timer: BudgetTimer): TextLeaf | undefined {
+    if (node.kind !== "regex") return undefined;
+    const query = regexGramQuery(node.source, node.flags);
+    const perValue = column.values.length * 4 <= size;
+    if (query.op === "all" && !perValue) return undefined;
+    if (query.op !== "all" && column.grams() === undefined && !perValue) return undefined;
+    return new TextLeaf(node, column, size, query, timer);
+  }
+
+  /** The answer for every value id (0 false, 1 true): candidates from the trigram index, each tested once. */
+  table(): AcceptTable {
+    if (this.accept !== undefined) return this.accept;
+    const { column, timer, one } = this;
+    const values = column.values;
+    const table = new Uint8Array(values.length);
+    const grams = this.query.op === "all" ? undefined : column.grams();
+    const candidates = grams?.candidates(this.query);
+    const memo = this.memo;
+    const accepted: number[] = [];
+    const test = (id: number) => {
+      timer.tick();
+      const known = memo === undefined ? 0 : memo[id]!;
+      if (known === 0 ? one(values[id]) : known === 2) {
+        table[id] = 1;
+        accepted.push(id);
+      }
+    };
+    if (candidates === undefined) {
+      for (let id = 0; id < values.length; id++) test(id);
+      this.candidateCount = values.length;
+    } else {
+      // Candidates are ascending; the few non-string values are tested after them (then sorted).
+      for (let k = 0; k < candidates.length; k++) test(candidates[k]!);
+      for (const id of column.scalarIds) test(id);
+      this.candidateCount = candidates.length + column.scalarIds.length;
+    }
+    const ids = Int32Array.from(accepted);
+    if (column.scalarIds.length > 0) ids.sort();
+    this.accept = { table, accepted: ids };
+    column.keepAccept(this.key, this.accept);
+    return this.accept;
+  }
+
+  row(i: number): Tri {
+    const id = this.column.ids[i]!;
+    if (id < 0)
+      return id === TEXT_MISSING ? this.missingAnswer : id === TEXT_COMPLEX ? UNKNOWN : this.nullAnswer;
+    if (this.accept !== undefined) return this.accept.table[id] === 1 ? TRUE : FALSE;
+    this.memo ??= new Uint8Array(this.column.values.length);
+    let known = this.memo[id]!;
+    if (known === 0) {
+      known = this.one(this.column.values[id]) ? 2 : 1;
+      this.memo[id] = known;
+    }
+    return known === 2 ? TRUE : FALSE;
+  }
+
+  /** Rows surely true (from the accepted values' row counts). */
+  trueCount(): number {
+    const { accepted } = this.table();
+    const counts = this.column.counts;
+    let total = 0;
+    this.timer.tick(accepted.length + 1); // a pass over the accepted values
+    for (let k = 0; k < accepted.length; k++) total += counts[accepted[k]!]!;
+    if (this.missingAnswer === TRUE) total += this.column.missingCount;
+    if (this.nullAnswer === TRUE) total += this.column.nullCount;
+    return total;
+  }
+
+  /** Rows the leaf cannot decide (arrays, objects). */
+  get unknownCount(): number {
+    return this.column.complexRows.length;
+  }
+
+  /** The rows whose value is accepted (ascending within each value), for candidate walks. */
+  acceptedRows(): Int32Array {
+    const { accepted } = this.table();
+    const { offsets, rows } = this.column.postings();
+    let n = 0;
+    for (let k = 0; k < accepted.length; k++) {
+      const id = accepted[k]!;
+      n += offsets[id + 1]! - offsets[id]!;
+    }
+    const out = new Int32Array(n);
+    let j = 0;
+    for (let k = 0; k < accepted.length; k++) {
+      const id = accepted[k]!;
+      const end = offsets[id + 1]!;
+      for (let at = offsets[id]!; at < end; at++) out[j++] = rows[at]!;
+    }
+    this.timer.tick(n);
+    return out;
+  }
+
+  /** True when the leaf's true rows come only from accepted values (missing and null rows rejected). */
+  rejectsSpecial(): boolean {
+    return this.missingAnswer === FALSE && this.nullAnswer === FALSE;
+  }
+
+  dense(within: Bitset | null): DenseResult {
+    const { size, timer } = this;
+    const accept = this.table().table;
+    const ids = this.column.ids;
+    const words = (size + 31) >>> 5;
+    const t = new Uint32Array(words);
+    if (within === null && this.rejectsSpecial() && this.estimate <= SEED_FRACTION) {
+      const rows = this.acceptedRows();
+      for (let k = 0; k < rows.length; k++) setBit(t, rows[k]!);
+    } else {
+      const missing = this.missingAnswer;
+      const nul = this.nullAnswer;
+      for (let w = 0; w < words; w++) {
+        if (within !== null && within[w] === 0) continue;
+        timer.tick(32);
+        const base = w << 5;
+        const end = Math.min(base + 32, size);
+        let bits = 0;
+        for (let i = base; i < end; i++) {
+          const id = ids[i]!;
+          const a = id >= 0 ? accept[id]! : id === TEXT_MISSING ? missing : id === TEXT_COMPLEX ? 0 : nul;
+          bits |= a << (i - base);
+        }
+        t[w] = bits;
+      }
+    }
+    if (this.column.complexRows.length === 0) return { t, p: t };
+    const p = t.slice();
+    for (const i of this.column.complexRows) setBit(p, i);
+    timer.tick(this.column.complexRows.length);
+    return { t, p };
+  }
+
+  describe(): string {
+    const how =
+      this.query.op === "all"
+        ? "every distinct value"
+        : `${gramCount(this.query)} trigrams${this.candidateCount < 0 ? "" : `, ${this.candidateCount} candidate values`}`;
+    return `text-index ${this.column.field} (${how})`;
   }
 }
 
@@ -1069,6 +1281,11 @@ function leafPlan(node: FieldNode, storage: Storage, timer: BudgetTimer): PlanNo
   if (date !== undefined && dateLeafEligible(node)) return new DateLeaf(node, date, size, timer);
   const dictionary = storage.dictionary(field);
   if (dictionary !== undefined) return new DictionaryLeaf(node, dictionary, storage, timer);
+  const text = storage.text(field);
+  if (text !== undefined && node.kind === "regex") {
+    const leaf = TextLeaf.create(node, text, size, timer);
+    if (leaf !== undefined) return leaf;
+  }
   return new ResidualLeaf(node, size);
 }
 

@@ -21,6 +21,7 @@ const SET_OPTIONS: Record<keyof IncidentSetOptions, true> = {
   hashFields: true,
   maxDictionary: true,
   compile: true,
+  textIndex: true,
 };
 
 /** Every option of the compiled predicates (same compile-time exhaustiveness as `SET_OPTIONS`). */
@@ -74,6 +75,29 @@ function fieldList(value: unknown, option: string): void {
   });
 }
 
+/** `textIndex`: a boolean, or `{ maxBytes }` with an integer ≥ 0 of bytes. */
+function textIndexOption(value: unknown): void {
+  if (typeof value === "boolean") return;
+  if (!isPlainObject(value)) {
+    throw new TypeError(
+      `IncidentSet option 'textIndex' must be a boolean or an object ({ maxBytes }), found ${describe(value)}.`,
+    );
+  }
+  unknownKeys(value, { maxBytes: true }, "textIndex option");
+  const { maxBytes } = value;
+  if (maxBytes === undefined) return;
+  if (typeof maxBytes !== "number") {
+    throw new TypeError(
+      `IncidentSet option 'textIndex.maxBytes' must be a number of bytes, found ${describe(maxBytes)}.`,
+    );
+  }
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+    throw new RangeError(
+      `IncidentSet option 'textIndex.maxBytes' must be an integer ≥ 0, found ${String(maxBytes)}.`,
+    );
+  }
+}
+
 /**
  * Checks the options of `new IncidentSet(incidents, options)`.
  * @param options - the caller's options (`undefined` means the defaults)
@@ -81,8 +105,9 @@ function fieldList(value: unknown, option: string): void {
  *   wrong type: `dictionaryFields`/`hashFields` not arrays of single field names (non-empty, no `.`, not
  *   `__proto__`/`prototype`/`constructor`); `maxDictionary` not an integer; `catalog` not a catalogue
  *   (`fields` object, `alternativeFields` array); `limits` not an object of the known limits; `compile` not
- *   an object of `codegen`/`cache` booleans
- * @throws {RangeError} when `maxDictionary` is negative or not a safe integer, or a limit is not an integer ≥ 0
+ *   an object of `codegen`/`cache` booleans; `textIndex` not a boolean or an object of `maxBytes`
+ * @throws {RangeError} when `maxDictionary` or `textIndex.maxBytes` is negative or not a safe integer, or a
+ *   limit is not an integer ≥ 0
  */
 export function validateIncidentSetOptions(
   options: unknown,
@@ -92,7 +117,8 @@ export function validateIncidentSetOptions(
     throw new TypeError(`IncidentSet options must be an object, found ${describe(options)}.`);
   }
   unknownKeys(options, SET_OPTIONS, "IncidentSet option");
-  const { catalog, limits, dictionaryFields, hashFields, maxDictionary, compile } = options;
+  const { catalog, limits, dictionaryFields, hashFields, maxDictionary, compile, textIndex } = options;
+  if (textIndex !== undefined) textIndexOption(textIndex);
   if (dictionaryFields !== undefined) fieldList(dictionaryFields, "dictionaryFields");
   if (hashFields !== undefined) fieldList(hashFields, "hashFields");
   if (maxDictionary !== undefined) {

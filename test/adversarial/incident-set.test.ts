@@ -401,3 +401,197 @@ describe("adversarial: IncidentSet agrees with evaluate on column-hostile record
     expect(Object.keys(REQUIRED).filter((name) => !seen.has(name))).toEqual([]);
   });
 });
+
+// ---------------------------------------------------------------------------------------------------------
+// The text index (issue 14): `$regex` on text fields whose dictionary outgrew `maxDictionary`, answered by
+// trigram candidates and one pattern test per candidate value. Titles here are many and distinct (so that
+// the trigram index narrows), with case variants, the two non-ASCII letters RE2 folds with ASCII ones
+// (KELVIN SIGN with k, LONG S with s), other non-ASCII text, and values of other types.
+
+/** Titles and host names: distinct enough that a dictionary of 3 values overflows on every text field. */
+function textFiller(i: number): Incident {
+  const words = ["Phishing", "malware", "RANSOMWARE", "login", "tunnel", "Scan", "dump", "ſession"];
+  return {
+    IncidentId: 20_000 + i,
+    CreatedUtcTime: DATE_POOL[i % DATE_POOL.length],
+    Title: `${words[i % words.length]} ${i % 5 === 0 ? "on" : "from"} host-${i % 97}${i % 31 === 0 ? " \u212Aernel" : ""}`,
+    DataSource: i % 13 === 0 ? `Ünïcode ${i}` : `src-${i % 40}`,
+    Number: `2024${String(i % 12).padStart(2, "0")}-${i}`,
+    Severity: pick(LABEL_POOLS.Severity, i),
+  };
+}
+
+function pick<T>(list: readonly T[], k: number): T {
+  return list[k % list.length]!;
+}
+
+const TEXT_FILLER = Array.from({ length: 500 }, (_, i) => textFiller(i));
+
+/** Patterns with required trigrams (anchored or not, classes, alternations, repetition) and without. */
+const TEXT_REGEX_POOL: readonly string[] = [
+  "phishing",
+  "^Phish",
+  "ransomware from",
+  "host-1[0-9]$",
+  "host-(12|34|56)",
+  "(login|tunnel) on",
+  "kernel",
+  "session",
+  "SESSION",
+  "ſess",
+  "^src-3",
+  "Ünïcode 1",
+  "(?:scan)+ from",
+  "du?mp",
+  "h.st",
+  "^.*$",
+  "\\d{2}$",
+  "(?i)malWARE",
+  "[Mm]alware on host-9\\d",
+  "x{0,3}",
+];
+
+const textIncidentsArb = fc
+  .tuple(fc.array(incidentArb({ columnOddities: true }), { maxLength: 12 }), fc.nat())
+  .map(([odd, shift]) => {
+    const out = [...TEXT_FILLER];
+    odd.forEach((row, k) => {
+      out.splice((shift + k * 89) % (out.length + 1), 0, row);
+    });
+    return out;
+  });
+
+const textField = fc.constantFrom("Title", "DataSource", "Number", "Type");
+const textRegex = fc
+  .tuple(pool(TEXT_REGEX_POOL), fc.constantFrom("", "i", "m", "is"))
+  .map(([source, flags]) => (flags === "" ? { $regex: source } : { $regex: source, $options: flags }));
+const textConditionArb: fc.Arbitrary<unknown> = fc.oneof(
+  fc.tuple(textField, textRegex).map(([field, r]) => ({ [field]: r })),
+  fc.tuple(textRegex, severity).map(([r, s]) => ({ Title: r, Severity: s })),
+  fc.tuple(textRegex, date).map(([r, d]) => ({ Title: r, CreatedUtcTime: { $gte: d } })),
+  fc.tuple(textRegex, textRegex).map(([a, b]) => ({ $or: [{ Title: a }, { DataSource: b }] })),
+  textRegex.map((r) => ({ Title: { $not: r } })),
+  textRegex.map((r) => ({ $nor: [{ Title: r }] })),
+  fc.tuple(textRegex, pool(TEXT_POOLS.Title)).map(([r, t]) => ({ Title: r, Number: { $ne: t } })),
+);
+
+const TEXT_REQUIRED: Record<string, RegExp> = {
+  "plan: text-index with trigrams": /text-index \w+ \(\d+ trigrams/,
+  "plan: text-index over every distinct value": /text-index \w+ \(every distinct value/,
+  "count: histogram text-index": /^histogram text-index$/,
+  "findFirst: text-index": /^text-index \w+$/,
+  "plan: row predicate for a pattern without trigrams": /row predicate \(regex\)/,
+};
+const textSeen = new Set<string>();
+
+function recordText(plan: ReturnType<IncidentSet["explain"]>): void {
+  const all = `${plan.columns}\n${plan.findAll}`;
+  for (const [name, pattern] of Object.entries(TEXT_REQUIRED)) {
+    const text = name.startsWith("count") ? plan.count : name.startsWith("findFirst") ? plan.findFirst : all;
+    if (text.split("\n").some((line) => pattern.test(line)) || pattern.test(text)) textSeen.add(name);
+  }
+}
+
+describe("adversarial: the text index agrees with evaluate", () => {
+  const textLayouts: [string, IncidentSetOptions][] = [
+    ["dictionaries of 3 values become text columns", { maxDictionary: 3 }],
+    ["text columns, closures", { maxDictionary: 3, compile: { codegen: false } }],
+    ["text columns without a trigram index (budget 0)", { maxDictionary: 3, textIndex: { maxBytes: 0 } }],
+  ];
+
+  it.each(textLayouts)("findFirst, findAll and count (%s)", (_name, options) => {
+    fc.assert(
+      fc.property(
+        textIncidentsArb,
+        fc.array(textConditionArb, { minLength: 2, maxLength: 6 }),
+        (incidents, queries) => {
+          const set = new IncidentSet(incidents, options);
+          for (const raw of queries) {
+            if (!safeParseSearchConditions(raw).success) continue;
+            const expected = reference(incidents, raw);
+            recordText(set.explain(raw));
+            expect(set.count(raw)).toBe(expected.length);
+            expect(set.findAll(raw)).toEqual(expected);
+            expect(set.findFirst(raw)).toBe(expected[0]);
+          }
+          // The index is reported and stays within its bound.
+          const footprint = set.footprint();
+          expect(footprint.textIndexBytes).toBeLessThanOrEqual(footprint.textIndexLimit);
+        },
+      ),
+      fcOptions(25),
+    );
+  });
+
+  it.each<[string, unknown, RegExp, "findFirst" | "count" | "columns"]>([
+    [
+      "findFirst: text-index",
+      { Title: { $regex: "host-31 kernel", $options: "i" } },
+      /^text-index Title$/,
+      "findFirst",
+    ],
+    [
+      "count: histogram text-index",
+      { Title: { $regex: "^phish", $options: "i" } },
+      /^histogram text-index$/,
+      "count",
+    ],
+    [
+      "plan: text-index with trigrams",
+      { DataSource: { $regex: "ünïcode 1", $options: "i" } },
+      /text-index DataSource \(\d+ trigrams/,
+      "columns",
+    ],
+    [
+      "plan: row predicate for a pattern without trigrams",
+      { Title: { $regex: "^.*$" } },
+      /row predicate \(regex\)/,
+      "columns",
+    ],
+  ])("takes the path '%s' and agrees with evaluate", (name, raw, path, where) => {
+    const set = new IncidentSet(TEXT_FILLER, { maxDictionary: 3 });
+    const plan = set.explain(raw);
+    expect(where === "findFirst" ? plan.findFirst : where === "count" ? plan.count : plan.columns).toMatch(
+      path,
+    );
+    recordText(plan);
+    textSeen.add(name);
+    const expected = reference(TEXT_FILLER, raw);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(set.count(raw)).toBe(expected.length);
+    expect(set.findAll(raw)).toEqual(expected);
+    expect(set.findFirst(raw)).toBe(expected[0]);
+  });
+
+  it("a pattern without trigrams is answered once per distinct value when values are few", () => {
+    const few = Array.from({ length: 400 }, (_, i) => ({ ...textFiller(i), Title: `t${i % 20}` }));
+    const set = new IncidentSet(few, { maxDictionary: 3 });
+    const raw = { Title: { $regex: "^t1.$" } };
+    const plan = set.explain(raw);
+    expect(plan.columns).toMatch(/text-index Title \(every distinct value/);
+    recordText(plan);
+    expect(set.count(raw)).toBe(reference(few, raw).length);
+  });
+
+  it("the trigram index's memory is reported and bounded", () => {
+    const raw = { Title: { $regex: "malware" } };
+    const roomy = new IncidentSet(TEXT_FILLER, { maxDictionary: 3 });
+    roomy.count(raw);
+    const used = roomy.footprint().textIndexBytes;
+    expect(used).toBeGreaterThan(0);
+    // A bound below what the index needs: no index, the pattern runs on rows, the answer is the same.
+    const tight = new IncidentSet(TEXT_FILLER, { maxDictionary: 3, textIndex: { maxBytes: used - 1 } });
+    expect(tight.explain(raw).columns).toMatch(/row predicate/);
+    expect(tight.count(raw)).toBe(roomy.count(raw));
+    expect(tight.footprint().textIndexBytes).toBe(0);
+    expect(tight.footprint().textIndexLimit).toBe(used - 1);
+    // Off: the column is dropped as before.
+    const off = new IncidentSet(TEXT_FILLER, { maxDictionary: 3, textIndex: false });
+    expect(off.explain(raw).columns).toMatch(/row predicate/);
+    expect(off.footprint().textIndexLimit).toBe(0);
+  });
+
+  it("took every text-index path (explain) during the runs above", () => {
+    expect(Object.keys(TEXT_REQUIRED).filter((name) => !textSeen.has(name))).toEqual([]);
+  });
+});

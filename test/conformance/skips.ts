@@ -19,6 +19,7 @@ export const ENGINES = [
   "incident-set:tiny-dictionaries",
   "incident-set:open-dictionaries",
   "incident-set:open-hashes",
+  "incident-set:ndjson",
   "mongo:date",
   "mongo:string",
 ] as const;

@@ -1,0 +1,354 @@
+/**
+ * Bench section of issue 14: `$regex` on text fields through the text index, and compact sets built from
+ * NDJSON. Run alone: `npx tsx --expose-gc bench/text-and-scale.ts` (or through `npm run bench`).
+ *
+ * Text: on `BENCH_TEXT_SIZE` generated incidents (default 1,000,000), each pattern is answered by the
+ * hand-written row scan (a native `RegExp` or `includes` over the objects), the compiled row scan
+ * (`compile` over the objects), and `IncidentSet.count`, `findAll` and `findFirst` (the hand-written and
+ * compiled `findFirst` scan every row for the earliest match). Engines are interleaved round by round and
+ * each time is the median of the rounds, since the machine is shared. "cold" is the first `count` of a
+ * pattern (its accept table not yet cached); the trigram index itself is built by the first pattern of the
+ * run and reported apart. Every engine's count must agree, or the run fails.
+ *
+ * Scale: `BENCH_SCALE_SIZE` incidents (default 1,000,000) are written as NDJSON to a temporary file, then
+ * `IncidentSet.fromNdjson` reads it from a file stream: build rate, heap (after GC) and the bytes kept
+ * outside the heap, `findFirst` on a selective key, `count` of the specification's sample, and the same
+ * counts as a set of objects for every query of this section (at most 1,000,000 incidents for the latter).
+ */
+
+import { once } from "node:events";
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
+import vm from "node:vm";
+import { compile } from "../src/conditions/compile.js";
+import { parseSearchConditions } from "../src/conditions/parse.js";
+import { IncidentSet } from "../src/incidents/incident-set.js";
+import { type GeneratedIncident, generateIncidents } from "./generate-incidents.js";
+import { SPEC_SAMPLE } from "./queries.js";
+
+type Gc = () => void;
+const gc: Gc = (() => {
+  const exposed = (globalThis as { gc?: Gc }).gc;
+  if (typeof exposed === "function") return exposed;
+  v8.setFlagsFromString("--expose-gc");
+  return vm.runInNewContext("gc") as Gc;
+})();
+
+/** One text query: the Search Conditions and the hand-written predicate a programmer would write. */
+interface TextQuery {
+  readonly name: string;
+  readonly conditions: unknown;
+  readonly hand: (r: GeneratedIncident) => boolean;
+}
+
+const sampleFrom = Date.parse("2024-01-01T00:00:00Z");
+const sampleTo = Date.parse("2024-07-01T00:00:00Z");
+
+/** The patterns of the section: unanchored, anchored, with and without `i`, selective, none usable. */
+export function textQueries(): TextQuery[] {
+  const re = (source: string, flags = "") => {
+    const native = new RegExp(source, flags);
+    return (r: GeneratedIncident) => native.test(r.Title);
+  };
+  return [
+    {
+      name: "unanchored (phishing)",
+      conditions: { Title: { $regex: "phishing" } },
+      hand: (r) => r.Title.includes("phishing"),
+    },
+    {
+      name: "unanchored, i (Ransomware)",
+      conditions: { Title: { $regex: "Ransomware", $options: "i" } },
+      hand: re("Ransomware", "i"),
+    },
+    {
+      name: "anchored (^Suspicious login)",
+      conditions: { Title: { $regex: "^Suspicious login" } },
+      hand: (r) => r.Title.startsWith("Suspicious login"),
+    },
+    {
+      name: "anchored, i (^confirmed dns)",
+      conditions: { Title: { $regex: "^confirmed dns", $options: "i" } },
+      hand: re("^confirmed dns", "i"),
+    },
+    {
+      name: "selective (srv-42\\d\\d$)",
+      conditions: { Title: { $regex: "srv-42\\d\\d$" } },
+      hand: re("srv-42\\d\\d$"),
+    },
+    {
+      name: "alternation ((port scan|VPN) .* on)",
+      conditions: { Title: { $regex: "(port scan|VPN) .* on" } },
+      hand: re("(port scan|VPN) .* on"),
+    },
+    {
+      name: "spec sample",
+      conditions: SPEC_SAMPLE,
+      hand: (r) => {
+        if (r.IngestionType !== "Webhook" && r.IngestionType !== "Schedule Job") return false;
+        if (!r.Title.includes("phishing")) return false;
+        if (r.Severity !== "High" && r.Severity !== "Critical") return false;
+        const t = Date.parse(r.CreatedUtcTime);
+        return t > sampleFrom && t < sampleTo;
+      },
+    },
+    {
+      name: "no usable literal ([a-z]{4}\\d$)",
+      conditions: { Title: { $regex: "[a-z]{4}-\\d$" } },
+      hand: re("[a-z]{4}-\\d$"),
+    },
+  ];
+}
+
+const median = (times: number[]): number => {
+  const sorted = [...times].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1]!;
+};
+
+function time<T>(fn: () => T): [number, T] {
+  const t0 = performance.now();
+  const result = fn();
+  return [performance.now() - t0, result];
+}
+
+/** The earliest matching row by (CreatedUtcTime, IncidentId), as a hand-written full scan finds it. */
+function firstBy(rows: readonly GeneratedIncident[], test: (r: GeneratedIncident) => boolean): number {
+  let best: GeneratedIncident | undefined;
+  for (const r of rows) {
+    if (!test(r)) continue;
+    if (
+      best === undefined ||
+      r.CreatedUtcTime < best.CreatedUtcTime ||
+      (r.CreatedUtcTime === best.CreatedUtcTime && r.IncidentId < best.IncidentId)
+    )
+      best = r;
+  }
+  return best?.IncidentId ?? -1;
+}
+
+function countBy(rows: readonly GeneratedIncident[], test: (r: GeneratedIncident) => boolean): number {
+  let n = 0;
+  for (const r of rows) if (test(r)) n++;
+  return n;
+}
+
+function countCompiled(rows: readonly GeneratedIncident[], test: (r: unknown) => boolean): number {
+  let n = 0;
+  for (const r of rows) if (test(r)) n++;
+  return n;
+}
+
+function firstCompiled(rows: readonly GeneratedIncident[], test: (r: unknown) => boolean): number {
+  return firstBy(rows, test as (r: GeneratedIncident) => boolean);
+}
+
+/** Result rows of the text part. */
+export interface TextRow {
+  readonly name: string;
+  readonly explain: string;
+  readonly matches: number;
+  readonly hand: number;
+  readonly compiled: number;
+  readonly coldCount: number;
+  readonly count: number;
+  readonly findAll: number;
+  readonly handFirst: number;
+  readonly compiledFirst: number;
+  readonly findFirst: number;
+}
+
+const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const r = (a: number, b: number) => `${(a / b).toFixed(a / b >= 10 ? 0 : 1)}×`;
+
+/**
+ * The text part: returns one row per query (median ms of each engine) and prints a table of ratios.
+ * @throws {Error} when two engines disagree on a count or on the first incident
+ */
+export function runTextBench(size: number, rounds: number, write: (line: string) => void): TextRow[] {
+  const rows = generateIncidents(size);
+  const [buildMs, set] = time(() => new IncidentSet(rows));
+  set.findFirst({});
+  const [indexMs] = time(() => set.count({ Title: { $regex: "qqqq" } }));
+  // Warm the code paths on other patterns, so that "cold" measures uncached answers, not the JIT.
+  for (const warm of ["login", "^Failed port", "malware downl", "srv-1\\d\\d$", "(DNS|VPN) .* from"]) {
+    set.count({ Title: { $regex: warm } });
+    set.findAll({ Title: { $regex: warm, $options: "i" } });
+    set.findFirst({ Title: { $regex: warm } });
+  }
+  write(
+    `text: ${size} incidents; set built in ${f(buildMs)} ms; trigram index built by the first pattern in ${f(indexMs)} ms, ${(set.footprint().textIndexBytes / 2 ** 20).toFixed(1)} MiB (bound ${(set.footprint().textIndexLimit / 2 ** 20).toFixed(0)} MiB)`,
+  );
+  const out: TextRow[] = [];
+  for (const query of textQueries()) {
+    const condition = parseSearchConditions(query.conditions);
+    const predicate = compile(condition);
+    const [coldCount, cold] = time(() => set.count(condition));
+    const engines: [string, () => number][] = [
+      ["hand", () => countBy(rows, query.hand)],
+      ["compiled", () => countCompiled(rows, predicate)],
+      ["count", () => set.count(condition)],
+      ["findAll", () => set.findAll(condition).length],
+      ["handFirst", () => firstBy(rows, query.hand)],
+      ["compiledFirst", () => firstCompiled(rows, predicate)],
+      ["findFirst", () => (set.findFirst(condition) as GeneratedIncident | undefined)?.IncidentId ?? -1],
+    ];
+    const times = new Map<string, number[]>(engines.map(([name]) => [name, []]));
+    const answers = new Map<string, number>();
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, run] of engines) {
+        const [ms, answer] = time(run);
+        times.get(name)!.push(ms);
+        answers.set(name, answer);
+      }
+    }
+    const counts = ["hand", "compiled", "count", "findAll"].map((name) => answers.get(name));
+    const firsts = ["handFirst", "compiledFirst", "findFirst"].map((name) => answers.get(name));
+    if (new Set([...counts, cold]).size !== 1)
+      throw new Error(`${query.name}: counts disagree: ${counts} ${cold}`);
+    if (new Set(firsts).size !== 1) throw new Error(`${query.name}: first incidents disagree: ${firsts}`);
+    const m = (name: string) => median(times.get(name)!);
+    out.push({
+      name: query.name,
+      explain: set.explain(condition).columns,
+      matches: cold,
+      hand: m("hand"),
+      compiled: m("compiled"),
+      coldCount,
+      count: m("count"),
+      findAll: m("findAll"),
+      handFirst: m("handFirst"),
+      compiledFirst: m("compiledFirst"),
+      findFirst: m("findFirst"),
+    });
+  }
+  write(
+    "ratios = hand-written row scan / IncidentSet (and compiled row scan / IncidentSet); medians of interleaved rounds",
+  );
+  write(
+    `${"pattern".padEnd(38)}${"matches".padStart(9)}${"hand ms".padStart(9)}${"count".padStart(13)}${"cold count".padStart(13)}${"findAll".padStart(13)}${"findFirst".padStart(13)}`,
+  );
+  for (const row of out) {
+    const pair = (ours: number, hand: number, compiled: number) =>
+      `${r(hand, ours)}/${r(compiled, ours)}`.padStart(13);
+    write(
+      `${row.name.padEnd(38)}${String(row.matches).padStart(9)}${f(row.hand).padStart(9)}${pair(row.count, row.hand, row.compiled)}${pair(row.coldCount, row.hand, row.compiled)}${pair(row.findAll, row.hand, row.compiled)}${pair(row.findFirst, row.handFirst, row.compiledFirst)}`,
+    );
+  }
+  for (const row of out) write(`  ${row.name}: ${row.explain}`);
+  return out;
+}
+
+/** Writes `size` generated incidents as NDJSON (batches of at most 1M, ids and numbers kept unique). */
+async function writeNdjson(path: string, size: number): Promise<string> {
+  const stream = createWriteStream(path);
+  const batch = 1_000_000;
+  let middleNumber = "";
+  for (let from = 0; from < size; from += batch) {
+    const rows = generateIncidents(Math.min(batch, size - from), 20261121 + from);
+    let text = "";
+    for (let k = 0; k < rows.length; k++) {
+      const row = rows[k]!;
+      const id = from + k + 1;
+      row.IncidentId = id;
+      row.Number = `${row.Number.split("-")[0]}-${id}`;
+      if (id === (size >> 1) + 1) middleNumber = row.Number;
+      text += `${JSON.stringify(row)}\n`;
+      if (text.length > 1 << 20) {
+        if (!stream.write(text)) await once(stream, "drain");
+        text = "";
+      }
+    }
+    await new Promise<void>((resolve) => stream.write(text, () => resolve()));
+  }
+  await new Promise<void>((resolve, reject) =>
+    stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
+  );
+  return middleNumber;
+}
+
+/** The scale part: fromNdjson from a file stream at `size` incidents. */
+export async function runScaleBench(
+  size: number,
+  rounds: number,
+  write: (line: string) => void,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "incident-query-bench-"));
+  const path = join(dir, "incidents.ndjson");
+  try {
+    const number = await writeNdjson(path, size);
+    gc();
+    gc();
+    const before = process.memoryUsage();
+    const t0 = performance.now();
+    const set = await IncidentSet.fromNdjson(createReadStream(path, { highWaterMark: 1 << 20 }));
+    const buildMs = performance.now() - t0;
+    set.findFirst({});
+    gc();
+    gc();
+    const after = process.memoryUsage();
+    const heap = after.heapUsed - before.heapUsed;
+    const outside = after.arrayBuffers - before.arrayBuffers;
+    const selective = { Number: number };
+    const sample = parseSearchConditions(SPEC_SAMPLE);
+    set.count(sample);
+    const firsts: number[] = [];
+    const counts: number[] = [];
+    let found: unknown;
+    let sampleCount = 0;
+    // findFirst back to back (a lookup is microseconds: interleaved with counts it measures their GC).
+    const parsedKey = parseSearchConditions(selective);
+    for (let round = 0; round < 200; round++) {
+      const t = performance.now();
+      found = set.findFirst(parsedKey);
+      firsts.push(performance.now() - t);
+    }
+    for (let round = 0; round < rounds * 3; round++) {
+      const t = performance.now();
+      sampleCount = set.count(sample);
+      counts.push(performance.now() - t);
+    }
+    if ((found as { Number?: string } | undefined)?.Number !== number)
+      throw new Error("findFirst missed the key");
+    write(
+      `scale: fromNdjson of ${size} incidents from a file: ${Math.round(size / (buildMs / 1000))} incidents/s; ` +
+        `heap ${(heap / 2 ** 20).toFixed(0)} MiB (${Math.round(heap / size)} B/incident), ` +
+        `outside the heap ${(outside / 2 ** 20).toFixed(0)} MiB (records ${(set.footprint().recordBytes / 2 ** 20).toFixed(0)} MiB); ` +
+        `findFirst on a selective key (parsed condition) ${(median(firsts) * 1000).toFixed(1)} µs; count of the spec sample ${f(median(counts))} ms (${sampleCount})`,
+    );
+    if (size <= 1_000_000) {
+      // The same answers as a set of objects, for every query of this section.
+      const records = readFileSync(path, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as GeneratedIncident);
+      const reference = new IncidentSet(records);
+      for (const query of [...textQueries(), { name: "selective key", conditions: selective }]) {
+        const a = set.count(query.conditions);
+        const b = reference.count(query.conditions);
+        if (a !== b)
+          throw new Error(`fromNdjson and new IncidentSet disagree on ${query.name}: ${a} vs ${b}`);
+      }
+      write(`scale: fromNdjson and new IncidentSet(records) agree on every query of this section`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs both parts with the sizes of the environment (see the file comment). */
+export async function runTextAndScaleBench(write: (line: string) => void): Promise<void> {
+  const textSize = Number(process.env.BENCH_TEXT_SIZE ?? 1_000_000);
+  const scaleSize = Number(process.env.BENCH_SCALE_SIZE ?? 1_000_000);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+  write("\n=== text and scale (issue 14) ===");
+  if (scaleSize > 0) await runScaleBench(scaleSize, rounds, write);
+  gc();
+  if (textSize > 0) runTextBench(textSize, rounds, write);
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await runTextAndScaleBench((line) => process.stdout.write(`${line}\n`));
+}

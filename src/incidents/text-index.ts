@@ -1,0 +1,641 @@
+/**
+ * The text index of an `IncidentSet`: `$regex` on a text field with many distinct values (titles, host
+ * names) answered through columns instead of a pass over the records (issue 14; Russ Cox, "Regular
+ * Expression Matching with a Trigram Index"; PostgreSQL `pg_trgm`).
+ *
+ * - `TextColumn`: a field's scalar values as value ids (`Int32Array`, one per row) over an unbounded
+ *   dictionary of distinct values, with the rows per value. A dictionary column that outgrows
+ *   `maxDictionary` becomes a text column instead of being dropped (IncidentSet's `textIndex` option).
+ * - `GramIndex`: for each trigram of case-folded text, the ids of the distinct string values that hold it
+ *   (ascending). Built on the first `$regex` query of the field, kept until the next add, and never larger
+ *   than the set's `textIndex.maxBytes` (past it the field has no trigram index and its patterns run on rows).
+ * - `regexGramQuery`: the trigrams a value must hold for a pattern to match it, read from RE2's parse tree of
+ *   the pattern (`parseRegexTree`): literals, small character classes, concatenation, alternation and
+ *   repetition, as an AND/OR query over trigrams. A pattern with no required literal of three characters
+ *   gives `ALL` (the index cannot narrow it).
+ *
+ * Soundness (the index only narrows; every candidate is checked with the pattern itself): values and
+ * pattern literals are folded alike, one UTF-16 unit at a time, to 64 symbols: ASCII letters to lower case,
+ * digits, the other ASCII characters into 27 shared classes, the Kelvin sign to `k` and the long s to `s`
+ * (the only non-ASCII characters RE2's case folding equates with ASCII ones), and every other character to a
+ * symbol that no query trigram contains. So a value the pattern matches, with or without `i`, holds every
+ * trigram the query asks for.
+ */
+
+import { RE2JS } from "re2js";
+import { parseRegexTree, REGEX_OP, type RegexTreeNode } from "../conditions/regex-program.js";
+import { CODE_COMPLEX, CODE_MISSING, CODE_NULL, type DictionaryColumn } from "./columns.js";
+
+/** Value id of a row whose field is missing. */
+export const TEXT_MISSING = -1;
+/** Value id of a row whose field is `null`. */
+export const TEXT_NULL = -2;
+/** Value id of a row whose field holds an array or an object (or could not be read): the row predicate decides. */
+export const TEXT_COMPLEX = -3;
+
+/** The default bound of a set's trigram indexes, in bytes (all fields together): 256 MiB. */
+export const DEFAULT_TEXT_INDEX_BYTES = 256 * 1024 * 1024;
+
+/** The folded symbol no query trigram contains (non-ASCII characters other than the two folding ones). */
+const OPAQUE = 63;
+/** Trigram keys: three 6-bit symbols. */
+const GRAM_KEYS = 1 << 18;
+
+/**
+ * The folded symbol of one UTF-16 unit or code point (see the file comment): 0–25 letters (case-folded),
+ * 26–35 digits, 36–62 other ASCII, 63 anything else.
+ */
+export function foldSymbol(c: number): number {
+  if (c >= 97 && c <= 122) return c - 97;
+  if (c >= 65 && c <= 90) return c - 65;
+  if (c >= 48 && c <= 57) return c - 22;
+  if (c < 128) return 36 + (c % 27);
+  if (c === 0x212a) return 10; // KELVIN SIGN folds with k
+  if (c === 0x17f) return 18; // LATIN SMALL LETTER LONG S folds with s
+  return OPAQUE;
+}
+
+/** `foldSymbol` of every UTF-16 unit (64 KiB, built on the first trigram index). */
+let foldTable: Uint8Array | undefined;
+
+function getFoldTable(): Uint8Array {
+  if (foldTable === undefined) {
+    foldTable = new Uint8Array(0x10000);
+    for (let c = 0; c < 0x10000; c++) foldTable[c] = foldSymbol(c);
+  }
+  return foldTable;
+}
+
+/** A query over trigrams: every value (`all`), all of `grams` and `subs`, or any of `subs`. */
+export type GramQuery =
+  | { readonly op: "all" }
+  | { readonly op: "and"; readonly grams: readonly number[]; readonly subs: readonly GramQuery[] }
+  | { readonly op: "or"; readonly subs: readonly GramQuery[] };
+
+/** The query that does not narrow. */
+export const ALL: GramQuery = { op: "all" };
+
+function andOf(grams: readonly number[], subs: readonly GramQuery[]): GramQuery {
+  const keys = new Set(grams);
+  const rest: GramQuery[] = [];
+  for (const sub of subs) {
+    if (sub.op === "all") continue;
+    if (sub.op === "and") {
+      for (const gram of sub.grams) keys.add(gram);
+      rest.push(...sub.subs);
+    } else rest.push(sub);
+  }
+  if (keys.size === 0 && rest.length === 0) return ALL;
+  if (keys.size === 0 && rest.length === 1) return rest[0]!;
+  return { op: "and", grams: [...keys], subs: rest };
+}
+
+function orOf(subs: readonly GramQuery[]): GramQuery {
+  const out: GramQuery[] = [];
+  for (const sub of subs) {
+    if (sub.op === "all") return ALL;
+    if (sub.op === "or") out.push(...sub.subs);
+    else out.push(sub);
+  }
+  if (out.length === 1) return out[0]!;
+  // Trigrams every branch requires are required by the OR: AND(common, OR(rest)).
+  if (out.every((sub) => sub.op === "and")) {
+    const branches = out as { op: "and"; grams: readonly number[]; subs: readonly GramQuery[] }[];
+    const common = branches[0]!.grams.filter((gram) => branches.every((b) => b.grams.includes(gram)));
+    if (common.length > 0) {
+      const rest = branches.map((b) =>
+        andOf(
+          b.grams.filter((gram) => !common.includes(gram)),
+          b.subs,
+        ),
+      );
+      return andOf(common, rest.some((sub) => sub.op === "all") ? [] : [{ op: "or", subs: rest }]);
+    }
+  }
+  return { op: "or", subs: out };
+}
+
+/** The trigram keys of a folded symbol string, without those holding `OPAQUE`. */
+function gramsOf(symbols: string): number[] {
+  const grams: number[] = [];
+  for (let k = 0; k + 3 <= symbols.length; k++) {
+    const a = symbols.charCodeAt(k);
+    const b = symbols.charCodeAt(k + 1);
+    const c = symbols.charCodeAt(k + 2);
+    if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) grams.push((a << 12) | (b << 6) | c);
+  }
+  return grams;
+}
+
+/** Any of the exact strings: OR over them of AND of their trigrams; `ALL` when one has none. */
+function exactQuery(exact: readonly string[]): GramQuery {
+  const subs: GramQuery[] = [];
+  for (const s of exact) {
+    const grams = gramsOf(s);
+    if (grams.length === 0) return ALL;
+    subs.push(andOf(grams, []));
+  }
+  return orOf(subs);
+}
+
+/** At most this many exact strings are tracked per node (then only their trigrams are kept). */
+const MAX_EXACT = 16;
+
+/**
+ * What a pattern node tells about the values it matches: `exact`, the set of folded strings it can match
+ * (when small), or else `match`, a query every matched value satisfies. (With `exact`, `match` is `ALL`.)
+ */
+interface Info {
+  readonly exact?: readonly string[];
+  readonly match: GramQuery;
+}
+
+const ANYTHING: Info = { match: ALL };
+const EMPTY_STRING: Info = { exact: [""], match: ALL };
+
+function full(info: Info): GramQuery {
+  return info.exact === undefined ? info.match : exactQuery(info.exact);
+}
+
+function foldRunes(runes: ArrayLike<number>): string {
+  let out = "";
+  for (let k = 0; k < runes.length; k++) out += String.fromCharCode(foldSymbol(runes[k]!));
+  return out;
+}
+
+function analyze(re: RegexTreeNode): Info {
+  const op = re.op;
+  switch (op) {
+    case REGEX_OP.LITERAL:
+      return { exact: [foldRunes(re.runes)], match: ALL };
+    case REGEX_OP.EMPTY_MATCH:
+    case REGEX_OP.BEGIN_LINE:
+    case REGEX_OP.END_LINE:
+    case REGEX_OP.BEGIN_TEXT:
+    case REGEX_OP.END_TEXT:
+    case REGEX_OP.WORD_BOUNDARY:
+    case REGEX_OP.NO_WORD_BOUNDARY:
+      return EMPTY_STRING;
+    case REGEX_OP.CHAR_CLASS: {
+      const symbols = new Set<number>();
+      const runes = re.runes;
+      for (let k = 0; k + 1 < runes.length; k += 2) {
+        const lo = runes[k]!;
+        const hi = runes[k + 1]!;
+        if (hi - lo > 64) return ANYTHING;
+        for (let c = lo; c <= hi; c++) symbols.add(foldSymbol(c));
+        if (symbols.size > MAX_EXACT) return ANYTHING;
+      }
+      if (symbols.size === 0) return ANYTHING;
+      return { exact: [...symbols].map((s) => String.fromCharCode(s)), match: ALL };
+    }
+    case REGEX_OP.CAPTURE:
+      return analyze(re.subs[0]!);
+    case REGEX_OP.QUEST: {
+      const sub = analyze(re.subs[0]!);
+      if (sub.exact !== undefined && sub.exact.length < MAX_EXACT) {
+        return { exact: [...new Set([...sub.exact, ""])], match: ALL };
+      }
+      return ANYTHING;
+    }
+    case REGEX_OP.PLUS:
+      return { match: full(analyze(re.subs[0]!)) };
+    case REGEX_OP.REPEAT: {
+      if (re.min === 0 && re.max === 0) return EMPTY_STRING;
+      if (re.min === 1 && re.max === 1) return analyze(re.subs[0]!);
+      return re.min >= 1 ? { match: full(analyze(re.subs[0]!)) } : ANYTHING;
+    }
+    case REGEX_OP.CONCAT: {
+      let current: string[] = [""];
+      const parts: GramQuery[] = [];
+      let flushed = false;
+      for (const child of re.subs) {
+        const info = analyze(child);
+        if (info.exact !== undefined && current.length * info.exact.length <= MAX_EXACT) {
+          const next = new Set<string>();
+          for (const a of current) for (const b of info.exact) next.add(a + b);
+          current = [...next];
+          continue;
+        }
+        parts.push(exactQuery(current));
+        flushed = true;
+        if (info.exact !== undefined) current = [...info.exact];
+        else {
+          parts.push(info.match);
+          current = [""];
+        }
+      }
+      if (!flushed) return { exact: current, match: ALL };
+      parts.push(exactQuery(current));
+      return { match: andOf([], parts) };
+    }
+    case REGEX_OP.ALTERNATE: {
+      const infos = re.subs.map(analyze);
+      if (infos.every((info) => info.exact !== undefined)) {
+        const union = new Set<string>();
+        for (const info of infos) for (const s of info.exact!) union.add(s);
+        if (union.size <= MAX_EXACT) return { exact: [...union], match: ALL };
+      }
+      return { match: orOf(infos.map(full)) };
+    }
+    default:
+      // `.`, `*`, an empty class: no constraint.
+      return ANYTHING;
+  }
+}
+
+/** Required-trigram queries by flags and pattern, at most `QUERY_CACHE_SIZE` (cleared when full). */
+const queryCache = new Map<string, GramQuery>();
+const QUERY_CACHE_SIZE = 512;
+
+/**
+ * The trigrams a string must hold for `$regex` `source` with `$options` `flags` to match it (see the file
+ * comment): a query that never excludes a matching value. Case-folded, so one query serves `i` and not.
+ * @param source - the pattern (RE2 syntax, already accepted by the parser)
+ * @param flags - `$options` (`i`, `m`, `s`)
+ * @returns the query; `ALL` when the pattern requires no literal of three characters, or cannot be parsed
+ * @example regexGramQuery("^Phish", "i") //=> and of the trigrams of "phish"
+ */
+export function regexGramQuery(source: string, flags: string): GramQuery {
+  const key = `${flags}/${source}`;
+  const cached = queryCache.get(key);
+  if (cached !== undefined) return cached;
+  let bits = 0;
+  if (flags.includes("i")) bits |= RE2JS.CASE_INSENSITIVE;
+  if (flags.includes("m")) bits |= RE2JS.MULTILINE;
+  if (flags.includes("s")) bits |= RE2JS.DOTALL;
+  let query: GramQuery;
+  try {
+    query = full(analyze(parseRegexTree(source, bits)));
+  } catch {
+    query = ALL;
+  }
+  if (queryCache.size >= QUERY_CACHE_SIZE) queryCache.clear();
+  queryCache.set(key, query);
+  return query;
+}
+
+/** The number of trigrams a query names (for `explain`). */
+export function gramCount(query: GramQuery): number {
+  if (query.op === "all") return 0;
+  if (query.op === "and") return query.grams.length + query.subs.reduce((n, s) => n + gramCount(s), 0);
+  return query.subs.reduce((n, s) => n + gramCount(s), 0);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Gram index
+
+/** At most this many posting lists (the shortest) are intersected for an AND: the rest narrow little. */
+const MAX_AND_LISTS = 6;
+/** Candidates past which intersecting stops: testing them with the pattern costs less. */
+const FEW_CANDIDATES = 256;
+/** A list this many times longer than the candidates so far is not intersected (it would narrow little). */
+const WIDE_LIST = 8;
+
+/** For each trigram key, the ids of the distinct string values holding it, ascending. */
+export class GramIndex {
+  constructor(
+    readonly offsets: Int32Array,
+    readonly ids: Int32Array,
+    /** Number of distinct values when built. */
+    readonly valueCount: number,
+  ) {}
+
+  /** Number of values holding trigram `key`. */
+  length(key: number): number {
+    return this.offsets[key + 1]! - this.offsets[key]!;
+  }
+
+  bytes(): number {
+    return this.offsets.byteLength + this.ids.byteLength;
+  }
+
+  /** An upper bound of the values `query` selects (no list is read). */
+  estimate(query: GramQuery): number {
+    if (query.op === "all") return this.valueCount;
+    if (query.op === "or") {
+      let sum = 0;
+      for (const sub of query.subs) sum += this.estimate(sub);
+      return Math.min(sum, this.valueCount);
+    }
+    let least = this.valueCount;
+    for (const gram of query.grams) least = Math.min(least, this.length(gram));
+    for (const sub of query.subs) least = Math.min(least, this.estimate(sub));
+    return least;
+  }
+
+  /**
+   * The ids of the string values that may satisfy `query`, ascending (undefined: every value). A superset:
+   * the caller checks each with the pattern.
+   */
+  candidates(query: GramQuery): Int32Array | undefined {
+    if (query.op === "all") return undefined;
+    if (query.op === "or") {
+      const parts: Int32Array[] = [];
+      let total = 0;
+      for (const sub of query.subs) {
+        const part = this.candidates(sub);
+        if (part === undefined) return undefined;
+        parts.push(part);
+        total += part.length;
+      }
+      const all = new Int32Array(total);
+      let k = 0;
+      for (const part of parts) {
+        all.set(part, k);
+        k += part.length;
+      }
+      all.sort();
+      let n = 0;
+      for (let j = 0; j < all.length; j++) if (j === 0 || all[j] !== all[j - 1]) all[n++] = all[j]!;
+      return all.subarray(0, n);
+    }
+    const lists: Int32Array[] = query.grams.map((gram) =>
+      this.ids.subarray(this.offsets[gram]!, this.offsets[gram + 1]!),
+    );
+    lists.sort((a, b) => a.length - b.length);
+    let result: Int32Array | undefined;
+    for (const list of lists.slice(0, MAX_AND_LISTS)) {
+      if (
+        result !== undefined &&
+        (result.length <= FEW_CANDIDATES || list.length > WIDE_LIST * result.length)
+      ) {
+        break; // the lists left are longer: checking the few candidates costs less than intersecting
+      }
+      result = result === undefined ? list : intersect(result, list);
+      if (result.length === 0) return result;
+    }
+    for (const sub of query.subs) {
+      if (result !== undefined && (result.length <= FEW_CANDIDATES || this.estimate(sub) >= result.length))
+        continue;
+      const part = this.candidates(sub);
+      if (part === undefined) continue;
+      result = result === undefined ? part : intersect(result, part);
+    }
+    return result;
+  }
+}
+
+/** The intersection of two ascending id lists: a merge, or binary probes when one is much shorter. */
+function intersect(a: Int32Array, b: Int32Array): Int32Array {
+  if (a.length > b.length) return intersect(b, a);
+  const out = new Int32Array(a.length);
+  let n = 0;
+  if (b.length > 16 * a.length) {
+    let lo = 0;
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i]!;
+      let hi = b.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (b[mid]! < x) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < b.length && b[lo] === x) out[n++] = x;
+    }
+    return out.subarray(0, n);
+  }
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x === y) {
+      out[n++] = x;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return out.subarray(0, n);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Text column
+
+/** A pattern's answers over a text column's values: per value id (0 false, 1 true), and the true ids ascending. */
+export interface AcceptTable {
+  readonly table: Uint8Array;
+  readonly accepted: Int32Array;
+}
+
+/** Accept tables cached per text column (by pattern), at most this many. */
+const ACCEPT_CACHE_SIZE = 8;
+
+/**
+ * One field's values as ids over an unbounded dictionary, with rows per value and, on demand, a trigram
+ * index over the distinct string values (bounded by the budget it is given).
+ */
+export class TextColumn {
+  readonly field: string;
+  /** Per row: the value id (≥ 0), or `TEXT_MISSING`, `TEXT_NULL`, `TEXT_COMPLEX`. */
+  ids: Int32Array;
+  /** The distinct scalar values (strings, numbers, booleans), by id. */
+  readonly values: unknown[] = [];
+  /** Rows per value id. */
+  readonly counts: number[] = [];
+  missingCount = 0;
+  nullCount = 0;
+  /** Rows in `TEXT_COMPLEX`, ascending. */
+  readonly complexRows: number[] = [];
+  /** Ids of the values that are not strings (never in the trigram index). */
+  readonly scalarIds: number[] = [];
+  rows = 0;
+  private readonly index = new Map<unknown, number>();
+  private readonly budget: { remaining: number };
+  private gramCache: GramIndex | null | undefined;
+  private postingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
+  /** Per pattern key: the answer per value id (0 false, 1 true), kept until the next add. */
+  private readonly acceptCache = new Map<string, AcceptTable>();
+
+  /**
+   * @param budget - the bytes the set's trigram indexes may still take (shared by its text columns)
+   */
+  constructor(field: string, capacity: number, budget: { remaining: number }) {
+    this.field = field;
+    this.ids = new Int32Array(capacity);
+    this.budget = budget;
+  }
+
+  /** A text column holding the first `rows` rows of a dictionary column (before it would be dropped). */
+  static fromDictionary(
+    dictionary: DictionaryColumn,
+    rows: number,
+    capacity: number,
+    budget: { remaining: number },
+  ): TextColumn {
+    const column = new TextColumn(dictionary.field, capacity, budget);
+    const codes = dictionary.codes;
+    const values = dictionary.values;
+    for (let row = 0; row < rows; row++) {
+      const code = codes[row]!;
+      column.set(
+        row,
+        code === CODE_MISSING
+          ? undefined
+          : code === CODE_NULL
+            ? null
+            : code === CODE_COMPLEX
+              ? []
+              : values[code],
+        capacity,
+      );
+    }
+    return column;
+  }
+
+  /** Stores row `row`'s value (read as DECISIONS.md 1.1 reads fields). */
+  set(row: number, value: unknown, capacity: number): void {
+    if (row >= this.ids.length) {
+      const next = new Int32Array(Math.max(capacity, Math.ceil(this.ids.length * 1.5) + 16));
+      next.set(this.ids);
+      this.ids = next;
+    }
+    let id: number;
+    if (value === undefined) {
+      id = TEXT_MISSING;
+      this.missingCount++;
+    } else if (value === null) {
+      id = TEXT_NULL;
+      this.nullCount++;
+    } else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+      const known = this.index.get(value);
+      if (known === undefined) {
+        id = this.values.length;
+        this.values.push(value);
+        this.counts.push(1);
+        this.index.set(value, id);
+        if (typeof value !== "string") this.scalarIds.push(id);
+      } else {
+        id = known;
+        this.counts[id]!++;
+      }
+    } else {
+      id = TEXT_COMPLEX;
+      this.complexRows.push(row);
+    }
+    this.ids[row] = id;
+    this.rows = Math.max(this.rows, row + 1);
+    if (this.gramCache) this.budget.remaining += this.gramCache.bytes();
+    this.gramCache = undefined;
+    this.postingCache = undefined;
+    this.acceptCache.clear();
+  }
+
+  /**
+   * The trigram index over the distinct string values, built on first use (two passes over the values);
+   * undefined when it would not fit in the remaining budget (then nothing is kept).
+   */
+  grams(): GramIndex | undefined {
+    if (this.gramCache !== undefined) return this.gramCache ?? undefined;
+    const values = this.values;
+    const counts = new Int32Array(GRAM_KEYS + 1);
+    const last = new Int32Array(GRAM_KEYS).fill(-1);
+    const fold = getFoldTable();
+    let entries = 0;
+    // Pass 1: how many values hold each trigram (each value counted once per trigram).
+    for (let id = 0; id < values.length; id++) {
+      const value = values[id];
+      if (typeof value !== "string" || value.length < 3) continue;
+      let a = fold[value.charCodeAt(0)]!;
+      let b = fold[value.charCodeAt(1)]!;
+      for (let k = 2; k < value.length; k++) {
+        const c = fold[value.charCodeAt(k)]!;
+        if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
+          const key = (a << 12) | (b << 6) | c;
+          if (last[key] !== id) {
+            last[key] = id;
+            counts[key + 1]!++;
+            entries++;
+          }
+        }
+        a = b;
+        b = c;
+      }
+    }
+    const bytes = (GRAM_KEYS + 1) * 4 + entries * 4;
+    if (bytes > this.budget.remaining) {
+      this.gramCache = null;
+      return undefined;
+    }
+    for (let key = 0; key < GRAM_KEYS; key++) counts[key + 1]! += counts[key]!;
+    const offsets = counts;
+    const cursor = offsets.slice(0, GRAM_KEYS);
+    const ids = new Int32Array(entries);
+    last.fill(-1);
+    // Pass 2: the value ids, ascending within each trigram.
+    for (let id = 0; id < values.length; id++) {
+      const value = values[id];
+      if (typeof value !== "string" || value.length < 3) continue;
+      let a = fold[value.charCodeAt(0)]!;
+      let b = fold[value.charCodeAt(1)]!;
+      for (let k = 2; k < value.length; k++) {
+        const c = fold[value.charCodeAt(k)]!;
+        if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
+          const key = (a << 12) | (b << 6) | c;
+          if (last[key] !== id) {
+            last[key] = id;
+            ids[cursor[key]!++] = id;
+          }
+        }
+        a = b;
+        b = c;
+      }
+    }
+    this.gramCache = new GramIndex(offsets, ids, values.length);
+    this.budget.remaining -= bytes;
+    return this.gramCache;
+  }
+
+  /** True when the trigram index was not built because it would exceed the budget. */
+  get overBudget(): boolean {
+    return this.gramCache === null;
+  }
+
+  /** Rows per value id, ascending (`rows[offsets[id]] … rows[offsets[id+1]-1]`), built once per batch of adds. */
+  postings(): { offsets: Int32Array; rows: Int32Array } {
+    if (this.postingCache !== undefined) return this.postingCache;
+    const n = this.values.length;
+    const offsets = new Int32Array(n + 1);
+    for (let id = 0; id < n; id++) offsets[id + 1] = offsets[id]! + this.counts[id]!;
+    const cursor = offsets.slice(0, n);
+    const rows = new Int32Array(offsets[n]!);
+    const ids = this.ids;
+    for (let row = 0; row < this.rows; row++) {
+      const id = ids[row]!;
+      if (id >= 0) rows[cursor[id]!++] = row;
+    }
+    this.postingCache = { offsets, rows };
+    return this.postingCache;
+  }
+
+  /** A cached accept table for a pattern key, or undefined. */
+  cachedAccept(key: string): AcceptTable | undefined {
+    return this.acceptCache.get(key);
+  }
+
+  /** Keeps an accept table for a pattern key (at most `ACCEPT_CACHE_SIZE`, oldest dropped first). */
+  keepAccept(key: string, accept: AcceptTable): void {
+    if (this.acceptCache.size >= ACCEPT_CACHE_SIZE) {
+      const oldest = this.acceptCache.keys().next().value;
+      if (oldest !== undefined) this.acceptCache.delete(oldest);
+    }
+    this.acceptCache.set(key, accept);
+  }
+
+  /** Bytes held: the ids, the postings and trigram index when built, the cached accept tables. */
+  bytes(): number {
+    let bytes = this.ids.byteLength + 8 * this.values.length;
+    if (this.postingCache !== undefined)
+      bytes += this.postingCache.rows.byteLength + this.postingCache.offsets.byteLength;
+    if (this.gramCache) bytes += this.gramCache.bytes();
+    for (const { table, accepted } of this.acceptCache.values())
+      bytes += table.byteLength + accepted.byteLength;
+    return bytes;
+  }
+
+  /** Bytes of the trigram index alone (0 when not built). */
+  gramBytes(): number {
+    return this.gramCache ? this.gramCache.bytes() : 0;
+  }
+}
