@@ -47,6 +47,7 @@ import {
   type PeerModules,
 } from "./peers.js";
 import { benchQueries, SPEC_SAMPLE } from "./queries.js";
+import { runTextAndScaleBench } from "./text-and-scale.js";
 import { printTimelineTable, runTimelineBench } from "./timeline.js";
 
 type Gc = () => void;
@@ -535,6 +536,8 @@ async function main(): Promise<void> {
   write("\n=== timeline ===");
   const timeline = runTimelineBench();
   printTimelineTable(timeline, write);
+  write("\n=== text and scale ===");
+  await runTextAndScaleBench(write);
   const largest = reports[reports.length - 1];
   const reached = largest === undefined ? [] : targets(largest, compileCase);
   if (largest !== undefined) {
