@@ -2,7 +2,7 @@
  * A seeded generator of realistic incident records for the benchmark: every one of the 15 documented
  * Search Conditions keys of specification 2.3, plus `IncidentId`, with skewed label distributions, titles
  * of several words, and `CreatedUtcTime` spread over two years (2023-01-01 to 2024-12-31, whole seconds,
- * so ties occur at 1M and exercise the `IncidentId` tie-break of DECISIONS.md 1.9).
+ * so ties occur at 1M and exercise the `IncidentId` tie-break of docs/semantics.md 1.9).
  *
  * The same seed and size always give the same records, so that every engine in one run sees the same data
  * and runs on different days are comparable.

@@ -89,7 +89,7 @@ function makeCounter(): Runner {
   ) as Runner;
 }
 
-/** A fresh full-scan "first match" loop (DECISIONS.md 1.9 order on the generated data): the IncidentId found. */
+/** A fresh full-scan "first match" loop (docs/semantics.md 1.9 order on the generated data): the IncidentId found. */
 function makeScanFirst(): (
   records: readonly GeneratedIncident[],
   predicate: (r: GeneratedIncident) => boolean,

@@ -3,7 +3,7 @@
  * fixed seed and fixed dates), so re-running it yields the same file.
  *
  * Contents: three sites in different time zones, users with different site access, 60 incidents using every
- * documented field of specification 2.3 and every label of DECISIONS.md 1.6, timelines of 5–40 entries with
+ * documented field of specification 2.3 and every label of docs/semantics.md 1.6, timelines of 5–40 entries with
  * MITRE ATT&CK tactics and techniques (times in the site's zone), playbooks with and without the
  * 'On Incident External Action' trigger, artifact types, and artifacts whose names are shared across types.
  *
@@ -177,7 +177,7 @@ const SUMMARIES: Record<string, readonly string[]> = {
   "Status Change": ["Status changed to In Progress", "Status changed to On Hold", "Status changed to Open"],
 };
 
-/** Formats an instant as the timeline `Time` of DECISIONS.md 2: `yyyy-MM-dd HH:mm:ss` in the site's zone. */
+/** Formats an instant as the timeline `Time` of docs/semantics.md 2: `yyyy-MM-dd HH:mm:ss` in the site's zone. */
 function localTime(ms: number, timeZone: string): string {
   return format(new TZDate(ms, timeZone), "yyyy-MM-dd HH:mm:ss");
 }
@@ -207,7 +207,7 @@ export function generateSampleDataset(): Record<string, unknown> {
     const site = SITES[i % SITES.length]!;
     const kind = TYPES[i % TYPES.length]!;
     // Spread over about four months; incidents 7 and 10 (same site) share a creation time, to exercise the
-    // IncidentId tie-break of DECISIONS.md 1.9.
+    // IncidentId tie-break of docs/semantics.md 1.9.
     const created = i === 9 ? (incidents[6]!.__created as number) : BASE + i * 2 * DAY + int(0, DAY - 1);
     const createdSeconds = created - (created % 1000);
     const day = format(new TZDate(createdSeconds, site.timeZone), "yyyyMMdd");
@@ -240,7 +240,7 @@ export function generateSampleDataset(): Record<string, unknown> {
     const count = i === 0 ? 5 : i === 1 ? 40 : int(5, 40);
     let t = createdSeconds;
     for (let e = 0; e < count; e++) {
-      // One entry has exactly the time of the one before it (ties go by TimelineID, DECISIONS.md 2).
+      // One entry has exactly the time of the one before it (ties go by TimelineID, docs/semantics.md 2).
       if (!(i === 2 && e === 3)) t += int(1, 180) * 60_000 + int(0, 59) * 1000;
       const eventType = e === 0 ? "Alert" : pick(EVENT_TYPES);
       const tactic = pick(kind.tactics);

@@ -1,5 +1,5 @@
 /**
- * The artifact note result of AddNotesToArtifacts (specification 2.5 and 4.3; DECISIONS.md 3.3): the
+ * The artifact note result of AddNotesToArtifacts (specification 2.5 and 4.3; docs/semantics.md 3.3): the
  * context data item, its local date in the site's time zone, and the one-row HTML table of `result`.
  *
  * Engine code: pure. The note's time is passed in (epoch milliseconds); nothing here reads a clock.
@@ -25,7 +25,7 @@ export const NOTE_RESULT_SUCCESS = "Successful";
 export interface ArtifactNoteContextItem {
   /** The artifact's name, as stored. */
   readonly "Artifact Name": string;
-  /** The artifact type's label (DECISIONS.md 3.3: the label even when the request gave the integer id). */
+  /** The artifact type's label (docs/semantics.md 3.3: the label even when the request gave the integer id). */
   readonly "Artifact Type": string;
   /** The note text, exactly as added. */
   readonly Note: string;
@@ -43,7 +43,7 @@ export interface ArtifactNoteInput {
   readonly note: string;
   /** When the note was stored, epoch milliseconds (UTC). */
   readonly time: number;
-  /** The site's IANA time zone (`Europe/Berlin`); `undefined` means UTC (DECISIONS.md 3.3). */
+  /** The site's IANA time zone (`Europe/Berlin`); `undefined` means UTC (docs/semantics.md 3.3). */
   readonly timeZone: string | undefined;
 }
 
@@ -73,7 +73,7 @@ export function isValidTimeZone(name: string): boolean {
 }
 
 /**
- * Formats an instant as `MM/dd/yyyy hh:mm AM/PM` in a time zone (specification 2.5, DECISIONS.md 3.3).
+ * Formats an instant as `MM/dd/yyyy hh:mm AM/PM` in a time zone (specification 2.5, docs/semantics.md 3.3).
  * @param time - epoch milliseconds (UTC)
  * @param timeZone - IANA zone name; `undefined` means UTC
  * @returns e.g. `03/10/2024 01:00 PM`

@@ -39,7 +39,7 @@ export function looksLikeDataset(value: unknown): boolean {
 
 /**
  * `match --incidents <file|-> <conditions>`: streams the incidents of a JSON array or NDJSON input (a file,
- * `-` or a pipe; gzip or not) and prints the first matching incident (DECISIONS.md 1.9: earliest
+ * `-` or a pipe; gzip or not) and prints the first matching incident (docs/semantics.md 1.9: earliest
  * CreatedUtcTime, then IncidentId) as JSON; `--all` streams every match as NDJSON in input order
  * (`--limit N` stops after N), `--count` prints the number of matches. Exit codes: 0 found, 1 none
  * matches, 2 invalid Search Conditions, 64/65/66/74 as the README's table says. Memory stays constant.

@@ -361,8 +361,8 @@ function curlExample(
  * Adds `serve` to the program: `incident-query serve [--host] [--port] [--data] [--api-key USER=KEY]…
  * [--jwt-secret] [--jwt-public-key] [--rate-limit] [--base-path] [--catalog] [--request-timeout-ms]
  * [--keep-alive-timeout-ms] [--max-connections-per-address] [--max-connections] [--max-time-ms]`
- * (issues 6, 10, 13; the transport numbers and their defaults are DECISIONS.md 3.1's, the time budget
- * DECISIONS.md 1.7's). A `--data` file of 4 MiB or more reports its loading stages on standard error;
+ * (issues 6, 10, 13; the transport numbers and their defaults are docs/semantics.md 3.1's, the time budget
+ * docs/semantics.md 1.7's). A `--data` file of 4 MiB or more reports its loading stages on standard error;
  * every `--data` ends with a summary line there.
  * On start it prints one line `Listening on <url>` on standard output, then (when it generated a key)
  * the key, then a `curl` example; the server's JSON log lines go to standard error. It stops cleanly on

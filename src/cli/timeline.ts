@@ -28,7 +28,7 @@ interface TimelineOptions extends RecordCliOptions {
  * `timeline (--entries <file|-> | --data <dataset> --incident <number> [--site <name>]) [--filter T]
  * [--sort-order DESC] [--ndjson]`: reads timeline entries (a JSON array or NDJSON, streamed; or one
  * incident's entries from a dataset of the in-memory backend), validates them (specification 2.2), filters
- * and sorts them (DECISIONS.md 2) and prints them: a JSON array with one entry a line, or NDJSON. Sorting
+ * and sorts them (docs/semantics.md 2) and prints them: a JSON array with one entry a line, or NDJSON. Sorting
  * needs every kept entry, so those are held in memory (entries the filter drops are not).
  */
 export function registerTimelineCommand(program: Command, context: CliContext): void {
@@ -108,7 +108,7 @@ Exit codes: 0 printed the entries, 1 no such incident (--data), 2 invalid sort o
 /**
  * The entries kept for printing: each as its JSON text (one string: the garbage collector never walks it,
  * which matters with a million entries) with its sort keys (`Time`, `TimelineID`) beside it, for
- * `sortedTimelineOrder` (the engine's order, DECISIONS.md 2).
+ * `sortedTimelineOrder` (the engine's order, docs/semantics.md 2).
  */
 class KeptEntries {
   readonly texts: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * The typed client of the three commands (specification 4; DECISIONS.md 3.1, 3.2), over HTTP or in
+ * The typed client of the three commands (specification 4; docs/semantics.md 3.1, 3.2), over HTTP or in
  * process. Over HTTP it uses the global `fetch` (Node 20+, browsers) unless one is given; in process it
  * calls a command handler directly (`createCommandClient({ handler, … })`), so that a playbook's unit test
  * needs no port. Both give the same methods, results and `CommandClientError`s. It shares the wire types
@@ -74,7 +74,7 @@ export interface CallOptions {
 /** Parameters of GetIncidentTimelineEntries (specification 4.1). */
 export interface TimelineParams {
   readonly incidentNumber: string;
-  /** Keeps entries containing the term, ignoring case (DECISIONS.md 2). */
+  /** Keeps entries containing the term, ignoring case (docs/semantics.md 2). */
   readonly filter?: string;
   /** `ASC`, `ascending`, `DESC` or `descending` (any case); default ascending. */
   readonly sortOrder?: string;
@@ -82,7 +82,7 @@ export interface TimelineParams {
 
 /** Parameters of TriggerIncidentExternalAction (specification 4.2). */
 export interface TriggerParams {
-  /** Search Conditions JSON (DECISIONS.md 1): an object, or an array of objects meaning OR. */
+  /** Search Conditions JSON (docs/semantics.md 1): an object, or an array of objects meaning OR. */
   readonly searchConditions: Record<string, unknown> | readonly Record<string, unknown>[];
   /** Delivered to each triggered playbook as its trigger data. */
   readonly triggerData: Record<string, unknown>;

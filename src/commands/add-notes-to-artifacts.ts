@@ -1,5 +1,5 @@
 /**
- * AddNotesToArtifacts (specification 2.5, 4.3; DECISIONS.md 3.3): adds a note to the artifact of the
+ * AddNotesToArtifacts (specification 2.5, 4.3; docs/semantics.md 3.3): adds a note to the artifact of the
  * request's site named exactly `Artifact Name`, optionally of a given type.
  */
 
@@ -19,7 +19,7 @@ const LISTED_TYPES = 20;
  * Runs AddNotesToArtifacts.
  * Parameters: `Artifact Name` (string, required, exact), `Artifact Type` (the type's integer id, or its
  * label compared ignoring case and surrounding spaces, or a string of digits naming an id; absent or `null`
- * is omitted, while an empty or blank string is an error naming the accepted ids and labels, DECISIONS.md
+ * is omitted, while an empty or blank string is an error naming the accepted ids and labels, docs/semantics.md
  * 3.3), `Note` (a non-blank string, kept exactly, at most the handler's `maxNoteLength`).
  * The note is stored with the caller as author and the backend's time.
  * @returns 200 body: success with the HTML `result` and one context item (type label, local date in the
@@ -101,7 +101,7 @@ function listTypes(types: readonly ArtifactTypeInfo[], artifacts: readonly Artif
   return artifacts.map((a) => `'${labelOf(types, a.typeId)}'`).join(", ");
 }
 
-/** The problem of an empty or blank `Artifact Type` (DECISIONS.md 3.3: not an omission). */
+/** The problem of an empty or blank `Artifact Type` (docs/semantics.md 3.3: not an omission). */
 function blankTypeMessage(types: readonly ArtifactTypeInfo[]): string {
   return types.length === 0
     ? `Parameter '${TYPE}' must not be empty (the service has no artifact types: leave the parameter out).`

@@ -1,5 +1,5 @@
 /**
- * What the three commands need from the data behind them (DECISIONS.md 3.3). Every method is async so a
+ * What the three commands need from the data behind them (docs/semantics.md 3.3). Every method is async so a
  * server can back it with a database; `createMemoryBackend` implements it in memory for tests of playbooks.
  *
  * Contract for implementers: methods resolve `undefined` / `[]` for "not found" and reject only for real
@@ -14,7 +14,7 @@ import type { TimelineEntryData } from "./wire.js";
 /** A site (specification 2.1): where incidents and artifacts live. */
 export interface SiteInfo {
   readonly name: string;
-  /** IANA time zone for local dates (`Europe/Berlin`); `undefined` means UTC (DECISIONS.md 3.3). */
+  /** IANA time zone for local dates (`Europe/Berlin`); `undefined` means UTC (docs/semantics.md 3.3). */
   readonly timeZone?: string | undefined;
 }
 
@@ -64,14 +64,14 @@ export interface PlaybookRunRequest {
 
 /** A recorded playbook run. */
 export interface RecordedPlaybookRun {
-  /** A new integer, greater than every RuntimeId given before (DECISIONS.md 3.3). */
+  /** A new integer, greater than every RuntimeId given before (docs/semantics.md 3.3). */
   readonly runtimeId: number;
 }
 
 /** What `appendNote` is asked to store. */
 export interface NoteRequest {
   readonly text: string;
-  /** The username of the caller who added the note (DECISIONS.md 3.3: stored with its author). */
+  /** The username of the caller who added the note (docs/semantics.md 3.3: stored with its author). */
   readonly author: string;
 }
 
@@ -90,10 +90,10 @@ export interface Backend {
   /** The incident whose `Number` is `incidentNumber` in the site, or `undefined`. */
   findIncidentByNumber(site: string, incidentNumber: string): Promise<IncidentRecord | undefined>;
   /**
-   * The first incident of the site that matches the condition (DECISIONS.md 1.9: earliest
+   * The first incident of the site that matches the condition (docs/semantics.md 1.9: earliest
    * `CreatedUtcTime`, then `IncidentId`), or `undefined`.
    * @param condition - a parsed condition (`toMongoFind` and `IncidentSet` take it as it is)
-   * @param budget - the handler's time budget (DECISIONS.md 1.7), when it has one: `maxTimeMS` and the
+   * @param budget - the handler's time budget (docs/semantics.md 1.7), when it has one: `maxTimeMS` and the
    *   `clock` to measure it with. A search that runs past it should reject with `SearchTimeoutError`
    *   (`IncidentSet.findFirst(condition, budget)` does; a database backend can pass `maxTimeMS` to its
    *   query and map the database's time-out to that error); the command then fails with

@@ -12,7 +12,7 @@ export interface ResolvedCommandOptions {
   readonly parseOptions: ParseOptions;
   readonly triggerDataLimits: TriggerDataLimits;
   readonly maxNoteLength: number;
-  /** The first-match search's time budget (DECISIONS.md 1.7); undefined: unbounded. */
+  /** The first-match search's time budget (docs/semantics.md 1.7); undefined: unbounded. */
   readonly searchBudget: SearchBudget | undefined;
 }
 

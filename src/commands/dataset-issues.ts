@@ -1,5 +1,5 @@
 /**
- * Problems of a dataset are data, as for Search Conditions (DECISIONS.md 1.8): `{ code, path, message }`,
+ * Problems of a dataset are data, as for Search Conditions (docs/semantics.md 1.8): `{ code, path, message }`,
  * where `path` lists the keys and indexes from the root of the dataset to the offending value and `message`
  * is one sentence saying what was expected and what was found. Every message is produced here, in one
  * `switch`.
@@ -46,7 +46,7 @@ export type DatasetIssueDetail =
   | { readonly code: "invalid_time_zone"; readonly found: string }
   /** A time that is not of `format` (a timeline entry's `Time`, a note's `time`). */
   | { readonly code: "invalid_time"; readonly format: string; readonly found: unknown }
-  /** A catalogue text or date field of an incident holding a value of the wrong kind (DECISIONS.md 1.6). */
+  /** A catalogue text or date field of an incident holding a value of the wrong kind (docs/semantics.md 1.6). */
   | {
       readonly code: "field_type";
       readonly field: string;
@@ -67,7 +67,7 @@ export type DatasetIssueDetail =
   | { readonly code: "unknown_artifact_type"; readonly id: number }
   /** A value that must be unique (in the scope `duplicate` names) seen a second time. */
   | ({ readonly code: "duplicate" } & DatasetDuplicate)
-  /** An artifact type label made of digits only: it would read as a type id (DECISIONS.md 3.3). */
+  /** An artifact type label made of digits only: it would read as a type id (docs/semantics.md 3.3). */
   | { readonly code: "numeric_label"; readonly label: string }
   /** The last issue of a list cut at `MAX_DATASET_ISSUES`: how many more were found. */
   | { readonly code: "more_issues"; readonly count: number };

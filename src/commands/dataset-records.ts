@@ -1,5 +1,5 @@
 /**
- * What every backend reads from a dataset the same way (DECISIONS.md 3.3): which playbooks a trigger runs,
+ * What every backend reads from a dataset the same way (docs/semantics.md 3.3): which playbooks a trigger runs,
  * and the timeline entry of the wire format.
  */
 

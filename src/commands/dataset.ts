@@ -124,7 +124,7 @@ export type DatasetValidation = { ok: true; dataset: Dataset } | { ok: false; is
 
 /** Options of `validateDataset`. */
 export interface DatasetOptions {
-  /** The field catalogue incident fields are checked against (DECISIONS.md 1.6); default `DEFAULT_CATALOG`. */
+  /** The field catalogue incident fields are checked against (docs/semantics.md 1.6); default `DEFAULT_CATALOG`. */
   readonly catalog?: FieldCatalog;
   /**
    * Called as records are read, with how many records of all the lists were read (`done`) and how many
@@ -559,7 +559,7 @@ function readArtifactTypes(list: readonly unknown[], ctx: Context): ArtifactType
       else ctx.typeIds.add(id);
     }
     if (label !== undefined) {
-      // Labels are matched ignoring case and surrounding spaces (DECISIONS.md 3.3): they must differ beyond that.
+      // Labels are matched ignoring case and surrounding spaces (docs/semantics.md 3.3): they must differ beyond that.
       const normal = label.trim().toLowerCase();
       if (labels.has(normal)) {
         ctx.out.add({ code: "duplicate", what: "artifact type label", label }, [...path, "label"]);

@@ -1,8 +1,8 @@
 /**
- * The request envelope (specification 2.1, DECISIONS.md 3.1) and the reading of command parameters from
- * `CommandParams` by their exact names (DECISIONS.md 3.2 messages). Only own properties are read.
+ * The request envelope (specification 2.1, docs/semantics.md 3.1) and the reading of command parameters from
+ * `CommandParams` by their exact names (docs/semantics.md 3.2 messages). Only own properties are read.
  *
- * Problems are data, as for Search Conditions (DECISIONS.md 1.8): each has a code, and every message is
+ * Problems are data, as for Search Conditions (docs/semantics.md 1.8): each has a code, and every message is
  * produced by `envelopeIssueMessage`, in one `switch`, as one sentence naming what was expected and what
  * was found.
  */
@@ -19,7 +19,7 @@ export interface Envelope {
   readonly params: Readonly<Record<string, unknown>>;
 }
 
-/** The envelope fields of DECISIONS.md 3.1. */
+/** The envelope fields of docs/semantics.md 3.1. */
 export type EnvelopeField = "Username" | "Site" | "CommandParams";
 
 /** The details of an envelope or parameter problem, by code; `envelopeIssueMessage` words them. */
@@ -44,7 +44,7 @@ export type EnvelopeIssueDetail =
       readonly expected: string;
       readonly found: unknown;
     }
-  /** A required string parameter that is empty or blank (the message is pinned by DECISIONS.md 3.2 tests). */
+  /** A required string parameter that is empty or blank (the message is pinned by docs/semantics.md 3.2 tests). */
   | { readonly code: "empty_parameter"; readonly name: string };
 
 /** Every envelope issue code. */
@@ -58,7 +58,7 @@ export interface EnvelopeIssue {
 
 /**
  * The one place where envelope and parameter messages are written: one sentence naming what was expected
- * and what was found, or, for a parameter, the wording of DECISIONS.md 3.2 (`Missing required parameter
+ * and what was found, or, for a parameter, the wording of docs/semantics.md 3.2 (`Missing required parameter
  * 'X'.`, `Parameter 'X' must not be empty.`), where the name says what is wrong.
  */
 export function envelopeIssueMessage(detail: EnvelopeIssueDetail): string {
@@ -103,7 +103,7 @@ const NON_EMPTY_STRING = "a non-empty string";
 const JSON_OBJECT = "a JSON object";
 
 /**
- * Reads the envelope of a request body (DECISIONS.md 3.1).
+ * Reads the envelope of a request body (docs/semantics.md 3.1).
  * @param body - parsed JSON or `INVALID_JSON`
  * @returns the envelope, or the 400 message and its issues: `The body of the request must be a valid JSON
  *   object` (issue `invalid_body`) for a body that is not a JSON object, otherwise a message naming every

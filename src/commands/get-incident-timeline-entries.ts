@@ -1,5 +1,5 @@
 /**
- * GetIncidentTimelineEntries (specification 4.1; DECISIONS.md 2 and 3.3): the timeline entries of one
+ * GetIncidentTimelineEntries (specification 4.1; docs/semantics.md 2 and 3.3): the timeline entries of one
  * incident of the request's site, filtered by `Filter` and sorted by `Sort Order`.
  */
 

@@ -10,12 +10,12 @@ export const INVALID_JSON: unique symbol = Symbol.for("incident-query.invalid-js
 /** The request body as the adapter read it: parsed JSON, or `INVALID_JSON`. */
 export type CommandBody = unknown;
 
-/** The authenticated caller: the user the credential belongs to (DECISIONS.md 3.1). */
+/** The authenticated caller: the user the credential belongs to (docs/semantics.md 3.1). */
 export interface Caller {
   readonly username: string;
 }
 
-/** A response: HTTP-like status and the JSON body of the specification (section 4, 7; DECISIONS.md 3.2). */
+/** A response: HTTP-like status and the JSON body of the specification (section 4, 7; docs/semantics.md 3.2). */
 export interface CommandResponse {
   readonly status: number;
   readonly body: unknown;

@@ -1,6 +1,6 @@
 /**
  * The command handler: command name, request body and authenticated caller in; status and body out
- * (DESIGN.md: no HTTP framework here). Order of checks (DECISIONS.md 3.1, 3.2):
+ * (DESIGN.md: no HTTP framework here). Order of checks (docs/semantics.md 3.1, 3.2):
  * 1. unknown command → 404 `{"Error": "Unknown command 'X'."}` (names match case-insensitively);
  * 2. a body that is not a JSON object → 400 `{"Error": "The body of the request must be a valid JSON object"}`;
  *    a missing or ill-typed `Username`, `Site` or `CommandParams` → 400 naming the fields;
@@ -9,7 +9,7 @@
  *    `User 'X' has no access to site 'Y'.` (whether or not the site exists);
  * 5. the command: 200 with its success or failure body.
  * Anything thrown on the way → 500 `{"Error": "Unexpected Error."}`, reported to `onError`; a search past
- * the time budget (`maxTimeMS`, DECISIONS.md 1.7) is not unexpected: it is the command's failure.
+ * the time budget (`maxTimeMS`, docs/semantics.md 1.7) is not unexpected: it is the command's failure.
  */
 
 import type { ParseOptions } from "../conditions/options.js";
@@ -41,14 +41,14 @@ export interface CommandHandlerOptions {
    * `console.error`. An exception thrown by the hook itself is swallowed.
    */
   readonly onError?: (error: unknown, context: CommandErrorContext) => void;
-  /** Options for parsing `Search Conditions` (catalogue, limits; DECISIONS.md 1.6, 1.7). */
+  /** Options for parsing `Search Conditions` (catalogue, limits; docs/semantics.md 1.6, 1.7). */
   readonly parseOptions?: ParseOptions;
   /** Limits on `Trigger Data` (default: depth 32, 65,536 characters of JSON). */
   readonly triggerDataLimits?: Partial<TriggerDataLimits>;
   /** The longest `Note` accepted by AddNotesToArtifacts, in characters (default 65,536). */
   readonly maxNoteLength?: number;
   /**
-   * The time budget of TriggerIncidentExternalAction's first-match search, in milliseconds (DECISIONS.md
+   * The time budget of TriggerIncidentExternalAction's first-match search, in milliseconds (docs/semantics.md
    * 1.7; MongoDB's name). Passed to `Backend.findFirstIncident`; past it the command fails with
    * `The Search Conditions took longer than N ms to evaluate.` Default: no budget. The reference server
    * passes 2,000.
@@ -76,7 +76,7 @@ const COMMANDS: ReadonlyMap<string, CommandDefinition> = new Map(
  * @param backend - the data (e.g. `createMemoryBackend(loadSampleDataset())`)
  * @param options - `onError`, `parseOptions`, `triggerDataLimits`, `maxNoteLength`, `maxTimeMS`, `clock`
  * @returns `(command, body, caller) => Promise<{ status, body }>`, which never rejects: 200 with the
- *   bodies of DECISIONS.md 3.2, 400/401/404 with `{ Error }` (DECISIONS.md 3.1), 500
+ *   bodies of docs/semantics.md 3.2, 400/401/404 with `{ Error }` (docs/semantics.md 3.1), 500
  *   `{"Error": "Unexpected Error."}` for anything unexpected; typed per command (`TypedCommandHandler`)
  * @throws {TypeError} when `maxTimeMS` is not a finite number ≥ 0 or `clock` is not a function
  * @example

@@ -1,6 +1,6 @@
 // incident-query/commands: the three commands as pure handlers over a backend (DESIGN.md, layers).
 export type { ArtifactNoteContextItem } from "../artifacts/note-result.js";
-// The time budget a Backend receives and the error it rejects with past it (DECISIONS.md 1.7).
+// The time budget a Backend receives and the error it rejects with past it (docs/semantics.md 1.7).
 export type { SearchBudget } from "../incidents/search-budget.js";
 export { SearchTimeoutError } from "../incidents/search-budget.js";
 export type {

@@ -1,5 +1,5 @@
 /**
- * Command parameters that may arrive as JSON text (DECISIONS.md 3.3): the vendor's own request template for
+ * Command parameters that may arrive as JSON text (docs/semantics.md 3.3): the vendor's own request template for
  * TriggerIncidentExternalAction quotes `Search Conditions` and `Trigger Data` as strings, so a string whose
  * content is JSON of the expected kind is read as that value; any other string is an error.
  */
@@ -41,7 +41,7 @@ function nestingDepth(text: string, stopAbove: number): number {
 }
 
 /**
- * Reads a parameter that is either already a JSON value or a string holding one (DECISIONS.md 3.3).
+ * Reads a parameter that is either already a JSON value or a string holding one (docs/semantics.md 3.3).
  * Values that are not strings are returned unchanged (the command checks them as before).
  * @param name - the parameter's name, for the message (`Search Conditions`)
  * @param value - the parameter's value (present, not null)

@@ -129,7 +129,7 @@ export interface MemoryBackendOptions {
   /** The clock for note and run times; default the system clock. */
   readonly clock?: () => Date;
   /**
-   * The field catalogue for dataset validation and the incident sets (DECISIONS.md 1.6). When absent,
+   * The field catalogue for dataset validation and the incident sets (docs/semantics.md 1.6). When absent,
    * `incidentSetOptions.catalog` is used for both; default `DEFAULT_CATALOG`.
    */
   readonly catalog?: FieldCatalog;

@@ -32,7 +32,7 @@ export type Rule =
   /** An array of records of `schema`, each read by the same reader. */
   | { readonly kind: "records"; readonly plural: string; readonly schema: RecordSchema<object> }
   /**
-   * A field of the catalogue (DECISIONS.md 1.6): absent and `null` are accepted; otherwise a string for a
+   * A field of the catalogue (docs/semantics.md 1.6): absent and `null` are accepted; otherwise a string for a
    * text field, a label for an enumerated field, an ISO-8601 UTC string for a date field (fields outside
    * the catalogue are open and have no rule).
    */

@@ -1,6 +1,6 @@
 /**
- * The exact response bodies of DECISIONS.md 3.2 (HTTP 200: lowercase `error`) and of specification 7 /
- * DECISIONS.md 3.1 (other statuses: capitalised `Error`).
+ * The exact response bodies of docs/semantics.md 3.2 (HTTP 200: lowercase `error`) and of specification 7 /
+ * docs/semantics.md 3.1 (other statuses: capitalised `Error`).
  */
 
 import type { ArtifactNoteContextItem } from "../artifacts/note-result.js";

@@ -1,5 +1,5 @@
 /**
- * `Trigger Data` of TriggerIncidentExternalAction (specification 4.2, 6.1; DECISIONS.md 3.3): a JSON
+ * `Trigger Data` of TriggerIncidentExternalAction (specification 4.2, 6.1; docs/semantics.md 3.3): a JSON
  * object within size and depth limits, with no prototype-named keys, delivered to each triggered playbook
  * as its own deep copy.
  */
@@ -9,7 +9,7 @@ import { describeValue, formatPath, type PathSegment } from "../conditions/issue
 
 /** Limits on `Trigger Data`. */
 export interface TriggerDataLimits {
-  /** Nesting depth; the Trigger Data object itself is level 1 (default 32, as DECISIONS.md 1.7). */
+  /** Nesting depth; the Trigger Data object itself is level 1 (default 32, as docs/semantics.md 1.7). */
   readonly maxDepth: number;
   /** Characters of its JSON text (default 65,536). */
   readonly maxLength: number;

@@ -1,5 +1,5 @@
 /**
- * TriggerIncidentExternalAction (specification 4.2, 6.1; DECISIONS.md 1.9 and 3.3): fires 'On Incident
+ * TriggerIncidentExternalAction (specification 4.2, 6.1; docs/semantics.md 1.9 and 3.3): fires 'On Incident
  * External Action' for the first incident of the request's site that matches the Search Conditions.
  */
 
@@ -20,13 +20,13 @@ import { ON_INCIDENT_EXTERNAL_ACTION, type TriggeredPlaybook } from "./wire.js";
 const CONDITIONS = "Search Conditions";
 const TRIGGER_DATA = "Trigger Data";
 
-/** The refusal of a condition that matches every incident (DECISIONS.md 3.3). */
+/** The refusal of a condition that matches every incident (docs/semantics.md 3.3). */
 const EMPTY = `Parameter '${CONDITIONS}' must not be empty: {} would match every incident.`;
 const MATCHES_EVERYTHING = `Parameter '${CONDITIONS}' matches every incident by its shape alone, like {}: name at least one field condition.`;
 
 /**
- * Runs TriggerIncidentExternalAction (DECISIONS.md 1.9, 3.3).
- * Parameters: `Search Conditions` (a non-empty JSON object or array of DECISIONS.md 1, or a string holding
+ * Runs TriggerIncidentExternalAction (docs/semantics.md 1.9, 3.3).
+ * Parameters: `Search Conditions` (a non-empty JSON object or array of docs/semantics.md 1, or a string holding
  * one; required), `Trigger Data` (a JSON object or a string holding one; required, within the handler's
  * limits, no prototype-named keys). A condition that matches every incident by its shape alone (`{}`,
  * `[{}]`, `{"$and": [{}]}`, `{"$or": [{}, …]}` and what reduces to them: `matchesEverythingByShape`) is
@@ -106,7 +106,7 @@ export async function triggerIncidentExternalAction(context: CommandContext): Pr
 }
 
 /**
- * The failure message for a search that ran past its budget (DECISIONS.md 1.7), or undefined for any other
+ * The failure message for a search that ran past its budget (docs/semantics.md 1.7), or undefined for any other
  * error. Recognised by `instanceof` or, for an error from another copy of the library (an ESM and a CJS
  * build in one process), by its `code` `search_timeout` and its numeric `maxTimeMS`.
  */

@@ -14,7 +14,7 @@ import type {
   TriggerResponseBody,
 } from "./wire.js";
 
-/** The HTTP 200 body of each command (DECISIONS.md 3.2), by the command's name. */
+/** The HTTP 200 body of each command (docs/semantics.md 3.2), by the command's name. */
 export interface CommandResponseBodies {
   readonly GetIncidentTimelineEntries: TimelineResponseBody;
   readonly TriggerIncidentExternalAction: TriggerResponseBody;
@@ -34,7 +34,7 @@ export type CommandResponseBody<C extends string> = string extends C
     : CommandResponseBodies[CommandName];
 
 /**
- * The statuses other than 200 that the command handler answers (DECISIONS.md 3.1): 400 (the body is not
+ * The statuses other than 200 that the command handler answers (docs/semantics.md 3.1): 400 (the body is not
  * a JSON object, or an envelope field is missing or ill-typed), 401 (the body's `Username` is not the
  * caller), 404 (unknown command), 500 (unexpected failure). A server adds its own (413, 415, 429, …).
  */

@@ -1,6 +1,6 @@
 /**
  * The wire types of the three commands: request parameters and response bodies exactly as they travel
- * as JSON (specification 2.1, 2.2, 2.4, 2.5, 4, 7; DECISIONS.md 3.2). Shared by the handler, the server
+ * as JSON (specification 2.1, 2.2, 2.4, 2.5, 4, 7; docs/semantics.md 3.2). Shared by the handler, the server
  * and the typed client (which imports these as types only).
  */
 
@@ -38,7 +38,7 @@ export type TimelineEntryData = TimelineEntry;
 
 /** A playbook run reported by TriggerIncidentExternalAction (specification 2.4). */
 export interface TriggeredPlaybook {
-  /** A new integer for each run, increasing across the service (DECISIONS.md 3.3). */
+  /** A new integer for each run, increasing across the service (docs/semantics.md 3.3). */
   readonly RuntimeId: number;
   readonly PlaybookName: string;
 }
@@ -51,12 +51,12 @@ export interface TriggeredIncidentData {
   readonly TriggeredPlaybooks: readonly TriggeredPlaybook[];
 }
 
-/** `returnData` of GetIncidentTimelineEntries (specification 4.1, DECISIONS.md 3.2). */
+/** `returnData` of GetIncidentTimelineEntries (specification 4.1, docs/semantics.md 3.2). */
 export type TimelineReturnData =
   | { readonly Status: "Successful"; readonly Data: readonly TimelineEntryData[] }
   | { readonly Status: "Failed"; readonly Data: readonly [] };
 
-/** `returnData` of TriggerIncidentExternalAction (specification 4.2, DECISIONS.md 3.2). */
+/** `returnData` of TriggerIncidentExternalAction (specification 4.2, docs/semantics.md 3.2). */
 export type TriggerReturnData =
   | { readonly Status: "Successful"; readonly Data: TriggeredIncidentData }
   | { readonly Status: "Failed"; readonly Data: Record<string, never> };
@@ -73,7 +73,7 @@ export interface TriggerResponseBody {
   readonly returnData: TriggerReturnData;
 }
 
-/** The 200 body of AddNotesToArtifacts (specification 4.3, DECISIONS.md 3.2). */
+/** The 200 body of AddNotesToArtifacts (specification 4.3, docs/semantics.md 3.2). */
 export interface AddNotesResponseBody {
   /** The HTML table on success, `""` on failure. */
   readonly result: string;
@@ -89,7 +89,7 @@ export interface ErrorResponseBody {
   readonly Error: string;
 }
 
-/** The fixed messages of specification 7 and DECISIONS.md 3.1. */
+/** The fixed messages of specification 7 and docs/semantics.md 3.1. */
 export const MESSAGES = Object.freeze({
   badBody: "The body of the request must be a valid JSON object",
   unauthorized: "Invalid authentication key.",

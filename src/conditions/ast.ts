@@ -6,7 +6,7 @@
  * `toSearchConditions`, `explain` and `toMongoFilter`. Every consumer ends its `switch (node.kind)` with
  * `assertNever`, so adding a node kind is a compile error everywhere it must be handled.
  *
- * Rules: DECISIONS.md section 1.
+ * Rules: docs/semantics.md section 1.
  */
 
 /**
@@ -22,7 +22,7 @@ export type Operand =
 
 /**
  * An operand of a range bound (`$gt`, `$gte`, `$lt`, `$lte`). Under MongoDB's type bracketing
- * (DECISIONS.md 1.4, 1.5) every scalar kind has an order within its own kind: numbers, strings (UTF-16
+ * (docs/semantics.md 1.4, 1.5) every scalar kind has an order within its own kind: numbers, strings (UTF-16
  * code units), dates (instants), booleans (`false < true`); `null` is its own bracket with one value, so
  * an inclusive `null` bound is `null` equality and an exclusive one matches nothing. Catalogue text, enum
  * and date fields take only strings (text, enum) or dates (date) here; open fields take any of them.
@@ -30,7 +30,7 @@ export type Operand =
 export type OrderedOperand = Operand;
 
 /**
- * The kind a field has in the field catalogue (DECISIONS.md 1.6): `text` and `enum` fields take string
+ * The kind a field has in the field catalogue (docs/semantics.md 1.6): `text` and `enum` fields take string
  * operands, `date` fields take `$date` operands and read ISO-8601 UTC strings in records as dates, `open`
  * fields (not in the catalogue) take any operand.
  */
@@ -153,7 +153,7 @@ export interface NorNode {
 
 /**
  * Field-level `$not`: the negation of the field-level operator object it wraps. `child` holds field nodes
- * of one field path only: a single field node, another `not` (`$not` inside `$not`, DECISIONS.md 1.3), or
+ * of one field path only: a single field node, another `not` (`$not` inside `$not`, docs/semantics.md 1.3), or
  * an `and` of them. A missing field matches.
  */
 export interface NotNode {

@@ -1,7 +1,7 @@
 import type { FieldKind } from "./ast.js";
 
 /**
- * The declaration of one catalogued field (DECISIONS.md 1.6).
+ * The declaration of one catalogued field (docs/semantics.md 1.6).
  * - `text`: operands must be strings (or `null`).
  * - `enum`: operands must be one of `labels` (or `null`); an unknown label is an issue with a suggestion.
  * - `date`: equality and comparisons need `$date` operands; record values that are a JS `Date` or an
@@ -14,23 +14,23 @@ export type FieldSpec =
 
 /**
  * The field catalogue: the declared fields (by their full dotted path) and the alternative fields, on
- * which a plain string containing `|` means "any of these values" (DECISIONS.md 1.2).
+ * which a plain string containing `|` means "any of these values" (docs/semantics.md 1.2).
  * Fields not in `fields` are open: any operand, under type bracketing. Whatever `strictFields` says, a key
  * that is not in `fields` but equals a declared field once case, spaces, `_` and `-` are ignored
  * (`severity`, `Created_UTC_Time`) is an `unknown_field` issue that names the declared field
- * (DECISIONS.md 1.1): field names are case-sensitive, so it could never match what was meant.
+ * (docs/semantics.md 1.1): field names are case-sensitive, so it could never match what was meant.
  */
 export interface FieldCatalog {
   readonly fields: Readonly<Record<string, FieldSpec>>;
   readonly alternativeFields: readonly string[];
   /**
    * When true, every key outside `fields` is an `unknown_field` issue that suggests the nearest declared
-   * field (DECISIONS.md 1.1): no open fields. Default false.
+   * field (docs/semantics.md 1.1): no open fields. Default false.
    */
   readonly strictFields?: boolean;
 }
 
-/** IngestionType labels: specification 2.3, DECISIONS.md 1.6. */
+/** IngestionType labels: specification 2.3, docs/semantics.md 1.6. */
 export const INGESTION_TYPE_LABELS = [
   "Unknown",
   "Schedule Job",
@@ -42,13 +42,13 @@ export const INGESTION_TYPE_LABELS = [
   "Manual Escalation",
 ] as const;
 
-/** Severity labels: DECISIONS.md 1.6. */
+/** Severity labels: docs/semantics.md 1.6. */
 export const SEVERITY_LABELS = ["Critical", "High", "Medium", "Low", "Informational"] as const;
 
-/** Status labels: DECISIONS.md 1.6. */
+/** Status labels: docs/semantics.md 1.6. */
 export const STATUS_LABELS = ["Open", "Closed", "In Progress", "On Hold"] as const;
 
-/** The documented text fields of specification 2.3 (DECISIONS.md 1.6). */
+/** The documented text fields of specification 2.3 (docs/semantics.md 1.6). */
 export const TEXT_FIELDS = [
   "Number",
   "Type",
@@ -67,7 +67,7 @@ const text = { kind: "text" } as const;
 
 /**
  * The default catalogue: the 15 documented fields of specification 2.3 with the kinds and labels of
- * DECISIONS.md 1.6; `IngestionType` and `Status` are alternative fields.
+ * docs/semantics.md 1.6; `IngestionType` and `Status` are alternative fields.
  */
 export const DEFAULT_CATALOG: FieldCatalog = Object.freeze({
   fields: Object.freeze({
@@ -99,7 +99,7 @@ export interface CatalogExtension {
  *   `strictFields`
  * @returns a frozen catalogue
  * @throws {TypeError} when `labels` names a field that is not an enumerated field of the result, a field
- *   name is empty or has an empty segment or a prototype-named segment (DECISIONS.md 1.1), or
+ *   name is empty or has an empty segment or a prototype-named segment (docs/semantics.md 1.1), or
  *   `strictFields` is not a boolean
  * @example extendCatalog(DEFAULT_CATALOG, { labels: { Severity: ["Unassigned"] } })
  * @example extendCatalog(DEFAULT_CATALOG, { fields: { Owner: { kind: "text" } }, strictFields: true })
@@ -135,7 +135,7 @@ const FORBIDDEN_SEGMENTS = new Set(["__proto__", "prototype", "constructor"]);
 
 /**
  * True for the segments refused everywhere in Search Conditions: `__proto__`, `prototype`, `constructor`
- * (DECISIONS.md 1.1).
+ * (docs/semantics.md 1.1).
  */
 export function isForbiddenSegment(segment: string): boolean {
   return FORBIDDEN_SEGMENTS.has(segment);
@@ -178,7 +178,7 @@ interface FoldedNames {
 const FOLDED = new WeakMap<FieldCatalog, FoldedNames>();
 
 /**
- * Folds a field name for near-miss detection (DECISIONS.md 1.1): lower case, without spaces, `_` and `-`.
+ * Folds a field name for near-miss detection (docs/semantics.md 1.1): lower case, without spaces, `_` and `-`.
  * @example foldFieldName("Created_UTC_Time") //=> "createdutctime"
  */
 export function foldFieldName(name: string): string {
@@ -207,7 +207,7 @@ function foldedNames(catalog: FieldCatalog): FoldedNames {
 
 /**
  * The declared field that `key` equals once case, spaces, `_` and `-` are ignored, or undefined (also for a
- * declared key itself) (DECISIONS.md 1.1). Constant time for most keys (their first letter starts no
+ * declared key itself) (docs/semantics.md 1.1). Constant time for most keys (their first letter starts no
  * declared field), linear in the key's length otherwise.
  * @param catalog - the catalogue
  * @param key - a field path

@@ -121,7 +121,7 @@ describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codege
       expect(predicate(record), JSON.stringify(record)).toBe(evaluate(condition, record as object));
   });
 
-  it("reads an own accessor like a data property (DECISIONS.md 1.1)", () => {
+  it("reads an own accessor like a data property (docs/semantics.md 1.1)", () => {
     const condition = parseSearchConditions({ Severity: "High" });
     const predicate = compile(condition, { codegen, cache: false });
     const record = Object.defineProperty({}, "Severity", { get: () => "High", enumerable: true });

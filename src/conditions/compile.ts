@@ -1,6 +1,6 @@
 /**
  * The fast path of Search Conditions: a condition compiled once into a predicate that agrees with the
- * reference interpreter (`evaluate`, DECISIONS.md 1.5) on every input, and runs close to a hand-written
+ * reference interpreter (`evaluate`, docs/semantics.md 1.5) on every input, and runs close to a hand-written
  * `incident.Status === "Open"`.
  *
  * Two back ends, one semantics:
@@ -16,7 +16,7 @@
  * escaped text; the scalar test first, array traversal only when the value is an array; ISO-8601 dates read
  * with a hand-written scanner (`isoUtcMs`), once per record and date field.
  *
- * Reading records (DECISIONS.md 1.1): a field is an own property, data or accessor, read at most once per
+ * Reading records (docs/semantics.md 1.1): a field is an own property, data or accessor, read at most once per
  * evaluation; inherited properties never count; a read that throws counts as missing. The generated code
  * reads `r["Field"]` optimistically into a per-field local (so a field used by several leaves is read
  * once) and proves, only where the answer depends on it, that the property is own: each leaf whose result
@@ -57,7 +57,7 @@ export interface Predicate {
   /**
    * @param incident - any value; anything but a non-array object is read as an empty record
    * @returns true when the incident matches `condition`
-   * @throws never: a throwing accessor is a missing field (DECISIONS.md 1.1), a forged `Date` is no date;
+   * @throws never: a throwing accessor is a missing field (docs/semantics.md 1.1), a forged `Date` is no date;
    *   a Proxy whose traps throw is answered `false` (outside the guarantee, SECURITY.md)
    */
   (incident: unknown): boolean;
@@ -89,13 +89,13 @@ function openFieldMs(value: unknown): number {
   return ms === undefined ? Number.NaN : ms;
 }
 
-/** The date reader for a field kind (DECISIONS.md 1.5). */
+/** The date reader for a field kind (docs/semantics.md 1.5). */
 function dateReader(fieldKind: FieldKind): (value: unknown) => number {
   return fieldKind === "date" ? dateFieldMs : openFieldMs;
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Reading records (DECISIONS.md 1.1): own properties, data or accessor; a throwing read is missing
+// Reading records (docs/semantics.md 1.1): own properties, data or accessor; a throwing read is missing
 
 const hasOwn = Object.hasOwn;
 
@@ -114,7 +114,7 @@ function readOwn(holder: object, key: string): unknown {
 const INDEX_SEGMENT = /^(?:0|[1-9][0-9]*)$/;
 
 /**
- * What a field path reaches below its first segment (DECISIONS.md 1.5): `values` to test with array
+ * What a field path reaches below its first segment (docs/semantics.md 1.5): `values` to test with array
  * traversal, `whole` values an array index reached at the last segment (tested without traversal), and
  * whether some place reached nothing (`missing`).
  */
@@ -351,7 +351,7 @@ function boundLeaf(bound: RangeBound, side: "lower" | "upper", fieldKind: FieldK
   return bound.inclusive ? existential((value) => value === null, true) : NEVER;
 }
 
-/** Builds the leaf semantics of a field node (DECISIONS.md 1.5; the reference's `evaluateField`). */
+/** Builds the leaf semantics of a field node (docs/semantics.md 1.5; the reference's `evaluateField`). */
 function leafOf(node: FieldNode): Leaf {
   const kind = node.fieldKind;
   switch (node.kind) {
@@ -518,7 +518,7 @@ const THREW: unique symbol = Symbol("threw");
 /**
  * A test over a record and its field slots: `slots[i]` holds the value of the `i`-th first segment
  * (`fieldsOf`) once read (`undefined` when missing), or `UNREAD`. Each field is read at most once per
- * evaluation, through `readOwn` (DECISIONS.md 1.1).
+ * evaluation, through `readOwn` (docs/semantics.md 1.1).
  */
 type RecordTest = (record: object, slots: unknown[]) => boolean;
 
@@ -1193,7 +1193,7 @@ function attach(
 }
 
 /**
- * Compiles a condition into a predicate that agrees with `evaluate` on every input (DECISIONS.md 1.5),
+ * Compiles a condition into a predicate that agrees with `evaluate` on every input (docs/semantics.md 1.5),
  * generating specialised code unless `options.codegen` is false or code generation is forbidden here.
  * Predicates are cached by the condition's canonical form (an LRU of at most `COMPILE_CACHE_CAPACITY`
  * entries and `COMPILE_CACHE_BYTES` estimated bytes):

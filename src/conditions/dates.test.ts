@@ -5,7 +5,7 @@ import { dateFieldMs, isoUtcMs, parseIsoUtc, recordDateValue } from "./dates.js"
 
 /**
  * An independent reference for the hand-written scanner: the regex-and-`Date` reader the project started
- * with, kept here so that the scanner is checked against a second implementation of DECISIONS.md 1.4.
+ * with, kept here so that the scanner is checked against a second implementation of docs/semantics.md 1.4.
  */
 function referenceParseIsoUtc(text: string): number | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{3}))?Z$/.exec(text);

@@ -4,7 +4,7 @@
  * `CreatedUtcTime`). Pure and allocation-light: it runs once per record in hot loops, so it is a
  * hand-written check rather than a general date library.
  *
- * Format (DECISIONS.md 1.4): `yyyy-MM-ddTHH:mm:ssZ`, optionally `yyyy-MM-ddTHH:mm:ss.SSSZ`.
+ * Format (docs/semantics.md 1.4): `yyyy-MM-ddTHH:mm:ssZ`, optionally `yyyy-MM-ddTHH:mm:ss.SSSZ`.
  */
 
 /** The expected format, as shown in error messages. */
@@ -47,7 +47,7 @@ function digits2(s: string, i: number): number {
  * predicates, incident-set columns). `parseIsoUtc` is the same reader with `undefined` for `NaN`.
  * @param text - the record value
  * @returns epoch milliseconds, or `NaN` when `text` is not exactly of the format or names an impossible
- *   date or time (DECISIONS.md 1.4); never throws
+ *   date or time (docs/semantics.md 1.4); never throws
  * @example isoUtcMs("2024-03-01T12:00:00Z") //=> 1709294400000
  */
 export function isoUtcMs(text: string): number {
@@ -89,7 +89,7 @@ export function isoUtcMs(text: string): number {
 }
 
 /**
- * A record value in a catalogue `date` field as epoch ms (DECISIONS.md 1.5): an ISO-8601 UTC string or a
+ * A record value in a catalogue `date` field as epoch ms (docs/semantics.md 1.5): an ISO-8601 UTC string or a
  * valid JS `Date`; `NaN` for anything else. Same answers as `recordDateValue`, `NaN` for its `undefined`.
  * Never throws (a forged `Date` is not a date).
  */
@@ -107,7 +107,7 @@ export const MAX_ISO_EPOCH_MS = 253402300799999;
 const dateTime = Date.prototype.getTime;
 
 /**
- * The value of a record field in a catalogue date field, as epoch milliseconds (DECISIONS.md 1.5): a valid
+ * The value of a record field in a catalogue date field, as epoch milliseconds (docs/semantics.md 1.5): a valid
  * JS `Date`, or a string of the ISO-8601 UTC format. Anything else is not a date. A `Date` is read through
  * the intrinsic `Date.prototype.getTime` (an own or overridden `getTime` is never called); an object that
  * only looks like a `Date` (`Object.create(Date.prototype)`, a `Date` behind a Proxy) is not a date.

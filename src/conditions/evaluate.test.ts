@@ -280,7 +280,7 @@ const rows: Row[] = [
   ["not over a range and outside", not(and(gt("Score", N(1)), lte("Score", N(3)))), { Score: 9 }, true],
 ];
 
-describe("evaluateNode (DECISIONS.md 1.5)", () => {
+describe("evaluateNode (docs/semantics.md 1.5)", () => {
   it.each(rows)("%s", (_name, condition, record, expected) => {
     expect(evaluateNode(condition, record)).toBe(expected);
   });

@@ -1,14 +1,14 @@
 /**
  * The reference interpreter of Search Conditions: short and obviously right, the yardstick for `compile`,
  * `IncidentSet` and the MongoDB translation (test/conformance). It shares no code with those fast paths.
- * Semantics: DECISIONS.md 1.1 and 1.5, docs/semantics.md.
+ * Semantics: docs/semantics.md 1.1 and 1.5, docs/semantics.md.
  *
- * Reading a record (DECISIONS.md 1.1): a field is an own property of its holder, data or accessor; an
+ * Reading a record (docs/semantics.md 1.1): a field is an own property of its holder, data or accessor; an
  * accessor is read like a data property, at most once per holder and key in one evaluation (reads are
  * remembered); a read that throws, an inherited property and an own property holding `undefined` all
  * count as missing.
  *
- * Walking a field path (MongoDB, DECISIONS.md 1.5): each segment reads the property of an object; on an
+ * Walking a field path (MongoDB, docs/semantics.md 1.5): each segment reads the property of an object; on an
  * array it reads the property of every element and, for a numeric segment, also takes the element at that
  * index. Every *place* where the walk reaches nothing is noted as missing: a missing, `null` or scalar
  * holder, an object without the key, an empty array, and each array element that is not an object (a
@@ -30,7 +30,7 @@ import { compileRegex } from "./regex.js";
 
 const INDEX = /^(?:0|[1-9][0-9]*)$/;
 
-/** Reads `key` of a holder as DECISIONS.md 1.1 says (own property, data or accessor); `undefined` if none. */
+/** Reads `key` of a holder as docs/semantics.md 1.1 says (own property, data or accessor); `undefined` if none. */
 type Reader = (holder: object, key: string) => unknown;
 
 /** A reader that reads each holder's key at most once (accessors included) and never throws. */
@@ -126,13 +126,13 @@ function dateValue(value: unknown): number | undefined {
   }
 }
 
-/** A record value as a date (epoch ms) for a field of this kind (DECISIONS.md 1.5), else `undefined`. */
+/** A record value as a date (epoch ms) for a field of this kind (docs/semantics.md 1.5), else `undefined`. */
 function dateOf(value: unknown, fieldKind: FieldKind): number | undefined {
   if (fieldKind === "date" && typeof value === "string") return parseIsoUtc(value);
   return dateValue(value);
 }
 
-/** Equality of one record value with an operand (DECISIONS.md 1.2, 1.5). */
+/** Equality of one record value with an operand (docs/semantics.md 1.2, 1.5). */
 function equals(value: unknown, operand: Operand, fieldKind: FieldKind): boolean {
   switch (operand.type) {
     case "string":
@@ -254,7 +254,7 @@ function evaluateWith(condition: Condition, incident: unknown, read: Reader): bo
 
 /**
  * Decides whether an incident matches a parsed Search Conditions object: the reference interpreter
- * (DECISIONS.md 1.5, docs/semantics.md).
+ * (docs/semantics.md 1.5, docs/semantics.md).
  *
  * - Strings compare exactly and case-sensitively; numbers numerically (a `NaN` in a record equals only a
  *   `NaN` operand and lies in no range); dates as instants; booleans `false < true` in ranges.

@@ -1,6 +1,6 @@
 /**
- * Field-name near misses and strict catalogues (DECISIONS.md 1.1), and the `$date` hint for JS Date
- * operands (DECISIONS.md 1.4; docs/semantics.md 1.1, 1.2).
+ * Field-name near misses and strict catalogues (docs/semantics.md 1.1), and the `$date` hint for JS Date
+ * operands (docs/semantics.md 1.4; docs/semantics.md 1.1, 1.2).
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CATALOG, extendCatalog, foldFieldName, nearMissField } from "./catalog.js";
@@ -12,7 +12,7 @@ function messages(input: unknown, catalog = DEFAULT_CATALOG): string[] {
   return result.success ? [] : result.issues.map((issue) => issue.message);
 }
 
-describe("field-name near misses (DECISIONS.md 1.1)", () => {
+describe("field-name near misses (docs/semantics.md 1.1)", () => {
   it.each([
     ["severity", "Severity"],
     ["SEVERITY", "Severity"],
@@ -63,7 +63,7 @@ describe("field-name near misses (DECISIONS.md 1.1)", () => {
   });
 });
 
-describe("strict catalogues (DECISIONS.md 1.1)", () => {
+describe("strict catalogues (docs/semantics.md 1.1)", () => {
   const strict = extendCatalog(DEFAULT_CATALOG, { strictFields: true });
 
   it("refuses every key outside the catalogue, suggesting the nearest field when one is near", () => {
@@ -94,7 +94,7 @@ describe("strict catalogues (DECISIONS.md 1.1)", () => {
   });
 });
 
-describe("a JS Date operand: the $date to write (DECISIONS.md 1.4)", () => {
+describe("a JS Date operand: the $date to write (docs/semantics.md 1.4)", () => {
   it("shows the Date's own instant, read through the intrinsic getTime", () => {
     const date = new Date("2024-03-01T12:00:00Z");
     Object.defineProperty(date, "getTime", { value: () => 0 });

@@ -1,5 +1,5 @@
 /**
- * Issues are data (DECISIONS.md 1.8): `{ code, path, message }`, where `path` lists the keys and array
+ * Issues are data (docs/semantics.md 1.8): `{ code, path, message }`, where `path` lists the keys and array
  * indexes from the root of the Search Conditions to the offending value, and `message` is one sentence
  * saying what was expected and what was found. Every message is produced here, in one `switch`.
  */
@@ -20,18 +20,18 @@ export type IssueDetail =
   | { code: "invalid_type"; expected: string; found: unknown }
   /** `[]` at the root, or an empty `$and`/`$or`/`$nor`. */
   | { code: "empty_array"; what: string }
-  /** A `$`-key that is not an operator of DECISIONS.md 1.3, or `$where`/`$expr`/`$function`. */
+  /** A `$`-key that is not an operator of docs/semantics.md 1.3, or `$where`/`$expr`/`$function`. */
   | { code: "unknown_operator"; operator: string; allowed: readonly string[] }
   /** A known operator where it may not stand: a field operator at condition level, or `$and` on a field. */
   | { code: "misplaced_operator"; operator: string; where: "condition" | "field" | "not" }
-  /** `__proto__`, `prototype` or `constructor` as a key or path segment (DECISIONS.md 1.1). */
+  /** `__proto__`, `prototype` or `constructor` as a key or path segment (docs/semantics.md 1.1). */
   | { code: "forbidden_key"; key: string }
   /** A field path with an empty segment (`"a..b"`, `".a"`, `""`). */
   | { code: "invalid_field_path"; field: string }
   /**
    * A key outside the catalogue that equals a catalogue field once case, spaces, `_` and `-` are ignored
    * (`reason` `near_miss`, the field in `suggestion`), or any other key outside a strict catalogue
-   * (`reason` `strict`, the nearest field in `suggestion` when one is near) (DECISIONS.md 1.1).
+   * (`reason` `strict`, the nearest field in `suggestion` when one is near) (docs/semantics.md 1.1).
    */
   | { code: "unknown_field"; field: string; reason: "near_miss" | "strict"; suggestion?: string }
   /** An object mixing `$`-keys and plain keys. */
@@ -55,10 +55,10 @@ export type IssueDetail =
    * construct RE2 does not have (lookaround, backreferences, …), names it in our words.
    */
   | { code: "invalid_regex"; pattern: string; reason: string; unsupported?: string }
-  /** A `$regex` whose program exceeds the per-pattern budget of DECISIONS.md 1.7 (`found` instructions). */
+  /** A `$regex` whose program exceeds the per-pattern budget of docs/semantics.md 1.7 (`found` instructions). */
   | { code: "regex_program_too_large"; pattern: string; max: number; found: number; atLeast?: boolean }
   /**
-   * The programs of one condition's `$regex` patterns exceed the total budget of DECISIONS.md 1.7; reported
+   * The programs of one condition's `$regex` patterns exceed the total budget of docs/semantics.md 1.7; reported
    * at the pattern that crosses it (`found`: the total up to and including it). Later patterns are not
    * examined.
    */
@@ -67,16 +67,16 @@ export type IssueDetail =
   | { code: "invalid_regex_options"; options: string; reason: string }
   /** `$size` that is not a non-negative integer. */
   | { code: "invalid_size"; found: unknown }
-  /** A limit of DECISIONS.md 1.7 exceeded. */
+  /** A limit of docs/semantics.md 1.7 exceeded. */
   | { code: "limit_exceeded"; limit: LimitName; max: number; found?: number };
 
-/** The names of the limits of DECISIONS.md 1.7. */
+/** The names of the limits of docs/semantics.md 1.7. */
 export type LimitName = "depth" | "nodes" | "setSize" | "stringLength" | "patternLength";
 
 /** Every issue code. */
 export type IssueCode = IssueDetail["code"];
 
-/** One problem found in Search Conditions (DECISIONS.md 1.8). */
+/** One problem found in Search Conditions (docs/semantics.md 1.8). */
 export interface Issue {
   readonly code: IssueCode;
   readonly path: readonly PathSegment[];

@@ -1,5 +1,5 @@
 /**
- * A least-recently-used cache bounded both in entries and in bytes (DECISIONS.md 1.7: what untrusted
+ * A least-recently-used cache bounded both in entries and in bytes (docs/semantics.md 1.7: what untrusted
  * conditions leave behind in memory is bounded). Each entry carries an estimate of the bytes it keeps alive;
  * inserting past either bound drops the least recently used entries first, and an entry heavier than the
  * whole byte budget is never kept.

@@ -1,5 +1,5 @@
 /**
- * The operator table of Search Conditions, as data (DECISIONS.md 1.1 and 1.3). Each operator declares
+ * The operator table of Search Conditions, as data (docs/semantics.md 1.1 and 1.3). Each operator declares
  * where it may stand and which rule validates its operand; the parser (parse.ts) dispatches on these
  * declarations and refuses an operator in the wrong place. Nothing here executes a condition.
  *
@@ -14,7 +14,7 @@
 export type OperatorPlace = "condition" | "field" | "not";
 
 /**
- * How an operator's operand is validated (DECISIONS.md 1.3–1.4):
+ * How an operator's operand is validated (docs/semantics.md 1.3–1.4):
  * - `conditions`: a non-empty array of condition objects (`$and`, `$or`, `$nor`).
  * - `value`: a string, number, boolean, `null` or `$date` operand, checked against the field's kind and
  *   labels (`$eq`, `$ne`).
@@ -51,7 +51,7 @@ export interface OperatorSpec {
   readonly bound?: { readonly side: "lower" | "upper"; readonly inclusive: boolean };
 }
 
-/** Every operator of DECISIONS.md 1.1 (logical) and 1.3 (field level). */
+/** Every operator of docs/semantics.md 1.1 (logical) and 1.3 (field level). */
 export type OperatorName =
   | "$and"
   | "$or"
@@ -74,7 +74,7 @@ export type OperatorName =
 const CONDITION = ["condition"] as const;
 const FIELD_AND_NOT = ["field", "not"] as const;
 
-/** The operator table (DECISIONS.md 1.1, 1.3). Frozen; look operators up with `lookupOperator`. */
+/** The operator table (docs/semantics.md 1.1, 1.3). Frozen; look operators up with `lookupOperator`. */
 export const OPERATORS: Readonly<Record<OperatorName, OperatorSpec>> = Object.freeze({
   $and: { name: "$and", places: CONDITION, operand: "conditions" },
   $or: { name: "$or", places: CONDITION, operand: "conditions" },
@@ -102,12 +102,12 @@ export const OPERATORS: Readonly<Record<OperatorName, OperatorSpec>> = Object.fr
   $options: { name: "$options", places: FIELD_AND_NOT, operand: "flags" },
   $exists: { name: "$exists", places: FIELD_AND_NOT, operand: "boolean" },
   $size: { name: "$size", places: FIELD_AND_NOT, operand: "size" },
-  // `$not` inside `$not` is valid (MongoDB's jstests not/not2.js; DECISIONS.md 1.3).
+  // `$not` inside `$not` is valid (MongoDB's jstests not/not2.js; docs/semantics.md 1.3).
   $not: { name: "$not", places: FIELD_AND_NOT, operand: "operatorObject" },
 } satisfies Record<OperatorName, OperatorSpec>);
 
 /**
- * MongoDB query operators that Search Conditions know but refuse (DECISIONS.md 1.3): they are reported as
+ * MongoDB query operators that Search Conditions know but refuse (docs/semantics.md 1.3): they are reported as
  * `unknown_operator` issues and never executed. Listed for documentation and tests; any other `$`-key is
  * refused the same way.
  */

@@ -1,6 +1,6 @@
 import { DEFAULT_CATALOG, type FieldCatalog } from "./catalog.js";
 
-/** The limits of DECISIONS.md 1.7. Exceeding one is a `limit_exceeded` issue, never a crash or a hang. */
+/** The limits of docs/semantics.md 1.7. Exceeding one is a `limit_exceeded` issue, never a crash or a hang. */
 export interface ConditionLimits {
   /** Nesting depth of objects and arrays in the Search Conditions JSON (default 32). */
   readonly depth: number;
@@ -21,7 +21,7 @@ export interface ConditionLimits {
   readonly regexProgramTotal: number;
 }
 
-/** The default limits of DECISIONS.md 1.7. */
+/** The default limits of docs/semantics.md 1.7. */
 export const DEFAULT_LIMITS: ConditionLimits = Object.freeze({
   depth: 32,
   nodes: 1_000,
@@ -34,9 +34,9 @@ export const DEFAULT_LIMITS: ConditionLimits = Object.freeze({
 
 /** Options of `parseSearchConditions` and of everything that accepts raw Search Conditions JSON. */
 export interface ParseOptions {
-  /** The field catalogue (DECISIONS.md 1.6); default `DEFAULT_CATALOG`. */
+  /** The field catalogue (docs/semantics.md 1.6); default `DEFAULT_CATALOG`. */
   readonly catalog?: FieldCatalog;
-  /** Limits to override (DECISIONS.md 1.7); the others keep their defaults. */
+  /** Limits to override (docs/semantics.md 1.7); the others keep their defaults. */
   readonly limits?: Partial<ConditionLimits>;
 }
 

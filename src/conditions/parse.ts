@@ -1,5 +1,5 @@
 /**
- * Search Conditions JSON → AST (DECISIONS.md 1.1–1.8). The input is untrusted: it is read through own data
+ * Search Conditions JSON → AST (docs/semantics.md 1.1–1.8). The input is untrusted: it is read through own data
  * properties only (no getter is ever invoked, nothing inherited is seen), every limit of 1.7 is checked
  * before descending, and every problem is collected as an issue. The only exception that leaves this module
  * is `SearchConditionsError` (from `parseSearchConditions`).
@@ -46,7 +46,7 @@ export type SafeParseResult =
   | { readonly success: false; readonly issues: [Issue, ...Issue[]] };
 
 /**
- * Parses untrusted Search Conditions JSON into a condition (DECISIONS.md 1.1–1.8).
+ * Parses untrusted Search Conditions JSON into a condition (docs/semantics.md 1.1–1.8).
  *
  * - An object is the AND of its entries (`{}` is `{ kind: "and", children: [] }`, every incident); an
  *   object with one entry is that entry's node itself.
@@ -70,7 +70,7 @@ export function parseSearchConditions(input: unknown, options?: ParseOptions): C
 }
 
 /**
- * Like `parseSearchConditions`, but returns the issues instead of throwing (DECISIONS.md 1.8).
+ * Like `parseSearchConditions`, but returns the issues instead of throwing (docs/semantics.md 1.8).
  * @param input - raw JSON (any value)
  * @param options - catalogue and limits
  * @returns `{ success: true, condition }` or `{ success: false, issues }` with at least one issue
@@ -358,7 +358,7 @@ class Parser {
     );
   }
 
-  /** Counts one node (DECISIONS.md 1.7); past the limit, records the issue and stops parsing. */
+  /** Counts one node (docs/semantics.md 1.7); past the limit, records the issue and stops parsing. */
   private count(path: readonly PathSegment[]): void {
     this.nodes += 1;
     if (this.nodes > this.options.limits.nodes) {
@@ -548,7 +548,7 @@ class Parser {
   /**
    * For a key outside the catalogue: false (with an `unknown_field` issue) when it is a near miss of a
    * catalogue field (same name once case, spaces, `_` and `-` are ignored), or when the catalogue is strict
-   * (the nearest field suggested); true for an open field (DECISIONS.md 1.1).
+   * (the nearest field suggested); true for an open field (docs/semantics.md 1.1).
    */
   private knownField(key: string, path: readonly PathSegment[]): boolean {
     const { catalog } = this.options;
@@ -781,7 +781,7 @@ class Parser {
         return false;
       }
       case "open":
-        // Any scalar, under MongoDB's type bracketing (DECISIONS.md 1.4).
+        // Any scalar, under MongoDB's type bracketing (docs/semantics.md 1.4).
         return true;
       default:
         return assertUnreachable(field.kind);
@@ -939,7 +939,7 @@ class Parser {
           break;
         }
         case "boolean": {
-          // `true`/`false`, or MongoDB's habitual `1`/`0` (DECISIONS.md 1.3). MongoDB reads any other number
+          // `true`/`false`, or MongoDB's habitual `1`/`0` (docs/semantics.md 1.3). MongoDB reads any other number
           // as its truth value; it is refused here, being more likely a mistake than a meaning.
           if (typeof value === "boolean" || value === 1 || value === 0) {
             const exists = value === true || value === 1;
@@ -1272,7 +1272,7 @@ function flagsProblem(options: string): string | undefined {
 }
 
 /**
- * The label an unknown label most likely meant (DECISIONS.md 1.6), or undefined: a case-insensitive (and
+ * The label an unknown label most likely meant (docs/semantics.md 1.6), or undefined: a case-insensitive (and
  * space-insensitive) match first, then the only label it is a prefix of (3 characters or more), then the
  * nearest label within a small edit distance (at most 1 for short inputs, 3 for long ones). Cost: linear in
  * the label's length for labels much longer than every candidate (they are skipped by length).

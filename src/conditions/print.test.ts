@@ -245,7 +245,7 @@ function operatorObjectArb(kind: Kind, notDepth: number): fc.Arbitrary<Record<st
     delete operators.$regex;
     delete operators.$options;
   }
-  // `$not` inside `$not` (DECISIONS.md 1.3), two levels deep.
+  // `$not` inside `$not` (docs/semantics.md 1.3), two levels deep.
   if (notDepth > 0) operators.$not = operatorObjectArb(kind, notDepth - 1);
   return fc
     .shuffledSubarray(Object.keys(operators), { minLength: 1, maxLength: 4 })

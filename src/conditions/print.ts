@@ -6,7 +6,7 @@
  * contains `|`, so that a pipe is never split again), pipe strings for `in` nodes that came from pipe
  * alternatives, `{"$date": iso}` for dates, one operator object per field when its nodes fit in one, and
  * `$and` when they do not (two children on one field with the same operator, logical children that
- * collide, …). Rules: DECISIONS.md 1.1–1.4.
+ * collide, …). Rules: docs/semantics.md 1.1–1.4.
  */
 import type { Condition, FieldNode, NotNode, Operand, RangeNode } from "./ast.js";
 import { assertNever, fieldName } from "./ast.js";
@@ -19,7 +19,7 @@ export type SearchConditionsJson = Record<string, unknown>;
 type Entry = readonly [key: string, value: unknown];
 
 /**
- * Prints a condition as canonical Search Conditions JSON (DECISIONS.md 1.1–1.4).
+ * Prints a condition as canonical Search Conditions JSON (docs/semantics.md 1.1–1.4).
  * @param condition - a condition from `parseSearchConditions` (docs/semantics.md 1.1)
  * @returns a JSON object (never an array: a top-level OR prints as `{"$or": [...]}`) that parses back, with
  *   the same catalogue, to a condition deeply equal to `condition`

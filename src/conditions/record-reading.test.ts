@@ -1,5 +1,5 @@
 /**
- * How records are read (DECISIONS.md 1.1, SECURITY.md "How records are read"), attacked in every matcher:
+ * How records are read (docs/semantics.md 1.1, SECURITY.md "How records are read"), attacked in every matcher:
  * `evaluate`, `compile` with both back ends, and `IncidentSet` (columns and row predicate). A field is an
  * own property, data or accessor, read at most once per field per evaluation; a read that throws counts as
  * missing; inherited properties never count (a polluted prototype can never make a record match); a forged
@@ -48,7 +48,7 @@ function throwing(key: string, base: object = {}): object {
   });
 }
 
-describe.each(matchers)("%s: how records are read (DECISIONS.md 1.1)", (_name, matches) => {
+describe.each(matchers)("%s: how records are read (docs/semantics.md 1.1)", (_name, matches) => {
   afterEach(() => {
     // Undo any pollution a failed test left behind.
     for (const key of ["Severity", "Owner", "Polluted"])

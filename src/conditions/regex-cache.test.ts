@@ -31,7 +31,7 @@ function randomValue(length: number, alphabet: string, seed: number): string {
 /** A pattern of about 1,000 instructions (the per-pattern budget), distinct for each `i`. */
 const bigPattern = (i: number): string => `[a-c]{990}x${i}`;
 
-describe("the regex cache (DECISIONS.md 1.7: bounded in bytes)", () => {
+describe("the regex cache (docs/semantics.md 1.7: bounded in bytes)", () => {
   it("keeps at most REGEX_CACHE_BYTES estimated bytes, dropping the least recently used", () => {
     clearRegexCache();
     const first = compileRegex(bigPattern(0), "");
@@ -73,7 +73,7 @@ describe("the regex cache (DECISIONS.md 1.7: bounded in bytes)", () => {
   });
 });
 
-describe("the predicate cache (DECISIONS.md 1.7: bounded in bytes)", () => {
+describe("the predicate cache (docs/semantics.md 1.7: bounded in bytes)", () => {
   it("keeps at most COMPILE_CACHE_BYTES estimated bytes, weighing the regex matchers it holds", () => {
     clearCompileCache();
     const condition = (i: number) =>

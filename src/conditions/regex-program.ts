@@ -1,5 +1,5 @@
 /**
- * The size of a `$regex` program, known before the program is built (DECISIONS.md 1.7; docs/semantics.md
+ * The size of a `$regex` program, known before the program is built (docs/semantics.md 1.7; docs/semantics.md
  * section 1.7, "Regular expressions").
  *
  * RE2 refuses a program past its memory budget (`max_mem`) while it compiles it, and its parser refuses
@@ -468,7 +468,7 @@ export function foldCodePoints(source: string, ignoreCase: boolean): number {
 /**
  * The outcome of `measureRegex`: the program's size, or the engine's reason for refusing the pattern.
  * - `instructions`: the engine's own count (the compiled program's size less its two fixed instructions).
- * - `size`: the count the budget of DECISIONS.md 1.7 uses: `instructions`, except that a character class
+ * - `size`: the count the budget of docs/semantics.md 1.7 uses: `instructions`, except that a character class
  *   counts once per range of code points it holds (RE2 compiles each range to at least one instruction;
  *   the ranges are what parsing, compiling and matching a class cost), plus one per
  *   `FOLD_CODE_POINTS_PER_INSTRUCTION` code points that case folding iterates (`foldCodePoints`). Never less
@@ -482,7 +482,7 @@ export type RegexMeasure =
 
 /**
  * Parses a `$regex` pattern and counts the instructions of the program the engine would build for it,
- * without building it (DECISIONS.md 1.7). Linear in the length of the pattern; allocates only the parse
+ * without building it (docs/semantics.md 1.7). Linear in the length of the pattern; allocates only the parse
  * tree. The count excludes the two instructions every program has, so `a{1000}` is 1,000, `a|b*` is 3.
  * @param source - the pattern, RE2 syntax
  * @param bits - RE2JS flag bits (`i`, `m`, `s` of `$options`); `i` folds case, which changes a class's ranges

@@ -1,5 +1,5 @@
 /**
- * The linear-time regular-expression layer of Search Conditions (DECISIONS.md 1.4, 1.7).
+ * The linear-time regular-expression layer of Search Conditions (docs/semantics.md 1.4, 1.7).
  *
  * Every `$regex` pattern runs on RE2 (the `re2js` port): no backtracking, so no pattern can make matching
  * slower than linear in the length of the value. The native `RegExp` never sees an untrusted pattern.
@@ -77,7 +77,7 @@ function compileEngine(source: string, bits: number): RE2JS {
 }
 
 /**
- * The RE2 flag bits for `$options` flags (DECISIONS.md 1.4): `i` → CASE_INSENSITIVE, `m` → MULTILINE,
+ * The RE2 flag bits for `$options` flags (docs/semantics.md 1.4): `i` → CASE_INSENSITIVE, `m` → MULTILINE,
  * `s` → DOTALL.
  * @throws {TypeError} when `flags` holds a character other than `i`, `m`, `s` (the parser refuses those first)
  */
@@ -206,7 +206,7 @@ function literalMatcher(literal: RegexLiteral, source: string, bits: number): Re
 
 /**
  * Constructs outside RE2 syntax, recognized by the fragment the engine quotes in its reason, and what we
- * call them (issue messages name the construct first, then quote the engine: DECISIONS.md 1.4).
+ * call them (issue messages name the construct first, then quote the engine: docs/semantics.md 1.4).
  */
 const UNSUPPORTED: readonly (readonly [RegExp, string])[] = [
   [/`\(\?<[=!]/, "lookbehind ((?<=…), (?<!…)) is not supported"],
@@ -231,7 +231,7 @@ const UNSUPPORTED: readonly (readonly [RegExp, string])[] = [
 
 /**
  * Names, in our words, the construct outside RE2 syntax that the engine's reason points at: lookaround,
- * backreferences, possessive quantifiers, atomic groups, `\C`, … (DECISIONS.md 1.4).
+ * backreferences, possessive quantifiers, atomic groups, `\C`, … (docs/semantics.md 1.4).
  * @param reason - the engine's reason, as in `RegexSyntaxError.reason` or `RegexMeasure`
  * @returns a phrase such as `lookbehind ((?<=…), (?<!…)) is not supported`, or `undefined` when the pattern
  *   is merely malformed (the engine's reason then says it all)
@@ -250,7 +250,7 @@ function reasonOf(error: unknown): string {
 
 /**
  * Thrown by `compileRegex` for a pattern outside RE2 syntax. `reason` is the engine's explanation, e.g.
- * ``invalid escape sequence: `\1` `` (DECISIONS.md 1.4: the issue message quotes it).
+ * ``invalid escape sequence: `\1` `` (docs/semantics.md 1.4: the issue message quotes it).
  */
 export class RegexSyntaxError extends SyntaxError {
   override readonly name = "RegexSyntaxError";
@@ -292,11 +292,11 @@ export function clearRegexCache(): void {
 }
 
 /**
- * Compiles a `$regex` pattern with its `$options` flags into a linear-time matcher (DECISIONS.md 1.4, 1.7).
+ * Compiles a `$regex` pattern with its `$options` flags into a linear-time matcher (docs/semantics.md 1.4, 1.7).
  * Literal patterns (see `analyzeLiteral`) use string search; everything else runs on RE2. Results are
  * cached (at most `REGEX_CACHE_CAPACITY` entries and `REGEX_CACHE_BYTES` estimated bytes, least recently
  * used dropped). The program size is not limited here: the parser refuses patterns past the budget of
- * DECISIONS.md 1.7 (`measurePattern`), and only parsed conditions reach evaluation.
+ * docs/semantics.md 1.7 (`measurePattern`), and only parsed conditions reach evaluation.
  * @param source - the pattern, RE2 syntax (no backreferences, no lookaround)
  * @param flags - `$options`: any of `i` (case-insensitive), `m` (`^`/`$` at line breaks), `s` (`.` matches `\n`)
  * @returns a matcher whose `test(value)` searches `value` (MongoDB `$regex` semantics: not a full match)
@@ -328,7 +328,7 @@ function build(source: string, flags: string, bits: number): RegexMatcher {
 }
 
 /**
- * Parses a `$regex` pattern and measures its program without building it (DECISIONS.md 1.7): the parser's
+ * Parses a `$regex` pattern and measures its program without building it (docs/semantics.md 1.7): the parser's
  * check, before anything is compiled. Literal patterns (see `analyzeLiteral`) are measured without the
  * engine: one instruction per character, one per anchor. Time linear in the length of the pattern.
  * @param source - the pattern

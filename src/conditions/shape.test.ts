@@ -1,5 +1,5 @@
 /**
- * matchesEverythingByShape (DECISIONS.md 3.3; docs/semantics.md 1.1): the conditions that match every
+ * matchesEverythingByShape (docs/semantics.md 3.3; docs/semantics.md 1.1): the conditions that match every
  * incident by their shape alone, which TriggerIncidentExternalAction refuses like `{}`.
  */
 import fc from "fast-check";

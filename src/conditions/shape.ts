@@ -1,5 +1,5 @@
 /**
- * What a condition matches by its shape alone, whatever the incidents hold (DECISIONS.md 3.3,
+ * What a condition matches by its shape alone, whatever the incidents hold (docs/semantics.md 3.3,
  * docs/semantics.md 1.1). TriggerIncidentExternalAction refuses a condition that matches every incident
  * this way, as it refuses `{}`: `[{}]`, `{"$and": [{}]}` and `{"$or": [{}, …]}` would fire the playbooks
  * of the site's first incident.
@@ -10,7 +10,7 @@ import { requireParsedCondition } from "./parse.js";
 
 /**
  * True when the condition matches every incident by its shape alone, so that no record can fail it
- * (DECISIONS.md 3.3; docs/semantics.md 1.1). Decided on the parsed condition, bottom up:
+ * (docs/semantics.md 3.3; docs/semantics.md 1.1). Decided on the parsed condition, bottom up:
  * - an AND matches everything when all its parts do (`{}`, `{"$and": [{}]}`, `{"$and": [{}, {}]}`);
  * - an OR matches everything when one of its parts does (`[{}]`, `{"$or": [{}, {"Title": "x"}]}`);
  * - a NOR matches everything when each of its parts matches nothing (`{"$nor": [{"$nor": [{}]}]}`);

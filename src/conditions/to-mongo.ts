@@ -1,9 +1,9 @@
 /**
  * Translation of a parsed Search Conditions AST to a MongoDB filter document that means exactly what
- * `evaluate` means (DECISIONS.md section 1), so that a server implementation can push a condition down to
+ * `evaluate` means (docs/semantics.md section 1), so that a server implementation can push a condition down to
  * a MongoDB cluster (sharded or not) instead of loading incidents into memory.
  *
- * Search Conditions follow MongoDB 9.0's semantics (DECISIONS.md 1.5), so most operators translate as
+ * Search Conditions follow MongoDB 9.0's semantics (docs/semantics.md 1.5), so most operators translate as
  * they are: `null` equality (also inside `$in`, `$nin`, `$ne`, `$all` and as an inclusive range bound) is
  * MongoDB's own `null`, numeric path segments are MongoDB's, `$not` inside `$not` is MongoDB's. Where
  * MongoDB's implicit semantics differ from ours, the filter spells our meaning out:
@@ -45,7 +45,7 @@ export type MongoSort = { readonly [key: string]: 1 | -1 };
  * - `"string"`: ISO-8601 UTC strings of the format `yyyy-MM-ddTHH:mm:ssZ` or `yyyy-MM-ddTHH:mm:ss.SSSZ`
  *   (both forms may be mixed).
  * Open fields compared with a `$date` operand are always BSON dates (only a JS `Date` is a date there,
- * DECISIONS.md 1.5).
+ * docs/semantics.md 1.5).
  */
 export type DateStorage = "date" | "string";
 
@@ -69,7 +69,7 @@ export interface MongoQuery {
 }
 
 /**
- * The MongoDB form of "the first matching incident" (DECISIONS.md 1.9), from `toMongoFind`.
+ * The MongoDB form of "the first matching incident" (docs/semantics.md 1.9), from `toMongoFind`.
  * - `filter`, `sort`: every matching incident, sorted by `CreatedUtcTime` then `IncidentId`. MongoDB's
  *   sort puts incidents whose `CreatedUtcTime` is missing, `null` or not a date *before* the dated ones,
  *   so this pair alone is the 1.9 order only when every incident has a valid `CreatedUtcTime`.
@@ -124,7 +124,7 @@ function resolveOptions(options: ToMongoOptions | undefined): Context {
 
 /**
  * Checks that segments can be written as a MongoDB field path: non-empty, no leading `$` (an operator),
- * no NUL (refused by BSON), none of `__proto__`, `prototype`, `constructor` (DECISIONS.md 1.1).
+ * no NUL (refused by BSON), none of `__proto__`, `prototype`, `constructor` (docs/semantics.md 1.1).
  */
 function assertMongoPath(segments: readonly string[], what: string): void {
   for (const segment of segments) {
@@ -266,7 +266,7 @@ function isStringDate(
 /**
  * Values for `$in` equal to `operand` (a string-stored date has two forms). `null` is MongoDB's own `null`
  * on every path: since MongoDB 9.0 (SERVER-36681) it matches a reached `null` and every place where a
- * dotted path reaches nothing, which is the rule of DECISIONS.md 1.5 (see `toMongoFilter` for older
+ * dotted path reaches nothing, which is the rule of docs/semantics.md 1.5 (see `toMongoFilter` for older
  * servers).
  */
 function inValues(target: FieldTarget, operand: Operand, ctx: Context): unknown[] {
@@ -312,7 +312,7 @@ function rangeFilter(node: Extract<FieldNode, { kind: "range" }>, ctx: Context):
   if (bounds.length === 0) return {};
   const first = bounds[0]![0];
   if (isStringDate(node, first.operand, ctx)) {
-    // Each bound is met by some value (DECISIONS.md 1.5, as MongoDB): one filter per bound.
+    // Each bound is met by some value (docs/semantics.md 1.5, as MongoDB): one filter per bound.
     const parts = bounds.map(([bound, side]) => stringDateBound(key, bound, side));
     return parts.length === 1 ? parts[0]! : { $and: parts };
   }
@@ -348,7 +348,7 @@ function fieldFilter(node: FieldNode, ctx: Context): MongoFilter {
       if (node.operands.length === 0) return {};
       return nonMembership(node, node.operands, ctx);
     case "all":
-      // The AND of equalities (MongoDB's definition of $all; DECISIONS.md 1.5); $all: [] matches nothing.
+      // The AND of equalities (MongoDB's definition of $all; docs/semantics.md 1.5); $all: [] matches nothing.
       if (node.operands.length === 0) return nothing(mongoPath(node.path, ctx));
       return andOf(node.operands.map((operand) => membership(node, [operand], ctx).filter));
     case "range":
@@ -401,7 +401,7 @@ function translate(condition: Condition, ctx: Context): MongoFilter {
 
 /**
  * Translates a parsed Search Conditions object to a MongoDB filter document with the same meaning as
- * `evaluate` (DECISIONS.md 1.5): `collection.find(toMongoFilter(c))` returns the incidents `evaluate(c, ·)`
+ * `evaluate` (docs/semantics.md 1.5): `collection.find(toMongoFilter(c))` returns the incidents `evaluate(c, ·)`
  * accepts, except for the known differences listed in docs/mongodb.md.
  *
  * - `$date` operands become `Date` objects (or ISO-string comparisons with `dateStorage: "string"`);
@@ -410,10 +410,10 @@ function translate(condition: Condition, ctx: Context): MongoFilter {
  * - `$not` becomes `$nor` of the translated operator object (`$not` inside `$not` nests two); `$all` the
  *   AND of equalities;
  * - `null` operands, numeric path segments, booleans and `null` as range operands are written as they are:
- *   MongoDB's own semantics are the rule (DECISIONS.md 1.4, 1.5);
+ *   MongoDB's own semantics are the rule (docs/semantics.md 1.4, 1.5);
  * - field paths go through `options.fieldMap`.
  *
- * Server versions: the `null` rule on dotted paths through arrays (DECISIONS.md 1.5) is MongoDB's from
+ * Server versions: the `null` rule on dotted paths through arrays (docs/semantics.md 1.5) is MongoDB's from
  * version 9.0 on (SERVER-36681; its jstests `null_query_semantics.js`, `ne_null.js`, `nin_null.js` are
  * tagged `requires_fcv_90`), so the filter means exactly what `evaluate` means on MongoDB 9.0 and later.
  * On an older server (8.x and before) one thing differs: where a dotted path meets an empty array, an array
@@ -441,7 +441,7 @@ export function toMongoFilter(condition: Condition, options?: ToMongoOptions): M
 }
 
 /**
- * The filter that holds when an incident has a valid `CreatedUtcTime` (DECISIONS.md 1.9): a BSON date
+ * The filter that holds when an incident has a valid `CreatedUtcTime` (docs/semantics.md 1.9): a BSON date
  * within the JavaScript range (`Date` objects), or with string storage an ISO string `parseIsoUtc`
  * accepts; never an array.
  */
@@ -458,7 +458,7 @@ function datedFilter(key: string, ctx: Context): MongoFilter {
 
 /**
  * Translates a parsed Search Conditions object to the MongoDB queries that find "the first matching
- * incident" (DECISIONS.md 1.9: earliest `CreatedUtcTime`, undated incidents after every dated one, ties
+ * incident" (docs/semantics.md 1.9: earliest `CreatedUtcTime`, undated incidents after every dated one, ties
  * by `IncidentId` ascending). See `MongoFind` for the shape and `firstMatchingIncident`
  * (src/incidents/mongo.ts) for the helper that runs it.
  *
@@ -906,7 +906,7 @@ class RegexTranslator {
 }
 
 /**
- * Rewrites a `$regex` pattern from RE2 syntax (DECISIONS.md 1.4) to a PCRE pattern with the same meaning
+ * Rewrites a `$regex` pattern from RE2 syntax (docs/semantics.md 1.4) to a PCRE pattern with the same meaning
  * in MongoDB (also valid JavaScript for everything but `\p` classes, negated POSIX classes and inline
  * `(?i)` changes):
  * - the `m` and `s` flags are applied while rewriting: `^`/`$` become `^`/`(?![\s\S])` (text start and

@@ -188,7 +188,7 @@ describe("DateColumn", () => {
     [1704067200000, DATE_OTHER, Number.NaN],
     [{ $date: "2024-01-01T00:00:00Z" }, DATE_OTHER, Number.NaN],
     [["2024-01-01T00:00:00Z"], DATE_COMPLEX, Number.NaN],
-    // A forged Date is no date (DECISIONS.md 1.5: it matches no date condition and never throws).
+    // A forged Date is no date (docs/semantics.md 1.5: it matches no date condition and never throws).
     [Object.create(Date.prototype), DATE_OTHER, Number.NaN],
   ])("%o → state %i", (value, state, ms) => {
     const column = new DateColumn("CreatedUtcTime", 1);
@@ -214,7 +214,7 @@ describe("HashIndex", () => {
 });
 
 describe("ownDataValue", () => {
-  it("reads own properties, data or accessor (DECISIONS.md 1.1 revised)", () => {
+  it("reads own properties, data or accessor (docs/semantics.md 1.1 revised)", () => {
     const record = Object.create({ inherited: 1 }) as Record<string, unknown>;
     record.own = 2;
     record.undef = undefined;

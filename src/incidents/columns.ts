@@ -11,7 +11,7 @@
  * - `HashIndex`: equality lookup on a selective field (`Number`, `ExternalKey`, `IncidentId`).
  * - `Bitset`: the selection vectors the planner combines.
  *
- * Fields are read as the reference interpreter reads them (DECISIONS.md 1.1): own properties, data or
+ * Fields are read as the reference interpreter reads them (docs/semantics.md 1.1): own properties, data or
  * accessor, read once when the incident is added; an inherited property, an own `undefined` or a read that
  * throws is missing. Caller objects are never modified.
  */
@@ -19,7 +19,7 @@
 import { dateFieldMs } from "../conditions/dates.js";
 
 /**
- * Reads a record's own property as the reference does (DECISIONS.md 1.1): data or accessor (the getter is
+ * Reads a record's own property as the reference does (docs/semantics.md 1.1): data or accessor (the getter is
  * called once here); inherited, absent, `undefined` and a throwing read are all `undefined`. Never throws.
  */
 export function ownDataValue(record: object, key: string): unknown {
@@ -159,7 +159,7 @@ export class DictionaryColumn {
     this.codes = new Uint8Array(capacity);
   }
 
-  /** Stores row `row`'s value (already read as an own value, DECISIONS.md 1.1). */
+  /** Stores row `row`'s value (already read as an own value, docs/semantics.md 1.1). */
   set(row: number, value: unknown, capacity: number): void {
     if (this.dropped) return;
     let code: number;
@@ -287,7 +287,7 @@ export const DATE_OTHER = 3;
 /** An array (or a value whose reading threw): the column cannot answer for it. */
 export const DATE_COMPLEX = 4;
 
-/** A catalogue date field as epoch ms with a state per row (DECISIONS.md 1.5). */
+/** A catalogue date field as epoch ms with a state per row (docs/semantics.md 1.5). */
 export class DateColumn {
   readonly field: string;
   ms: Float64Array;
@@ -372,7 +372,7 @@ export class HashIndex {
 
 /**
  * Sorts `rows` by (time, id, row) ascending, where `time` and `id` are per-row keys (+Infinity when absent):
- * the order of DECISIONS.md 1.9, ties kept in insertion order. A bottom-up merge sort over typed arrays
+ * the order of docs/semantics.md 1.9, ties kept in insertion order. A bottom-up merge sort over typed arrays
  * (no comparator calls), O(n log n).
  */
 export function sortRows(rows: Int32Array, time: Float64Array, id: Float64Array): Int32Array {

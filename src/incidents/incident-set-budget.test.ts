@@ -1,5 +1,5 @@
 /**
- * The time budget of IncidentSet searches (DECISIONS.md 1.7): `findFirst`, `findAll` and `count` read the
+ * The time budget of IncidentSet searches (docs/semantics.md 1.7): `findFirst`, `findAll` and `count` read the
  * caller's clock at least once every 1,024 records examined, on every access path, and stop with a
  * `SearchTimeoutError` once past `maxTimeMS`. A fake clock counts its reads (and advances by 1 ms per read),
  * so the tests see exactly when the search looks at the time.
@@ -217,7 +217,7 @@ const cases: [string, SetName, Method, unknown, RegExp, number][] = [
   ["findAll text-index", "text", "findAll", { Title: { $regex: "^title 1" } }, /^columns$/, N / 8],
 ];
 
-describe("IncidentSet time budget (DECISIONS.md 1.7): every access path reads the clock every 1,024 records", () => {
+describe("IncidentSet time budget (docs/semantics.md 1.7): every access path reads the clock every 1,024 records", () => {
   it.each(cases)("%s", (_name, setName, method, raw, path, examined) => {
     const set = sets[setName];
     const plan = set.explain(raw);

@@ -48,7 +48,7 @@ const incidents: Incident[] = [
 ];
 const ids = (list: readonly Incident[]) => list.map((i) => i.Number);
 
-describe("IncidentSet: the order of DECISIONS.md 1.9", () => {
+describe("IncidentSet: the order of docs/semantics.md 1.9", () => {
   const set = new IncidentSet(incidents);
 
   it("lists matches by CreatedUtcTime, ties by IncidentId, undated after dated, non-numeric ids last", () => {
@@ -122,7 +122,7 @@ describe("IncidentSet: inputs", () => {
     expect(() => new IncidentSet<Incident>().add(["x"] as unknown as Incident)).toThrow(TypeError);
   });
 
-  it("reads fields as DECISIONS.md 1.1 (revised): own properties, data or accessor; inherited and throwing are missing", () => {
+  it("reads fields as docs/semantics.md 1.1 (revised): own properties, data or accessor; inherited and throwing are missing", () => {
     let calls = 0;
     const withGetter = Object.defineProperty({ IncidentId: 1 }, "Severity", {
       get: () => {

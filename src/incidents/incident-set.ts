@@ -1,10 +1,10 @@
 /**
  * `IncidentSet`: a large in-memory collection of incidents that answers "the first incident that matches"
- * (DECISIONS.md 1.9) in microseconds, and counts or lists matches by scanning columns.
+ * (docs/semantics.md 1.9) in microseconds, and counts or lists matches by scanning columns.
  *
  * Layout: the caller's objects (never modified) plus columns built once per incident on `add` (columns.ts):
  * dictionary-encoded scalar fields, catalogue date fields as epoch ms, hash indexes on the selective fields
- * (`Number`, `ExternalKey`, `IncidentId`), and the creation order (DECISIONS.md 1.9) as a sorted
+ * (`Number`, `ExternalKey`, `IncidentId`), and the creation order (docs/semantics.md 1.9) as a sorted
  * permutation with its inverse (rank).
  *
  * Queries: the planner (planner.ts) turns the condition into column operators. `findFirst` picks the
@@ -15,7 +15,7 @@
  * when the index cannot decide it (an array, an object, an unreadable value): such rows are re-checked, so
  * every answer is `evaluate`'s (SECURITY.md, "Searches over a collection").
  *
- * Every search takes an optional time budget (DECISIONS.md 1.7; docs/semantics.md 1.7): the plan and every
+ * Every search takes an optional time budget (docs/semantics.md 1.7; docs/semantics.md 1.7): the plan and every
  * scan loop tick the budget's timer, which reads the caller's clock at least every 1,024 records.
  *
  * Records must not be modified after they are added: the columns hold what they contained then.
@@ -67,9 +67,9 @@ import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budge
 import { validateIncidentSetOptions } from "./set-options.js";
 import { DEFAULT_TEXT_INDEX_BYTES, TextColumn } from "./text-index.js";
 
-/** The field whose value orders incidents (DECISIONS.md 1.9). */
+/** The field whose value orders incidents (docs/semantics.md 1.9). */
 export const ORDER_FIELD = "CreatedUtcTime";
-/** The tie-break field of the order (DECISIONS.md 1.9). */
+/** The tie-break field of the order (docs/semantics.md 1.9). */
 export const ID_FIELD = "IncidentId";
 /** The fields with a hash index by default: the selective equality fields. */
 export const DEFAULT_HASH_FIELDS: readonly string[] = ["Number", "ExternalKey", "IncidentId"];
@@ -168,7 +168,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private timeKey: Float64Array;
   /** Per row: `IncidentId` when a finite number, else +Infinity (the order's second key). */
   private idKey: Float64Array;
-  /** Rows in creation order (DECISIONS.md 1.9), and each row's position in it. */
+  /** Rows in creation order (docs/semantics.md 1.9), and each row's position in it. */
   private order: Int32Array = new Int32Array(0);
   private rank: Int32Array = new Int32Array(0);
   private ordered = 0;
@@ -393,11 +393,11 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   }
 
   /**
-   * Finds the first incident that matches (DECISIONS.md 1.9): the earliest `CreatedUtcTime`; incidents
+   * Finds the first incident that matches (docs/semantics.md 1.9): the earliest `CreatedUtcTime`; incidents
    * without a valid one after all dated ones; ties by `IncidentId` ascending (incidents without a numeric
    * `IncidentId` after those with one), then by insertion order.
    * @param conditions - a parsed Condition or raw Search Conditions JSON
-   * @param budget - optional time budget (`maxTimeMS` with a `clock`; DECISIONS.md 1.7): the clock is read
+   * @param budget - optional time budget (`maxTimeMS` with a `clock`; docs/semantics.md 1.7): the clock is read
    *   at the start and at least once every 1,024 records examined
    * @returns the matching incident (the caller's object), or undefined
    * @throws {SearchConditionsError} when raw JSON is invalid; `.issues` lists every problem
@@ -414,9 +414,9 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   }
 
   /**
-   * Finds every incident that matches, in the order of `findFirst` (DECISIONS.md 1.9).
+   * Finds every incident that matches, in the order of `findFirst` (docs/semantics.md 1.9).
    * @param conditions - a parsed Condition or raw Search Conditions JSON
-   * @param budget - optional time budget, as for `findFirst` (DECISIONS.md 1.7)
+   * @param budget - optional time budget, as for `findFirst` (docs/semantics.md 1.7)
    * @returns the matching incidents (the caller's objects); an empty array when none
    * @throws {SearchConditionsError} when raw JSON is invalid
    * @throws {SearchTimeoutError} when the search runs past `budget.maxTimeMS`
@@ -435,7 +435,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   /**
    * Counts the incidents that match.
    * @param conditions - a parsed Condition or raw Search Conditions JSON
-   * @param budget - optional time budget, as for `findFirst` (DECISIONS.md 1.7)
+   * @param budget - optional time budget, as for `findFirst` (docs/semantics.md 1.7)
    * @returns the number of matching incidents
    * @throws {SearchConditionsError} when raw JSON is invalid
    * @throws {SearchTimeoutError} when the search runs past `budget.maxTimeMS`

@@ -58,7 +58,7 @@ function stored(incident: Incident, mode: DateStorage): Incident {
   return { ...incident, CreatedUtcTime: Array.isArray(value) ? value.map(convert) : convert(value) };
 }
 
-/** The first matching incident by DECISIONS.md 1.9 (order.ts), in memory. */
+/** The first matching incident by docs/semantics.md 1.9 (order.ts), in memory. */
 function expectedFirst(
   incidents: readonly Incident[],
   matches: (incident: Incident) => boolean,

@@ -1,5 +1,5 @@
 /**
- * "The first matching incident" (DECISIONS.md 1.9) over a MongoDB collection. Typed structurally (what
+ * "The first matching incident" (docs/semantics.md 1.9) over a MongoDB collection. Typed structurally (what
  * `firstMatchingIncident` calls of a collection), not with the `mongodb` driver's types, so that the
  * declarations of `incident-query/mongodb` compile in a project that has not installed the driver (it is
  * an optional peer dependency, needed only by the server implementation that passes a collection in). A
@@ -37,7 +37,7 @@ export interface IncidentCollection<TDocument = IncidentDocument> {
 export interface FirstMatchingIncidentOptions extends ToMongoOptions {
   /**
    * A filter ANDed with the condition, in the collection's field names (not mapped), e.g. the request's
-   * site: `{ SiteName: "Security Operations" }` (DECISIONS.md 3.3: the first matching incident *of the
+   * site: `{ SiteName: "Security Operations" }` (docs/semantics.md 3.3: the first matching incident *of the
    * request's site*).
    */
   readonly scope?: MongoFilter;
@@ -54,7 +54,7 @@ function readPath(document: unknown, path: string): unknown {
 }
 
 /**
- * Finds the first incident of a MongoDB collection that matches a Search Conditions object (DECISIONS.md
+ * Finds the first incident of a MongoDB collection that matches a Search Conditions object (docs/semantics.md
  * 1.9): the earliest `CreatedUtcTime`, incidents without a valid one after all dated ones, ties by
  * `IncidentId` ascending. Runs the plan of `toMongoFind`: one `findOne` on the dated incidents (served by
  * the index `{CreatedUtcTime: 1, IncidentId: 1}`), and only when none matches, one on the undated ones

@@ -1,5 +1,5 @@
 /**
- * The order of "the first matching incident" (DECISIONS.md 1.9): the earliest `CreatedUtcTime` first;
+ * The order of "the first matching incident" (docs/semantics.md 1.9): the earliest `CreatedUtcTime` first;
  * incidents without a valid `CreatedUtcTime` come after every dated one; ties, and the undated among
  * themselves, go by `IncidentId` ascending. Incidents whose `IncidentId` is not a finite number come after
  * those with one (keeping their input order: callers break remaining ties by position).
@@ -14,7 +14,7 @@ export interface OrderKey {
 }
 
 /**
- * Reads the order key of an incident record; never throws. Fields are read as DECISIONS.md 1.1 (revised)
+ * Reads the order key of an incident record; never throws. Fields are read as docs/semantics.md 1.1 (revised)
  * reads them: own properties, data or accessor (a getter called once; one that throws, or a record whose
  * properties cannot be read, counts as missing).
  */

@@ -10,12 +10,12 @@
  *   most selective first, each only over the rows still possible, and switch to row-at-a-time once few
  *   remain. Unknown rows (P \ T) are finally decided by the compiled row predicate.
  *
- * Every leaf's answer is the reference's (DECISIONS.md 1.5) by construction: accept tables come from the
+ * Every leaf's answer is the reference's (docs/semantics.md 1.5) by construction: accept tables come from the
  * same leaf semantics `compile` uses (`leafSemantics`), and anything a column cannot decide is unknown.
  * No access path takes a row as surely matching unless every child of every AND above it said so: a
  * candidate list (hash hits, postings) only narrows, and its rows are answered by the same leaves.
  *
- * Time budget (DECISIONS.md 1.7): a plan is built for one query with that query's `BudgetTimer`; every
+ * Time budget (docs/semantics.md 1.7): a plan is built for one query with that query's `BudgetTimer`; every
  * loop over rows ticks it (row loops once per row, column passes once per 32-row word), and word-wide
  * bitset passes (32 rows per operation) count their rows once per pass.
  */
@@ -1240,7 +1240,7 @@ function fusedScanWithDates(
 /**
  * Builds the plan of a condition over a storage: column leaves where a column answers the node, residual
  * leaves elsewhere.
- * @param timer - the query's budget timer (DECISIONS.md 1.7), ticked by every pass the plan makes over rows
+ * @param timer - the query's budget timer (docs/semantics.md 1.7), ticked by every pass the plan makes over rows
  *   or dictionary values; default: no budget
  * @throws {SearchTimeoutError} from `timer`, while building (dictionary accept tables) or evaluating
  */

@@ -1,5 +1,5 @@
 /**
- * The time budget of a search over a collection (DECISIONS.md 1.7, "Time budget"; docs/semantics.md
+ * The time budget of a search over a collection (docs/semantics.md 1.7, "Time budget"; docs/semantics.md
  * "Limits"). The engine reads no clock of its own: the caller passes `clock`, and the search calls it at
  * least once every {@link BUDGET_CHECK_INTERVAL} records.
  */
@@ -20,7 +20,7 @@ export interface SearchBudget {
 }
 
 /**
- * Thrown by a budgeted search that ran past its `maxTimeMS` (DECISIONS.md 1.7). The command handler
+ * Thrown by a budgeted search that ran past its `maxTimeMS` (docs/semantics.md 1.7). The command handler
  * answers it as a command failure: `The Search Conditions took longer than 2000 ms to evaluate.`
  */
 export class SearchTimeoutError extends Error {

@@ -484,7 +484,7 @@ export class TextColumn {
     return column;
   }
 
-  /** Stores row `row`'s value (read as DECISIONS.md 1.1 reads fields). */
+  /** Stores row `row`'s value (read as docs/semantics.md 1.1 reads fields). */
   set(row: number, value: unknown, capacity: number): void {
     if (row >= this.ids.length) {
       const next = new Int32Array(Math.max(capacity, Math.ceil(this.ids.length * 1.5) + 16));

@@ -6,7 +6,7 @@
  *   after the commit: nothing is acknowledged that a crash could lose.
  * - RuntimeIds come from the sequence `iq_runtime_ids`: increasing, never repeated, across restarts
  *   (a crash may skip numbers; it never reuses one).
- * - The first matching incident (DECISIONS.md 1.9) is one indexed query in the order
+ * - The first matching incident (docs/semantics.md 1.9) is one indexed query in the order
  *   `created NULLS LAST, incident_id NULLS LAST, seq`, filtered by the superset clause of `toSqlWhere`;
  *   each fetched row is re-checked with `compile`, and more rows are fetched only when re-checks reject.
  */
@@ -59,7 +59,7 @@ export type PostgresConnection =
 export type PostgresBackendOptions = PostgresConnection & {
   /** The clock for note and run times; default the system clock. */
   readonly clock?: () => Date;
-  /** The field catalogue for dataset validation (DECISIONS.md 1.6). */
+  /** The field catalogue for dataset validation (docs/semantics.md 1.6). */
   readonly catalog?: FieldCatalog;
   /** Catalogue field → column (default `DEFAULT_COLUMNS`, the columns `migrate()` creates). */
   readonly columns?: ColumnMap;

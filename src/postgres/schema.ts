@@ -6,7 +6,7 @@
  * - a text or enumerated catalogue field `F` has a `text` column that holds the record's value when it is a
  *   string, and `NULL` otherwise (missing, `null`, a number, an array, an object);
  * - the date field `CreatedUtcTime` has a `timestamptz` column that holds the instant when the value is a
- *   date of DECISIONS.md 1.5 (an ISO-8601 UTC string), and `NULL` otherwise;
+ *   date of docs/semantics.md 1.5 (an ISO-8601 UTC string), and `NULL` otherwise;
  * - `irregular` (a `text[]`) lists the catalogue fields whose value is present but not of the column's type
  *   (for the date field: present and not a date). Together they say exactly what the record holds.
  */
@@ -73,7 +73,7 @@ export function schemaStatements(columns: ColumnMap = DEFAULT_COLUMNS): string[]
       record jsonb NOT NULL,
       UNIQUE (site, number)
     )`,
-    // The first-match query of DECISIONS.md 1.9 walks this index in order.
+    // The first-match query of docs/semantics.md 1.9 walks this index in order.
     `CREATE INDEX IF NOT EXISTS iq_incidents_first ON iq_incidents (site, created NULLS LAST, incident_id NULLS LAST, seq)`,
     // Irregular values: the superset clauses ask `irregular @> ARRAY[field]`, which this index answers.
     `CREATE INDEX IF NOT EXISTS iq_incidents_irregular ON iq_incidents USING gin (irregular)`,

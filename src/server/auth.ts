@@ -1,5 +1,5 @@
 /**
- * Authentication of the reference command server (DECISIONS.md 3.1): an API key in the header `d3key`
+ * Authentication of the reference command server (docs/semantics.md 3.1): an API key in the header `d3key`
  * or a JSON web token in the header `d3jwt`. Keys are compared in constant time; tokens are verified with
  * jose against an algorithm allow-list (HS256 for a shared secret, RS256 or ES256 for a public key; never
  * `none`).
@@ -94,7 +94,7 @@ function publicKeyAlgorithm(key: KeyObject): "RS256" | "ES256" {
 }
 
 /**
- * Builds the authenticator of the reference server (DECISIONS.md 3.1).
+ * Builds the authenticator of the reference server (docs/semantics.md 3.1).
  * @param options - API keys and/or JWT verification keys; at least one credential must be configured
  * @returns an `Authenticator`
  * @throws {Error} when no credential is configured, an API key or username is empty, the JWT secret is

@@ -1,6 +1,6 @@
 /**
  * What `createServer` hands the default command handler: the Search Conditions time budget of
- * DECISIONS.md 1.7 (`maxTimeMS`, default 2,000, measured with `performance.now()`) and the catalogue.
+ * docs/semantics.md 1.7 (`maxTimeMS`, default 2,000, measured with `performance.now()`) and the catalogue.
  * The handler enforces the budget (tested with the handler); this checks the server passes it on.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";

@@ -158,7 +158,7 @@ describe("createServer: options", () => {
   });
 });
 
-describe("createServer: transport defaults (DECISIONS.md 3.1)", () => {
+describe("createServer: transport defaults (docs/semantics.md 3.1)", () => {
   it("sets Node's request, headers and keep-alive timeouts and the connection cap", () => {
     const { app } = fakeServer();
     expect(app.server.requestTimeout).toBe(30_000);
@@ -176,7 +176,7 @@ describe("createServer: transport defaults (DECISIONS.md 3.1)", () => {
   });
 });
 
-describe("createServer: command paths authenticate first (DECISIONS.md 3.1)", () => {
+describe("createServer: command paths authenticate first (docs/semantics.md 3.1)", () => {
   const long = "A".repeat(101);
   const veryLong = "B".repeat(5_000);
   it.each([
@@ -243,7 +243,7 @@ describe("createServer: command paths authenticate first (DECISIONS.md 3.1)", ()
   });
 });
 
-describe("createServer: Content-Encoding (DECISIONS.md 3.1)", () => {
+describe("createServer: Content-Encoding (docs/semantics.md 3.1)", () => {
   it.each([["gzip"], ["deflate"], ["br"], ["identity, gzip"], [""]])(
     "answers 415 to %j without calling the handler",
     async (encoding) => {

@@ -1,7 +1,7 @@
 /**
  * The reference command server: a thin Fastify 5 adapter over the command handler (DESIGN.md, layers).
  * It routes `POST {basePath}/Command/{Name}`, authenticates, rate-limits, reads the body, and hands the
- * rest to the handler; no command logic lives here. Every rule is from DECISIONS.md 3.1 unless noted.
+ * rest to the handler; no command logic lives here. Every rule is from docs/semantics.md 3.1 unless noted.
  *
  * Order of checks for a command request:
  * 1. routing: a method other than POST on a command path is 405 (before authentication: the method
@@ -42,22 +42,22 @@ import {
 import type { FieldCatalog } from "../conditions/catalog.js";
 import { type ApiKey, type AuthFailure, createAuthenticator, type JwtOptions } from "./auth.js";
 
-/** Default rate limit: requests per minute per credential (issue 6; DECISIONS.md 3.1). */
+/** Default rate limit: requests per minute per credential (issue 6; docs/semantics.md 3.1). */
 export const DEFAULT_RATE_LIMIT = 600;
-/** Default body size limit in bytes: 1 MiB (DECISIONS.md 3.1). */
+/** Default body size limit in bytes: 1 MiB (docs/semantics.md 3.1). */
 export const DEFAULT_BODY_LIMIT = 1_048_576;
 /**
  * Default time, in milliseconds, for a request's headers and body to arrive, counted from its first byte
- * (DECISIONS.md 3.1: 30 s); a later request is answered 408 and its connection closed.
+ * (docs/semantics.md 3.1: 30 s); a later request is answered 408 and its connection closed.
  */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-/** Default time, in milliseconds, an idle keep-alive connection is kept open (DECISIONS.md 3.1: 5 s). */
+/** Default time, in milliseconds, an idle keep-alive connection is kept open (docs/semantics.md 3.1: 5 s). */
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
-/** Default number of connections one client address may hold open at once (DECISIONS.md 3.1: 64). */
+/** Default number of connections one client address may hold open at once (docs/semantics.md 3.1: 64). */
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64;
-/** Default number of connections the server holds open at once, all addresses (DECISIONS.md 3.1: 1,000). */
+/** Default number of connections the server holds open at once, all addresses (docs/semantics.md 3.1: 1,000). */
 export const DEFAULT_MAX_CONNECTIONS = 1_000;
-/** Default time budget of a Search Conditions search, in milliseconds (DECISIONS.md 1.7: 2,000). */
+/** Default time budget of a Search Conditions search, in milliseconds (docs/semantics.md 1.7: 2,000). */
 export const DEFAULT_MAX_TIME_MS = 2_000;
 /**
  * Default deepest nesting of a request body, in levels of JSON objects and arrays (the body's own object
@@ -66,7 +66,7 @@ export const DEFAULT_MAX_TIME_MS = 2_000;
  */
 export const DEFAULT_MAX_BODY_DEPTH = 256;
 
-/** The 408 body of a request that took too long to arrive (DECISIONS.md 3.1). */
+/** The 408 body of a request that took too long to arrive (docs/semantics.md 3.1). */
 const REQUEST_TIMEOUT_BODY = JSON.stringify({ Error: "The request took too long to arrive." });
 
 /** Where the server's structured log lines go. */
@@ -112,25 +112,25 @@ export interface ServerOptions {
    * Milliseconds a request's headers and body may take to arrive, counted from its first byte (default
    * 30,000). A request still incomplete then is answered 408 `{"Error": "The request took too long to
    * arrive."}` and its connection closed (checked every `min(1000, requestTimeoutMs / 4)` ms, so the
-   * answer comes at most a quarter of the timeout, and at most a second, late). DECISIONS.md 3.1.
+   * answer comes at most a quarter of the timeout, and at most a second, late). docs/semantics.md 3.1.
    */
   readonly requestTimeoutMs?: number;
   /** Milliseconds an idle keep-alive connection stays open after its last answer (default 5,000). */
   readonly keepAliveTimeoutMs?: number;
   /**
    * Connections one client address (the TCP peer's address, exactly as reported) may hold open at once
-   * (default 64); a connection beyond it is closed at once, before any byte is read. DECISIONS.md 3.1.
+   * (default 64); a connection beyond it is closed at once, before any byte is read. docs/semantics.md 3.1.
    */
   readonly maxConnectionsPerAddress?: number;
   /** Connections the server holds open at once, all addresses together (default 1,000); beyond: closed. */
   readonly maxConnections?: number;
   /**
    * Time budget of the Search Conditions search of TriggerIncidentExternalAction, in milliseconds (default
-   * 2,000; DECISIONS.md 1.7), measured with `performance.now()`. Used by the default handler only.
+   * 2,000; docs/semantics.md 1.7), measured with `performance.now()`. Used by the default handler only.
    */
   readonly maxTimeMS?: number;
   /**
-   * The field catalogue (custom incident fields and labels, DECISIONS.md 1.6) of the default memory
+   * The field catalogue (custom incident fields and labels, docs/semantics.md 1.6) of the default memory
    * backend and of the default handler's Search Conditions parser. Ignored when `handler` is given, and for
    * the backend when `backend` is given.
    */
@@ -264,7 +264,7 @@ export function readJsonBody(raw: Uint8Array, maxDepth: number = DEFAULT_MAX_BOD
 
 /**
  * Is the `Content-Encoding` header absent or `identity` (case-insensitive; a list of `identity` tokens
- * too)? Anything else is 415: the server never inflates a body (DECISIONS.md 3.1).
+ * too)? Anything else is 415: the server never inflates a body (docs/semantics.md 3.1).
  */
 function isIdentityEncoding(header: string | string[] | undefined): boolean {
   if (header === undefined) return true;
@@ -307,7 +307,7 @@ function loggerOption(logger: ServerOptions["logger"]): boolean | Record<string,
 }
 
 /**
- * Creates the reference command server (specification sections 4, 5, 7, 8; DECISIONS.md 3.1).
+ * Creates the reference command server (specification sections 4, 5, 7, 8; docs/semantics.md 3.1).
  * Routes: `POST {basePath}/Command/{Name}` (the `Command` segment and the name in any case; the whole
  * path matches case-insensitively), and `GET /healthz` (200 `{"status":"ok"}`, no authentication).
  * Every error body is `{"Error": "…"}`. Responses carry an `x-request-id` header; the log holds one
@@ -369,7 +369,7 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
       },
     );
 
-  // Every path under {basePath}/Command/ is a command path, whatever follows (DECISIONS.md 3.1).
+  // Every path under {basePath}/Command/ is a command path, whatever follows (docs/semantics.md 3.1).
   const commandPathRe = new RegExp(`^${escapeRegExp(basePath)}/command/`, "i");
   const states = new WeakMap<FastifyRequest, RequestState>();
   const stateOf = (request: FastifyRequest): RequestState => {
@@ -391,7 +391,7 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
     bodyLimit,
     routerOptions: { caseSensitive: false },
     return503OnClosing: false,
-    // DECISIONS.md 3.1 timeouts: Node's own checks, run often enough to be on time (Node's default
+    // docs/semantics.md 3.1 timeouts: Node's own checks, run often enough to be on time (Node's default
     // checking interval is 30 s, which would let a 30 s request live up to a minute).
     requestTimeout: requestTimeoutMs,
     keepAliveTimeout: keepAliveTimeoutMs,
@@ -402,7 +402,7 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(requestTimeoutMs / 4))),
     },
     frameworkErrors: (error, request, reply) => {
-      // A command path whose name cannot even be decoded still authenticates first (DECISIONS.md 3.1).
+      // A command path whose name cannot even be decoded still authenticates first (docs/semantics.md 3.1).
       if (commandPathRe.test(pathOf(request.url)) && gate !== undefined) {
         const check = gate;
         void check(request, reply).then(
@@ -445,7 +445,7 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
     },
   });
 
-  // Connection caps (DECISIONS.md 3.1): all addresses by Node's maxConnections, each address here.
+  // Connection caps (docs/semantics.md 3.1): all addresses by Node's maxConnections, each address here.
   app.server.maxConnections = maxConnections;
   const openByAddress = new Map<string, number>();
   app.server.on("connection", (socket: Socket) => {
@@ -468,7 +468,7 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
     });
   });
 
-  // Idle keep-alive (DECISIONS.md 3.1): Node arms the idle timer of a kept-alive socket at keepAliveTimeout
+  // Idle keep-alive (docs/semantics.md 3.1): Node arms the idle timer of a kept-alive socket at keepAliveTimeout
   // plus a one-second grace of its own once an answer is finished; re-arm it at exactly keepAliveTimeoutMs
   // (Node disarms it when the next request begins, as before).
   app.server.on("request", (request: IncomingMessage, response: ServerResponse) => {

@@ -29,7 +29,7 @@ function without(field: keyof TimelineEntry): Record<string, unknown> {
   return copy;
 }
 
-describe("isValidTimelineTime (DECISIONS.md 2; held to the date-fns reference)", () => {
+describe("isValidTimelineTime (docs/semantics.md 2; held to the date-fns reference)", () => {
   it.each([
     ["2024-02-29 23:59:59", true],
     ["2024-01-01 00:00:00", true],

@@ -16,7 +16,7 @@ export { isValidTimelineTime, TIMELINE_TIME_FORMAT } from "./time.js";
 export interface TimelineEntry {
   /** Identifier of the entry: a safe integer. */
   readonly TimelineID: number;
-  /** Event time, `yyyy-MM-dd HH:mm:ss` in the incident's time zone (DECISIONS.md 2). */
+  /** Event time, `yyyy-MM-dd HH:mm:ss` in the incident's time zone (docs/semantics.md 2). */
   readonly Time: string;
   readonly Summary: string;
   readonly Note: string;
@@ -44,7 +44,7 @@ export const TIMELINE_ENTRY_FIELDS = [
   "Author",
 ] as const satisfies readonly (keyof TimelineEntry)[];
 
-/** The fields that Filter searches (DECISIONS.md 2): the string fields and each element of the arrays. */
+/** The fields that Filter searches (docs/semantics.md 2): the string fields and each element of the arrays. */
 export const TIMELINE_SEARCHED_FIELDS = [
   "Summary",
   "Note",

@@ -15,7 +15,7 @@ import {
 
 const escapeRegex = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 
-/** The rule of DECISIONS.md 2 written plainly: NFC both sides, a `/…/iu` literal over each searched value. */
+/** The rule of docs/semantics.md 2 written plainly: NFC both sides, a `/…/iu` literal over each searched value. */
 function referenceMatches(entry: Record<string, unknown>, term: string): boolean {
   const t = term.trim().normalize("NFC");
   if (t === "") return true;
@@ -170,7 +170,7 @@ describe("simple case folding representatives (foldCodePoint)", () => {
   });
 });
 
-describe("createTimelineFilter (DECISIONS.md 2)", () => {
+describe("createTimelineFilter (docs/semantics.md 2)", () => {
   it("trims and normalises the term; an empty term keeps everything", () => {
     expect(createTimelineFilter("  E\u0301vent \t")).toMatchObject({ term: "Évent", keepsAll: false });
     for (const blank of ["", "   ", "\t\n", "\u00a0\u2003"]) {

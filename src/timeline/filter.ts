@@ -1,5 +1,5 @@
 /**
- * The Filter of GetIncidentTimelineEntries (DECISIONS.md 2): the term is trimmed; an empty term keeps every
+ * The Filter of GetIncidentTimelineEntries (docs/semantics.md 2): the term is trimmed; an empty term keeps every
  * entry; otherwise an entry is kept when the term occurs, ignoring case, as a literal substring of one of
  * `Summary`, `Note`, `EventType`, an element of `Tactic`, an element of `Technique`, `RiskLevel`,
  * `Description`, `Author`, `Time`.
@@ -41,7 +41,7 @@ export interface TimelineFilter {
 }
 
 /**
- * Prepares a Filter term (DECISIONS.md 2; the case folding is described at the top of this module).
+ * Prepares a Filter term (docs/semantics.md 2; the case folding is described at the top of this module).
  * @param term - the raw term; surrounding white space (`String.prototype.trim`) is ignored
  * @returns the prepared filter
  * @throws {TypeError} when `term` is not a string
@@ -247,7 +247,7 @@ function isLowSurrogate(unit: number): boolean {
 }
 
 /**
- * Filters timeline entries by a term (DECISIONS.md 2; see `createTimelineFilter`). Never modifies
+ * Filters timeline entries by a term (docs/semantics.md 2; see `createTimelineFilter`). Never modifies
  * `entries` or its elements.
  * @param entries - the entries (validated or not: ill-typed fields are simply not searched)
  * @param term - the raw Filter term; empty or white space only keeps every entry

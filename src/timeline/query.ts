@@ -1,5 +1,5 @@
 /**
- * GetIncidentTimelineEntries' engine (DECISIONS.md 2): filter, then sort. `queryTimeline` answers one query
+ * GetIncidentTimelineEntries' engine (docs/semantics.md 2): filter, then sort. `queryTimeline` answers one query
  * from scratch; `TimelineIndex` prepares a set of entries once (folded text, both sort orders) and then
  * answers each query with one `indexOf` per entry and no sorting — for callers that query the same entries
  * many times. Both give exactly the same answers (a property test holds them together).
@@ -14,14 +14,14 @@ export interface TimelineQuery {
   readonly filter?: string | undefined;
   /**
    * Sort Order: `"asc"`, `"desc"`, or a token as the specification writes it (`ASC`, `ascending`, `DESC`,
-   * `descending`, any case, surrounding white space ignored; DECISIONS.md 2). Absent (`undefined` or
+   * `descending`, any case, surrounding white space ignored; docs/semantics.md 2). Absent (`undefined` or
    * `null`) or `""` means ascending.
    */
   readonly sortOrder?: SortOrderInput | undefined;
 }
 
 /**
- * Filters and sorts timeline entries (DECISIONS.md 2): keeps the entries where the term occurs, ignoring
+ * Filters and sorts timeline entries (docs/semantics.md 2): keeps the entries where the term occurs, ignoring
  * case, as a literal substring of a searched field (`createTimelineFilter` gives the exact rule), then
  * sorts them by `Time`, ties by `TimelineID` (see `sortedTimelineOrder`); entries whose `Time` is missing
  * or invalid come last. The input array and its entries are never modified.

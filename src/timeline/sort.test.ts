@@ -11,7 +11,7 @@ import {
   timelineTimeKey,
 } from "./sort.js";
 
-describe("parseSortOrder (DECISIONS.md 2)", () => {
+describe("parseSortOrder (docs/semantics.md 2)", () => {
   it.each([
     ["ASC", "asc"],
     ["asc", "asc"],

@@ -1,5 +1,5 @@
 /**
- * Sort Order and the sorting of timeline entries (DECISIONS.md 2): by `Time`, ties by `TimelineID`
+ * Sort Order and the sorting of timeline entries (docs/semantics.md 2): by `Time`, ties by `TimelineID`
  * (ascending under ASC, descending under DESC, so that DESC of entries with valid times is exactly the
  * reverse of ASC); entries whose `Time` is missing or invalid come last in both orders, by `TimelineID`
  * ascending.
@@ -19,11 +19,11 @@ export type SortOrder = "asc" | "desc";
 
 /**
  * A sort order as the timeline functions take it: a parsed `SortOrder` or a Sort Order token (`ASC`,
- * `ascending`, `DESC`, `descending`, any case, surrounding white space ignored; DECISIONS.md 2).
+ * `ascending`, `DESC`, `descending`, any case, surrounding white space ignored; docs/semantics.md 2).
  */
 export type SortOrderInput = SortOrder | (typeof SORT_ORDER_TOKENS)[number] | (string & Record<never, never>);
 
-/** The tokens Sort Order accepts (DECISIONS.md 2), matched case-insensitively after trimming. */
+/** The tokens Sort Order accepts (docs/semantics.md 2), matched case-insensitively after trimming. */
 export const SORT_ORDER_TOKENS = ["ASC", "ascending", "DESC", "descending"] as const;
 
 const TOKENS: ReadonlyMap<string, SortOrder> = new Map([
@@ -51,7 +51,7 @@ export class InvalidSortOrderError extends Error {
 }
 
 /**
- * Parses a Sort Order token (DECISIONS.md 2).
+ * Parses a Sort Order token (docs/semantics.md 2).
  * @param token - `ASC`, `ascending`, `DESC` or `descending` in any case, surrounding white space ignored;
  *   `undefined`, `null`, `""` or white space only mean ascending (the vendor's default)
  * @returns `"asc"` or `"desc"`
@@ -70,7 +70,7 @@ export function parseSortOrder(token: unknown): SortOrder {
 }
 
 /**
- * The order of `entries` under a Sort Order, as indexes into `entries` (DECISIONS.md 2): valid times first,
+ * The order of `entries` under a Sort Order, as indexes into `entries` (docs/semantics.md 2): valid times first,
  * by time then `TimelineID` (both ascending under `"asc"`, both descending under `"desc"`), then the entries
  * whose `Time` is missing or invalid, by `TimelineID` ascending. Entries equal on both keys keep their
  * input order (in both orders). `Time` and `TimelineID` are read as own properties; an entry whose
@@ -122,7 +122,7 @@ function compareNumbers(a: number, b: number): number {
 }
 
 /**
- * Sorts timeline entries by `Time` under a Sort Order (DECISIONS.md 2; see `sortedTimelineOrder` for the
+ * Sorts timeline entries by `Time` under a Sort Order (docs/semantics.md 2; see `sortedTimelineOrder` for the
  * exact order). Never modifies `entries` or its elements.
  * @param entries - the entries; entries with a missing or invalid `Time` are accepted and come last
  * @param order - `"asc"`, `"desc"` or a Sort Order token (`"DESC"`, `" ascending "`; see `readSortOrder`)
@@ -146,7 +146,7 @@ export function assertEntriesArray(entries: unknown): asserts entries is readonl
  * Reads the `order` argument of the timeline functions (`queryTimeline`, `TimelineIndex.query`,
  * `sortTimelineEntries`): `"asc"`, `"desc"`, or any Sort Order token that `parseSortOrder` accepts
  * (`ASC`, `ascending`, `DESC`, `descending`, any case, surrounding white space ignored; `""` means
- * ascending), so that every surface reads the specification's tokens (DECISIONS.md 2).
+ * ascending), so that every surface reads the specification's tokens (docs/semantics.md 2).
  * @param order - the argument; `undefined` and `null` mean ascending
  * @returns `"asc"` or `"desc"`
  * @throws {InvalidSortOrderError} for a string outside the tokens (the message names them)

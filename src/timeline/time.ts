@@ -1,16 +1,16 @@
 /**
- * The `Time` of a timeline entry (DECISIONS.md 2): exactly `yyyy-MM-dd HH:mm:ss`, a wall-clock time in the
+ * The `Time` of a timeline entry (docs/semantics.md 2): exactly `yyyy-MM-dd HH:mm:ss`, a wall-clock time in the
  * incident's time zone. ONE reader of the rule, an allocation-free scanner, serves validation
  * (`isValidTimelineTime`, `validateTimelineEntries`, the dataset loader) and sorting (`timelineTimeKey`).
  * Its tests hold it to an independent reference built on date-fns (a property test).
  */
 
-/** The format of `Time` (DECISIONS.md 2), in date-fns tokens. */
+/** The format of `Time` (docs/semantics.md 2), in date-fns tokens. */
 export const TIMELINE_TIME_FORMAT = "yyyy-MM-dd HH:mm:ss";
 
 /**
  * Reads a `Time` as the number `yyyyMMddHHmmss` (e.g. `20240229235959`), or `undefined` when it is not a
- * valid `yyyy-MM-dd HH:mm:ss` time (DECISIONS.md 2): exactly 19 characters, ASCII digits only, years
+ * valid `yyyy-MM-dd HH:mm:ss` time (docs/semantics.md 2): exactly 19 characters, ASCII digits only, years
  * 0001–9999, real calendar dates (no roll-over: `2024-02-30` and `2023-02-29` are invalid; Gregorian leap
  * years), hours 00–23, minutes and seconds 00–59. No time zone is involved, so the machine's zone and its
  * daylight-saving gaps play no part. Numbers of valid times order exactly as the times do. Allocation-free.
@@ -42,7 +42,7 @@ export function timelineTimeKey(text: unknown): number | undefined {
 }
 
 /**
- * Whether `text` is a valid `Time` (DECISIONS.md 2): the rule of `timelineTimeKey` (exactly
+ * Whether `text` is a valid `Time` (docs/semantics.md 2): the rule of `timelineTimeKey` (exactly
  * `yyyy-MM-dd HH:mm:ss`, a real calendar date, hours 00–23, minutes and seconds 00–59, years 0001–9999).
  * @param text - any value; only strings can be valid
  * @returns true when valid; never throws
