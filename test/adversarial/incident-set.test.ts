@@ -17,9 +17,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { recordDateValue } from "../../src/conditions/dates.js";
-import { evaluate } from "../../src/conditions/evaluate.js";
-import { parseSearchConditions, safeParseSearchConditions } from "../../src/conditions/parse.js";
+import { safeParseSearchConditions } from "../../src/conditions/parse.js";
 import { IncidentSet, type IncidentSetOptions } from "../../src/incidents/incident-set.js";
 import { searchConditionsArb } from "../arbitraries/conditions.js";
 import { incidentArb } from "../arbitraries/incidents.js";
@@ -32,39 +30,14 @@ import {
   TEXT_POOLS,
 } from "../arbitraries/pools.js";
 import { fcOptions } from "../support/fc.js";
+import { referenceScan } from "../support/reference-scan.js";
 
 type Incident = Record<string, unknown>;
 
+const reference = referenceScan;
+
 function own(record: Incident, key: string): unknown {
   return Object.getOwnPropertyDescriptor(record, key)?.value;
-}
-
-/** The reference answer: the order of DECISIONS.md 1.9 (a stable sort), then `evaluate`. */
-function reference(incidents: readonly Incident[], raw: unknown): Incident[] {
-  const condition = parseSearchConditions(raw);
-  return incidents
-    .map((incident, position) => {
-      const id = own(incident, "IncidentId");
-      return {
-        incident,
-        position,
-        time: recordDateValue(own(incident, "CreatedUtcTime")) ?? Number.POSITIVE_INFINITY,
-        id: typeof id === "number" && Number.isFinite(id) ? id : Number.POSITIVE_INFINITY,
-      };
-    })
-    .sort((a, b) =>
-      a.time !== b.time
-        ? a.time < b.time
-          ? -1
-          : 1
-        : a.id !== b.id
-          ? a.id < b.id
-            ? -1
-            : 1
-          : a.position - b.position,
-    )
-    .map((entry) => entry.incident)
-    .filter((incident) => evaluate(condition, incident));
 }
 
 /** A regular incident: pool values spread so that each pool value is neither everywhere nor nowhere. */

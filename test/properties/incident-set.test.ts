@@ -7,47 +7,15 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { recordDateValue } from "../../src/conditions/dates.js";
-import { evaluate } from "../../src/conditions/evaluate.js";
-import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { IncidentSet, type IncidentSetOptions } from "../../src/incidents/incident-set.js";
 import { searchConditionsArb } from "../arbitraries/conditions.js";
 import { incidentArb } from "../arbitraries/incidents.js";
 import { fcOptions } from "../support/fc.js";
+import { referenceScan } from "../support/reference-scan.js";
 
 type Incident = Record<string, unknown>;
 
-function own(record: Incident, key: string): unknown {
-  return Object.getOwnPropertyDescriptor(record, key)?.value;
-}
-
-/** The reference: a stable sort by (valid CreatedUtcTime or +∞, numeric IncidentId or +∞), then a filter. */
-function scan(incidents: readonly Incident[], raw: unknown): Incident[] {
-  const condition = parseSearchConditions(raw);
-  return incidents
-    .map((incident, position) => {
-      const id = own(incident, "IncidentId");
-      return {
-        incident,
-        position,
-        time: recordDateValue(own(incident, "CreatedUtcTime")) ?? Number.POSITIVE_INFINITY,
-        id: typeof id === "number" && Number.isFinite(id) ? id : Number.POSITIVE_INFINITY,
-      };
-    })
-    .sort((a, b) =>
-      a.time !== b.time
-        ? a.time < b.time
-          ? -1
-          : 1
-        : a.id !== b.id
-          ? a.id < b.id
-            ? -1
-            : 1
-          : a.position - b.position,
-    )
-    .map((entry) => entry.incident)
-    .filter((incident) => evaluate(condition, incident));
-}
+const scan = referenceScan;
 
 /** Incidents with some shared creation times and ids (ties), as the order must break them. */
 const incidentsArb = fc.array(
