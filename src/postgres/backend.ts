@@ -90,6 +90,9 @@ export interface PostgresBackend extends Backend {
 
 const INCIDENT_BATCH = 2000;
 
+/** Up to this many candidate rows, the first-match search filters first and sorts them all. */
+const FEW_CANDIDATES = 1024;
+
 /**
  * Creates a backend over PostgreSQL. The drivers are optional dependencies: `pg` for `connectionString`,
  * `@electric-sql/pglite` for `dataDir`; install the one you use.
@@ -265,14 +268,41 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
       const timer = startBudget(budget);
       const where = toSqlWhere(condition, { columns, firstParameter: 2 });
       const predicate = compile(condition);
+      const order = `${quoteIdentifier(CREATED_COLUMN)} ASC NULLS LAST, incident_id ASC NULLS LAST, seq ASC`;
+      const params = [site, ...where.values];
+      // How many candidates? Counted without the order, so that PostgreSQL filters through whichever index
+      // fits the clause best, and stopped past FEW_CANDIDATES. A LIMIT with an ORDER BY would make it walk
+      // the creation order instead, hoping for an early match: fine for common values, a full walk for a
+      // key lookup.
+      const probe = await client.query<{ n: string }>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM iq_incidents WHERE site = $1 AND ${where.text}
+         LIMIT ${FEW_CANDIDATES + 1}) AS candidates`,
+        params,
+      );
+      timer.check();
+      if (Number(probe.rows[0]?.n ?? 0) <= FEW_CANDIDATES) {
+        // Few candidates: filter first, then sort them all.
+        const result = await client.query<{ record: IncidentRecord }>(
+          `WITH candidates AS MATERIALIZED (
+             SELECT record, ${quoteIdentifier(CREATED_COLUMN)}, incident_id, seq FROM iq_incidents
+             WHERE site = $1 AND ${where.text})
+           SELECT record FROM candidates ORDER BY ${order}`,
+          params,
+        );
+        for (const row of result.rows) {
+          timer.tick();
+          if (predicate(row.record)) return row.record;
+        }
+        return undefined;
+      }
+      // Many candidates: walk the creation order, in batches that double.
       const limit = where.values.length + 2;
       let batch = firstBatch;
       for (let offset = 0; ; offset += batch, batch = Math.min(batch * 2, 4096)) {
         const result = await client.query<{ record: IncidentRecord }>(
           `SELECT record FROM iq_incidents WHERE site = $1 AND ${where.text}
-           ORDER BY ${quoteIdentifier(CREATED_COLUMN)} ASC NULLS LAST, incident_id ASC NULLS LAST, seq ASC
-           LIMIT $${limit} OFFSET $${limit + 1}`,
-          [site, ...where.values, batch, offset],
+           ORDER BY ${order} LIMIT $${limit} OFFSET $${limit + 1}`,
+          [...params, batch, offset],
         );
         for (const row of result.rows) {
           timer.tick();

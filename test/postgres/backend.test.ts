@@ -12,7 +12,9 @@ import { createCommandHandler } from "../../src/commands/handler.js";
 import { createMemoryBackend } from "../../src/commands/memory-backend.js";
 import { loadSampleDataset } from "../../src/commands/sample-dataset.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
-import { createPostgresBackend, type PostgresBackend } from "../../src/postgres/backend.js";
+import { IncidentSet } from "../../src/incidents/incident-set.js";
+import { createPostgresBackend, insertIncidents, type PostgresBackend } from "../../src/postgres/backend.js";
+import { DEFAULT_COLUMNS } from "../../src/postgres/schema.js";
 import type { SqlClient } from "../../src/postgres/sql-client.js";
 import { nonEmptyConditionObjectArb } from "../arbitraries/conditions.js";
 import { FC_SEED } from "../support/fc.js";
@@ -114,6 +116,37 @@ describe(`the PostgreSQL backend on ${DATABASE_KIND}`, () => {
       const expected = await memory.findFirstIncident("Security Operations", condition);
       expect((await narrow.findFirstIncident("Security Operations", condition))?.IncidentId).toBe(
         expected?.IncidentId,
+      );
+    }
+  }, 120_000);
+
+  it("walks the creation order when candidates are many, and filters first when they are few", async () => {
+    // 1,500 incidents of one site: a regex is not pushed down, so every row is a candidate (the walk);
+    // a Number is, so one row is (filter first). Both must find what IncidentSet finds.
+    const rows = Array.from({ length: 1500 }, (_, k) => ({
+      IncidentId: 50_000 + k,
+      Number: `many-${k}`,
+      Site: "Many",
+      Title: k === 1234 ? "needle in the haystack" : `hay ${k % 7}`,
+      CreatedUtcTime: new Date(Date.UTC(2024, 0, 1) + ((k * 7919) % 1500) * 60_000).toISOString(),
+    }));
+    await insertIncidents(
+      client,
+      DEFAULT_COLUMNS,
+      rows.map((incident) => ({ site: "Many", number: incident.Number, incident })),
+    );
+    const narrow = await createPostgresBackend({ client, clock, firstBatch: 1 });
+    const set = new IncidentSet(rows);
+    for (const raw of [
+      { Title: { $regex: "needle" } },
+      { Title: { $regex: "hay [36]" } },
+      { Number: "many-777" },
+      { Number: { $in: ["many-3", "many-1499", "nope"] } },
+      { Title: { $regex: "nothing at all" } },
+    ]) {
+      const condition = parseSearchConditions(raw);
+      expect((await narrow.findFirstIncident("Many", condition))?.IncidentId, JSON.stringify(raw)).toBe(
+        set.findFirst(condition)?.IncidentId,
       );
     }
   }, 120_000);
