@@ -4,7 +4,8 @@
 # Usage: bash scripts/with-postgres.sh npm run test:postgres
 set -euo pipefail
 if [ -n "${PG_URL:-}" ]; then exec "$@"; fi
-if ! ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1; then
+# The server, not only the client: psql alone also creates /usr/lib/postgresql/N/bin.
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "with-postgres: PostgreSQL is not installed and this is not root: apt-get install postgresql" >&2
     exit 1
@@ -12,7 +13,7 @@ if ! ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
 fi
-bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+bin=$(dirname "$(ls /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)")
 data=$(mktemp -d /tmp/iq-postgres.XXXXXX)
 port=${PG_PORT:-54329}
 as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
