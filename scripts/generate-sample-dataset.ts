@@ -14,7 +14,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { TZDate } from "@date-fns/tz";
 import { format } from "date-fns";
-import { formatDatasetIssues, validateDataset } from "../src/commands/dataset.js";
+import { formatDatasetIssues, validateDataset } from "../src/commands/memory/dataset.js";
 import { INGESTION_TYPE_LABELS, SEVERITY_LABELS, STATUS_LABELS } from "../src/conditions/catalog.js";
 
 const INCIDENTS_OUTPUT = fileURLToPath(new URL("../examples/incidents.json", import.meta.url));

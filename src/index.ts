@@ -52,8 +52,8 @@ export type {
   MongoRegex,
   MongoSort,
   ToMongoOptions,
-} from "./conditions/to-mongo.js";
-export { toMongoFilter, toMongoFind } from "./conditions/to-mongo.js";
+} from "./mongodb/to-mongo.js";
+export { toMongoFilter, toMongoFind } from "./mongodb/to-mongo.js";
 // Incident sets.
 export type {
   BudgetTimer,

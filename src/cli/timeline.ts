@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import { formatDatasetIssues, validateDataset } from "../commands/dataset.js";
+import { formatDatasetIssues, validateDataset } from "../commands/memory/dataset.js";
 import { type TimelineEntry, type TimelineEntryProblem, validateTimelineEntryAt } from "../timeline/entry.js";
 import { createTimelineFilter } from "../timeline/filter.js";
 import { parseSortOrder, type SortOrder, sortedTimelineOrder } from "../timeline/sort.js";

@@ -30,16 +30,16 @@ export type {
   DatasetTimelineEntry,
   DatasetUser,
   DatasetValidation,
-} from "./dataset.js";
+} from "./memory/dataset.js";
 export {
   DatasetError,
   DEFAULT_PROGRESS_INTERVAL,
   formatDatasetIssues,
   parseDataset,
   validateDataset,
-} from "./dataset.js";
-export { datasetIssueMessage } from "./dataset-issues.js";
-export type { DatasetFixture, IncidentOverrides } from "./fixtures.js";
+} from "./memory/dataset.js";
+export { datasetIssueMessage } from "./memory/dataset-issues.js";
+export type { DatasetFixture, IncidentOverrides } from "./memory/fixtures.js";
 export {
   buildArtifact,
   buildDataset,
@@ -49,7 +49,7 @@ export {
   FIXTURE_PLAYBOOK,
   FIXTURE_SITE,
   FIXTURE_USER,
-} from "./fixtures.js";
+} from "./memory/fixtures.js";
 export type { CommandErrorContext, CommandHandlerOptions } from "./handler.js";
 export { createCommandHandler, DEFAULT_MAX_NOTE_LENGTH } from "./handler.js";
 export type { Caller, CommandBody, CommandHandler, CommandResponse } from "./handler-types.js";
@@ -60,9 +60,9 @@ export type {
   NoteRecord,
   PlaybookRunHook,
   PlaybookRunRecord,
-} from "./memory-backend.js";
-export { createMemoryBackend } from "./memory-backend.js";
-export { loadSampleDataset } from "./sample-dataset.js";
+} from "./memory/memory-backend.js";
+export { createMemoryBackend } from "./memory/memory-backend.js";
+export { loadSampleDataset } from "./memory/sample-dataset.js";
 export type { TriggerDataLimits } from "./trigger-data.js";
 export { DEFAULT_TRIGGER_DATA_LIMITS } from "./trigger-data.js";
 export type {

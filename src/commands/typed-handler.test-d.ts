@@ -2,7 +2,7 @@
 import { describe, expectTypeOf, it } from "vitest";
 import { createCommandHandler } from "./handler.js";
 import type { CommandHandler } from "./handler-types.js";
-import { createMemoryBackend } from "./memory-backend.js";
+import { createMemoryBackend } from "./memory/memory-backend.js";
 import type { TypedCommandResponse } from "./typed-handler.js";
 import type {
   AddNotesResponseBody,

@@ -7,7 +7,7 @@ import { clearCompileCache, compile, foldingLiteralSource, generatedSource } fro
 import { evaluate } from "./evaluate.js";
 import { SearchConditionsError } from "./issues.js";
 import { parseSearchConditions } from "./parse.js";
-import { compileRegex } from "./regex.js";
+import { compileRegex } from "./regex/matcher.js";
 
 const MODES = [
   ["codegen", true],

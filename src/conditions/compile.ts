@@ -47,7 +47,7 @@ import {
 } from "./dates.js";
 import { WeightedLru } from "./lru.js";
 import { requireParsedCondition } from "./parse.js";
-import { compileRegex } from "./regex.js";
+import { compileRegex } from "./regex/matcher.js";
 
 /**
  * A compiled Search Conditions predicate: `predicate(incident)` is `evaluate(predicate.condition, incident)`

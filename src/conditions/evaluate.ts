@@ -26,7 +26,7 @@ import {
 } from "./ast.js";
 import { parseIsoUtc } from "./dates.js";
 import { requireParsedCondition } from "./parse.js";
-import { compileRegex } from "./regex.js";
+import { compileRegex } from "./regex/matcher.js";
 
 const INDEX = /^(?:0|[1-9][0-9]*)$/;
 

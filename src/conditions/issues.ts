@@ -6,7 +6,7 @@
 
 import { assertNever } from "./ast.js";
 import { ISO_UTC_FORMAT, parseIsoUtc } from "./dates.js";
-import { FOLD_CODE_POINTS_PER_INSTRUCTION } from "./regex-program.js";
+import { FOLD_CODE_POINTS_PER_INSTRUCTION } from "./regex/program.js";
 
 /** One step of an issue path: an object key or an array index. */
 export type PathSegment = string | number;

@@ -5,7 +5,7 @@
  * is `SearchConditionsError` (from `parseSearchConditions`).
  *
  * Operators are dispatched through the operator table (operators.ts). Regular expressions are only
- * parsed and measured here, never compiled (regex.ts, regex-program.ts: the program budget of 1.7);
+ * parsed and measured here, never compiled (regex/matcher.ts, regex/program.ts: the program budget of 1.7);
  * evaluation compiles them elsewhere.
  */
 import type {
@@ -38,7 +38,7 @@ import {
 } from "./operators.js";
 import type { ParseOptions, ResolvedParseOptions } from "./options.js";
 import { resolveParseOptions } from "./options.js";
-import { measurePattern, unsupportedRegexFeature } from "./regex.js";
+import { measurePattern, unsupportedRegexFeature } from "./regex/matcher.js";
 
 /** The result of `safeParseSearchConditions`: the condition, or every issue found (never an empty list). */
 export type SafeParseResult =
@@ -1077,7 +1077,7 @@ class Parser {
 
   /**
    * A `$regex` pattern in RE2 syntax whose program fits the budgets of 1.7, measured BEFORE anything is
-   * compiled (parse only, then count: see regex-program.ts). Each pattern's size is added to the condition's
+   * compiled (parse only, then count: see regex/program.ts). Each pattern's size is added to the condition's
    * running total; once the total has been exceeded, later patterns are not examined (not even parsed), so
    * refusing the largest input costs at most a few pattern parses.
    * @returns true when the pattern is valid and fits

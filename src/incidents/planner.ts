@@ -22,7 +22,7 @@
 
 import type { Condition, FieldNode, Operand } from "../conditions/ast.js";
 import { leafSemantics } from "../conditions/compile.js";
-import { compileRegex } from "../conditions/regex.js";
+import { compileRegex } from "../conditions/regex/matcher.js";
 import {
   type Bitset,
   bitsToRows,

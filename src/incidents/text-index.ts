@@ -23,7 +23,7 @@
  */
 
 import { RE2JS } from "re2js";
-import { parseRegexTree, REGEX_OP, type RegexTreeNode } from "../conditions/regex-program.js";
+import { parseRegexTree, REGEX_OP, type RegexTreeNode } from "../conditions/regex/program.js";
 import { CODE_COMPLEX, CODE_MISSING, CODE_NULL, type DictionaryColumn } from "./columns.js";
 
 /** Value id of a row whose field is missing. */

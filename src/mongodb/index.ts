@@ -11,11 +11,11 @@ export type {
   MongoRegex,
   MongoSort,
   ToMongoOptions,
-} from "../conditions/to-mongo.js";
-export { toMongoFilter, toMongoFind } from "../conditions/to-mongo.js";
+} from "./to-mongo.js";
+export { toMongoFilter, toMongoFind } from "./to-mongo.js";
 export type {
   FirstMatchingIncidentOptions,
   IncidentCollection,
   IncidentDocument,
-} from "../incidents/mongo.js";
-export { firstMatchingIncident } from "../incidents/mongo.js";
+} from "./first-match.js";
+export { firstMatchingIncident } from "./first-match.js";

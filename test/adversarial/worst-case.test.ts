@@ -10,7 +10,7 @@ import { clearCompileCache, compile } from "../../src/conditions/compile.js";
 import { evaluate } from "../../src/conditions/evaluate.js";
 import { DEFAULT_LIMITS } from "../../src/conditions/options.js";
 import { safeParseSearchConditions } from "../../src/conditions/parse.js";
-import { clearRegexCache, measurePattern } from "../../src/conditions/regex.js";
+import { clearRegexCache, measurePattern } from "../../src/conditions/regex/matcher.js";
 import { heapAfterGc } from "../support/heap.js";
 
 const MB = 1024 * 1024;

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { IncidentRecord } from "../../src/commands/backend.js";
 import type { CommandHandler } from "../../src/commands/handler-types.js";
-import type { MemoryBackend } from "../../src/commands/memory-backend.js";
+import type { MemoryBackend } from "../../src/commands/memory/memory-backend.js";
 import { fcOptions } from "../support/fc.js";
 import { BERLIN, DATASET, HQ, NO_ZONE, setup } from "./fixtures.js";
 

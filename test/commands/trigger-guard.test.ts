@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Backend } from "../../src/commands/backend.js";
 import { createCommandHandler } from "../../src/commands/handler.js";
-import { createMemoryBackend } from "../../src/commands/memory-backend.js";
+import { createMemoryBackend } from "../../src/commands/memory/memory-backend.js";
 import type { SearchBudget } from "../../src/incidents/search-budget.js";
 import { SearchTimeoutError, startBudget } from "../../src/incidents/search-budget.js";
 import { DATASET, HQ, NOW, setup } from "./fixtures.js";

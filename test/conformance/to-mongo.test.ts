@@ -16,7 +16,7 @@ import { DEFAULT_CATALOG, type FieldCatalog } from "../../src/conditions/catalog
 import { parseIsoUtc } from "../../src/conditions/dates.js";
 import { resolveFieldPath } from "../../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
-import { type DateStorage, toMongoFilter } from "../../src/conditions/to-mongo.js";
+import { type DateStorage, toMongoFilter } from "../../src/mongodb/to-mongo.js";
 import { allCases, type Incident, runConformance } from "./harness.js";
 
 /** The values a record holds in the catalogue's date fields (array elements included). */

@@ -17,7 +17,7 @@ import { describe, expect, it } from "vitest";
 import { parseIsoUtc } from "../../src/conditions/dates.js";
 import { evaluate } from "../../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
-import { type DateStorage, toMongoFilter } from "../../src/conditions/to-mongo.js";
+import { type DateStorage, toMongoFilter } from "../../src/mongodb/to-mongo.js";
 import { searchConditionsArb } from "../arbitraries/conditions.js";
 import { incidentArb } from "../arbitraries/incidents.js";
 import { knownMingoDifferences, type MingoDifference } from "../arbitraries/mingo-known-differences.js";

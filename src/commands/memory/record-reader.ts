@@ -7,12 +7,12 @@
  * Only own properties are read, so a key inherited from a prototype is never taken for a field.
  */
 
-import { isValidTimeZone } from "../artifacts/note-result.js";
-import { assertNever } from "../conditions/ast.js";
-import type { FieldSpec as CatalogFieldSpec } from "../conditions/catalog.js";
-import { ISO_UTC_FORMAT, parseIsoUtc } from "../conditions/dates.js";
-import type { PathSegment } from "../conditions/issues.js";
-import { timelineTimeKey } from "../timeline/sort.js";
+import { isValidTimeZone } from "../../artifacts/note-result.js";
+import { assertNever } from "../../conditions/ast.js";
+import type { FieldSpec as CatalogFieldSpec } from "../../conditions/catalog.js";
+import { ISO_UTC_FORMAT, parseIsoUtc } from "../../conditions/dates.js";
+import type { PathSegment } from "../../conditions/issues.js";
+import { timelineTimeKey } from "../../timeline/sort.js";
 import { type DatasetIssue, type DatasetIssueDetail, makeDatasetIssue } from "./dataset-issues.js";
 
 /** The format of a timeline entry's `Time` (specification 2.2). */

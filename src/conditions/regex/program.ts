@@ -66,7 +66,7 @@ class Parsed {
  * The engine's parse-tree prototype and node kinds. `re2js` exports no parser: its `RE2JS.compile` parses,
  * then calls `maxCap()` on the parse tree, then simplifies and compiles. The hook replaces `maxCap` for the
  * duration of one call so that compilation stops right after parsing. The version of `re2js` is pinned, and
- * `regex-program.test.ts` fails if the hook no longer works.
+ * `program.test.ts` fails if the hook no longer works.
  */
 const engine = (() => {
   const probe = new RE2Set();

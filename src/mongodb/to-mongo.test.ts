@@ -6,12 +6,12 @@ import { incidentArb } from "../../test/arbitraries/incidents.js";
 import { knownMingoDifferences } from "../../test/arbitraries/mingo-known-differences.js";
 import { fcOptions } from "../../test/support/fc.js";
 import { orderKeyOf } from "../incidents/order.js";
-import type { Condition } from "./ast.js";
-import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS, parseIsoUtc } from "./dates.js";
-import { evaluate } from "./evaluate.js";
-import { SearchConditionsError } from "./issues.js";
-import { parseSearchConditions } from "./parse.js";
-import { compileRegex } from "./regex.js";
+import type { Condition } from "../conditions/ast.js";
+import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS, parseIsoUtc } from "../conditions/dates.js";
+import { evaluate } from "../conditions/evaluate.js";
+import { SearchConditionsError } from "../conditions/issues.js";
+import { parseSearchConditions } from "../conditions/parse.js";
+import { compileRegex } from "../conditions/regex/matcher.js";
 import {
   type DateStorage,
   ISO_UTC_PATTERN,

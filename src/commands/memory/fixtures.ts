@@ -5,7 +5,7 @@
  * clock), so tests do not depend on each other's order.
  */
 
-import type { ArtifactTypeInfo, IncidentRecord } from "./backend.js";
+import type { ArtifactTypeInfo, IncidentRecord } from "../backend.js";
 import type {
   Dataset,
   DatasetArtifact,
@@ -14,7 +14,7 @@ import type {
   DatasetTimelineEntry,
   DatasetUser,
 } from "./dataset.js";
-import { ON_INCIDENT_EXTERNAL_ACTION } from "./wire.js";
+import { ON_INCIDENT_EXTERNAL_ACTION } from "../wire.js";
 
 /** The site of every fixture unless overridden. */
 export const FIXTURE_SITE = "Security Operations";

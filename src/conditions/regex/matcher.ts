@@ -12,8 +12,8 @@
  */
 
 import { RE2JS, RE2JSException } from "re2js";
-import { WeightedLru } from "./lru.js";
-import { limitDfaMemory, measureRegex, type RegexMeasure } from "./regex-program.js";
+import { WeightedLru } from "../lru.js";
+import { limitDfaMemory, measureRegex, type RegexMeasure } from "./program.js";
 
 /**
  * What a literal pattern means, as found by `analyzeLiteral`.
@@ -65,7 +65,7 @@ const MATCHER_OVERHEAD_BYTES = 512;
 function matcherBytes(source: string, instructions: number, engine: boolean): number {
   const base = MATCHER_OVERHEAD_BYTES + 2 * source.length;
   // The DFA's budget is the engine's own estimate, which measured about 10% below the heap it really
-  // uses (regex-cache.test.ts): counted twice for a margin.
+  // uses (cache.test.ts): counted twice for a margin.
   return engine ? base + BYTES_PER_INSTRUCTION * (instructions + 2) + 2 * regexDfaBytes(instructions) : base;
 }
 

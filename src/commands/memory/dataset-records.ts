@@ -3,9 +3,9 @@
  * and the timeline entry of the wire format.
  */
 
-import type { IncidentRecord } from "./backend.js";
+import type { IncidentRecord } from "../backend.js";
 import type { DatasetPlaybook, DatasetTimelineEntry } from "./dataset.js";
-import type { TimelineEntryData } from "./wire.js";
+import type { TimelineEntryData } from "../wire.js";
 
 /**
  * True when the playbook runs for this trigger on this incident: it has the trigger, the incident's `Type`

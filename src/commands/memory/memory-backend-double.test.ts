@@ -3,8 +3,8 @@
  * the incident-set options, and the fixture builders.
  */
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_CATALOG, TEXT_FIELDS } from "../conditions/catalog.js";
-import { parseSearchConditions } from "../conditions/parse.js";
+import { DEFAULT_CATALOG, TEXT_FIELDS } from "../../conditions/catalog.js";
+import { parseSearchConditions } from "../../conditions/parse.js";
 import { validateDataset } from "./dataset.js";
 import {
   buildArtifact,
@@ -15,12 +15,12 @@ import {
   FIXTURE_SITE,
   FIXTURE_USER,
 } from "./fixtures.js";
-import { createCommandHandler } from "./handler.js";
+import { createCommandHandler } from "../handler.js";
 import { createMemoryBackend } from "./memory-backend.js";
 
 const { setOptionsSeen } = vi.hoisted(() => ({ setOptionsSeen: [] as unknown[] }));
-vi.mock("../incidents/incident-set.js", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../incidents/incident-set.js")>();
+vi.mock("../../incidents/incident-set.js", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../incidents/incident-set.js")>();
   class RecordingIncidentSet<T extends object> extends original.IncidentSet<T> {
     constructor(...args: ConstructorParameters<typeof original.IncidentSet<T>>) {
       super(...args);

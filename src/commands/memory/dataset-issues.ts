@@ -5,8 +5,8 @@
  * `switch`.
  */
 
-import { assertNever } from "../conditions/ast.js";
-import { describeValue, type PathSegment } from "../conditions/issues.js";
+import { assertNever } from "../../conditions/ast.js";
+import { describeValue, type PathSegment } from "../../conditions/issues.js";
 
 /** What a `duplicate` issue repeats; each names the scope in which it must be unique. */
 export type DatasetDuplicate =

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fcOptions } from "../../test/support/fc.js";
-import { DEFAULT_CATALOG, extendCatalog } from "../conditions/catalog.js";
+import { fcOptions } from "../../../test/support/fc.js";
+import { DEFAULT_CATALOG, extendCatalog } from "../../conditions/catalog.js";
 import { DEFAULT_PROGRESS_INTERVAL, MAX_DATASET_ISSUES, parseDataset, validateDataset } from "./dataset.js";
 
 const BASE = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DATASET, HQ } from "../../test/commands/fixtures.js";
-import { parseSearchConditions } from "../conditions/parse.js";
+import { DATASET, HQ } from "../../../test/commands/fixtures.js";
+import { parseSearchConditions } from "../../conditions/parse.js";
 import { DatasetError, validateDataset } from "./dataset.js";
 import { createMemoryBackend } from "./memory-backend.js";
 

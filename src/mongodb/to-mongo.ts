@@ -27,11 +27,11 @@ import {
   type FieldTarget,
   type Operand,
   type RangeBound,
-} from "./ast.js";
-import { isForbiddenSegment } from "./catalog.js";
-import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "./dates.js";
-import { requireParsedCondition } from "./parse.js";
-import { analyzeLiteral } from "./regex.js";
+} from "../conditions/ast.js";
+import { isForbiddenSegment } from "../conditions/catalog.js";
+import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "../conditions/dates.js";
+import { requireParsedCondition } from "../conditions/parse.js";
+import { analyzeLiteral } from "../conditions/regex/matcher.js";
 
 /** A MongoDB filter document (the `filter` of `find`, `findOne`, `countDocuments`, `$match`). */
 export type MongoFilter = { [key: string]: unknown };
@@ -460,7 +460,7 @@ function datedFilter(key: string, ctx: Context): MongoFilter {
  * Translates a parsed Search Conditions object to the MongoDB queries that find "the first matching
  * incident" (docs/semantics.md 1.9: earliest `CreatedUtcTime`, undated incidents after every dated one, ties
  * by `IncidentId` ascending). See `MongoFind` for the shape and `firstMatchingIncident`
- * (src/incidents/mongo.ts) for the helper that runs it.
+ * (first-match.ts) for the helper that runs it.
  *
  * With `dateStorage: "string"`, ISO strings sort lexically: exact when the collection uses one form
  * (with or without milliseconds); with mixed forms `…:00Z` sorts after `…:00.500Z` of the same second,

@@ -10,9 +10,9 @@
  * are refused, and the validated dataset is a fresh copy.
  */
 
-import { DEFAULT_CATALOG, type FieldCatalog, isForbiddenSegment } from "../conditions/catalog.js";
-import { describeValue, formatPath, type PathSegment } from "../conditions/issues.js";
-import type { ArtifactTypeInfo, IncidentRecord } from "./backend.js";
+import { DEFAULT_CATALOG, type FieldCatalog, isForbiddenSegment } from "../../conditions/catalog.js";
+import { describeValue, formatPath, type PathSegment } from "../../conditions/issues.js";
+import type { ArtifactTypeInfo, IncidentRecord } from "../backend.js";
 import { type DatasetIssue, makeDatasetIssue } from "./dataset-issues.js";
 import {
   type Field,

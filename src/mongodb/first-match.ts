@@ -12,7 +12,7 @@ import {
   type MongoSort,
   type ToMongoOptions,
   toMongoFind,
-} from "../conditions/to-mongo.js";
+} from "./to-mongo.js";
 
 /**
  * A document as a collection returns it: any object with string keys (the driver's `Document` and

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { heapAfterGc } from "../../test/support/heap.js";
+import { heapAfterGc } from "../../../test/support/heap.js";
 import {
   COMPILE_CACHE_BYTES,
   COMPILE_CACHE_CAPACITY,
   clearCompileCache,
   compile,
   compileCacheStats,
-} from "./compile.js";
-import { parseSearchConditions } from "./parse.js";
+} from "../compile.js";
+import { parseSearchConditions } from "../parse.js";
 import {
   clearRegexCache,
   compileRegex,
@@ -15,7 +15,7 @@ import {
   REGEX_CACHE_CAPACITY,
   type RegexMatcher,
   regexCacheStats,
-} from "./regex.js";
+} from "./matcher.js";
 
 /** A pseudo-random value of `length` letters from `alphabet` (fixed seed). */
 function randomValue(length: number, alphabet: string, seed: number): string {

@@ -1,14 +1,14 @@
 import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
-import { fcOptions } from "../../test/support/fc.js";
+import { fcOptions } from "../../../test/support/fc.js";
 import {
   analyzeLiteral,
   compileRegex,
   REGEX_CACHE_CAPACITY,
   RegexSyntaxError,
   regexSyntaxProblem,
-} from "./regex.js";
+} from "./matcher.js";
 
 /** RE2 directly, without the literal fast paths: the oracle for the fast paths. */
 function re2(source: string, flags: string, value: string): boolean {

@@ -6,10 +6,10 @@
  * so times in answers are reproducible.
  */
 
-import type { Condition } from "../conditions/ast.js";
-import type { FieldCatalog } from "../conditions/catalog.js";
-import { IncidentSet, type IncidentSetOptions } from "../incidents/incident-set.js";
-import type { SearchBudget } from "../incidents/search-budget.js";
+import type { Condition } from "../../conditions/ast.js";
+import type { FieldCatalog } from "../../conditions/catalog.js";
+import { IncidentSet, type IncidentSetOptions } from "../../incidents/incident-set.js";
+import type { SearchBudget } from "../../incidents/search-budget.js";
 import type {
   ArtifactInfo,
   ArtifactTypeInfo,
@@ -22,7 +22,7 @@ import type {
   SiteInfo,
   StoredNote,
   UserInfo,
-} from "./backend.js";
+} from "../backend.js";
 import {
   type Dataset,
   type DatasetArtifact,
@@ -32,7 +32,7 @@ import {
   validateDataset,
 } from "./dataset.js";
 import { playbookApplies, toTimelineEntryData } from "./dataset-records.js";
-import type { TimelineEntryData } from "./wire.js";
+import type { TimelineEntryData } from "../wire.js";
 
 /** A playbook run recorded by the memory backend. */
 export interface PlaybookRunRecord {

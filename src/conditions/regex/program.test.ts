@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
-import { fcOptions } from "../../test/support/fc.js";
-import { foldCodePoints, limitDfaMemory, measureRegex } from "./regex-program.js";
+import { fcOptions } from "../../../test/support/fc.js";
+import { foldCodePoints, limitDfaMemory, measureRegex } from "./program.js";
 
 /** The engine's own count: the compiled program's size less its fail and match instructions. */
 function compiledInstructions(source: string, bits: number): number {
