@@ -44,16 +44,6 @@ export { isParsedCondition, parseSearchConditions, safeParseSearchConditions } f
 export type { SearchConditionsJson } from "./conditions/print.js";
 export { explain, toSearchConditions } from "./conditions/print.js";
 export { matchesEverythingByShape } from "./conditions/shape.js";
-export type {
-  DateStorage,
-  MongoFilter,
-  MongoFind,
-  MongoQuery,
-  MongoRegex,
-  MongoSort,
-  ToMongoOptions,
-} from "./mongodb/to-mongo.js";
-export { toMongoFilter, toMongoFind } from "./mongodb/to-mongo.js";
 // Incident sets.
 export type {
   BudgetTimer,
@@ -64,6 +54,16 @@ export type {
   SearchBudget,
 } from "./incidents/index.js";
 export { BUDGET_CHECK_INTERVAL, IncidentSet, SearchTimeoutError, startBudget } from "./incidents/index.js";
+export type {
+  DateStorage,
+  MongoFilter,
+  MongoFind,
+  MongoQuery,
+  MongoRegex,
+  MongoSort,
+  ToMongoOptions,
+} from "./mongodb/to-mongo.js";
+export { toMongoFilter, toMongoFind } from "./mongodb/to-mongo.js";
 // Timelines.
 export type {
   SortOrder,

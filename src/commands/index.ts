@@ -16,6 +16,10 @@ export type {
   StoredNote,
   UserInfo,
 } from "./backend.js";
+export type { CommandErrorContext, CommandHandlerOptions } from "./handler.js";
+export { createCommandHandler, DEFAULT_MAX_NOTE_LENGTH } from "./handler.js";
+export type { Caller, CommandBody, CommandHandler, CommandResponse } from "./handler-types.js";
+export { INVALID_JSON } from "./handler-types.js";
 export type {
   Dataset,
   DatasetArtifact,
@@ -50,10 +54,6 @@ export {
   FIXTURE_SITE,
   FIXTURE_USER,
 } from "./memory/fixtures.js";
-export type { CommandErrorContext, CommandHandlerOptions } from "./handler.js";
-export { createCommandHandler, DEFAULT_MAX_NOTE_LENGTH } from "./handler.js";
-export type { Caller, CommandBody, CommandHandler, CommandResponse } from "./handler-types.js";
-export { INVALID_JSON } from "./handler-types.js";
 export type {
   MemoryBackend,
   MemoryBackendOptions,

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { IncidentSet } from "../incidents/incident-set.js";
 import { firstMatchingIncident } from "../mongodb/first-match.js";
+import { toMongoFilter, toMongoFind } from "../mongodb/to-mongo.js";
 import type { Condition } from "./ast.js";
 import { compile } from "./compile.js";
 import { evaluate } from "./evaluate.js";
@@ -14,7 +15,6 @@ import { SearchConditionsError } from "./issues.js";
 import { isParsedCondition, parseSearchConditions, safeParseSearchConditions } from "./parse.js";
 import { explain, toSearchConditions } from "./print.js";
 import { matchesEverythingByShape } from "./shape.js";
-import { toMongoFilter, toMongoFind } from "../mongodb/to-mongo.js";
 
 /** The forged nodes of issue 10: a prototype-named path, an unknown label, a pattern RE2 refuses. */
 const FORGED: [string, unknown][] = [

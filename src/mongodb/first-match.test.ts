@@ -7,9 +7,9 @@ import { incidentListArb } from "../../test/arbitraries/incidents.js";
 import { fcOptions } from "../../test/support/fc.js";
 import { evaluate } from "../conditions/evaluate.js";
 import { parseSearchConditions } from "../conditions/parse.js";
-import { type DateStorage, toMongoFilter } from "./to-mongo.js";
-import { firstMatchingIncident, type IncidentCollection } from "./first-match.js";
 import { compareOrderKeys, orderKeyOf } from "../incidents/order.js";
+import { firstMatchingIncident, type IncidentCollection } from "./first-match.js";
+import { type DateStorage, toMongoFilter } from "./to-mongo.js";
 
 type Incident = Record<string, unknown>;
 

@@ -4,6 +4,12 @@
 // Its declarations never name the `mongodb` driver, so they compile in a project without it.
 
 export type {
+  FirstMatchingIncidentOptions,
+  IncidentCollection,
+  IncidentDocument,
+} from "./first-match.js";
+export { firstMatchingIncident } from "./first-match.js";
+export type {
   DateStorage,
   MongoFilter,
   MongoFind,
@@ -13,9 +19,3 @@ export type {
   ToMongoOptions,
 } from "./to-mongo.js";
 export { toMongoFilter, toMongoFind } from "./to-mongo.js";
-export type {
-  FirstMatchingIncidentOptions,
-  IncidentCollection,
-  IncidentDocument,
-} from "./first-match.js";
-export { firstMatchingIncident } from "./first-match.js";

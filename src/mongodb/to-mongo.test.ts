@@ -5,13 +5,13 @@ import { searchConditionsArb } from "../../test/arbitraries/conditions.js";
 import { incidentArb } from "../../test/arbitraries/incidents.js";
 import { knownMingoDifferences } from "../../test/arbitraries/mingo-known-differences.js";
 import { fcOptions } from "../../test/support/fc.js";
-import { orderKeyOf } from "../incidents/order.js";
 import type { Condition } from "../conditions/ast.js";
 import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS, parseIsoUtc } from "../conditions/dates.js";
 import { evaluate } from "../conditions/evaluate.js";
 import { SearchConditionsError } from "../conditions/issues.js";
 import { parseSearchConditions } from "../conditions/parse.js";
 import { compileRegex } from "../conditions/regex/matcher.js";
+import { orderKeyOf } from "../incidents/order.js";
 import {
   type DateStorage,
   ISO_UTC_PATTERN,

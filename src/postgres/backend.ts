@@ -24,7 +24,12 @@ import type {
   StoredNote,
   UserInfo,
 } from "../commands/backend.js";
-import { type Dataset, DatasetError, type DatasetPlaybook, validateDataset } from "../commands/memory/dataset.js";
+import {
+  type Dataset,
+  DatasetError,
+  type DatasetPlaybook,
+  validateDataset,
+} from "../commands/memory/dataset.js";
 import { playbookApplies, toTimelineEntryData } from "../commands/memory/dataset-records.js";
 import type { TimelineEntryData } from "../commands/wire.js";
 import type { Condition } from "../conditions/ast.js";

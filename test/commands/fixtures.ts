@@ -1,9 +1,10 @@
 /**
  * A small, readable dataset for the command tests, and helpers to call the handler.
  */
-import type { Dataset } from "../../src/commands/memory/dataset.js";
+
 import { type CommandHandlerOptions, createCommandHandler } from "../../src/commands/handler.js";
 import type { CommandResponse } from "../../src/commands/handler-types.js";
+import type { Dataset } from "../../src/commands/memory/dataset.js";
 import { createMemoryBackend, type MemoryBackend } from "../../src/commands/memory/memory-backend.js";
 
 export const HQ = "HQ";

@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { generateSampleDataset } from "../../scripts/generate-sample-dataset.js";
-import { validateDataset } from "../../src/commands/memory/dataset.js";
 import { createCommandHandler } from "../../src/commands/handler.js";
+import { validateDataset } from "../../src/commands/memory/dataset.js";
 import { createMemoryBackend } from "../../src/commands/memory/memory-backend.js";
 import { loadSampleDataset } from "../../src/commands/memory/sample-dataset.js";
 import {

@@ -4,8 +4,8 @@
  */
 
 import type { IncidentRecord } from "../backend.js";
-import type { DatasetPlaybook, DatasetTimelineEntry } from "./dataset.js";
 import type { TimelineEntryData } from "../wire.js";
+import type { DatasetPlaybook, DatasetTimelineEntry } from "./dataset.js";
 
 /**
  * True when the playbook runs for this trigger on this incident: it has the trigger, the incident's `Type`

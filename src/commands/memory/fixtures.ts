@@ -6,6 +6,7 @@
  */
 
 import type { ArtifactTypeInfo, IncidentRecord } from "../backend.js";
+import { ON_INCIDENT_EXTERNAL_ACTION } from "../wire.js";
 import type {
   Dataset,
   DatasetArtifact,
@@ -14,7 +15,6 @@ import type {
   DatasetTimelineEntry,
   DatasetUser,
 } from "./dataset.js";
-import { ON_INCIDENT_EXTERNAL_ACTION } from "../wire.js";
 
 /** The site of every fixture unless overridden. */
 export const FIXTURE_SITE = "Security Operations";

@@ -5,6 +5,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_CATALOG, TEXT_FIELDS } from "../../conditions/catalog.js";
 import { parseSearchConditions } from "../../conditions/parse.js";
+import { createCommandHandler } from "../handler.js";
 import { validateDataset } from "./dataset.js";
 import {
   buildArtifact,
@@ -15,7 +16,6 @@ import {
   FIXTURE_SITE,
   FIXTURE_USER,
 } from "./fixtures.js";
-import { createCommandHandler } from "../handler.js";
 import { createMemoryBackend } from "./memory-backend.js";
 
 const { setOptionsSeen } = vi.hoisted(() => ({ setOptionsSeen: [] as unknown[] }));

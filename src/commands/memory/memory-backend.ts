@@ -23,6 +23,7 @@ import type {
   StoredNote,
   UserInfo,
 } from "../backend.js";
+import type { TimelineEntryData } from "../wire.js";
 import {
   type Dataset,
   type DatasetArtifact,
@@ -32,7 +33,6 @@ import {
   validateDataset,
 } from "./dataset.js";
 import { playbookApplies, toTimelineEntryData } from "./dataset-records.js";
-import type { TimelineEntryData } from "../wire.js";
 
 /** A playbook run recorded by the memory backend. */
 export interface PlaybookRunRecord {
