@@ -62,8 +62,8 @@ export type {
   MongoRegex,
   MongoSort,
   ToMongoOptions,
-} from "./mongodb/to-mongo.js";
-export { toMongoFilter, toMongoFind } from "./mongodb/to-mongo.js";
+} from "./mongodb/index.js";
+export { toMongoFilter, toMongoFind } from "./mongodb/index.js";
 // Timelines.
 export type {
   SortOrder,

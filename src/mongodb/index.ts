@@ -9,12 +9,12 @@ export type {
   IncidentDocument,
 } from "./first-match.js";
 export { firstMatchingIncident } from "./first-match.js";
+export type { MongoRegex } from "./regex-dialect.js";
 export type {
   DateStorage,
   MongoFilter,
   MongoFind,
   MongoQuery,
-  MongoRegex,
   MongoSort,
   ToMongoOptions,
 } from "./to-mongo.js";
