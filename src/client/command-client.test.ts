@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { BERLIN, HQ, setup } from "../../test/commands/fixtures.js";
+import { BERLIN, HQ, setup } from "../../test/support/commands-fixtures.js";
 import type { CommandHandler } from "../commands/handler-types.js";
 import { INVALID_JSON } from "../commands/handler-types.js";
 import type { TimelineEntryData, TriggeredIncidentData } from "../commands/wire.js";

@@ -5,7 +5,7 @@
  * way in and out, option errors.
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { BERLIN, HQ, setup } from "../../test/commands/fixtures.js";
+import { BERLIN, HQ, setup } from "../../test/support/commands-fixtures.js";
 import { type CommandHandler, INVALID_JSON } from "../commands/handler-types.js";
 import type { TimelineEntryData, TriggeredIncidentData } from "../commands/wire.js";
 import { type CommandClient, CommandClientError, createCommandClient } from "./command-client.js";

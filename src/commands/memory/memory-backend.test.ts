@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATASET, HQ } from "../../../test/commands/fixtures.js";
+import { DATASET, HQ } from "../../../test/support/commands-fixtures.js";
 import { parseSearchConditions } from "../../conditions/parse.js";
 import { DatasetError, validateDataset } from "./dataset.js";
 import { createMemoryBackend } from "./memory-backend.js";

@@ -5,8 +5,8 @@
  */
 import { parse } from "node-html-parser";
 import { describe, expect, it } from "vitest";
-import { renderNoteResultTable } from "../../src/artifacts/note-result.js";
-import { BERLIN, HQ, NO_ZONE, NOW, setup } from "./fixtures.js";
+import { BERLIN, HQ, NO_ZONE, NOW, setup } from "../../test/support/commands-fixtures.js";
+import { renderNoteResultTable } from "../artifacts/note-result.js";
 
 const COMMAND = "AddNotesToArtifacts";
 

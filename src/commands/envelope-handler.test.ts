@@ -4,11 +4,11 @@
  * unexpected failures.
  */
 import { describe, expect, it } from "vitest";
-import type { Backend } from "../../src/commands/backend.js";
-import { createCommandHandler } from "../../src/commands/handler.js";
-import { INVALID_JSON } from "../../src/commands/handler-types.js";
-import { COMMAND_NAMES } from "../../src/commands/wire.js";
-import { BERLIN, HQ, setup } from "./fixtures.js";
+import { BERLIN, HQ, setup } from "../../test/support/commands-fixtures.js";
+import type { Backend } from "./backend.js";
+import { createCommandHandler } from "./handler.js";
+import { INVALID_JSON } from "./handler-types.js";
+import { COMMAND_NAMES } from "./wire.js";
 
 const VALID_PARAMS: Record<string, Record<string, unknown>> = {
   GetIncidentTimelineEntries: { "Incident Number": "20240101-1" },

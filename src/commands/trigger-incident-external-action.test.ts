@@ -4,7 +4,7 @@
  * the Trigger Data delivered to each playbook as its own deep copy.
  */
 import { describe, expect, it } from "vitest";
-import { BERLIN, HQ, NOW, setup } from "./fixtures.js";
+import { BERLIN, HQ, NOW, setup } from "../../test/support/commands-fixtures.js";
 
 const COMMAND = "TriggerIncidentExternalAction";
 

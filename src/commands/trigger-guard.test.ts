@@ -4,12 +4,12 @@
  * Data may arrive as JSON text; the first-match search runs within the handler's time budget.
  */
 import { describe, expect, it } from "vitest";
-import type { Backend } from "../../src/commands/backend.js";
-import { createCommandHandler } from "../../src/commands/handler.js";
-import { createMemoryBackend } from "../../src/commands/memory/memory-backend.js";
-import type { SearchBudget } from "../../src/incidents/search-budget.js";
-import { SearchTimeoutError, startBudget } from "../../src/incidents/search-budget.js";
-import { DATASET, HQ, NOW, setup } from "./fixtures.js";
+import { DATASET, HQ, NOW, setup } from "../../test/support/commands-fixtures.js";
+import type { SearchBudget } from "../incidents/search-budget.js";
+import { SearchTimeoutError, startBudget } from "../incidents/search-budget.js";
+import type { Backend } from "./backend.js";
+import { createCommandHandler } from "./handler.js";
+import { createMemoryBackend } from "./memory/memory-backend.js";
 
 const COMMAND = "TriggerIncidentExternalAction";
 const EVERYTHING =

@@ -6,24 +6,24 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { generateSampleDataset } from "../../scripts/generate-sample-dataset.js";
-import { createCommandHandler } from "../../src/commands/handler.js";
-import { validateDataset } from "../../src/commands/memory/dataset.js";
-import { createMemoryBackend } from "../../src/commands/memory/memory-backend.js";
-import { loadSampleDataset } from "../../src/commands/memory/sample-dataset.js";
+import { generateSampleDataset } from "../../../scripts/generate-sample-dataset.js";
 import {
   INGESTION_TYPE_LABELS,
   SEVERITY_LABELS,
   STATUS_LABELS,
   TEXT_FIELDS,
-} from "../../src/conditions/catalog.js";
+} from "../../conditions/catalog.js";
+import { createCommandHandler } from "../handler.js";
+import { validateDataset } from "./dataset.js";
+import { createMemoryBackend } from "./memory-backend.js";
+import { loadSampleDataset } from "./sample-dataset.js";
 
 const sample = loadSampleDataset();
 
 describe("loadSampleDataset", () => {
   it("is valid and matches examples/sample-dataset.json", () => {
     const file = JSON.parse(
-      readFileSync(new URL("../../examples/sample-dataset.json", import.meta.url), "utf8"),
+      readFileSync(new URL("../../../examples/sample-dataset.json", import.meta.url), "utf8"),
     );
     const validated = validateDataset(file);
     expect(validated.ok).toBe(true);
@@ -32,13 +32,13 @@ describe("loadSampleDataset", () => {
 
   it("is what scripts/generate-sample-dataset.ts generates (re-run it after changing the script)", () => {
     const file = JSON.parse(
-      readFileSync(new URL("../../examples/sample-dataset.json", import.meta.url), "utf8"),
+      readFileSync(new URL("../../../examples/sample-dataset.json", import.meta.url), "utf8"),
     );
     expect(generateSampleDataset()).toEqual(file);
   });
 
   it("ships its incidents as examples/incidents.json for the CLI's match command", () => {
-    const file = JSON.parse(readFileSync(new URL("../../examples/incidents.json", import.meta.url), "utf8"));
+    const file = JSON.parse(readFileSync(new URL("../../../examples/incidents.json", import.meta.url), "utf8"));
     expect(file).toEqual(generateSampleDataset().incidents);
   });
 

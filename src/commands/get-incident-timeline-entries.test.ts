@@ -3,7 +3,7 @@
  * 3.2, 3.3): success, each missing and ill-typed parameter, not found, exact bodies.
  */
 import { describe, expect, it } from "vitest";
-import { BERLIN, DATASET, HQ, setup } from "./fixtures.js";
+import { BERLIN, DATASET, HQ, setup } from "../../test/support/commands-fixtures.js";
 
 const COMMAND = "GetIncidentTimelineEntries";
 

@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import type { IncidentRecord } from "../../src/commands/backend.js";
 import type { CommandHandler } from "../../src/commands/handler-types.js";
 import type { MemoryBackend } from "../../src/commands/memory/memory-backend.js";
+import { BERLIN, DATASET, HQ, NO_ZONE, setup } from "../support/commands-fixtures.js";
 import { fcOptions } from "../support/fc.js";
-import { BERLIN, DATASET, HQ, NO_ZONE, setup } from "./fixtures.js";
 
 interface ModelRun {
   readonly runtimeId: number;
