@@ -6,6 +6,7 @@
  * `skips.ts` with the reason.
  */
 import { DEFAULT_CATALOG, extendCatalog } from "../../src/conditions/catalog.js";
+import { NE_NULL_INDEXED_DOCS, NUMERIC_COMPONENTS_DOCS } from "./jstests-cases.js";
 import type { MatchCase } from "./types.js";
 
 type Incident = Record<string, unknown>;
@@ -1503,32 +1504,7 @@ const neNullIds = neNullDocs.map((doc) => doc._id);
 const control: Incident = { _id: "control", a: { b: 1 }, b: 1 };
 
 /** ne_null_indexed.js: 24 documents where `a.b` reaches no non-null value, and two where it does. */
-const neNullIndexedDocs: Incident[] = [
-  { _id: 0, a: [1, { c: 1 }] },
-  { _id: 1, a: 1 },
-  { _id: 2, a: [1] },
-  { _id: 3, a: [[1]] },
-  { _id: 4, a: [[[1]]] },
-  { _id: 5, a: [] },
-  { _id: 6, a: [[]] },
-  { _id: 7, a: [[[]]] },
-  { _id: 8, a: [{}] },
-  { _id: 9 },
-  { _id: 10, a: {} },
-  { _id: 11, a: null },
-  { _id: 12, a: [null] },
-  { _id: 13, a: [[null]] },
-  { _id: 14, a: [[], { b: 3 }] },
-  { _id: 15, a: [[2], { b: 3 }] },
-  { _id: 16, a: [[{ b: 3 }], 4] },
-  { _id: 17, a: [[[{ c: 3 }]]] },
-  { _id: 18, a: [[[{ b: null }]]] },
-  { _id: 19, a: [[[{}]]] },
-  { _id: 20, a: [[[{ b: 3 }]]] },
-  { _id: 21, a: [[{ b: 2 }], [{ b: 3 }]] },
-  { _id: 22, a: [[{ b: 2 }], { b: 3 }] },
-  { _id: 23, a: [{ b: 2 }, [{ b: 3 }]] },
-];
+const neNullIndexedDocs = NE_NULL_INDEXED_DOCS;
 const neNullIndexedIds = neNullIndexedDocs.map((doc) => doc._id);
 const realValueDocs: Incident[] = [
   { _id: 100, a: [{ b: [[3]] }] },
@@ -1561,39 +1537,7 @@ const aNullIds = ["a_null", "no_a", "a_value_array_all_nulls", "a_value_array_wi
 const abNotNullIds = ["a_subobject_b_not_null", "a_object_array_no_b_nulls"];
 
 /** match_numeric_components.js: every nesting of 42 under `a` through arrays and `"0"` keys. */
-const numericDocs: Incident[] = [
-  { _id: 0, a: 42 },
-  { _id: 1, a: [42] },
-  { _id: 2, a: { "0": 42 } },
-  { _id: 3, a: [[42]] },
-  { _id: 4, a: [{ "0": 42 }] },
-  { _id: 5, a: { "0": [42] } },
-  { _id: 6, a: { "0": { "0": 42 } } },
-  { _id: 7, a: [[[42]]] },
-  { _id: 8, a: [[{ "0": 42 }]] },
-  { _id: 9, a: [{ "0": [42] }] },
-  { _id: 10, a: [{ "0": { "0": 42 } }] },
-  { _id: 11, a: { "0": [[42]] } },
-  { _id: 12, a: { "0": [{ "0": 42 }] } },
-  { _id: 13, a: { "0": { "0": [42] } } },
-  { _id: 14, a: { "0": { "0": { "0": 42 } } } },
-  { _id: 15, a: [[[[42]]]] },
-  { _id: 16, a: [[[{ "0": 42 }]]] },
-  { _id: 17, a: [[{ "0": [42] }]] },
-  { _id: 18, a: [[{ "0": { "0": 42 } }]] },
-  { _id: 19, a: [{ "0": [[42]] }] },
-  { _id: 20, a: [{ "0": [{ "0": 42 }] }] },
-  { _id: 21, a: [{ "0": { "0": [42] } }] },
-  { _id: 22, a: [{ "0": { "0": { "0": 42 } } }] },
-  { _id: 23, a: { "0": [[[42]]] } },
-  { _id: 24, a: { "0": [[{ "0": 42 }]] } },
-  { _id: 25, a: { "0": [{ "0": [42] }] } },
-  { _id: 26, a: { "0": [{ "0": { "0": 42 } }] } },
-  { _id: 27, a: { "0": { "0": [[42]] } } },
-  { _id: 28, a: { "0": { "0": [{ "0": 42 }] } } },
-  { _id: 29, a: { "0": { "0": { "0": [42] } } } },
-  { _id: 30, a: { "0": { "0": { "0": { "0": 42 } } } } },
-];
+const numericDocs = NUMERIC_COMPONENTS_DOCS;
 const numericAll = numericDocs.map((doc) => doc._id as number);
 /** The documents where `a.0` reaches 42 (by index or by key, an array reached by a key traversed). */
 const a0Is42 = [1, 2, 4, 5, 9];
