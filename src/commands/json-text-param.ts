@@ -46,8 +46,9 @@ function nestingDepth(text: string, stopAbove: number): number {
  * @param name - the parameter's name, for the message (`Search Conditions`)
  * @param value - the parameter's value (present, not null)
  * @param kind - `object`: the string must hold a JSON object; `objectOrArray`: an object or an array
- * @param maxDepth - nesting beyond this many levels is refused before the text is parsed (the command's
- *   own limits then apply to what is parsed)
+ * @param maxDepth - the parameter's depth limit, which does not count the outer object or array: text
+ *   whose brackets nest more than `maxDepth + 1` deep is refused before it is parsed (the command's own
+ *   limits then apply, exactly, to what is parsed)
  * @returns `{ ok: true, value }` (the parsed content for a string), or `{ ok: false, message }` such as
  *   `Parameter 'Trigger Data' must be a JSON object, or a string holding one, found the string "a=1".`
  */
