@@ -1,4 +1,5 @@
 import { type Command, Option } from "commander";
+import { DATASET_KEYS } from "../commands/memory/dataset.js";
 import { compile } from "../conditions/compile.js";
 import { isBefore, orderKeyOf } from "../incidents/order.js";
 import { CliError, EXIT } from "./exit-codes.js";
@@ -18,17 +19,6 @@ interface MatchOptions extends RecordCliOptions {
   readonly count?: boolean;
   readonly limit?: number;
 }
-
-/** The keys of a dataset of the in-memory backend (README "The dataset of the in-memory backend"). */
-export const DATASET_KEYS = [
-  "sites",
-  "users",
-  "incidents",
-  "timelineEntries",
-  "playbooks",
-  "artifactTypes",
-  "artifacts",
-] as const;
 
 /** Whether a value looks like a dataset rather than a record: an object whose keys are all dataset keys. */
 export function looksLikeDataset(value: unknown): boolean {

@@ -165,7 +165,8 @@ export const MAX_DATASET_ISSUES = 1000;
 /** Nesting depth allowed inside an incident's free-form fields. */
 export const MAX_DATASET_DEPTH = 32;
 
-const TOP_LEVEL_KEYS = [
+/** The keys of a dataset, in the order they are validated (docs/dataset.md). */
+export const DATASET_KEYS = [
   "sites",
   "users",
   "incidents",
@@ -174,7 +175,7 @@ const TOP_LEVEL_KEYS = [
   "artifactTypes",
   "artifacts",
 ] as const;
-type ListKey = (typeof TOP_LEVEL_KEYS)[number];
+type ListKey = (typeof DATASET_KEYS)[number];
 
 // The record kinds, one schema each (keys in the order of the records they produce).
 const SITE: RecordSchema<DatasetSite> = {
@@ -350,11 +351,11 @@ export function validateDataset(input: unknown, options: DatasetOptions = {}): D
     out.add({ code: "invalid_type", expected: "a dataset object", found: input }, []);
   } else {
     for (const key of Object.keys(input)) {
-      if (!(TOP_LEVEL_KEYS as readonly string[]).includes(key)) {
-        out.add({ code: "unknown_key", key, what: "the dataset", allowed: TOP_LEVEL_KEYS }, [key]);
+      if (!(DATASET_KEYS as readonly string[]).includes(key)) {
+        out.add({ code: "unknown_key", key, what: "the dataset", allowed: DATASET_KEYS }, [key]);
       }
     }
-    for (const key of TOP_LEVEL_KEYS) {
+    for (const key of DATASET_KEYS) {
       const value = own(input, key);
       if (Array.isArray(value)) lists[key] = value;
       else if (value !== undefined)
@@ -362,7 +363,7 @@ export function validateDataset(input: unknown, options: DatasetOptions = {}): D
     }
   }
   let total = 0;
-  for (const key of TOP_LEVEL_KEYS) total += lists[key].length;
+  for (const key of DATASET_KEYS) total += lists[key].length;
   const ctx: Context = {
     out,
     progress: new Progress(total, every, options.onProgress),
