@@ -1,7 +1,10 @@
 /**
- * The operator table of Search Conditions, as data (docs/semantics.md 1.1 and 1.3). Each operator declares
- * where it may stand and which rule validates its operand; the parser (parse.ts) dispatches on these
- * declarations and refuses an operator in the wrong place. Nothing here executes a condition.
+ * The operator table of Search Conditions, as data (docs/semantics.md 1.1 and 1.3): the one place that says,
+ * for each operator, where it may stand, which rule validates its operand, which AST node kind it produces,
+ * which bound of a range it sets (side, inclusiveness, comparison) and which operator negates it. The parser
+ * (parse.ts) dispatches on these rows and refuses an operator in the wrong place; the printer (print.ts)
+ * names each node's operators through `operatorOf` and `boundOperator`; both group range bounds with
+ * `RangeGrouping`. Nothing here executes a condition.
  *
  * Places:
  * - `condition`: a key of a condition object (the root object, an element of a top-level array or of
