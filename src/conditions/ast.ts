@@ -189,11 +189,25 @@ export type Condition = AndNode | OrNode | NorNode | NotNode | FieldNode;
 export type ConditionKind = Condition["kind"];
 
 /**
- * Ends an exhaustive `switch`: a new node kind that is not handled is a compile-time error.
- * @throws {Error} only when called at run time with a value outside the union (a bug, never user input)
+ * Ends an exhaustive `switch` over a union: over the AST's node kinds, a new kind that is not handled is a
+ * compile-time error at every such switch; the library uses it the same way over operand types, operand
+ * rules and issue codes. The one place it is defined: import it from here (or from the package).
+ * @param value - the switched-on value, narrowed to `never` by the cases above
+ * @throws {Error} `Unexpected value in an exhaustive switch: …` only when called at run time with a value
+ *   outside the union (a bug, never user input)
+ * @example
+ * switch (node.kind) { case "eq": …; default: return assertNever(node); }
  */
 export function assertNever(value: never): never {
-  throw new Error(`Unexpected AST node: ${JSON.stringify(value)}`);
+  throw new Error(`Unexpected value in an exhaustive switch: ${describeUnexpected(value)}`);
+}
+
+function describeUnexpected(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /** The dotted form of a field path: `["Custom", "Owner"]` → `"Custom.Owner"`. */

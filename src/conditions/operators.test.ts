@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
-import type { Condition, ConditionKind, FieldOperatorNode, NotNode, RangeNode } from "./ast.js";
+import {
+  assertNever,
+  type Condition,
+  type ConditionKind,
+  type FieldOperatorNode,
+  type NotNode,
+  type RangeNode,
+} from "./ast.js";
 import { evaluate } from "./evaluate.js";
 import {
   type BoundOperatorName,
@@ -216,5 +223,9 @@ describe("AST types make the impossible states unrepresentable", () => {
     // @ts-expect-error an `and` under `$not` holds two or more operators
     const oneOperatorAnd: NotNode = { kind: "not", child: { kind: "and", children: [eq] } };
     expect([noBound, orUnderNot, oneOperatorAnd]).toHaveLength(3);
+  });
+
+  it("assertNever throws when a value outside the union reaches it at run time", () => {
+    expect(() => assertNever("mod" as never)).toThrowError('Unexpected value in an exhaustive switch: "mod"');
   });
 });
