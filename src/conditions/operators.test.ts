@@ -14,6 +14,7 @@ import {
   type BoundOperatorName,
   type BoundSide,
   type BoundSpec,
+  boundComparison,
   boundOf,
   boundOperator,
   negationOf,
@@ -95,6 +96,7 @@ describe("the operator table: range bounds (docs/semantics.md 1.3, 1.4)", () => 
   it.each(BOUNDS)("%s, inclusive %s ↔ %s (%s)", (side, inclusive, name, comparison) => {
     expect(boundOperator(side, inclusive)).toBe(name);
     expect(boundOf(name)).toEqual({ side, inclusive, comparison });
+    expect(boundComparison(side, inclusive)).toBe(comparison);
   });
 
   const COMPARE: Readonly<Record<BoundSpec["comparison"], (a: number, b: number) => boolean>> = {

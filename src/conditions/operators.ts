@@ -328,6 +328,15 @@ export function boundOf(name: BoundOperatorName): BoundSpec {
 }
 
 /**
+ * The JavaScript comparison `value <op> operand` of a range bound (docs/semantics.md 1.4): `lower` → `>` /
+ * `>=` (inclusive), `upper` → `<` / `<=` (inclusive), for code generators.
+ * @example boundComparison("lower", true) //=> ">="
+ */
+export function boundComparison(side: BoundSide, inclusive: boolean): BoundSpec["comparison"] {
+  return boundOf(boundOperator(side, inclusive)).comparison;
+}
+
+/**
  * The operator matching exactly the incidents that `name` does not (docs/semantics.md 1.3, 1.5): `$eq` ↔
  * `$ne`, `$in` ↔ `$nin`; `undefined` for the others (a range's complement is not a range under type
  * bracketing, `$all` and `$regex` have no negated operator, `$exists` negates by its operand).
