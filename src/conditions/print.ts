@@ -7,6 +7,9 @@
  * alternatives, `{"$date": iso}` for dates, one operator object per field when its nodes fit in one, and
  * `$and` when they do not (two children on one field with the same operator, logical children that
  * collide, …). Rules: docs/semantics.md 1.1–1.4.
+ *
+ * Operators are named by the operator table (operators.ts: `operatorOf`, `boundOperator`), and whether an
+ * `$and` of ranges fits in one operator object is decided by the parser's own rule (`RangeGrouping`).
  */
 import type { Condition, FieldNode, FieldOperatorNode, Operand, RangeNode } from "./ast.js";
 import { assertNever, fieldName } from "./ast.js";
