@@ -67,14 +67,20 @@ export interface NeNode extends FieldTarget {
 
 /**
  * `$gt`, `$gte`, `$lt`, `$lte`, merged per field and operand type: `{"$gt": a, "$lt": b}` is one range with
- * two bounds. At least one bound is present; both bounds (when present) have the same operand type.
- * Type bracketing: only values of the operands' type match.
+ * two bounds. At least one bound is present (the type says so); both bounds (when present) have the same
+ * operand type. Type bracketing: only values of the operands' type match. How the bounds of one operator
+ * object group into ranges: `RangeGrouping` (docs/semantics.md 1.3).
  */
-export interface RangeNode extends FieldTarget {
-  readonly kind: "range";
-  readonly lower?: RangeBound;
-  readonly upper?: RangeBound;
-}
+export type RangeNode = FieldTarget & { readonly kind: "range" } & RangeBounds;
+
+/**
+ * The bounds of a range: a lower bound, an upper bound, or both (never neither). Each shape is told apart by
+ * `lower === undefined` / `upper === undefined`.
+ */
+export type RangeBounds =
+  | { readonly lower: RangeBound; readonly upper?: undefined }
+  | { readonly lower?: undefined; readonly upper: RangeBound }
+  | { readonly lower: RangeBound; readonly upper: RangeBound };
 
 /**
  * `$in`, and pipe alternatives on alternative fields (`"Webhook|File"`). `operands` are de-duplicated, in
@@ -152,13 +158,28 @@ export interface NorNode {
 }
 
 /**
- * Field-level `$not`: the negation of the field-level operator object it wraps. `child` holds field nodes
- * of one field path only: a single field node, another `not` (`$not` inside `$not`, docs/semantics.md 1.3), or
- * an `and` of them. A missing field matches.
+ * One operator of a field's operator object, as a node: a field node, or a `not` (`$not`, which may stand
+ * inside `$not`, docs/semantics.md 1.3) on the same field path.
+ */
+export type FieldOperatorNode = FieldNode | NotNode;
+
+/**
+ * The `and` of the two or more operators of one field's operator object, all on that object's field path
+ * (`{"Score": {"$gt": 1, "$ne": 3}}`). It is an `AndNode` (consumers of conditions see an ordinary `and`);
+ * its type records what the parser guarantees when it stands inside `$not`.
+ */
+export interface FieldAndNode extends AndNode {
+  readonly children: readonly [FieldOperatorNode, FieldOperatorNode, ...FieldOperatorNode[]];
+}
+
+/**
+ * Field-level `$not` (docs/semantics.md 1.3): the negation of the operator object it wraps, which is on one
+ * field path. `child` is that object's single operator (a field node or another `not`) or the `and` of its
+ * operators. A missing field matches.
  */
 export interface NotNode {
   readonly kind: "not";
-  readonly child: Condition;
+  readonly child: FieldOperatorNode | FieldAndNode;
 }
 
 /** A parsed Search Conditions object. */
@@ -168,11 +189,25 @@ export type Condition = AndNode | OrNode | NorNode | NotNode | FieldNode;
 export type ConditionKind = Condition["kind"];
 
 /**
- * Ends an exhaustive `switch`: a new node kind that is not handled is a compile-time error.
- * @throws {Error} only when called at run time with a value outside the union (a bug, never user input)
+ * Ends an exhaustive `switch` over a union: over the AST's node kinds, a new kind that is not handled is a
+ * compile-time error at every such switch; the library uses it the same way over operand types, operand
+ * rules and issue codes. The one place it is defined: import it from here (or from the package).
+ * @param value - the switched-on value, narrowed to `never` by the cases above
+ * @throws {Error} `Unexpected value in an exhaustive switch: …` only when called at run time with a value
+ *   outside the union (a bug, never user input)
+ * @example
+ * switch (node.kind) { case "eq": …; default: return assertNever(node); }
  */
 export function assertNever(value: never): never {
-  throw new Error(`Unexpected AST node: ${JSON.stringify(value)}`);
+  throw new Error(`Unexpected value in an exhaustive switch: ${describeUnexpected(value)}`);
+}
+
+function describeUnexpected(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /** The dotted form of a field path: `["Custom", "Owner"]` → `"Custom.Owner"`. */

@@ -2,7 +2,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { hostileRecordArb, incidentArb } from "../../test/arbitraries/incidents.js";
 import { fcOptions } from "../../test/support/fc.js";
-import type { Condition, FieldKind, FieldNode, Operand, OrderedOperand, RangeBound } from "./ast.js";
+import type {
+  Condition,
+  FieldKind,
+  FieldNode,
+  NotNode,
+  Operand,
+  OrderedOperand,
+  RangeBound,
+  RangeBounds,
+} from "./ast.js";
 import { formatIsoUtc } from "./dates.js";
 import { evaluateNode, resolveFieldPath } from "./evaluate.js";
 
@@ -41,11 +50,7 @@ const all = (field: string, operands: Operand[], kind?: FieldKind): FieldNode =>
   operands,
 });
 const bound = (operand: OrderedOperand, inclusive = false): RangeBound => ({ operand, inclusive });
-const range = (
-  field: string,
-  bounds: { lower?: RangeBound; upper?: RangeBound },
-  kind?: FieldKind,
-): FieldNode => ({
+const range = (field: string, bounds: RangeBounds, kind?: FieldKind): FieldNode => ({
   kind: "range",
   ...target(field, kind),
   ...bounds,
@@ -69,7 +74,8 @@ const size = (field: string, n: number): FieldNode => ({ kind: "size", ...target
 const and = (...children: Condition[]): Condition => ({ kind: "and", children });
 const or = (...children: Condition[]): Condition => ({ kind: "or", children });
 const nor = (...children: Condition[]): Condition => ({ kind: "nor", children });
-const not = (child: Condition): Condition => ({ kind: "not", child });
+// The parser puts only field operators of one path under `not`; the reference is checked on any child.
+const not = (child: Condition): Condition => ({ kind: "not", child }) as NotNode;
 
 const T0 = "2024-03-01T12:00:00Z";
 const withGetter = Object.defineProperty({ Other: 1 }, "Title", {

@@ -1,7 +1,10 @@
 /**
- * The operator table of Search Conditions, as data (docs/semantics.md 1.1 and 1.3). Each operator declares
- * where it may stand and which rule validates its operand; the parser (parse.ts) dispatches on these
- * declarations and refuses an operator in the wrong place. Nothing here executes a condition.
+ * The operator table of Search Conditions, as data (docs/semantics.md 1.1 and 1.3): the one place that says,
+ * for each operator, where it may stand, which rule validates its operand, which AST node kind it produces,
+ * which bound of a range it sets (side, inclusiveness, comparison) and which operator negates it. The parser
+ * (parse.ts) dispatches on these rows and refuses an operator in the wrong place; the printer (print.ts)
+ * names each node's operators through `operatorOf` and `boundOperator`; both group range bounds with
+ * `RangeGrouping`. Nothing here executes a condition.
  *
  * Places:
  * - `condition`: a key of a condition object (the root object, an element of a top-level array or of
@@ -9,6 +12,7 @@
  * - `field`: a key of a field's operator object (`{"Severity": {"$in": [...]}}`).
  * - `not`: a key of the operator object held by `$not`.
  */
+import type { ConditionKind, Operand, RangeBound, RangeBounds } from "./ast.js";
 
 /** Where an operator may stand. */
 export type OperatorPlace = "condition" | "field" | "not";
@@ -39,17 +43,64 @@ export type OperandRule =
   | "size"
   | "operatorObject";
 
-/** One row of the operator table. */
-export interface OperatorSpec {
-  /** The operator as written, e.g. `"$gte"`. */
-  readonly name: OperatorName;
-  /** The places where the operator may stand. */
-  readonly places: readonly OperatorPlace[];
-  /** The rule that validates the operand. */
-  readonly operand: OperandRule;
-  /** For `$gt`/`$gte`/`$lt`/`$lte`: which bound of a range the operator sets and whether it is inclusive. */
-  readonly bound?: { readonly side: "lower" | "upper"; readonly inclusive: boolean };
+/** Which bound of a range an ordered operator sets. */
+export type BoundSide = "lower" | "upper";
+
+/**
+ * The bound an ordered operator (`$gt`, `$gte`, `$lt`, `$lte`) sets: its side, whether the operand itself
+ * matches, and the JavaScript comparison `value <op> operand` it stands for (docs/semantics.md 1.4).
+ */
+export interface BoundSpec {
+  readonly side: BoundSide;
+  readonly inclusive: boolean;
+  readonly comparison: ">" | ">=" | "<" | "<=";
 }
+
+/** The node kinds a logical operator produces (`$and` → `and`, …). */
+export type LogicalNodeKind = "and" | "or" | "nor";
+
+/** What every row of the operator table says. */
+interface Row<Name extends OperatorName, Place extends OperatorPlace, Rule extends OperandRule, Kind> {
+  /** The operator as written, e.g. `"$gte"`. */
+  readonly name: Name;
+  /** The places where the operator may stand. */
+  readonly places: readonly Place[];
+  /** The rule that validates the operand. */
+  readonly operand: Rule;
+  /**
+   * The AST node kind the operator produces (docs/semantics.md 1.1, 1.3): `$gt` … `$lte` each set one bound
+   * of a `range` node, `$options` sets the flags of the `regex` node of its `$regex`.
+   */
+  readonly node: Kind;
+}
+
+/** A row for `$and`, `$or`, `$nor`: condition level only, a non-empty array of condition objects. */
+export type LogicalOperatorSpec = Row<"$and" | "$or" | "$nor", "condition", "conditions", LogicalNodeKind>;
+
+/**
+ * A row for a field-level operator (a key of a field's operator object, or of the object held by `$not`).
+ * The operand rule decides the node kind; ordered operators also declare their bound, and `$eq`/`$ne`,
+ * `$in`/`$nin` name their negation: the operator that matches exactly the incidents the other one does not
+ * (missing fields and arrays included, docs/semantics.md 1.3, 1.5).
+ */
+export type FieldOperatorSpec =
+  | (Row<"$eq" | "$ne", "field" | "not", "value", "eq" | "ne"> & { readonly negation: "$eq" | "$ne" })
+  | (Row<"$gt" | "$gte" | "$lt" | "$lte", "field" | "not", "ordered", "range"> & {
+      readonly bound: BoundSpec;
+    })
+  | (Row<"$in" | "$nin", "field" | "not", "valueSet", "in" | "nin"> & { readonly negation: "$in" | "$nin" })
+  | Row<"$all", "field" | "not", "valueSet", "all">
+  | Row<"$regex", "field" | "not", "pattern", "regex">
+  | Row<"$options", "field" | "not", "flags", "regex">
+  | Row<"$exists", "field" | "not", "boolean", "exists">
+  | Row<"$size", "field" | "not", "size", "size">
+  | Row<"$not", "field" | "not", "operatorObject", "not">;
+
+/** One row of the operator table. */
+export type OperatorSpec = LogicalOperatorSpec | FieldOperatorSpec;
+
+/** The operand rules of field-level operators (every rule but `conditions`). */
+export type FieldOperandRule = FieldOperatorSpec["operand"];
 
 /** Every operator of docs/semantics.md 1.1 (logical) and 1.3 (field level). */
 export type OperatorName =
@@ -74,37 +125,55 @@ export type OperatorName =
 const CONDITION = ["condition"] as const;
 const FIELD_AND_NOT = ["field", "not"] as const;
 
-/** The operator table (docs/semantics.md 1.1, 1.3). Frozen; look operators up with `lookupOperator`. */
-export const OPERATORS: Readonly<Record<OperatorName, OperatorSpec>> = Object.freeze({
-  $and: { name: "$and", places: CONDITION, operand: "conditions" },
-  $or: { name: "$or", places: CONDITION, operand: "conditions" },
-  $nor: { name: "$nor", places: CONDITION, operand: "conditions" },
-  $eq: { name: "$eq", places: FIELD_AND_NOT, operand: "value" },
-  $ne: { name: "$ne", places: FIELD_AND_NOT, operand: "value" },
-  $gt: { name: "$gt", places: FIELD_AND_NOT, operand: "ordered", bound: { side: "lower", inclusive: false } },
-  $gte: {
-    name: "$gte",
-    places: FIELD_AND_NOT,
-    operand: "ordered",
-    bound: { side: "lower", inclusive: true },
-  },
-  $lt: { name: "$lt", places: FIELD_AND_NOT, operand: "ordered", bound: { side: "upper", inclusive: false } },
-  $lte: {
-    name: "$lte",
-    places: FIELD_AND_NOT,
-    operand: "ordered",
-    bound: { side: "upper", inclusive: true },
-  },
-  $in: { name: "$in", places: FIELD_AND_NOT, operand: "valueSet" },
-  $nin: { name: "$nin", places: FIELD_AND_NOT, operand: "valueSet" },
-  $all: { name: "$all", places: FIELD_AND_NOT, operand: "valueSet" },
-  $regex: { name: "$regex", places: FIELD_AND_NOT, operand: "pattern" },
-  $options: { name: "$options", places: FIELD_AND_NOT, operand: "flags" },
-  $exists: { name: "$exists", places: FIELD_AND_NOT, operand: "boolean" },
-  $size: { name: "$size", places: FIELD_AND_NOT, operand: "size" },
+/**
+ * The operator table (docs/semantics.md 1.1, 1.3): one row per operator, in the order of the
+ * `unknown_operator` messages. Frozen; look operators up with `lookupOperator`, `logicalOperator` or
+ * `fieldOperator`. Adding an operator is one row here plus one `case` per consumer of its node kind (the
+ * compiler names each one missing: every switch over the AST ends in `assertNever`).
+ */
+export const OPERATORS = Object.freeze({
+  $and: { name: "$and", places: CONDITION, operand: "conditions", node: "and" },
+  $or: { name: "$or", places: CONDITION, operand: "conditions", node: "or" },
+  $nor: { name: "$nor", places: CONDITION, operand: "conditions", node: "nor" },
+  $eq: { name: "$eq", places: FIELD_AND_NOT, operand: "value", node: "eq", negation: "$ne" },
+  $ne: { name: "$ne", places: FIELD_AND_NOT, operand: "value", node: "ne", negation: "$eq" },
+  $gt: bound("$gt", "lower", false, ">"),
+  $gte: bound("$gte", "lower", true, ">="),
+  $lt: bound("$lt", "upper", false, "<"),
+  $lte: bound("$lte", "upper", true, "<="),
+  $in: { name: "$in", places: FIELD_AND_NOT, operand: "valueSet", node: "in", negation: "$nin" },
+  $nin: { name: "$nin", places: FIELD_AND_NOT, operand: "valueSet", node: "nin", negation: "$in" },
+  $all: { name: "$all", places: FIELD_AND_NOT, operand: "valueSet", node: "all" },
+  $regex: { name: "$regex", places: FIELD_AND_NOT, operand: "pattern", node: "regex" },
+  $options: { name: "$options", places: FIELD_AND_NOT, operand: "flags", node: "regex" },
+  $exists: { name: "$exists", places: FIELD_AND_NOT, operand: "boolean", node: "exists" },
+  $size: { name: "$size", places: FIELD_AND_NOT, operand: "size", node: "size" },
   // `$not` inside `$not` is valid (MongoDB's jstests not/not2.js; docs/semantics.md 1.3).
-  $not: { name: "$not", places: FIELD_AND_NOT, operand: "operatorObject" },
-} satisfies Record<OperatorName, OperatorSpec>);
+  $not: { name: "$not", places: FIELD_AND_NOT, operand: "operatorObject", node: "not" },
+} as const satisfies { readonly [N in OperatorName]: OperatorSpec & { readonly name: N } });
+
+function bound<N extends "$gt" | "$gte" | "$lt" | "$lte">(
+  name: N,
+  side: BoundSide,
+  inclusive: boolean,
+  comparison: BoundSpec["comparison"],
+) {
+  return {
+    name,
+    places: FIELD_AND_NOT,
+    operand: "ordered",
+    node: "range",
+    bound: Object.freeze({ side, inclusive, comparison }),
+  } as const;
+}
+
+/**
+ * Every node kind has a row: a kind of the AST that no operator produces is a compile error here (the
+ * parser could never build it, the printer never print it).
+ */
+type KindsWithoutOperator = Exclude<ConditionKind, (typeof OPERATORS)[OperatorName]["node"]>;
+const EVERY_KIND_HAS_AN_OPERATOR: [KindsWithoutOperator] extends [never] ? true : KindsWithoutOperator = true;
+void EVERY_KIND_HAS_AN_OPERATOR;
 
 /**
  * MongoDB query operators that Search Conditions know but refuse (docs/semantics.md 1.3): they are reported as
@@ -146,8 +215,46 @@ export function lookupOperator(name: string): OperatorSpec | undefined {
 
 /** True when the operator may stand at `place`. */
 export function operatorAllowedAt(spec: OperatorSpec, place: OperatorPlace): boolean {
-  return spec.places.includes(place);
+  return (spec.places as readonly OperatorPlace[]).includes(place);
 }
+
+/**
+ * An operator looked up at a place: its row, or why it may not stand there (`unknown`: not in the table,
+ * reported as `unknown_operator`; `misplaced`: in the table but not allowed at that place, reported as
+ * `misplaced_operator`; docs/semantics.md 1.1, 1.3).
+ */
+export type OperatorAt<Spec extends OperatorSpec> =
+  | { readonly ok: true; readonly spec: Spec }
+  | { readonly ok: false; readonly problem: "unknown" | "misplaced" };
+
+/**
+ * The logical operator (`$and`, `$or`, `$nor`) named `name`, looked up at condition level.
+ * @param name - a `$`-key of a condition object
+ * @returns its row, or `unknown` / `misplaced` (a field-level operator such as `$in` at condition level)
+ */
+export function logicalOperator(name: string): OperatorAt<LogicalOperatorSpec> {
+  const spec = lookupOperator(name);
+  if (spec === undefined) return UNKNOWN;
+  return operatorAllowedAt(spec, "condition") && spec.operand === "conditions"
+    ? { ok: true, spec }
+    : MISPLACED;
+}
+
+/**
+ * The field-level operator named `name`, looked up in a field's operator object (`field`) or in the object
+ * held by `$not` (`not`).
+ * @param name - a `$`-key of an operator object
+ * @param place - where the operator object stands
+ * @returns its row, or `unknown` / `misplaced` (a logical operator such as `$or` inside a field)
+ */
+export function fieldOperator(name: string, place: "field" | "not"): OperatorAt<FieldOperatorSpec> {
+  const spec = lookupOperator(name);
+  if (spec === undefined) return UNKNOWN;
+  return operatorAllowedAt(spec, place) && spec.operand !== "conditions" ? { ok: true, spec } : MISPLACED;
+}
+
+const UNKNOWN = Object.freeze({ ok: false, problem: "unknown" } as const);
+const MISPLACED = Object.freeze({ ok: false, problem: "misplaced" } as const);
 
 /** The names of the operators allowed at `place`, in table order (for `unknown_operator` messages). */
 export function operatorsAt(place: OperatorPlace): readonly string[] {
@@ -163,7 +270,121 @@ const ALLOWED_BY_PLACE: Readonly<Record<OperatorPlace, readonly string[]>> = Obj
 function namesAt(place: OperatorPlace): readonly string[] {
   return Object.freeze(
     Object.values(OPERATORS)
-      .filter((spec) => spec.places.includes(place))
+      .filter((spec) => operatorAllowedAt(spec, place))
       .map((spec) => spec.name),
   );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Node kind ↔ operator, bounds, negation
+
+/** The ordered operators: each sets one bound of a range. */
+export type BoundOperatorName = "$gt" | "$gte" | "$lt" | "$lte";
+
+/** The node kinds written with one operator (every kind but `range`, whose operator depends on its bound). */
+export type SingleOperatorKind = Exclude<ConditionKind, "range">;
+
+const OPERATOR_OF_KIND = Object.freeze(operatorsOfKinds());
+
+function operatorsOfKinds(): Record<SingleOperatorKind, OperatorName> {
+  const map: Partial<Record<SingleOperatorKind, OperatorName>> = {};
+  for (const spec of Object.values(OPERATORS)) {
+    if (spec.node !== "range") map[spec.node] ??= spec.name;
+  }
+  return map as Record<SingleOperatorKind, OperatorName>;
+}
+
+/**
+ * The operator that writes a node kind: the first row of the table producing it (`eq` → `$eq`, `regex` →
+ * `$regex` whose `$options` follows, `not` → `$not`, `and` → `$and`). Ranges are written by `boundOperator`.
+ * @param kind - a node kind other than `range`
+ * @example operatorOf("nin") //=> "$nin"
+ */
+export function operatorOf(kind: SingleOperatorKind): OperatorName {
+  return OPERATOR_OF_KIND[kind];
+}
+
+const BOUND_OPERATORS: readonly BoundOperatorName[] = ["$gt", "$gte", "$lt", "$lte"];
+
+/**
+ * The operator of a range bound (docs/semantics.md 1.4): `lower` → `$gt` / `$gte` (inclusive), `upper` →
+ * `$lt` / `$lte` (inclusive). The inverse of `boundOf`.
+ * @param side - which bound
+ * @param inclusive - whether the operand itself matches
+ * @example boundOperator("upper", true) //=> "$lte"
+ */
+export function boundOperator(side: BoundSide, inclusive: boolean): BoundOperatorName {
+  // Table order: $gt, $gte (lower), $lt, $lte (upper).
+  return BOUND_OPERATORS[(side === "lower" ? 0 : 2) + (inclusive ? 1 : 0)] as BoundOperatorName;
+}
+
+/**
+ * The bound an ordered operator sets: its side, inclusiveness and JavaScript comparison.
+ * @param name - `$gt`, `$gte`, `$lt` or `$lte`
+ * @example boundOf("$gt") //=> { side: "lower", inclusive: false, comparison: ">" }
+ */
+export function boundOf(name: BoundOperatorName): BoundSpec {
+  return OPERATORS[name].bound;
+}
+
+/**
+ * The JavaScript comparison `value <op> operand` of a range bound (docs/semantics.md 1.4): `lower` → `>` /
+ * `>=` (inclusive), `upper` → `<` / `<=` (inclusive), for code generators.
+ * @example boundComparison("lower", true) //=> ">="
+ */
+export function boundComparison(side: BoundSide, inclusive: boolean): BoundSpec["comparison"] {
+  return boundOf(boundOperator(side, inclusive)).comparison;
+}
+
+/**
+ * The operator matching exactly the incidents that `name` does not (docs/semantics.md 1.3, 1.5): `$eq` ↔
+ * `$ne`, `$in` ↔ `$nin`; `undefined` for the others (a range's complement is not a range under type
+ * bracketing, `$all` and `$regex` have no negated operator, `$exists` negates by its operand).
+ * @example negationOf("$in") //=> "$nin"
+ */
+export function negationOf(name: OperatorName): OperatorName | undefined {
+  const spec: OperatorSpec = OPERATORS[name];
+  return "negation" in spec ? spec.negation : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Range grouping
+
+/** A range being built by `RangeGrouping`: its bounds so far (replaced, never mutated, when one joins). */
+export interface GroupedRange {
+  bounds: RangeBounds;
+}
+
+/**
+ * How the ordered operators of ONE operator object become range nodes (docs/semantics.md 1.3), the single
+ * statement of the rule that parse.ts builds with and print.ts checks with: bounds are taken in the
+ * object's key order; per operand type, the first range takes the first lower and the first upper bound; a
+ * further bound of a side the first range already holds starts a range of its own (`{"$gt": 1, "$gte": 2}`
+ * is two ranges, ANDed, which is exact whatever the comparison of the operands).
+ */
+export class RangeGrouping {
+  private readonly first = new Map<Operand["type"], GroupedRange>();
+
+  /**
+   * Adds the next bound of the object.
+   * @returns the range the bound starts (later bounds may join it), or `undefined` when the bound joined the
+   *   first range of its operand type
+   */
+  add(side: BoundSide, bound: RangeBound): GroupedRange | undefined {
+    const first = this.first.get(bound.operand.type);
+    if (first !== undefined) {
+      const { bounds } = first;
+      if (side === "lower" && bounds.lower === undefined) {
+        first.bounds = { lower: bound, upper: bounds.upper };
+        return undefined;
+      }
+      if (side === "upper" && bounds.upper === undefined) {
+        first.bounds = { lower: bounds.lower, upper: bound };
+        return undefined;
+      }
+    }
+    const started: GroupedRange = { bounds: side === "lower" ? { lower: bound } : { upper: bound } };
+    if (first === undefined) this.first.set(bound.operand.type, started);
+    return started;
+  }
 }

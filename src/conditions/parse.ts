@@ -8,15 +8,16 @@
  * parsed and measured here, never compiled (regex/matcher.ts, regex/program.ts: the program budget of 1.7);
  * evaluation compiles them elsewhere.
  */
-import type {
-  Condition,
-  FieldKind,
-  FieldNode,
-  NotNode,
-  Operand,
-  OrderedOperand,
-  RangeBound,
-  RangeNode,
+import {
+  assertNever,
+  type Condition,
+  type FieldAndNode,
+  type FieldKind,
+  type FieldNode,
+  type FieldOperatorNode,
+  type NotNode,
+  type Operand,
+  type RangeNode,
 } from "./ast.js";
 import { fieldKindOf, isAlternativeField, isForbiddenSegment, labelsOf, nearMissField } from "./catalog.js";
 import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS, parseIsoUtc } from "./dates.js";
@@ -30,11 +31,14 @@ import {
   SearchConditionsError,
 } from "./issues.js";
 import {
-  lookupOperator,
+  type FieldOperatorSpec,
+  fieldOperator,
+  type GroupedRange,
+  type LogicalOperatorSpec,
+  logicalOperator,
   type OperatorPlace,
-  type OperatorSpec,
-  operatorAllowedAt,
   operatorsAt,
+  RangeGrouping,
 } from "./operators.js";
 import type { ParseOptions, ResolvedParseOptions } from "./options.js";
 import { resolveParseOptions } from "./options.js";
@@ -154,7 +158,7 @@ function brand(condition: Condition): Condition {
         Object.freeze(node.path);
         break;
       default:
-        assertUnreachable(node);
+        assertNever(node);
     }
     Object.freeze(node);
   }
@@ -314,22 +318,30 @@ type OperandRead =
   /** Not an operand; `reported` when an issue was already recorded (a bad `$date`, a limit). */
   | { readonly ok: false; readonly found: unknown; readonly reported: boolean };
 
-/** A range node under construction, per operand type, in one operator object. */
-interface RangeBuilder {
-  lower?: RangeBound;
-  upper?: RangeBound;
-}
-
 /** What a date field takes instead of `$regex`. */
 const DATE_REGEX_EXPECTED =
   'a {"$date": …} range such as {"$gte": {"$date": "2024-03-01T00:00:00Z"}} instead of $regex';
 
-/** A slot of an operator object's output: a node, or a range / regex to complete after the loop. */
+/**
+ * What one operator of an operator object contributed, in key order: a node, a range whose bounds are still
+ * being grouped (it stands at its first bound), or a `$regex` pattern waiting for the object's `$options`.
+ */
 type Slot =
-  | FieldNode
-  | NotNode
-  | { readonly range: RangeBuilder }
+  | FieldOperatorNode
+  | { readonly range: GroupedRange }
   | { readonly regex: string; readonly path: readonly PathSegment[] };
+
+/** An operator object being read (`parseOperatorObject`). */
+interface OperatorObjectState {
+  readonly field: Field;
+  readonly slots: Slot[];
+  /** The parser's range-grouping rule (operators.ts), fed the ordered operators in key order. */
+  readonly ranges: RangeGrouping;
+  /** A `$regex` key was seen (valid or not): `$options` is then not reported as alone. */
+  sawRegex: boolean;
+  /** The valid `$options` of the object, sorted. */
+  flags: { readonly value: string; readonly path: readonly PathSegment[] } | undefined;
+}
 
 const OPERAND_EXPECTED = 'a string, number, boolean, null or {"$date": …} operand';
 const ORDERED_EXPECTED = 'a string, number, boolean, null or {"$date": …} operand';
@@ -467,14 +479,9 @@ class Parser {
       const value = readProperty(read.object, key);
       let child: Condition | undefined;
       if (key.startsWith("$")) {
-        const spec = lookupOperator(key);
-        if (spec === undefined) {
-          this.issue({ code: "unknown_operator", operator: key, allowed: operatorsAt("condition") }, keyPath);
-        } else if (!operatorAllowedAt(spec, "condition")) {
-          this.issue({ code: "misplaced_operator", operator: key, where: "condition" }, keyPath);
-        } else {
-          child = this.parseLogical(spec, value, keyPath, depth + 1);
-        }
+        const operator = logicalOperator(key);
+        if (operator.ok) child = this.parseLogical(operator.spec, value, keyPath, depth + 1);
+        else this.refuseOperator(key, "condition", operator.problem, keyPath);
       } else {
         child = this.parseFieldEntry(key, value, keyPath, depth + 1);
       }
@@ -485,7 +492,7 @@ class Parser {
 
   /** `$and`, `$or`, `$nor`: a non-empty array of condition objects (1.1). */
   private parseLogical(
-    spec: OperatorSpec,
+    spec: LogicalOperatorSpec,
     value: unknown,
     path: readonly PathSegment[],
     depth: number,
@@ -509,8 +516,7 @@ class Parser {
     }
     const children = this.parseConditionArray(read, path, depth);
     if (children === undefined) return undefined;
-    const kind = spec.name === "$and" ? "and" : spec.name === "$or" ? "or" : "nor";
-    return { kind, children };
+    return { kind: spec.node, children };
   }
 
   /** A field path key (1.1) and its value. */
@@ -622,7 +628,7 @@ class Parser {
         return this.parseOperatorObject(field, read.object, operatorKeys, path, depth, "field");
       }
       default:
-        return assertUnreachable(read);
+        return assertNever(read);
     }
   }
 
@@ -723,7 +729,7 @@ class Parser {
       case "invalid":
         return { ok: false, found: foundOf(read), reported: false };
       default:
-        return assertUnreachable(read);
+        return assertNever(read);
     }
   }
 
@@ -784,23 +790,30 @@ class Parser {
         // Any scalar, under MongoDB's type bracketing (docs/semantics.md 1.4).
         return true;
       default:
-        return assertUnreachable(field.kind);
+        return assertNever(field.kind);
     }
   }
 
-  /** An operator object (1.3) at `place` (a field's value, or the value of `$not`). */
+  /**
+   * An operator object (1.3) at `place` (a field's value, or the value of `$not`): each key is looked up in
+   * the operator table and read by its operand rule (`readOperator`); the nodes keep the keys' order, ranges
+   * grouped by `RangeGrouping`, `$options` joined to its `$regex`. Its node, or the `and` of its nodes.
+   */
   private parseOperatorObject(
     field: Field,
     object: object,
     keys: readonly string[],
     path: readonly PathSegment[],
     depth: number,
-    place: Exclude<OperatorPlace, "condition">,
-  ): Condition | undefined {
-    const slots: Slot[] = [];
-    const ranges = new Map<OrderedOperand["type"], RangeBuilder>();
-    let sawRegex = false;
-    let flags: { value: string; path: readonly PathSegment[] } | undefined;
+    place: "field" | "not",
+  ): FieldOperatorNode | FieldAndNode | undefined {
+    const state: OperatorObjectState = {
+      field,
+      slots: [],
+      ranges: new RangeGrouping(),
+      sawRegex: false,
+      flags: undefined,
+    };
     let valid = true;
     for (const key of keys) {
       const keyPath = [...path, key];
@@ -810,179 +823,239 @@ class Parser {
       }
       this.count(keyPath);
       const value = readProperty(object, key);
-      const spec = lookupOperator(key);
-      if (spec === undefined) {
-        this.issue({ code: "unknown_operator", operator: key, allowed: operatorsAt(place) }, keyPath);
-        valid = false;
-        continue;
-      }
-      if (!operatorAllowedAt(spec, place)) {
-        this.issue({ code: "misplaced_operator", operator: key, where: place }, keyPath);
-        valid = false;
-        continue;
-      }
-      switch (spec.operand) {
-        case "value": {
-          const read = this.readOperand(value, keyPath, depth + 1);
-          if (!read.ok) {
-            if (!read.reported) {
-              this.issue(
-                { code: "invalid_type", expected: `${OPERAND_EXPECTED} for ${key}`, found: read.found },
-                keyPath,
-              );
-            }
-            valid = false;
-          } else if (this.checkOperand(field, read.operand, read.raw, "value", keyPath)) {
-            slots.push({
-              kind: spec.name === "$eq" ? "eq" : "ne",
-              path: [...field.segments],
-              fieldKind: field.kind,
-              operand: read.operand,
-            });
-          } else valid = false;
-          break;
-        }
-        case "ordered": {
-          const read = this.readOperand(value, keyPath, depth + 1);
-          if (!read.ok) {
-            if (!read.reported) {
-              this.issue(
-                { code: "invalid_type", expected: `${ORDERED_EXPECTED} for ${key}`, found: read.found },
-                keyPath,
-              );
-            }
-            valid = false;
-            break;
-          }
-          const { operand } = read;
-          if (!this.checkOperand(field, operand, read.raw, "ordered", keyPath)) {
-            valid = false;
-            break;
-          }
-          if (spec.bound === undefined) {
-            // Unreachable: every `ordered` operator of the table declares its bound.
-            valid = false;
-            break;
-          }
-          const bound: RangeBound = { operand, inclusive: spec.bound.inclusive };
-          const current = ranges.get(operand.type);
-          if (current !== undefined && current[spec.bound.side] === undefined) {
-            current[spec.bound.side] = bound;
-          } else {
-            // A second bound of the same side and type ($gt beside $gte): kept as its own range node,
-            // ANDed with the first, which is always exact whatever the comparison of the operands.
-            const builder: RangeBuilder = spec.bound.side === "lower" ? { lower: bound } : { upper: bound };
-            if (current === undefined) ranges.set(operand.type, builder);
-            slots.push({ range: builder });
-          }
-          break;
-        }
-        case "valueSet": {
-          const operands = this.parseValueSet(field, key, value, keyPath, depth + 1);
-          if (operands === undefined) valid = false;
-          else {
-            const base = { path: [...field.segments], fieldKind: field.kind, operands };
-            slots.push(
-              spec.name === "$in"
-                ? { kind: "in", ...base, fromPipe: false }
-                : spec.name === "$nin"
-                  ? { kind: "nin", ...base }
-                  : { kind: "all", ...base },
-            );
-          }
-          break;
-        }
-        case "pattern": {
-          sawRegex = true;
-          if (field.kind === "date") {
-            // Whether an ISO string or a BSON/JS date is stored would decide the answer: refused (README).
-            this.issue(
-              {
-                code: "operand_type",
-                field: field.name,
-                fieldKind: field.kind,
-                expected: DATE_REGEX_EXPECTED,
-                found: value,
-              },
-              keyPath,
-            );
-            valid = false;
-            break;
-          }
-          const source = this.parsePattern(value, keyPath);
-          if (source === undefined) valid = false;
-          else slots.push({ regex: source, path: keyPath });
-          break;
-        }
-        case "flags": {
-          if (typeof value !== "string") {
-            this.issue(
-              {
-                code: "invalid_type",
-                expected: "a string of regex flags for $options",
-                found: safeFound(value),
-              },
-              keyPath,
-            );
-            valid = false;
-          } else if (value.length > this.options.limits.stringLength) {
-            this.limit("stringLength", keyPath, value.length);
-            valid = false;
-          } else {
-            const reason = flagsProblem(value);
-            if (reason === undefined) flags = { value: [...value].sort().join(""), path: keyPath };
-            else {
-              this.issue({ code: "invalid_regex_options", options: value, reason }, keyPath);
-              valid = false;
-            }
-          }
-          break;
-        }
-        case "boolean": {
-          // `true`/`false`, or MongoDB's habitual `1`/`0` (docs/semantics.md 1.3). MongoDB reads any other number
-          // as its truth value; it is refused here, being more likely a mistake than a meaning.
-          if (typeof value === "boolean" || value === 1 || value === 0) {
-            const exists = value === true || value === 1;
-            slots.push({ kind: "exists", path: [...field.segments], fieldKind: field.kind, exists });
-          } else {
-            this.issue(
-              { code: "invalid_type", expected: `true, false, 1 or 0 for ${key}`, found: safeFound(value) },
-              keyPath,
-            );
-            valid = false;
-          }
-          break;
-        }
-        case "size": {
-          if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) {
-            slots.push({
-              kind: "size",
-              path: [...field.segments],
-              fieldKind: field.kind,
-              size: value === 0 ? 0 : value,
-            });
-          } else {
-            this.issue({ code: "invalid_size", found: safeFound(value) }, keyPath);
-            valid = false;
-          }
-          break;
-        }
-        case "operatorObject": {
-          const child = this.parseNot(field, value, keyPath, depth + 1);
-          if (child === undefined) valid = false;
-          else slots.push(child);
-          break;
-        }
-        case "conditions":
-          // Unreachable: logical operators stand at condition level only (refused above as misplaced).
-          this.issue({ code: "misplaced_operator", operator: key, where: place }, keyPath);
-          valid = false;
-          break;
-        default:
-          assertUnreachable(spec.operand);
-      }
+      const operator = fieldOperator(key, place);
+      if (!operator.ok) this.refuseOperator(key, place, operator.problem, keyPath);
+      if (!operator.ok || !this.readOperator(state, operator.spec, value, keyPath, depth)) valid = false;
     }
-    if (flags !== undefined && !sawRegex) {
+    if (!this.checkRegexes(state)) valid = false;
+    const [first, second, ...rest] = state.slots.map((slot) => completeSlot(state, slot));
+    if (!valid || first === undefined) return undefined; // `first` is there whenever `valid`: keys is not empty
+    return second === undefined ? first : { kind: "and", children: [first, second, ...rest] };
+  }
+
+  /** Records why an operator may not stand where it is (`unknown_operator` or `misplaced_operator`, 1.3). */
+  private refuseOperator(
+    key: string,
+    place: OperatorPlace,
+    problem: "unknown" | "misplaced",
+    path: readonly PathSegment[],
+  ): void {
+    this.issue(
+      problem === "unknown"
+        ? { code: "unknown_operator", operator: key, allowed: operatorsAt(place) }
+        : { code: "misplaced_operator", operator: key, where: place },
+      path,
+    );
+  }
+
+  /** Reads one operator of an operator object by its operand rule; false when it was refused (issues recorded). */
+  private readOperator(
+    state: OperatorObjectState,
+    spec: FieldOperatorSpec,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): boolean {
+    switch (spec.operand) {
+      case "value":
+        return this.readComparison(state, spec, value, path, depth);
+      case "ordered":
+        return this.readBound(state, spec, value, path, depth);
+      case "valueSet":
+        return this.readValueSet(state, spec, value, path, depth);
+      case "pattern":
+        return this.readPattern(state, value, path);
+      case "flags":
+        return this.readFlags(state, value, path);
+      case "boolean":
+        return this.readExists(state, spec, value, path);
+      case "size":
+        return this.readSize(state, value, path);
+      case "operatorObject":
+        return this.readNot(state, value, path, depth);
+      default:
+        return assertNever(spec);
+    }
+  }
+
+  /** `$eq`, `$ne`: one operand, checked against the field's kind and labels (1.4). */
+  private readComparison(
+    state: OperatorObjectState,
+    spec: Extract<FieldOperatorSpec, { operand: "value" }>,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): boolean {
+    const { field } = state;
+    const read = this.readOperand(value, path, depth + 1);
+    if (!read.ok) {
+      if (!read.reported) {
+        this.issue(
+          { code: "invalid_type", expected: `${OPERAND_EXPECTED} for ${spec.name}`, found: read.found },
+          path,
+        );
+      }
+      return false;
+    }
+    if (!this.checkOperand(field, read.operand, read.raw, "value", path)) return false;
+    state.slots.push({
+      kind: spec.node,
+      path: [...field.segments],
+      fieldKind: field.kind,
+      operand: read.operand,
+    });
+    return true;
+  }
+
+  /** `$gt`, `$gte`, `$lt`, `$lte`: one bound of a range, grouped by `RangeGrouping` (1.3, 1.4). */
+  private readBound(
+    state: OperatorObjectState,
+    spec: Extract<FieldOperatorSpec, { operand: "ordered" }>,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): boolean {
+    const read = this.readOperand(value, path, depth + 1);
+    if (!read.ok) {
+      if (!read.reported) {
+        this.issue(
+          { code: "invalid_type", expected: `${ORDERED_EXPECTED} for ${spec.name}`, found: read.found },
+          path,
+        );
+      }
+      return false;
+    }
+    const { operand } = read;
+    if (!this.checkOperand(state.field, operand, read.raw, "ordered", path)) return false;
+    const started = state.ranges.add(spec.bound.side, { operand, inclusive: spec.bound.inclusive });
+    if (started !== undefined) state.slots.push({ range: started });
+    return true;
+  }
+
+  /** `$in`, `$nin`, `$all`: a set of operands (`parseValueSet`). */
+  private readValueSet(
+    state: OperatorObjectState,
+    spec: Extract<FieldOperatorSpec, { operand: "valueSet" }>,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): boolean {
+    const { field } = state;
+    const operands = this.parseValueSet(field, spec.name, value, path, depth + 1);
+    if (operands === undefined) return false;
+    const base = { path: [...field.segments], fieldKind: field.kind, operands };
+    state.slots.push(
+      spec.node === "in" ? { kind: spec.node, ...base, fromPipe: false } : { kind: spec.node, ...base },
+    );
+    return true;
+  }
+
+  /** `$regex`: a pattern, measured once the flags of the object are known (`checkRegexes`). */
+  private readPattern(state: OperatorObjectState, value: unknown, path: readonly PathSegment[]): boolean {
+    state.sawRegex = true;
+    const { field } = state;
+    if (field.kind === "date") {
+      // Whether an ISO string or a BSON/JS date is stored would decide the answer: refused (README).
+      this.issue(
+        {
+          code: "operand_type",
+          field: field.name,
+          fieldKind: field.kind,
+          expected: DATE_REGEX_EXPECTED,
+          found: value,
+        },
+        path,
+      );
+      return false;
+    }
+    const source = this.parsePattern(value, path);
+    if (source === undefined) return false;
+    state.slots.push({ regex: source, path });
+    return true;
+  }
+
+  /** `$options`: flags from `i`, `m`, `s`, each once, kept sorted (1.4). */
+  private readFlags(state: OperatorObjectState, value: unknown, path: readonly PathSegment[]): boolean {
+    if (typeof value !== "string") {
+      this.issue(
+        { code: "invalid_type", expected: "a string of regex flags for $options", found: safeFound(value) },
+        path,
+      );
+      return false;
+    }
+    if (value.length > this.options.limits.stringLength) {
+      this.limit("stringLength", path, value.length);
+      return false;
+    }
+    const reason = flagsProblem(value);
+    if (reason !== undefined) {
+      this.issue({ code: "invalid_regex_options", options: value, reason }, path);
+      return false;
+    }
+    state.flags = { value: [...value].sort().join(""), path };
+    return true;
+  }
+
+  /**
+   * `$exists`: `true`/`false`, or MongoDB's habitual `1`/`0` (docs/semantics.md 1.3). MongoDB reads any other
+   * number as its truth value; it is refused here, being more likely a mistake than a meaning.
+   */
+  private readExists(
+    state: OperatorObjectState,
+    spec: Extract<FieldOperatorSpec, { operand: "boolean" }>,
+    value: unknown,
+    path: readonly PathSegment[],
+  ): boolean {
+    if (typeof value !== "boolean" && value !== 1 && value !== 0) {
+      this.issue(
+        { code: "invalid_type", expected: `true, false, 1 or 0 for ${spec.name}`, found: safeFound(value) },
+        path,
+      );
+      return false;
+    }
+    const { field } = state;
+    const exists = value === true || value === 1;
+    state.slots.push({ kind: spec.node, path: [...field.segments], fieldKind: field.kind, exists });
+    return true;
+  }
+
+  /** `$size`: a non-negative integer (1.3). */
+  private readSize(state: OperatorObjectState, value: unknown, path: readonly PathSegment[]): boolean {
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+      this.issue({ code: "invalid_size", found: safeFound(value) }, path);
+      return false;
+    }
+    const { field } = state;
+    state.slots.push({
+      kind: "size",
+      path: [...field.segments],
+      fieldKind: field.kind,
+      size: value === 0 ? 0 : value,
+    });
+    return true;
+  }
+
+  /** `$not`: an operator object of its own (`parseNot`). */
+  private readNot(
+    state: OperatorObjectState,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): boolean {
+    const child = this.parseNot(state.field, value, path, depth + 1);
+    if (child === undefined) return false;
+    state.slots.push(child);
+    return true;
+  }
+
+  /**
+   * After the keys: `$options` needs a `$regex` in the same object, and every pattern is measured with the
+   * object's flags (they change a class's ranges under `i`). False when any was refused (issues recorded).
+   */
+  private checkRegexes(state: OperatorObjectState): boolean {
+    let valid = true;
+    const { flags } = state;
+    if (flags !== undefined && !state.sawRegex) {
       this.issue(
         {
           code: "invalid_regex_options",
@@ -993,25 +1066,10 @@ class Parser {
       );
       valid = false;
     }
-    // Patterns are measured once the flags are known (they change a class's ranges under `i`).
-    for (const slot of slots) {
+    for (const slot of state.slots) {
       if ("regex" in slot && !this.checkProgram(slot.regex, flags?.value ?? "", slot.path)) valid = false;
     }
-    if (!valid) return undefined;
-    const nodes = slots.map((slot): Condition => {
-      if ("range" in slot) return rangeNode(field, slot.range);
-      if ("regex" in slot) {
-        return {
-          kind: "regex",
-          path: [...field.segments],
-          fieldKind: field.kind,
-          source: slot.regex,
-          flags: flags?.value ?? "",
-        };
-      }
-      return slot;
-    });
-    return nodes.length === 1 ? nodes[0] : { kind: "and", children: nodes };
+    return valid;
   }
 
   /** `$in`, `$nin`, `$all`: an array of at most `setSize` operands, de-duplicated in first-seen order. */
@@ -1174,10 +1232,6 @@ class Parser {
 // ---------------------------------------------------------------------------------------------------
 // Helpers
 
-function assertUnreachable(value: never): never {
-  throw new Error(`Unreachable: ${String(value)}`);
-}
-
 function foundOf(read: Read): unknown {
   switch (read.kind) {
     case "string":
@@ -1193,7 +1247,7 @@ function foundOf(read: Read): unknown {
     case "invalid":
       return read.found;
     default:
-      return assertUnreachable(read);
+      return assertNever(read);
   }
 }
 
@@ -1209,14 +1263,25 @@ function eqNode(field: Field, operand: Operand): FieldNode {
   return { kind: "eq", path: [...field.segments], fieldKind: field.kind, operand };
 }
 
-function rangeNode(field: Field, builder: RangeBuilder): RangeNode {
-  const base = { kind: "range", path: [...field.segments], fieldKind: field.kind } as const;
-  if (builder.lower !== undefined && builder.upper !== undefined) {
-    return { ...base, lower: builder.lower, upper: builder.upper };
+/** The node of one slot of an operator object, once every key has been read. */
+function completeSlot(state: OperatorObjectState, slot: Slot): FieldOperatorNode {
+  const { field } = state;
+  if ("range" in slot) return rangeNode(field, slot.range);
+  if ("regex" in slot) {
+    return {
+      kind: "regex",
+      path: [...field.segments],
+      fieldKind: field.kind,
+      source: slot.regex,
+      flags: state.flags?.value ?? "",
+    };
   }
-  if (builder.lower !== undefined) return { ...base, lower: builder.lower };
-  if (builder.upper !== undefined) return { ...base, upper: builder.upper };
-  return assertUnreachable(builder as never);
+  return slot;
+}
+
+/** A range node (its bounds in the order lower, upper: the AST's canonical key order). */
+function rangeNode(field: Field, range: GroupedRange): RangeNode {
+  return { kind: "range", path: [...field.segments], fieldKind: field.kind, ...range.bounds };
 }
 
 /** Operands in first-seen order without duplicates (same type and value). */
@@ -1247,7 +1312,7 @@ class OperandSet {
       case "null":
         return addNew(this.others, "null");
       default:
-        return assertUnreachable(operand);
+        return assertNever(operand);
     }
   }
 }

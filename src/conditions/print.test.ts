@@ -140,7 +140,10 @@ describe("toSearchConditions: canonical form (table)", () => {
         operand: { type: "date", value: MAX_ISO_EPOCH_MS + 1 },
       },
     ],
-    ["a not node whose child is not field operators", { kind: "not", child: { kind: "or", children: [] } }],
+    [
+      "a not node whose child is not field operators",
+      { kind: "not", child: { kind: "or", children: [] } } as unknown as Condition,
+    ],
     [
       "a prototype-named path",
       { kind: "eq", path: ["__proto__"], fieldKind: "open", operand: { type: "number", value: 1 } },

@@ -7,10 +7,14 @@
  * alternatives, `{"$date": iso}` for dates, one operator object per field when its nodes fit in one, and
  * `$and` when they do not (two children on one field with the same operator, logical children that
  * collide, …). Rules: docs/semantics.md 1.1–1.4.
+ *
+ * Operators are named by the operator table (operators.ts: `operatorOf`, `boundOperator`), and whether an
+ * `$and` of ranges fits in one operator object is decided by the parser's own rule (`RangeGrouping`).
  */
-import type { Condition, FieldNode, NotNode, Operand, RangeNode } from "./ast.js";
+import type { Condition, FieldNode, FieldOperatorNode, Operand, RangeNode } from "./ast.js";
 import { assertNever, fieldName } from "./ast.js";
 import { formatIsoUtc, MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "./dates.js";
+import { boundOperator, OPERATORS, operatorOf, RangeGrouping } from "./operators.js";
 import { requireParsedCondition } from "./parse.js";
 
 /** A Search Conditions JSON object, as printed. */
@@ -34,20 +38,7 @@ export function toSearchConditions(condition: Condition): SearchConditionsJson {
 }
 
 function printCondition(condition: Condition): SearchConditionsJson {
-  switch (condition.kind) {
-    case "and":
-      return printAnd(condition.children);
-    case "or":
-      return toObject([["$or", condition.children.map(printCondition)]]);
-    case "nor":
-      return toObject([["$nor", condition.children.map(printCondition)]]);
-    default: {
-      const entry = entryOf(condition);
-      if (entry === undefined)
-        throw new TypeError(`Cannot print a '${condition.kind}' node as Search Conditions.`);
-      return toObject([entry]);
-    }
-  }
+  return condition.kind === "and" ? printAnd(condition.children) : toObject([entryOf(condition)]);
 }
 
 /**
@@ -63,8 +54,9 @@ function printAnd(children: readonly Condition[]): SearchConditionsJson {
     const entries: Entry[] = [];
     const keys = new Set<string>();
     for (const child of children) {
+      if (child.kind === "and" && child.children.length === 0) break;
       const entry = entryOf(child);
-      if (entry === undefined || keys.has(entry[0])) break;
+      if (keys.has(entry[0])) break;
       keys.add(entry[0]);
       entries.push(entry);
     }
@@ -76,50 +68,61 @@ function printAnd(children: readonly Condition[]): SearchConditionsJson {
       if (entries.every((entry, index) => order[index] === entry[0])) return object;
     }
   }
-  return toObject([["$and", children.map(printCondition)]]);
+  return toObject([[operatorOf("and"), children.map(printCondition)]]);
 }
 
-/** The condition as one entry of a condition object, or undefined when it cannot stand as one. */
-function entryOf(condition: Condition): Entry | undefined {
+/**
+ * The condition as one entry of a condition object. An empty `and` has none (it is `{}`); callers print it
+ * with `printCondition`.
+ */
+function entryOf(condition: Condition): Entry {
   switch (condition.kind) {
     case "and":
-      if (condition.children.length === 0) return undefined;
       return (
         (condition.children.length > 1 ? groupEntry(condition.children) : undefined) ?? [
-          "$and",
+          operatorOf("and"),
           condition.children.map(printCondition),
         ]
       );
     case "or":
-      return ["$or", condition.children.map(printCondition)];
     case "nor":
-      return ["$nor", condition.children.map(printCondition)];
+      return [operatorOf(condition.kind), condition.children.map(printCondition)];
     case "not":
-      return [fieldOf(condition), toObject(operatorEntries(condition) ?? unprintable(condition))];
-    default:
+      return [fieldOf(condition), toObject(operatorEntries(condition))];
+    case "eq":
+    case "ne":
+    case "range":
+    case "in":
+    case "nin":
+    case "all":
+    case "regex":
+    case "exists":
+    case "size":
       return [fieldName(condition), directValue(condition)];
+    default:
+      return assertNever(condition);
   }
 }
 
 /**
  * Two or more field-level children on one field path, printed as one operator object, or undefined when
- * they do not fit in one: an operator twice, two ranges of one operand type (which would merge), or an `in`
- * node from pipe alternatives.
+ * they do not fit in one: a logical child, an operator twice, an `in` node from pipe alternatives, or
+ * ranges that the parser would group differently (`RangeGrouping`: two single-bound ranges of one operand
+ * type would merge).
  */
 function groupEntry(children: readonly Condition[]): Entry | undefined {
   let field: string | undefined;
   const entries: Entry[] = [];
   const keys = new Set<string>();
-  const ranges = new RangeReplay();
+  const ranges = new RangeGrouping();
   for (const child of children) {
     if (child.kind === "and" || child.kind === "or" || child.kind === "nor") return undefined;
     const childField = fieldOf(child);
     if (field !== undefined && childField !== field) return undefined;
     field = childField;
-    if (child.kind === "range" && !ranges.add(child)) return undefined;
-    const childEntries = operatorEntries(child);
-    if (childEntries === undefined) return undefined;
-    for (const entry of childEntries) {
+    if (child.kind === "in" && child.fromPipe) return undefined;
+    if (child.kind === "range" && !regroups(ranges, child)) return undefined;
+    for (const entry of operatorEntries(child)) {
       if (keys.has(entry[0])) return undefined;
       keys.add(entry[0]);
       entries.push(entry);
@@ -129,26 +132,15 @@ function groupEntry(children: readonly Condition[]): Entry | undefined {
 }
 
 /**
- * Replays how the parser groups the bounds of one operator object into range nodes (parse.ts): per operand
- * type, the first range takes the first lower and the first upper bound; a further bound of a side already
- * taken becomes a range of its own. `add` says whether printing the ranges seen so far, in order, in one
- * operator object gives back exactly these range nodes.
+ * True when the parser, reading this range's operators next in the operator object whose ranges went
+ * through `grouping` so far, builds exactly this range (the same `RangeGrouping` rule as parse.ts).
  */
-class RangeReplay {
-  private readonly first = new Map<string, { lower: boolean; upper: boolean }>();
-
-  add(range: RangeNode): boolean {
-    const type = (range.lower ?? range.upper)?.operand.type;
-    if (type === undefined) return false;
-    const first = this.first.get(type);
-    if (first === undefined) {
-      this.first.set(type, { lower: range.lower !== undefined, upper: range.upper !== undefined });
-      return true;
-    }
-    // A later range survives only as a single bound whose side the first range already holds.
-    if (range.lower !== undefined && range.upper !== undefined) return false;
-    return range.lower !== undefined ? first.lower : first.upper;
-  }
+function regroups(grouping: RangeGrouping, node: RangeNode): boolean {
+  const range =
+    node.lower === undefined ? grouping.add("upper", node.upper) : grouping.add("lower", node.lower);
+  if (range === undefined) return false;
+  if (node.lower !== undefined && node.upper !== undefined) grouping.add("upper", node.upper);
+  return range.bounds.lower === node.lower && range.bounds.upper === node.upper;
 }
 
 /** A field node's direct value: a plain value for equality, a pipe string, or an operator object. */
@@ -160,8 +152,7 @@ function directValue(node: FieldNode): unknown {
     const pipe = pipeString(node.operands);
     if (pipe !== undefined) return pipe;
   }
-  if (node.kind === "in") return toObject([["$in", node.operands.map(operandJson)]]);
-  return toObject(operatorEntries(node) ?? unprintable(node));
+  return toObject(operatorEntries(node));
 }
 
 /**
@@ -180,64 +171,51 @@ function pipeString(operands: readonly Operand[]): string | undefined {
   return values.length === 1 ? `${values[0]}|${values[0]}` : values.join("|");
 }
 
-/** The operator-object entries of one field-level node, or undefined when it has no operator form. */
-function operatorEntries(node: FieldNode | NotNode): Entry[] | undefined {
+/**
+ * The operator-object entries of one operator node, named by the operator table: `operatorOf(kind)` and,
+ * for ranges, `boundOperator(side, inclusive)`; a `regex` node adds `$options` when it has flags. An `in`
+ * node prints as `$in` (whether it came from pipe alternatives is the caller's concern).
+ */
+function operatorEntries(node: FieldOperatorNode): Entry[] {
   switch (node.kind) {
     case "eq":
-      return [["$eq", operandJson(node.operand)]];
     case "ne":
-      return [["$ne", operandJson(node.operand)]];
+      return [[operatorOf(node.kind), operandJson(node.operand)]];
     case "range":
       return rangeEntries(node);
     case "in":
-      return node.fromPipe ? undefined : [["$in", node.operands.map(operandJson)]];
     case "nin":
-      return [["$nin", node.operands.map(operandJson)]];
     case "all":
-      return [["$all", node.operands.map(operandJson)]];
-    case "regex":
-      return node.flags === ""
-        ? [["$regex", node.source]]
-        : [
-            ["$regex", node.source],
-            ["$options", node.flags],
-          ];
+      return [[operatorOf(node.kind), node.operands.map(operandJson)]];
+    case "regex": {
+      const entries: Entry[] = [[operatorOf("regex"), node.source]];
+      if (node.flags !== "") entries.push([OPTIONS, node.flags]);
+      return entries;
+    }
     case "exists":
-      return [["$exists", node.exists]];
+      return [[operatorOf("exists"), node.exists]];
     case "size":
-      return [["$size", node.size]];
+      return [[operatorOf("size"), node.size]];
     case "not": {
-      const inner = notChildEntries(node.child);
-      return inner === undefined ? undefined : [["$not", toObject(inner)]];
+      const { child } = node;
+      const inner = child.kind === "and" ? child.children.flatMap(operatorEntries) : operatorEntries(child);
+      return [[operatorOf("not"), toObject(inner)]];
     }
     default:
       return assertNever(node);
   }
 }
 
-/**
- * The entries of the operator object inside `$not`: one field node, a `not` (`$not` inside `$not`), or an
- * `and` of field nodes of one field.
- */
-function notChildEntries(child: Condition): Entry[] | undefined {
-  if (child.kind === "not") return operatorEntries(child);
-  if (child.kind === "and") {
-    if (child.children.length < 2) return undefined;
-    const group = groupEntry(child.children);
-    if (group === undefined) return undefined;
-    return Object.entries(group[1] as SearchConditionsJson);
-  }
-  if (child.kind === "or" || child.kind === "nor") return undefined;
-  return operatorEntries(child);
-}
+/** The operator of a regex node's flags (the table's `flags` row). */
+const OPTIONS = OPERATORS.$options.name;
 
 function rangeEntries(node: RangeNode): Entry[] {
   const entries: Entry[] = [];
   if (node.lower !== undefined) {
-    entries.push([node.lower.inclusive ? "$gte" : "$gt", operandJson(node.lower.operand)]);
+    entries.push([boundOperator("lower", node.lower.inclusive), operandJson(node.lower.operand)]);
   }
   if (node.upper !== undefined) {
-    entries.push([node.upper.inclusive ? "$lte" : "$lt", operandJson(node.upper.operand)]);
+    entries.push([boundOperator("upper", node.upper.inclusive), operandJson(node.upper.operand)]);
   }
   return entries;
 }
@@ -260,21 +238,11 @@ function operandJson(operand: Operand): unknown {
   }
 }
 
-/** The field a field node or `not` node is on. */
-function fieldOf(node: FieldNode | NotNode): string {
+/** The field an operator node is on (a `not` is on the field of its operators). */
+function fieldOf(node: FieldOperatorNode): string {
   if (node.kind !== "not") return fieldName(node);
-  let child: Condition = node.child;
-  while (child.kind === "and" || child.kind === "not") {
-    const next: Condition | undefined = child.kind === "and" ? child.children[0] : child.child;
-    if (next === undefined) return unprintable(node);
-    child = next;
-  }
-  if (child.kind === "or" || child.kind === "nor") return unprintable(node);
-  return fieldName(child);
-}
-
-function unprintable(node: Condition): never {
-  throw new TypeError(`Cannot print a '${node.kind}' node whose child is not field operators on one field.`);
+  const { child } = node;
+  return fieldOf(child.kind === "and" ? child.children[0] : child);
 }
 
 /** Builds an object from entries with own data properties (a key is never an accessor or the prototype). */
@@ -323,23 +291,30 @@ function explainInto(condition: Condition, indent: number, lines: string[]): voi
       lines.push(`${pad}${condition.kind === "or" ? "any" : "none"} of:`);
       for (const child of condition.children) explainInto(child, indent + 1, lines);
       return;
-    case "not":
-      if (condition.child.kind === "and" || condition.child.kind === "or" || condition.child.kind === "nor") {
-        lines.push(
-          `${pad}not ${condition.child.kind === "and" ? "all" : condition.child.kind === "or" ? "any" : "none"} of:`,
-        );
-        for (const child of condition.child.children) explainInto(child, indent + 1, lines);
-        return;
-      }
-      if (condition.child.kind === "not") {
+    case "not": {
+      const { child } = condition;
+      if (child.kind === "and") {
+        lines.push(`${pad}not all of:`);
+        for (const operator of child.children) explainInto(operator, indent + 1, lines);
+      } else if (child.kind === "not") {
         lines.push(`${pad}not:`);
-        explainInto(condition.child, indent + 1, lines);
-        return;
-      }
-      lines.push(`${pad}not (${clause(condition.child)})`);
+        explainInto(child, indent + 1, lines);
+      } else lines.push(`${pad}not (${clause(child)})`);
+      return;
+    }
+    case "eq":
+    case "ne":
+    case "range":
+    case "in":
+    case "nin":
+    case "all":
+    case "regex":
+    case "exists":
+    case "size":
+      lines.push(`${pad}${clause(condition)}`);
       return;
     default:
-      lines.push(`${pad}${clause(condition)}`);
+      assertNever(condition);
   }
 }
 

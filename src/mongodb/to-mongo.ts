@@ -30,6 +30,7 @@ import {
 } from "../conditions/ast.js";
 import { isForbiddenSegment } from "../conditions/catalog.js";
 import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "../conditions/dates.js";
+import { boundOperator } from "../conditions/operators.js";
 import { requireParsedCondition } from "../conditions/parse.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
 import { toMongoRegex } from "./regex-dialect.js";
@@ -293,12 +294,6 @@ function nonMembership(target: FieldTarget, operands: readonly Operand[], ctx: C
   return values.length === 1 ? entry(key, { $ne: values[0] }) : entry(key, { $nin: values });
 }
 
-/** The MongoDB comparison operator of a range bound. */
-function boundOperator(bound: RangeBound, side: "lower" | "upper"): "$gt" | "$gte" | "$lt" | "$lte" {
-  if (side === "lower") return bound.inclusive ? "$gte" : "$gt";
-  return bound.inclusive ? "$lte" : "$lt";
-}
-
 function rangeFilter(node: Extract<FieldNode, { kind: "range" }>, ctx: Context): MongoFilter {
   const key = mongoPath(node.path, ctx);
   const bounds: [RangeBound, "lower" | "upper"][] = [];
@@ -312,7 +307,7 @@ function rangeFilter(node: Extract<FieldNode, { kind: "range" }>, ctx: Context):
     return parts.length === 1 ? parts[0]! : { $and: parts };
   }
   const ops: MongoFilter = {};
-  for (const [bound, side] of bounds) ops[boundOperator(bound, side)] = mongoValue(bound.operand);
+  for (const [bound, side] of bounds) ops[boundOperator(side, bound.inclusive)] = mongoValue(bound.operand);
   return entry(key, ops);
 }
 
