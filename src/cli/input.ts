@@ -89,9 +89,20 @@ export function addRecordOptions(command: Command): Command {
     .option("--skip-invalid", "skip invalid records (their number is printed on stderr) instead of failing");
 }
 
-/** Parses a non-negative integer option (`--limit`, `--max-errors`). */
+/** Parses a non-negative integer option (`--max-errors`). */
 export function parseCount(text: string): number {
   if (!/^\d{1,15}$/.test(text.trim())) throw new InvalidArgumentError("expected a whole number, e.g. 20.");
+  return Number(text.trim());
+}
+
+/**
+ * Parses a positive integer option (`--limit`): 0 is refused, since a limit of 0 would end the command
+ * before its input is opened, and a missing or invalid input would then exit 0 (docs/cli.md).
+ */
+export function parsePositiveCount(text: string): number {
+  if (!/^\d{1,15}$/.test(text.trim()) || Number(text.trim()) === 0) {
+    throw new InvalidArgumentError("expected a positive whole number, e.g. 20.");
+  }
   return Number(text.trim());
 }
 

@@ -238,6 +238,25 @@ describe("incident-query as an operator's tool (issue 13)", () => {
     expect((await run("match", "--incidents", arrayFile, "--count", "--all", "{}")).code).toBe(EXIT.usage);
   });
 
+  it("refuses --limit 0 as a usage error, which would otherwise end before the input is opened", async () => {
+    // A limit of 0 would print nothing and never open the input, so a missing file would exit 0.
+    for (const input of [arrayFile, join(dir, "no-such-file.json")]) {
+      const { code, out, err } = await run(
+        "match",
+        "--incidents",
+        input,
+        "--limit",
+        "0",
+        '{"Severity": "High"}',
+      );
+      expect([code, out]).toEqual([EXIT.usage, ""]);
+      expect(err).toContain("--limit");
+    }
+    expect(
+      (await run("match", "--incidents", join(dir, "no-such-file.json"), "--limit", "1", "{}")).code,
+    ).toBe(EXIT.noInput);
+  });
+
   it("ends with 0 when standard output is closed by its reader", async () => {
     const stdout = new PassThrough();
     let writes = 0;
