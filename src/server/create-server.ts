@@ -66,6 +66,11 @@ export const DEFAULT_MAX_TIME_MS = 2_000;
  */
 export const DEFAULT_MAX_BODY_DEPTH = 256;
 
+/** The 417 body of a request whose `Expect` header is not `100-continue`. */
+const EXPECTATION_FAILED_BODY = JSON.stringify({
+  Error: "The Expect header is not supported: only '100-continue' is.",
+});
+
 /** The 408 body of a request that took too long to arrive (docs/semantics.md 3.1). */
 const REQUEST_TIMEOUT_BODY = JSON.stringify({ Error: "The request took too long to arrive." });
 
@@ -400,6 +405,9 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
       headersTimeout: requestTimeoutMs,
       keepAliveTimeout: keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(requestTimeoutMs / 4))),
+      // Node would answer a missing Host itself, 400 with an empty body; the onRequest hook answers it with
+      // an `Error` body instead (every error is JSON, docs/server.md "Malformed HTTP").
+      requireHostHeader: false,
     },
     frameworkErrors: (error, request, reply) => {
       // A command path whose name cannot even be decoded still authenticates first (docs/semantics.md 3.1).
@@ -468,10 +476,28 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
     });
   });
 
+  // An `Expect` other than `100-continue`: Node would answer 417 with an empty body; answer it with an
+  // `Error` body and close, since the client may send its body anyway (docs/server.md "Malformed HTTP").
+  app.server.on("checkExpectation", (_request: IncomingMessage, response: ServerResponse) => {
+    response.writeHead(417, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(EXPECTATION_FAILED_BODY),
+      connection: "close",
+    });
+    response.end(EXPECTATION_FAILED_BODY);
+  });
+
   // Idle keep-alive (docs/semantics.md 3.1): Node arms the idle timer of a kept-alive socket at keepAliveTimeout
   // plus a one-second grace of its own once an answer is finished; re-arm it at exactly keepAliveTimeoutMs
   // (Node disarms it when the next request begins, as before).
+  // An answer the client does not read (docs/server.md "Slow and greedy clients"): once the whole answer
+  // is handed to the socket, the socket must make progress (write or read a byte) every requestTimeoutMs,
+  // or it is destroyed with whatever is still buffered for it. A steady reader, however slow, is kept.
   app.server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    response.once("prefinish", () => {
+      const socket = request.socket;
+      if (!socket.destroyed && !response.writableFinished) socket.setTimeout(requestTimeoutMs);
+    });
     response.once("finish", () => {
       const socket = request.socket;
       if (!socket.destroyed && (socket.timeout ?? 0) > 0) socket.setTimeout(keepAliveTimeoutMs);
@@ -499,6 +525,12 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     reply.header("cache-control", "no-store");
+    // RFC 9112 3.2: an HTTP/1.1 request without Host is 400 (Node's own check is off, see `http` above).
+    if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
+      reply.header("connection", "close");
+      return sendError(reply, 400, "The request is not valid HTTP: an HTTP/1.1 request needs a Host header.");
+    }
+    return undefined;
   });
 
   app.addHook("onResponse", async (request, reply) => {

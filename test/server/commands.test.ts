@@ -432,6 +432,13 @@ describe("transport (DECISIONS.md 3.1)", () => {
       `POST /Command/X HTTP/1.1\r\nHost: a\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`,
       "431",
     ],
+    // Node answers these two itself, before Fastify, with an empty body unless told otherwise.
+    ["an HTTP/1.1 request without Host", "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n", "400"],
+    [
+      "an Expect the server cannot meet",
+      `POST /Command/X HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      "417",
+    ],
   ])("answers %s with an Error body, not Fastify's shape", async (_name, bytes, status) => {
     const text = await raw(bytes);
     expect(text.startsWith(`HTTP/1.1 ${status} `)).toBe(true);
