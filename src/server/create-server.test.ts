@@ -286,6 +286,47 @@ describe("createServer: Content-Encoding (docs/semantics.md 3.1)", () => {
   });
 });
 
+describe("createServer: duplicate keys (docs/semantics.md 3.1)", () => {
+  it.each([
+    [
+      '{"Username":"lead","Username":"analyst","Site":"S","CommandParams":{}}',
+      "The body of the request repeats the key 'Username' in one object (at Username): each key may appear once.",
+    ],
+    [
+      '{"Username":"analyst","Site":"S","CommandParams":{"Search Conditions":{"Type":"Phishing","\\u0054ype":"Malware"}}}',
+      `The body of the request repeats the key 'Type' in one object (at CommandParams["Search Conditions"].Type): each key may appear once.`,
+    ],
+    [
+      '{"Username":"analyst","Site":"S","CommandParams":{"Trigger Data":[{"a":1},{"b":1,"b":2}]}}',
+      `The body of the request repeats the key 'b' in one object (at CommandParams["Trigger Data"][1].b): each key may appear once.`,
+    ],
+  ])(
+    "answers 400 naming the repeated key and its path, and never calls the handler: %s",
+    async (body, error) => {
+      const { app, calls } = fakeServer();
+      const response = await app.inject({
+        method: "POST",
+        url: "/Command/TriggerIncidentExternalAction",
+        headers: { d3key: "k1", "content-type": "application/json" },
+        payload: body,
+      });
+      expect([response.statusCode, response.json()]).toEqual([400, { Error: error }]);
+      expect(calls).toEqual([]);
+    },
+  );
+
+  it("still answers 401 first to a stranger", async () => {
+    const { app } = fakeServer();
+    const response = await app.inject({
+      method: "POST",
+      url: "/Command/X",
+      headers: { "content-type": "application/json" },
+      payload: '{"a":1,"a":2}',
+    });
+    expect(response.statusCode).toBe(401);
+  });
+});
+
 describe("createServer: deeply nested bodies (docs/semantics.md section 3)", () => {
   it.each([[3_000], [100_000]])("answers 400 naming the limit to a body %i levels deep", async (depth) => {
     const { app, calls } = fakeServer();

@@ -39,6 +39,8 @@ import {
   loadSampleDataset,
   MESSAGES,
 } from "../commands/index.js";
+import { type DuplicateKey, findDuplicateKey } from "../commands/json-duplicate-keys.js";
+import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import type { FieldCatalog } from "../conditions/catalog.js";
 import { type ApiKey, type AuthFailure, createAuthenticator, type JwtOptions } from "./auth.js";
 
@@ -211,15 +213,33 @@ export class BodyTooDeepError extends Error {
 }
 
 /**
+ * The error of a request body in which one object holds the same key twice (docs/semantics.md 3.1,
+ * "Duplicate keys"): `JSON.parse` would keep the last silently, so the handler would act on a value other
+ * readers of the body may not see. The server answers it 400 with its message.
+ */
+export class BodyDuplicateKeyError extends Error {
+  override readonly name = "BodyDuplicateKeyError";
+  /** The repeated key, and the path of its second occurrence from the body's root. */
+  readonly duplicate: DuplicateKey;
+  /** @param duplicate - the repeated key and its path (from `findDuplicateKey`) */
+  constructor(duplicate: DuplicateKey) {
+    super(duplicateKeyMessage("The body of the request", duplicate));
+    this.duplicate = duplicate;
+  }
+}
+
+/**
  * Reads a request body as JSON: strict UTF-8, then `JSON.parse` (which never recurses into the stack, at
  * any depth), then one iterative walk: deeper than `maxDepth` levels of objects and arrays (the top-level
  * value is level 1) is an error, and a `__proto__` key anywhere, or a `constructor` object holding a
- * `prototype` key, makes the body invalid (prototype pollution guard).
+ * `prototype` key, makes the body invalid (prototype pollution guard); last, one linear scan of the text
+ * for a key repeated in one object, which is an error too.
  * @param raw - the body's bytes
  * @param maxDepth - deepest accepted nesting (default `DEFAULT_MAX_BODY_DEPTH`, 256)
  * @returns the parsed value, or `INVALID_JSON` (not UTF-8, not JSON, or poisoned)
  * @throws {BodyTooDeepError} when valid JSON is nested deeper than `maxDepth` (docs/semantics.md
  *   section 3)
+ * @throws {BodyDuplicateKeyError} when one object of valid JSON holds a key twice (docs/semantics.md 3.1)
  */
 export function readJsonBody(raw: Uint8Array, maxDepth: number = DEFAULT_MAX_BODY_DEPTH): unknown {
   let text: string;
@@ -264,7 +284,10 @@ export function readJsonBody(raw: Uint8Array, maxDepth: number = DEFAULT_MAX_BOD
       depths.push(depth + 1);
     }
   }
-  return poisoned ? INVALID_JSON : value;
+  if (poisoned) return INVALID_JSON;
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) throw new BodyDuplicateKeyError(duplicate);
+  return value;
 }
 
 /**
@@ -550,7 +573,9 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof BodyTooDeepError) return sendError(reply, 400, error.message);
+    if (error instanceof BodyTooDeepError || error instanceof BodyDuplicateKeyError) {
+      return sendError(reply, 400, error.message);
+    }
     const status = error.statusCode ?? 500;
     if (status === 413 || error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
       return sendError(reply, 413, `The body of the request exceeds the limit of ${bodyLimit} bytes.`);
