@@ -93,9 +93,10 @@ export function readJsonTextParam(
  * once.` Long keys and paths are cut.
  * @param subject - what repeats it (`Parameter 'Trigger Data'`, `The Search Conditions`)
  * @param duplicate - the repeated key and its path
+ * @param verb - `repeats` (default), or `repeat` after a plural subject
  */
-export function duplicateKeyMessage(subject: string, duplicate: DuplicateKey): string {
+export function duplicateKeyMessage(subject: string, duplicate: DuplicateKey, verb = "repeats"): string {
   const key = duplicate.key.length > 100 ? `${duplicate.key.slice(0, 100)}…` : duplicate.key;
   const path = duplicate.path.length > 40 ? [...duplicate.path.slice(0, 40), "…"] : duplicate.path;
-  return `${subject} repeats the key '${key}' in one object (at ${formatPath(path)}): each key may appear once.`;
+  return `${subject} ${verb} the key '${key}' in one object (at ${formatPath(path)}): each key may appear once.`;
 }
