@@ -468,6 +468,15 @@ TriggerIncidentExternalAction, AddNotesToArtifacts}; GET /healthz answers 200.`,
           throw new CliError(`--api-key: the dataset has no user '${username}'.`, EXIT.usage);
         }
       }
+      for (const [i, { username, key }] of options.apiKey.entries()) {
+        const other = options.apiKey.slice(0, i).find((k) => k.key === key && k.username !== username);
+        if (other !== undefined) {
+          throw new CliError(
+            `--api-key: the same key is given to users '${other.username}' and '${username}': give each user keys of their own.`,
+            EXIT.usage,
+          );
+        }
+      }
       const apiKeys = [...options.apiKey];
       let generated: ApiKey | undefined;
       if (apiKeys.length === 0 && options.jwtSecret === undefined && options.jwtPublicKey === undefined) {
