@@ -90,6 +90,62 @@ describe("readJsonBody", () => {
   });
 });
 
+describe("readJsonBody: prototype keys in every position (property)", () => {
+  // Texts written by hand, so that `__proto__` is a literal key (JSON.stringify of an object never writes
+  // one), with the dangerous keys at every depth, in arrays and objects, escaped or not.
+  type Tree = null | number | string | Tree[] | { readonly entries: readonly (readonly [string, Tree])[] };
+  const KEYS = ["__proto__", "\\u005f_proto__", "constructor", "prototype", "polluted", "a"];
+  const { tree } = fc.letrec<{ tree: Tree }>((tie) => ({
+    tree: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.constantFrom(null, 1, "x"),
+      fc.array(tie("tree"), { maxLength: 3 }),
+      fc
+        .uniqueArray(fc.tuple(fc.constantFrom(...KEYS), tie("tree")), {
+          maxLength: 4,
+          selector: ([key]) => key.replace("\\u005f", "_"),
+        })
+        .map((entries) => ({ entries })),
+    ),
+  }));
+  const write = (node: Tree): string =>
+    Array.isArray(node)
+      ? `[${node.map(write).join(",")}]`
+      : typeof node === "object" && node !== null
+        ? `{${node.entries.map(([key, value]) => `"${key}":${write(value)}`).join(",")}}`
+        : JSON.stringify(node);
+  const poisoned = (node: Tree): boolean =>
+    Array.isArray(node)
+      ? node.some(poisoned)
+      : typeof node === "object" && node !== null
+        ? node.entries.some(
+            ([key, value]) =>
+              key.replace("\\u005f", "_") === "__proto__" ||
+              (key === "constructor" &&
+                typeof value === "object" &&
+                value !== null &&
+                !Array.isArray(value) &&
+                value.entries.some(([inner]) => inner === "prototype")) ||
+              poisoned(value),
+          )
+        : false;
+
+  it("refuses exactly the poisoned bodies, reads the rest as JSON.parse does, and never pollutes", () => {
+    const enc = (text: string) => new TextEncoder().encode(text);
+    fc.assert(
+      fc.property(tree, (node) => {
+        const text = write(node);
+        const read = readJsonBody(enc(text));
+        if (poisoned(node)) expect(read).toBe(INVALID_JSON);
+        else expect(read).toEqual(JSON.parse(text));
+        expect(Object.hasOwn(Object.prototype, "polluted")).toBe(false);
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      }),
+      fcOptions(500),
+    );
+  });
+});
+
 /** `depth` levels of arrays: `[[[]]]` is 3. */
 const nestedArrays = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 /** `depth` levels of objects: `{"a":{"a":{}}}` is 3. */
