@@ -597,6 +597,11 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
           }),
         );
     }
+    // RFC 9110 15.5.6: a path that exists, asked with a method it does not answer, is 405 with `Allow`.
+    if (/^\/healthz$/i.test(pathOf(request.url))) {
+      reply.header("allow", "GET, HEAD");
+      return sendError(reply, 405, `Method ${request.method} is not allowed: /healthz answers GET.`);
+    }
     return sendError(reply, 404, `Not found. Commands are served at POST ${basePath}/Command/{Name}.`);
   });
 

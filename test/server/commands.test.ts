@@ -347,6 +347,16 @@ describe("transport (DECISIONS.md 3.1)", () => {
     expect(answer.json).toEqual({ status: "ok" });
   });
 
+  it.each(["POST", "PUT", "DELETE", "PATCH"])(
+    "answers %s /healthz 405 with Allow: GET, HEAD (the path exists)",
+    async (method) => {
+      const answer = await send(`${running.url}/HealthZ`, { method });
+      expect(answer.status).toBe(405);
+      expect(answer.headers.get("allow")).toBe("GET, HEAD");
+      expect(answer.json).toEqual({ Error: `Method ${method} is not allowed: /healthz answers GET.` });
+    },
+  );
+
   const badBodies: [string, string | undefined, string | Uint8Array<ArrayBuffer> | undefined][] = [
     ["invalid JSON", "application/json", '{"Username": '],
     ["an array", "application/json", "[1, 2]"],
