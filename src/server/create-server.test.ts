@@ -206,6 +206,11 @@ describe("createServer: options", () => {
     [{ maxConnections: -1 }, /maxConnections must be a positive integer/],
     [{ maxTimeMS: 0 }, /maxTimeMS must be a positive integer/],
     [{ maxBodyDepth: Number.POSITIVE_INFINITY }, /maxBodyDepth must be a positive integer/],
+    // Node's timers hold at most 2**31 - 1 ms: a longer timeout would be cut short, with a warning a connection.
+    [{ requestTimeoutMs: 2 ** 31 }, /requestTimeoutMs must be a positive integer of at most 2147483647/],
+    [{ keepAliveTimeoutMs: 3e9 }, /keepAliveTimeoutMs must be a positive integer of at most 2147483647/],
+    [{ rateLimitWindowMs: 2 ** 31 }, /rateLimitWindowMs must be a positive integer of at most 2147483647/],
+    [{ maxTimeMS: 2 ** 40 }, /maxTimeMS must be a positive integer of at most 2147483647/],
   ])("throws for %j", (options, message) => {
     const handler: CommandHandler = async () => ({ status: 200, body: {} });
     expect(() => createServer({ handler, apiKeys: [{ username: "u", key: "k" }], ...options })).toThrow(

@@ -345,7 +345,8 @@ function loggerOption(logger: ServerOptions["logger"]): boolean | Record<string,
  * @returns the Fastify instance, not yet listening: call `await server.listen({ host, port })`, and
  *   `await server.close()` to stop
  * @throws {Error} when no credential is configured, a credential is malformed (see `createAuthenticator`),
- *   the base path is invalid, or `rateLimit`, `rateLimitWindowMs` or `bodyLimit` is not a positive integer
+ *   the base path is invalid, a number option is not a positive integer, or a time option
+ *   (`rateLimitWindowMs`, `requestTimeoutMs`, `keepAliveTimeoutMs`, `maxTimeMS`) exceeds 2,147,483,647 ms
  * @example
  * const server = createServer({ apiKeys: [{ username: "analyst", key: "s3cret" }] });
  * await server.listen({ host: "127.0.0.1", port: 8080 });
@@ -357,22 +358,28 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   });
   const basePath = normalizeBasePath(options.basePath ?? "");
   const rateLimit = positiveInteger("rateLimit", options.rateLimit ?? DEFAULT_RATE_LIMIT);
-  const rateLimitWindowMs = positiveInteger("rateLimitWindowMs", options.rateLimitWindowMs ?? 60_000);
+  const rateLimitWindowMs = positiveInteger(
+    "rateLimitWindowMs",
+    options.rateLimitWindowMs ?? 60_000,
+    MAX_TIMER_MS,
+  );
   const bodyLimit = positiveInteger("bodyLimit", options.bodyLimit ?? DEFAULT_BODY_LIMIT);
   const requestTimeoutMs = positiveInteger(
     "requestTimeoutMs",
     options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    MAX_TIMER_MS,
   );
   const keepAliveTimeoutMs = positiveInteger(
     "keepAliveTimeoutMs",
     options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    MAX_TIMER_MS,
   );
   const maxConnectionsPerAddress = positiveInteger(
     "maxConnectionsPerAddress",
     options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
   );
   const maxConnections = positiveInteger("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
-  const maxTimeMS = positiveInteger("maxTimeMS", options.maxTimeMS ?? DEFAULT_MAX_TIME_MS);
+  const maxTimeMS = positiveInteger("maxTimeMS", options.maxTimeMS ?? DEFAULT_MAX_TIME_MS, MAX_TIMER_MS);
   const maxBodyDepth = positiveInteger("maxBodyDepth", options.maxBodyDepth ?? DEFAULT_MAX_BODY_DEPTH);
   const catalog = options.catalog;
   // The default handler reports unexpected errors through `onError`; the request being handled is found
@@ -694,9 +701,14 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   return app;
 }
 
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new Error(`${name} must be a positive integer; found ${String(value)}.`);
+function positiveInteger(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!Number.isSafeInteger(value) || value <= 0 || value > max) {
+    const bound = max === Number.MAX_SAFE_INTEGER ? "" : ` of at most ${max} (${MAX_TIMER_NOTE})`;
+    throw new Error(`${name} must be a positive integer${bound}; found ${String(value)}.`);
   }
   return value;
 }
+
+/** The longest delay Node's timers hold, in milliseconds: a longer one is cut to it, with a warning. */
+const MAX_TIMER_MS = 2_147_483_647;
+const MAX_TIMER_NOTE = "the longest timer Node holds, about 24.8 days";
