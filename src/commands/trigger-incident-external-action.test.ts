@@ -243,7 +243,10 @@ describe("TriggerIncidentExternalAction: failures", () => {
     ],
     [
       "Search Conditions a string repeating an escaped key in an array",
-      { "Search Conditions": '[{"Severity": "High"}, {"$or": [{"a": 1, "\\u0061": 2}]}]', "Trigger Data": {} },
+      {
+        "Search Conditions": '[{"Severity": "High"}, {"$or": [{"a": 1, "\\u0061": 2}]}]',
+        "Trigger Data": {},
+      },
       "Parameter 'Search Conditions' repeats the key 'a' in one object (at [1].$or[0].a): each key may appear once.",
     ],
     [
