@@ -8,6 +8,8 @@
 import { constants } from "node:buffer";
 import { readFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
+import { findDuplicateKey } from "../commands/json-duplicate-keys.js";
+import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import type { Condition } from "../conditions/ast.js";
 import { formatIssues } from "../conditions/issues.js";
 import { safeParseSearchConditions } from "../conditions/parse.js";
@@ -19,7 +21,8 @@ import { describeSystemError, type InputSource, openInput } from "./source.js";
 
 /**
  * Reads a JSON argument: the text itself, or `@path` for a file's contents.
- * @throws {CliError} `noInput` when the file cannot be read; `invalid` when the text is not JSON
+ * @throws {CliError} `noInput` when the file cannot be read; `invalid` when the text is not JSON, or when
+ *   one of its objects repeats a key (docs/semantics.md 3.1, "Duplicate keys")
  */
 export async function readJsonArgument(argument: string, what: string): Promise<unknown> {
   let text = argument;
@@ -31,14 +34,20 @@ export async function readJsonArgument(argument: string, what: string): Promise<
       throw new CliError(`Cannot read ${what} from '${path}': ${describeSystemError(error)}`, EXIT.noInput);
     }
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new CliError(
       `The ${what} are not valid JSON: ${String((error as Error).message).split("\n")[0]}`,
       EXIT.invalid,
     );
   }
+  // docs/semantics.md 3.1, "Duplicate keys": JSON.parse would keep the last of two equal keys silently.
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined)
+    throw new CliError(duplicateKeyMessage(`The ${what}`, duplicate, "repeat"), EXIT.invalid);
+  return value;
 }
 
 /**
@@ -89,9 +98,20 @@ export function addRecordOptions(command: Command): Command {
     .option("--skip-invalid", "skip invalid records (their number is printed on stderr) instead of failing");
 }
 
-/** Parses a non-negative integer option (`--limit`, `--max-errors`). */
+/** Parses a non-negative integer option (`--max-errors`). */
 export function parseCount(text: string): number {
   if (!/^\d{1,15}$/.test(text.trim())) throw new InvalidArgumentError("expected a whole number, e.g. 20.");
+  return Number(text.trim());
+}
+
+/**
+ * Parses a positive integer option (`--limit`): 0 is refused, since a limit of 0 would end the command
+ * before its input is opened, and a missing or invalid input would then exit 0 (docs/cli.md).
+ */
+export function parsePositiveCount(text: string): number {
+  if (!/^\d{1,15}$/.test(text.trim()) || Number(text.trim()) === 0) {
+    throw new InvalidArgumentError("expected a positive whole number, e.g. 20.");
+  }
   return Number(text.trim());
 }
 
@@ -215,8 +235,9 @@ export async function forEachRecord(
 
 /**
  * Reads one whole JSON document from input `name` (a path or `-`; gzip or not), e.g. a dataset.
- * @throws {CliError} `dataError` when it is not valid JSON or larger than the longest string JavaScript
- *   holds; as `openInput` does
+ * @throws {CliError} `dataError` when it is not valid JSON, one of its objects repeats a key
+ *   (docs/semantics.md 3.1, "Duplicate keys"), or it is larger than the longest string JavaScript holds; as
+ *   `openInput` does
  */
 export async function readDocument(
   name: string,
@@ -241,8 +262,13 @@ export async function readDocument(
   }
   const text = parts.join("");
   try {
-    return { value: JSON.parse(text), label: source.label };
+    const value: unknown = JSON.parse(text);
+    const duplicate = findDuplicateKey(text);
+    if (duplicate !== undefined)
+      throw new CliError(duplicateKeyMessage(source.label, duplicate), EXIT.dataError);
+    return { value, label: source.label };
   } catch (error) {
+    if (error instanceof CliError) throw error;
     const message = String((error as Error).message).split("\n")[0] ?? "";
     const position = /at position (\d+)/.exec(message);
     const line = position === null ? "" : ` (line ${lineAt(text, Number(position[1]))})`;

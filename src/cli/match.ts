@@ -7,7 +7,7 @@ import {
   addRecordOptions,
   describeShape,
   forEachRecord,
-  parseCount,
+  parsePositiveCount,
   type RecordCliOptions,
   readSearchConditionsArgument,
 } from "./input.js";
@@ -48,7 +48,9 @@ export function registerMatchCommand(program: Command, context: CliContext): voi
     )
     .addOption(new Option("--count", "print the number of matching incidents").conflicts(["all", "limit"]))
     .addOption(
-      new Option("--limit <n>", "with --all: stop after n matches (implies --all)").argParser(parseCount),
+      new Option("--limit <n>", "with --all: stop after n matches, n ≥ 1 (implies --all)").argParser(
+        parsePositiveCount,
+      ),
     );
   addRecordOptions(command)
     .addHelpText(
@@ -70,7 +72,6 @@ Exit codes: 0 found (printed), 1 no incident matches, 2 invalid Search Condition
       const limit = options.limit ?? Number.POSITIVE_INFINITY;
       let found = 0;
       let best: { incident: object; key: ReturnType<typeof orderKeyOf> } | undefined;
-      if (all && limit === 0) return;
       const { log } = await forEachRecord(
         options.incidents,
         context,

@@ -243,7 +243,12 @@ class NdjsonReader implements Reader {
         message: tooLong(this.options.maxLineLength),
       });
     } else if (this.#pending.length > 0) {
-      if (this.#handle(this.#pending.join(""), ++this.#line, out) !== undefined) return this.#endDocument();
+      // The last line, without a newline: taken from `#pending` first, so that a document abandoned at the
+      // end (which calls `end()` again) does not read it twice.
+      const text = this.#pending.join("");
+      this.#pending = [];
+      this.#pendingLength = 0;
+      if (this.#handle(text, ++this.#line, out) !== undefined) return this.#endDocument();
     }
     return out;
   }

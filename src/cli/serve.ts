@@ -2,6 +2,7 @@
  * `incident-query serve`: runs the reference command server (issue 6) until SIGINT or SIGTERM. The CLI
  * only parses arguments, reads files and prints; the server is `createServer` of `incident-query/server`.
  */
+
 import { randomBytes } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
@@ -15,6 +16,8 @@ import {
   loadSampleDataset,
   parseDataset,
 } from "../commands/index.js";
+import { findDuplicateKey } from "../commands/json-duplicate-keys.js";
+import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import { DEFAULT_CATALOG, extendCatalog, type FieldCatalog, type FieldSpec } from "../conditions/catalog.js";
 import { createPostgresBackend, type PostgresBackend } from "../postgres/backend.js";
 import type { ApiKey, JwtOptions } from "../server/auth.js";
@@ -154,6 +157,13 @@ async function loadDataset(
       EXIT.dataError,
     );
   }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) {
+    throw new CliError(
+      `'${path}' is not a valid dataset: ${duplicateKeyMessage("it", duplicate)}`,
+      EXIT.dataError,
+    );
+  }
   const lists = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
   const lengthOf = (key: string): number =>
     Array.isArray(lists[key]) ? (lists[key] as unknown[]).length : 0;
@@ -270,6 +280,8 @@ async function loadCatalog(path: string): Promise<FieldCatalog> {
   } catch (error) {
     return fail(`it is not JSON (${(error as Error).message}).`);
   }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) return fail(duplicateKeyMessage("it", duplicate));
   const isObject = (value: unknown): value is Record<string, unknown> =>
     typeof value === "object" && value !== null && !Array.isArray(value);
   const describe = (value: unknown): string =>
@@ -454,6 +466,15 @@ TriggerIncidentExternalAction, AddNotesToArtifacts}; GET /healthz answers 200.`,
       for (const { username } of options.apiKey) {
         if (!users.some((user) => user.username === username)) {
           throw new CliError(`--api-key: the dataset has no user '${username}'.`, EXIT.usage);
+        }
+      }
+      for (const [i, { username, key }] of options.apiKey.entries()) {
+        const other = options.apiKey.slice(0, i).find((k) => k.key === key && k.username !== username);
+        if (other !== undefined) {
+          throw new CliError(
+            `--api-key: the same key is given to users '${other.username}' and '${username}': give each user keys of their own.`,
+            EXIT.usage,
+          );
         }
       }
       const apiKeys = [...options.apiKey];

@@ -8,6 +8,7 @@ import type { ArtifactInfo, ArtifactTypeInfo } from "./backend.js";
 import type { CommandContext, CommandDefinition } from "./command-context.js";
 import { ParamReader } from "./envelope.js";
 import { addNotesFailure, addNotesSuccess } from "./responses.js";
+import { unstorableCharacter } from "./unstorable-text.js";
 
 const NAME = "Artifact Name";
 const TYPE = "Artifact Type";
@@ -20,7 +21,8 @@ const LISTED_TYPES = 20;
  * Parameters: `Artifact Name` (string, required, exact), `Artifact Type` (the type's integer id, or its
  * label compared ignoring case and surrounding spaces, or a string of digits naming an id; absent or `null`
  * is omitted, while an empty or blank string is an error naming the accepted ids and labels, docs/semantics.md
- * 3.3), `Note` (a non-blank string, kept exactly, at most the handler's `maxNoteLength`).
+ * 3.3), `Note` (a non-blank string, kept exactly, at most the handler's `maxNoteLength`, without U+0000 or an
+ * unpaired surrogate: docs/semantics.md 3.3, "Text that no store keeps").
  * The note is stored with the caller as author and the backend's time.
  * @returns 200 body: success with the HTML `result` and one context item (type label, local date in the
  *   site's time zone), or failure with a message: a missing or ill-typed parameter, an unknown type,
@@ -46,6 +48,10 @@ export async function addNotesToArtifacts(context: CommandContext): Promise<unkn
     params.problems.push(
       `Parameter '${NOTE}' must be at most ${context.options.maxNoteLength} characters, found ${note.length}.`,
     );
+  }
+  const unstorable = note === undefined ? undefined : unstorableCharacter(note);
+  if (unstorable !== undefined) {
+    params.problems.push(`Parameter '${NOTE}' must not hold ${unstorable}: no store keeps it as sent.`);
   }
   if (name === undefined || note === undefined || params.problems.length > 0) {
     return addNotesFailure(params.message());

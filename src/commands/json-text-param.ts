@@ -4,7 +4,8 @@
  * content is JSON of the expected kind is read as that value; any other string is an error.
  */
 
-import { describeValue } from "../conditions/issues.js";
+import { describeValue, formatPath } from "../conditions/issues.js";
+import { type DuplicateKey, findDuplicateKey } from "./json-duplicate-keys.js";
 
 /** What a JSON-text parameter may hold once read. */
 export type JsonTextKind = "object" | "objectOrArray";
@@ -50,7 +51,8 @@ function nestingDepth(text: string, stopAbove: number): number {
  *   whose brackets nest more than `maxDepth + 1` deep is refused before it is parsed (the command's own
  *   limits then apply, exactly, to what is parsed)
  * @returns `{ ok: true, value }` (the parsed content for a string), or `{ ok: false, message }` such as
- *   `Parameter 'Trigger Data' must be a JSON object, or a string holding one, found the string "a=1".`
+ *   `Parameter 'Trigger Data' must be a JSON object, or a string holding one, found the string "a=1".`;
+ *   text in which one object repeats a key is refused too (docs/semantics.md 3.1, "Duplicate keys")
  */
 export function readJsonTextParam(
   name: string,
@@ -78,5 +80,23 @@ export function readJsonTextParam(
   } catch {
     return refuse(" (not valid JSON)");
   }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) {
+    return { ok: false, message: duplicateKeyMessage(`Parameter '${name}'`, duplicate) };
+  }
   return { ok: true, value: parsed };
+}
+
+/**
+ * The sentence that refuses JSON text repeating a key in one object (docs/semantics.md 3.1, "Duplicate
+ * keys"): `Parameter 'Trigger Data' repeats the key 'ticket' in one object (at ticket): each key may appear
+ * once.` Long keys and paths are cut.
+ * @param subject - what repeats it (`Parameter 'Trigger Data'`, `The Search Conditions`)
+ * @param duplicate - the repeated key and its path
+ * @param verb - `repeats` (default), or `repeat` after a plural subject
+ */
+export function duplicateKeyMessage(subject: string, duplicate: DuplicateKey, verb = "repeats"): string {
+  const key = duplicate.key.length > 100 ? `${duplicate.key.slice(0, 100)}…` : duplicate.key;
+  const path = duplicate.path.length > 40 ? [...duplicate.path.slice(0, 40), "…"] : duplicate.path;
+  return `${subject} ${verb} the key '${key}' in one object (at ${formatPath(path)}): each key may appear once.`;
 }

@@ -6,6 +6,7 @@
 
 import { isForbiddenSegment } from "../conditions/catalog.js";
 import { describeValue, formatPath, type PathSegment } from "../conditions/issues.js";
+import { unstorableCharacter } from "./unstorable-text.js";
 
 /** Limits on `Trigger Data`. */
 export interface TriggerDataLimits {
@@ -34,7 +35,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Checks an untrusted `Trigger Data` value and returns a deep copy made of plain JSON values only.
- * Iterative: no input can overflow the stack; the walk stops at the first problem.
+ * Iterative: no input can overflow the stack; the walk stops at the first problem. A key or string holding
+ * U+0000 or an unpaired surrogate is refused (docs/semantics.md 3.3, "Text that no store keeps").
  * @param value - the parameter's value (already known to be present)
  * @param limits - depth and length limits
  * @returns the copy, or a message such as `Parameter 'Trigger Data' must not contain the key '__proto__' (at a.__proto__).`
@@ -81,8 +83,21 @@ export function checkTriggerData(
           };
         }
         length += JSON.stringify(key).length + 1;
+        const unstorable = unstorableCharacter(key);
+        if (unstorable !== undefined) {
+          return {
+            ok: false,
+            message: `Parameter '${PARAM}' must not hold ${unstorable} of a key (at ${formatPath(path)}): no store keeps it as sent.`,
+          };
+        }
       }
       let copy: unknown;
+      if (typeof child === "string" && unstorableCharacter(child) !== undefined) {
+        return {
+          ok: false,
+          message: `Parameter '${PARAM}' must not hold ${unstorableCharacter(child)} (at ${formatPath(path)}): no store keeps it as sent.`,
+        };
+      }
       if (child === null || typeof child === "boolean" || typeof child === "string") {
         copy = child;
         length += JSON.stringify(child).length;

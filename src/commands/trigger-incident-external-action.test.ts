@@ -237,6 +237,24 @@ describe("TriggerIncidentExternalAction: failures", () => {
       "Parameter 'Trigger Data' must not contain the key '__proto__' (at a.__proto__).",
     ],
     [
+      "Search Conditions a string repeating a key (JSON.parse would keep the last silently)",
+      { "Search Conditions": '{"Type": "Phishing", "Type": "Malware"}', "Trigger Data": {} },
+      "Parameter 'Search Conditions' repeats the key 'Type' in one object (at Type): each key may appear once.",
+    ],
+    [
+      "Search Conditions a string repeating an escaped key in an array",
+      {
+        "Search Conditions": '[{"Severity": "High"}, {"$or": [{"a": 1, "\\u0061": 2}]}]',
+        "Trigger Data": {},
+      },
+      "Parameter 'Search Conditions' repeats the key 'a' in one object (at [1].$or[0].a): each key may appear once.",
+    ],
+    [
+      "Trigger Data a string repeating a key",
+      { "Search Conditions": conditions, "Trigger Data": '{"ticket": "A", "ticket": "B"}' },
+      "Parameter 'Trigger Data' repeats the key 'ticket' in one object (at ticket): each key may appear once.",
+    ],
+    [
       "Trigger Data a number",
       { "Search Conditions": conditions, "Trigger Data": 3 },
       "Parameter 'Trigger Data' must be a JSON object, found the number 3.",

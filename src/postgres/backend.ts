@@ -243,6 +243,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     },
 
     async findSite(name): Promise<SiteInfo | undefined> {
+      if (holdsNul(name)) return undefined;
       const result = await client.query<{ name: string; time_zone: string | null }>(
         "SELECT name, time_zone FROM iq_sites WHERE name = $1",
         [name],
@@ -253,6 +254,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     },
 
     async findUser(username): Promise<UserInfo | undefined> {
+      if (holdsNul(username)) return undefined;
       const result = await client.query<{ username: string; sites: string[] }>(
         "SELECT username, sites FROM iq_users WHERE username = $1",
         [username],
@@ -262,6 +264,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     },
 
     async findIncidentByNumber(site, incidentNumber) {
+      if (holdsNul(site) || holdsNul(incidentNumber)) return undefined;
       const result = await client.query<{ record: IncidentRecord }>(
         "SELECT record FROM iq_incidents WHERE site = $1 AND number = $2",
         [site, incidentNumber],
@@ -319,6 +322,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     },
 
     async timelineEntries(site, incidentNumber): Promise<readonly TimelineEntryData[]> {
+      if (holdsNul(site) || holdsNul(incidentNumber)) return [];
       const result = await client.query<{ entry: TimelineEntryData }>(
         "SELECT entry FROM iq_timeline_entries WHERE site = $1 AND incident_number = $2",
         [site, incidentNumber],
@@ -362,6 +366,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     },
 
     async findArtifacts(site, name): Promise<readonly ArtifactInfo[]> {
+      if (holdsNul(site) || holdsNul(name)) return [];
       const result = await client.query<{ site: string; name: string; type_id: number }>(
         "SELECT site, name, type_id FROM iq_artifacts WHERE site = $1 AND name = $2 ORDER BY type_id",
         [site, name],
@@ -479,6 +484,12 @@ export async function insertIncidents(
     [JSON.stringify(rows)],
   );
 }
+
+/**
+ * Whether a looked-up name holds U+0000: no stored value can (PostgreSQL text cannot store it, and
+ * `loadDataset` refuses it), so the lookup finds nothing, without a query that would fail.
+ */
+const holdsNul = (value: string): boolean => value.includes("\u0000");
 
 function assertNoNul(value: unknown, depth = 0): void {
   if (typeof value === "string") {

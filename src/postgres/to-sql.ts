@@ -216,8 +216,11 @@ class Translator {
     let withNull = false;
     for (const operand of operands) {
       if (operand.type === "null") withNull = true;
-      else if (operand.type === "string" && !isDate) strings.push(operand.value);
-      else if (operand.type === "date" && isDate) instants.push(operand.value);
+      // A stored value never holds U+0000 (PostgreSQL text cannot), so such a string equals nothing; binding
+      // it would fail the query.
+      else if (operand.type === "string" && !isDate) {
+        if (!operand.value.includes("\u0000")) strings.push(operand.value);
+      } else if (operand.type === "date" && isDate) instants.push(operand.value);
       // Any other operand can only equal an irregular value (or nothing): the re-check decides.
     }
     const sure: string[] = [];

@@ -181,6 +181,16 @@ describe("createAuthenticator: configuration errors", () => {
     [{ apiKeys: [] }, /No credential is configured/],
     [{ apiKeys: [{ username: "", key: "k" }] }, /non-empty username/],
     [{ apiKeys: [{ username: "u", key: "" }] }, /API key of user 'u' is empty/],
+    // One key for two users would authenticate every request of one of them as the other.
+    [
+      {
+        apiKeys: [
+          { username: "analyst", key: "shared" },
+          { username: "lead", key: "shared" },
+        ],
+      },
+      /The same API key is configured for users 'analyst' and 'lead'/,
+    ],
     [{ jwt: { secret: "" } }, /JWT secret is empty/],
     [{ jwt: { publicKey: ed.publicKey } }, /RSA key \(RS256\) or an EC P-256 key/],
     [{ jwt: { publicKey: "not a pem" } }, /./],

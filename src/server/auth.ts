@@ -97,8 +97,8 @@ function publicKeyAlgorithm(key: KeyObject): "RS256" | "ES256" {
  * Builds the authenticator of the reference server (docs/semantics.md 3.1).
  * @param options - API keys and/or JWT verification keys; at least one credential must be configured
  * @returns an `Authenticator`
- * @throws {Error} when no credential is configured, an API key or username is empty, the JWT secret is
- *   empty, or the public key is not an RSA or EC P-256 public key in PEM form
+ * @throws {Error} when no credential is configured, an API key or username is empty, one key is given to
+ *   two users, the JWT secret is empty, or the public key is not an RSA or EC P-256 public key in PEM form
  */
 export function createAuthenticator(options: AuthOptions): Authenticator {
   const keys: StoredKey[] = [];
@@ -106,7 +106,15 @@ export function createAuthenticator(options: AuthOptions): Authenticator {
     if (typeof username !== "string" || username === "")
       throw new Error("An API key needs a non-empty username.");
     if (typeof key !== "string" || key === "") throw new Error(`The API key of user '${username}' is empty.`);
-    keys.push({ username, digest: sha256(key) });
+    const digest = sha256(key);
+    const other = keys.find((stored) => stored.username !== username && stored.digest.equals(digest));
+    if (other !== undefined) {
+      // Otherwise every request of one of the two users would be authenticated as the other.
+      throw new Error(
+        `The same API key is configured for users '${other.username}' and '${username}': give each user keys of their own.`,
+      );
+    }
+    keys.push({ username, digest });
   }
 
   const jwt = options.jwt;

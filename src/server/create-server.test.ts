@@ -90,6 +90,62 @@ describe("readJsonBody", () => {
   });
 });
 
+describe("readJsonBody: prototype keys in every position (property)", () => {
+  // Texts written by hand, so that `__proto__` is a literal key (JSON.stringify of an object never writes
+  // one), with the dangerous keys at every depth, in arrays and objects, escaped or not.
+  type Tree = null | number | string | Tree[] | { readonly entries: readonly (readonly [string, Tree])[] };
+  const KEYS = ["__proto__", "\\u005f_proto__", "constructor", "prototype", "polluted", "a"];
+  const { tree } = fc.letrec<{ tree: Tree }>((tie) => ({
+    tree: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.constantFrom(null, 1, "x"),
+      fc.array(tie("tree"), { maxLength: 3 }),
+      fc
+        .uniqueArray(fc.tuple(fc.constantFrom(...KEYS), tie("tree")), {
+          maxLength: 4,
+          selector: ([key]) => key.replace("\\u005f", "_"),
+        })
+        .map((entries) => ({ entries })),
+    ),
+  }));
+  const write = (node: Tree): string =>
+    Array.isArray(node)
+      ? `[${node.map(write).join(",")}]`
+      : typeof node === "object" && node !== null
+        ? `{${node.entries.map(([key, value]) => `"${key}":${write(value)}`).join(",")}}`
+        : JSON.stringify(node);
+  const poisoned = (node: Tree): boolean =>
+    Array.isArray(node)
+      ? node.some(poisoned)
+      : typeof node === "object" && node !== null
+        ? node.entries.some(
+            ([key, value]) =>
+              key.replace("\\u005f", "_") === "__proto__" ||
+              (key === "constructor" &&
+                typeof value === "object" &&
+                value !== null &&
+                !Array.isArray(value) &&
+                value.entries.some(([inner]) => inner === "prototype")) ||
+              poisoned(value),
+          )
+        : false;
+
+  it("refuses exactly the poisoned bodies, reads the rest as JSON.parse does, and never pollutes", () => {
+    const enc = (text: string) => new TextEncoder().encode(text);
+    fc.assert(
+      fc.property(tree, (node) => {
+        const text = write(node);
+        const read = readJsonBody(enc(text));
+        if (poisoned(node)) expect(read).toBe(INVALID_JSON);
+        else expect(read).toEqual(JSON.parse(text));
+        expect(Object.hasOwn(Object.prototype, "polluted")).toBe(false);
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      }),
+      fcOptions(500),
+    );
+  });
+});
+
 /** `depth` levels of arrays: `[[[]]]` is 3. */
 const nestedArrays = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 /** `depth` levels of objects: `{"a":{"a":{}}}` is 3. */
@@ -150,6 +206,11 @@ describe("createServer: options", () => {
     [{ maxConnections: -1 }, /maxConnections must be a positive integer/],
     [{ maxTimeMS: 0 }, /maxTimeMS must be a positive integer/],
     [{ maxBodyDepth: Number.POSITIVE_INFINITY }, /maxBodyDepth must be a positive integer/],
+    // Node's timers hold at most 2**31 - 1 ms: a longer timeout would be cut short, with a warning a connection.
+    [{ requestTimeoutMs: 2 ** 31 }, /requestTimeoutMs must be a positive integer of at most 2147483647/],
+    [{ keepAliveTimeoutMs: 3e9 }, /keepAliveTimeoutMs must be a positive integer of at most 2147483647/],
+    [{ rateLimitWindowMs: 2 ** 31 }, /rateLimitWindowMs must be a positive integer of at most 2147483647/],
+    [{ maxTimeMS: 2 ** 40 }, /maxTimeMS must be a positive integer of at most 2147483647/],
   ])("throws for %j", (options, message) => {
     const handler: CommandHandler = async () => ({ status: 200, body: {} });
     expect(() => createServer({ handler, apiKeys: [{ username: "u", key: "k" }], ...options })).toThrow(
@@ -281,6 +342,47 @@ describe("createServer: Content-Encoding (docs/semantics.md 3.1)", () => {
       url: "/Command/X",
       headers: { d3key: "wrong", "content-encoding": "gzip" },
       payload: "{}",
+    });
+    expect(response.statusCode).toBe(401);
+  });
+});
+
+describe("createServer: duplicate keys (docs/semantics.md 3.1)", () => {
+  it.each([
+    [
+      '{"Username":"lead","Username":"analyst","Site":"S","CommandParams":{}}',
+      "The body of the request repeats the key 'Username' in one object (at Username): each key may appear once.",
+    ],
+    [
+      '{"Username":"analyst","Site":"S","CommandParams":{"Search Conditions":{"Type":"Phishing","\\u0054ype":"Malware"}}}',
+      `The body of the request repeats the key 'Type' in one object (at CommandParams["Search Conditions"].Type): each key may appear once.`,
+    ],
+    [
+      '{"Username":"analyst","Site":"S","CommandParams":{"Trigger Data":[{"a":1},{"b":1,"b":2}]}}',
+      `The body of the request repeats the key 'b' in one object (at CommandParams["Trigger Data"][1].b): each key may appear once.`,
+    ],
+  ])(
+    "answers 400 naming the repeated key and its path, and never calls the handler: %s",
+    async (body, error) => {
+      const { app, calls } = fakeServer();
+      const response = await app.inject({
+        method: "POST",
+        url: "/Command/TriggerIncidentExternalAction",
+        headers: { d3key: "k1", "content-type": "application/json" },
+        payload: body,
+      });
+      expect([response.statusCode, response.json()]).toEqual([400, { Error: error }]);
+      expect(calls).toEqual([]);
+    },
+  );
+
+  it("still answers 401 first to a stranger", async () => {
+    const { app } = fakeServer();
+    const response = await app.inject({
+      method: "POST",
+      url: "/Command/X",
+      headers: { "content-type": "application/json" },
+      payload: '{"a":1,"a":2}',
     });
     expect(response.statusCode).toBe(401);
   });

@@ -39,6 +39,8 @@ import {
   loadSampleDataset,
   MESSAGES,
 } from "../commands/index.js";
+import { type DuplicateKey, findDuplicateKey } from "../commands/json-duplicate-keys.js";
+import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import type { FieldCatalog } from "../conditions/catalog.js";
 import { type ApiKey, type AuthFailure, createAuthenticator, type JwtOptions } from "./auth.js";
 
@@ -65,6 +67,11 @@ export const DEFAULT_MAX_TIME_MS = 2_000;
  * far below what would exhaust the stack.
  */
 export const DEFAULT_MAX_BODY_DEPTH = 256;
+
+/** The 417 body of a request whose `Expect` header is not `100-continue`. */
+const EXPECTATION_FAILED_BODY = JSON.stringify({
+  Error: "The Expect header is not supported: only '100-continue' is.",
+});
 
 /** The 408 body of a request that took too long to arrive (docs/semantics.md 3.1). */
 const REQUEST_TIMEOUT_BODY = JSON.stringify({ Error: "The request took too long to arrive." });
@@ -206,15 +213,33 @@ export class BodyTooDeepError extends Error {
 }
 
 /**
+ * The error of a request body in which one object holds the same key twice (docs/semantics.md 3.1,
+ * "Duplicate keys"): `JSON.parse` would keep the last silently, so the handler would act on a value other
+ * readers of the body may not see. The server answers it 400 with its message.
+ */
+export class BodyDuplicateKeyError extends Error {
+  override readonly name = "BodyDuplicateKeyError";
+  /** The repeated key, and the path of its second occurrence from the body's root. */
+  readonly duplicate: DuplicateKey;
+  /** @param duplicate - the repeated key and its path (from `findDuplicateKey`) */
+  constructor(duplicate: DuplicateKey) {
+    super(duplicateKeyMessage("The body of the request", duplicate));
+    this.duplicate = duplicate;
+  }
+}
+
+/**
  * Reads a request body as JSON: strict UTF-8, then `JSON.parse` (which never recurses into the stack, at
  * any depth), then one iterative walk: deeper than `maxDepth` levels of objects and arrays (the top-level
  * value is level 1) is an error, and a `__proto__` key anywhere, or a `constructor` object holding a
- * `prototype` key, makes the body invalid (prototype pollution guard).
+ * `prototype` key, makes the body invalid (prototype pollution guard); last, one linear scan of the text
+ * for a key repeated in one object, which is an error too.
  * @param raw - the body's bytes
  * @param maxDepth - deepest accepted nesting (default `DEFAULT_MAX_BODY_DEPTH`, 256)
  * @returns the parsed value, or `INVALID_JSON` (not UTF-8, not JSON, or poisoned)
  * @throws {BodyTooDeepError} when valid JSON is nested deeper than `maxDepth` (docs/semantics.md
  *   section 3)
+ * @throws {BodyDuplicateKeyError} when one object of valid JSON holds a key twice (docs/semantics.md 3.1)
  */
 export function readJsonBody(raw: Uint8Array, maxDepth: number = DEFAULT_MAX_BODY_DEPTH): unknown {
   let text: string;
@@ -259,7 +284,10 @@ export function readJsonBody(raw: Uint8Array, maxDepth: number = DEFAULT_MAX_BOD
       depths.push(depth + 1);
     }
   }
-  return poisoned ? INVALID_JSON : value;
+  if (poisoned) return INVALID_JSON;
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) throw new BodyDuplicateKeyError(duplicate);
+  return value;
 }
 
 /**
@@ -317,7 +345,8 @@ function loggerOption(logger: ServerOptions["logger"]): boolean | Record<string,
  * @returns the Fastify instance, not yet listening: call `await server.listen({ host, port })`, and
  *   `await server.close()` to stop
  * @throws {Error} when no credential is configured, a credential is malformed (see `createAuthenticator`),
- *   the base path is invalid, or `rateLimit`, `rateLimitWindowMs` or `bodyLimit` is not a positive integer
+ *   the base path is invalid, a number option is not a positive integer, or a time option
+ *   (`rateLimitWindowMs`, `requestTimeoutMs`, `keepAliveTimeoutMs`, `maxTimeMS`) exceeds 2,147,483,647 ms
  * @example
  * const server = createServer({ apiKeys: [{ username: "analyst", key: "s3cret" }] });
  * await server.listen({ host: "127.0.0.1", port: 8080 });
@@ -329,22 +358,28 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   });
   const basePath = normalizeBasePath(options.basePath ?? "");
   const rateLimit = positiveInteger("rateLimit", options.rateLimit ?? DEFAULT_RATE_LIMIT);
-  const rateLimitWindowMs = positiveInteger("rateLimitWindowMs", options.rateLimitWindowMs ?? 60_000);
+  const rateLimitWindowMs = positiveInteger(
+    "rateLimitWindowMs",
+    options.rateLimitWindowMs ?? 60_000,
+    MAX_TIMER_MS,
+  );
   const bodyLimit = positiveInteger("bodyLimit", options.bodyLimit ?? DEFAULT_BODY_LIMIT);
   const requestTimeoutMs = positiveInteger(
     "requestTimeoutMs",
     options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    MAX_TIMER_MS,
   );
   const keepAliveTimeoutMs = positiveInteger(
     "keepAliveTimeoutMs",
     options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    MAX_TIMER_MS,
   );
   const maxConnectionsPerAddress = positiveInteger(
     "maxConnectionsPerAddress",
     options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
   );
   const maxConnections = positiveInteger("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
-  const maxTimeMS = positiveInteger("maxTimeMS", options.maxTimeMS ?? DEFAULT_MAX_TIME_MS);
+  const maxTimeMS = positiveInteger("maxTimeMS", options.maxTimeMS ?? DEFAULT_MAX_TIME_MS, MAX_TIMER_MS);
   const maxBodyDepth = positiveInteger("maxBodyDepth", options.maxBodyDepth ?? DEFAULT_MAX_BODY_DEPTH);
   const catalog = options.catalog;
   // The default handler reports unexpected errors through `onError`; the request being handled is found
@@ -400,6 +435,9 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
       headersTimeout: requestTimeoutMs,
       keepAliveTimeout: keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(requestTimeoutMs / 4))),
+      // Node would answer a missing Host itself, 400 with an empty body; the onRequest hook answers it with
+      // an `Error` body instead (every error is JSON, docs/server.md "Malformed HTTP").
+      requireHostHeader: false,
     },
     frameworkErrors: (error, request, reply) => {
       // A command path whose name cannot even be decoded still authenticates first (docs/semantics.md 3.1).
@@ -468,10 +506,28 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
     });
   });
 
+  // An `Expect` other than `100-continue`: Node would answer 417 with an empty body; answer it with an
+  // `Error` body and close, since the client may send its body anyway (docs/server.md "Malformed HTTP").
+  app.server.on("checkExpectation", (_request: IncomingMessage, response: ServerResponse) => {
+    response.writeHead(417, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(EXPECTATION_FAILED_BODY),
+      connection: "close",
+    });
+    response.end(EXPECTATION_FAILED_BODY);
+  });
+
   // Idle keep-alive (docs/semantics.md 3.1): Node arms the idle timer of a kept-alive socket at keepAliveTimeout
   // plus a one-second grace of its own once an answer is finished; re-arm it at exactly keepAliveTimeoutMs
   // (Node disarms it when the next request begins, as before).
+  // An answer the client does not read (docs/server.md "Slow and greedy clients"): once the whole answer
+  // is handed to the socket, the socket must make progress (write or read a byte) every requestTimeoutMs,
+  // or it is destroyed with whatever is still buffered for it. A steady reader, however slow, is kept.
   app.server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    response.once("prefinish", () => {
+      const socket = request.socket;
+      if (!socket.destroyed && !response.writableFinished) socket.setTimeout(requestTimeoutMs);
+    });
     response.once("finish", () => {
       const socket = request.socket;
       if (!socket.destroyed && (socket.timeout ?? 0) > 0) socket.setTimeout(keepAliveTimeoutMs);
@@ -499,6 +555,12 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     reply.header("cache-control", "no-store");
+    // RFC 9112 3.2: an HTTP/1.1 request without Host is 400 (Node's own check is off, see `http` above).
+    if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
+      reply.header("connection", "close");
+      return sendError(reply, 400, "The request is not valid HTTP: an HTTP/1.1 request needs a Host header.");
+    }
+    return undefined;
   });
 
   app.addHook("onResponse", async (request, reply) => {
@@ -518,7 +580,9 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof BodyTooDeepError) return sendError(reply, 400, error.message);
+    if (error instanceof BodyTooDeepError || error instanceof BodyDuplicateKeyError) {
+      return sendError(reply, 400, error.message);
+    }
     const status = error.statusCode ?? 500;
     if (status === 413 || error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
       return sendError(reply, 413, `The body of the request exceeds the limit of ${bodyLimit} bytes.`);
@@ -539,6 +603,11 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
             Error: `Method ${request.method} is not allowed: commands are called with POST.`,
           }),
         );
+    }
+    // RFC 9110 15.5.6: a path that exists, asked with a method it does not answer, is 405 with `Allow`.
+    if (/^\/healthz$/i.test(pathOf(request.url))) {
+      reply.header("allow", "GET, HEAD");
+      return sendError(reply, 405, `Method ${request.method} is not allowed: /healthz answers GET.`);
     }
     return sendError(reply, 404, `Not found. Commands are served at POST ${basePath}/Command/{Name}.`);
   });
@@ -632,9 +701,14 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   return app;
 }
 
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new Error(`${name} must be a positive integer; found ${String(value)}.`);
+function positiveInteger(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!Number.isSafeInteger(value) || value <= 0 || value > max) {
+    const bound = max === Number.MAX_SAFE_INTEGER ? "" : ` of at most ${max} (${MAX_TIMER_NOTE})`;
+    throw new Error(`${name} must be a positive integer${bound}; found ${String(value)}.`);
   }
   return value;
 }
+
+/** The longest delay Node's timers hold, in milliseconds: a longer one is cut to it, with a warning. */
+const MAX_TIMER_MS = 2_147_483_647;
+const MAX_TIMER_NOTE = "the longest timer Node holds, about 24.8 days";

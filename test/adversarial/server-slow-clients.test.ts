@@ -180,6 +180,73 @@ describe("idle keep-alive connections are closed (DECISIONS.md 3.1)", () => {
   });
 });
 
+describe("answers the client does not read are dropped", () => {
+  it("closes a connection whose client stops reading its answer, and frees what was buffered for it", async () => {
+    // 32 MB answers: far more than the socket buffers hold, so the server must keep the rest itself.
+    const big = "a".repeat(32 * 1024 * 1024);
+    let answered = 0;
+    const port = await start({
+      requestTimeoutMs: TIMEOUT_MS,
+      handler: async () => {
+        answered++;
+        return { status: 200, body: { big } };
+      },
+    });
+    const raw = connect(port);
+    await raw.connected;
+    raw.socket.pause();
+    const request =
+      "POST /Command/X HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+      `d3key: ${KEYS.analyst}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
+    raw.socket.write(request + request);
+    // The paused client cannot see the close; the server's count of open connections can.
+    const server = servers.at(-1)!;
+    const open = () => new Promise<number>((resolve) => server.server.getConnections((_e, n) => resolve(n)));
+    const started = performance.now();
+    await within(
+      (async () => {
+        while ((await open()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      })(),
+      3 * TIMEOUT_MS + LATE_MS,
+      "a client that never reads",
+    );
+    expect(performance.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
+    expect(answered).toBeGreaterThanOrEqual(1);
+    // What reached the client is a cut answer: the rest was dropped with the connection.
+    raw.socket.resume();
+    const { data } = await within(raw.closed, 2_000, "the client sees the close");
+    expect(data.length).toBeLessThan(big.length);
+  });
+
+  it("keeps a connection whose client reads its answer slowly but steadily", async () => {
+    const big = "a".repeat(8 * 1024 * 1024);
+    // A timeout five times the pause between bursts, so that a loaded machine does not cut a steady reader.
+    const port = await start({
+      requestTimeoutMs: 500,
+      handler: async () => ({ status: 200, body: { big } }),
+    });
+    const raw = connect(port);
+    await raw.connected;
+    raw.socket.pause();
+    raw.socket.write(
+      "POST /Command/X HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+        `d3key: ${KEYS.analyst}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+    );
+    // Read in bursts every 100 ms: the server can always write within the timeout.
+    const reader = setInterval(() => {
+      raw.socket.resume();
+      setTimeout(() => raw.socket.pause(), 5);
+    }, 100);
+    try {
+      const { data } = await within(raw.closed, 30_000, "a slow reader");
+      expect(data.length).toBeGreaterThan(big.length);
+      expect(data.endsWith('"}')).toBe(true);
+    } finally {
+      clearInterval(reader);
+    }
+  });
+});
+
 describe("connection caps (DECISIONS.md 3.1)", () => {
   it("closes a connection beyond the per-address cap at once; /healthz from another address stays fast", async () => {
     const port = await start({ requestTimeoutMs: 5_000 });

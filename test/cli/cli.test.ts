@@ -103,6 +103,31 @@ describe("incident-query check", () => {
   });
 });
 
+describe("a key repeated in one object (docs/semantics.md 3.1, Duplicate keys)", () => {
+  it("is invalid Search Conditions (exit 2) naming the key and its path, inline or @file", async () => {
+    const text = '{"Severity": "High", "$or": [{"Title": "a", "Title": "b"}]}';
+    for (const argument of [text, `@${file("duplicate.json", text)}`]) {
+      const { code, out, err } = await run("check", argument);
+      expect([code, out]).toEqual([EXIT.invalid, ""]);
+      expect(err).toBe(
+        "incident-query: The Search Conditions repeat the key 'Title' in one object (at $or[0].Title): each key may appear once.\n",
+      );
+    }
+    const match = await run("match", "--incidents", arrayFile, '{"Severity": "Low", "Severity": "High"}');
+    expect([match.code, match.out]).toEqual([EXIT.invalid, ""]);
+  });
+
+  it("is a data error (65) in a dataset given to timeline --data", async () => {
+    const path = file(
+      "duplicate-dataset.json",
+      '{"sites": [{"name": "S"}], "incidents": [{"IncidentId": 1, "Number": "1", "Site": "S", "Site": "T"}]}',
+    );
+    const { code, err } = await run("timeline", "--data", path, "--incident", "1");
+    expect(code).toBe(EXIT.dataError);
+    expect(err).toContain("repeats the key 'Site' in one object (at incidents[0].Site)");
+  });
+});
+
 describe("incident-query match", () => {
   for (const [format, path] of [
     ["JSON array", arrayFile],
@@ -236,6 +261,25 @@ describe("incident-query as an operator's tool (issue 13)", () => {
     const none = await run("match", "--incidents", arrayFile, "--count", '{"Severity": "Critical"}');
     expect([none.code, none.out]).toEqual([EXIT.noMatch, "0\n"]);
     expect((await run("match", "--incidents", arrayFile, "--count", "--all", "{}")).code).toBe(EXIT.usage);
+  });
+
+  it("refuses --limit 0 as a usage error, which would otherwise end before the input is opened", async () => {
+    // A limit of 0 would print nothing and never open the input, so a missing file would exit 0.
+    for (const input of [arrayFile, join(dir, "no-such-file.json")]) {
+      const { code, out, err } = await run(
+        "match",
+        "--incidents",
+        input,
+        "--limit",
+        "0",
+        '{"Severity": "High"}',
+      );
+      expect([code, out]).toEqual([EXIT.usage, ""]);
+      expect(err).toContain("--limit");
+    }
+    expect(
+      (await run("match", "--incidents", join(dir, "no-such-file.json"), "--limit", "1", "{}")).code,
+    ).toBe(EXIT.noInput);
   });
 
   it("ends with 0 when standard output is closed by its reader", async () => {

@@ -107,6 +107,39 @@ describe("readRecords", () => {
     ]);
   });
 
+  it.each([
+    ["{bad", [[false, 1, 1]]],
+    ['{"a": 1}\r{"a": 2}', [[false, 1, 1]]],
+    [
+      '{bad\n{"a": 1}',
+      [
+        [false, 1, 1],
+        [true, 2, 2],
+      ],
+    ],
+    [
+      '{"a": \n{bad',
+      [
+        [false, 1, 1],
+        [false, 2, 2],
+      ],
+    ],
+    [
+      '{"a": 1}\n{bad',
+      [
+        [true, 1, 1],
+        [false, 2, 2],
+      ],
+    ],
+  ])("reports a last line without a newline once, as it reports it with one: %j", async (text, expected) => {
+    for (const input of [text, `${text}\n`]) {
+      for (const chunks of [[input], [...input]]) {
+        const items = await read(chunks);
+        expect(items.map((i) => [i.ok, i.line, i.record])).toEqual(expected);
+      }
+    }
+  });
+
   it("refuses a line or element longer than maxLineLength, as an invalid record, and goes on", async () => {
     const long = `{"x": "${"y".repeat(100)}"}`;
     const ndjson = await read([`{"a": 1}\n${long.slice(0, 50)}`, `${long.slice(50)}\n{"a": 2}\n`], 64);

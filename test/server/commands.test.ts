@@ -347,6 +347,16 @@ describe("transport (DECISIONS.md 3.1)", () => {
     expect(answer.json).toEqual({ status: "ok" });
   });
 
+  it.each(["POST", "PUT", "DELETE", "PATCH"])(
+    "answers %s /healthz 405 with Allow: GET, HEAD (the path exists)",
+    async (method) => {
+      const answer = await send(`${running.url}/HealthZ`, { method });
+      expect(answer.status).toBe(405);
+      expect(answer.headers.get("allow")).toBe("GET, HEAD");
+      expect(answer.json).toEqual({ Error: `Method ${method} is not allowed: /healthz answers GET.` });
+    },
+  );
+
   const badBodies: [string, string | undefined, string | Uint8Array<ArrayBuffer> | undefined][] = [
     ["invalid JSON", "application/json", '{"Username": '],
     ["an array", "application/json", "[1, 2]"],
@@ -431,6 +441,13 @@ describe("transport (DECISIONS.md 3.1)", () => {
       "headers over the size limit",
       `POST /Command/X HTTP/1.1\r\nHost: a\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`,
       "431",
+    ],
+    // Node answers these two itself, before Fastify, with an empty body unless told otherwise.
+    ["an HTTP/1.1 request without Host", "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n", "400"],
+    [
+      "an Expect the server cannot meet",
+      `POST /Command/X HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      "417",
     ],
   ])("answers %s with an Error body, not Fastify's shape", async (_name, bytes, status) => {
     const text = await raw(bytes);

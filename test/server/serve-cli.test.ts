@@ -382,11 +382,25 @@ describe("serve: errors", () => {
     [["--data", join(dir, "missing.json")], EXIT.noInput, /Cannot read the dataset/],
     [["--data", badDatasetFile], EXIT.dataError, /not a valid dataset:\n.*users/s],
     [["--data", datasetFile, "--api-key", "nobody=k"], EXIT.usage, /no user 'nobody'/],
+    [
+      ["--data", datasetFile, "--api-key", "analyst=k", "--api-key", "lead=k"],
+      EXIT.usage,
+      /the same key is given to users 'analyst' and 'lead'/,
+    ],
+    [
+      ["--data", datasetFile, "--catalog", join(dir, "duplicate-catalog.json")],
+      EXIT.dataError,
+      /repeats the key 'labels'/,
+    ],
     [["--data", datasetFile, "--jwt-public-key", join(dir, "missing.pem")], EXIT.noInput, /JWT public key/],
     [["--data", datasetFile, "--jwt-public-key", datasetFile], EXIT.dataError, /./],
     [["--data", join(dir, "empty.json")], EXIT.dataError, /no users/],
   ])("%j ends with a CliError", async (args, exitCode, message) => {
     writeFileSync(join(dir, "empty.json"), "{}");
+    writeFileSync(
+      join(dir, "duplicate-catalog.json"),
+      '{"labels": {}, "labels": {"Severity": ["Unassigned"]}}',
+    );
     const error = await serveError(args);
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).exitCode).toBe(exitCode);

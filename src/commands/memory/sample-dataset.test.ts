@@ -38,7 +38,9 @@ describe("loadSampleDataset", () => {
   });
 
   it("ships its incidents as examples/incidents.json for the CLI's match command", () => {
-    const file = JSON.parse(readFileSync(new URL("../../../examples/incidents.json", import.meta.url), "utf8"));
+    const file = JSON.parse(
+      readFileSync(new URL("../../../examples/incidents.json", import.meta.url), "utf8"),
+    );
     expect(file).toEqual(generateSampleDataset().incidents);
   });
 
