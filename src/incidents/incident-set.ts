@@ -46,6 +46,9 @@ import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budge
 import { validateIncidentSetOptions } from "./set-options.js";
 import { DEFAULT_TEXT_INDEX_BYTES, TextColumn } from "./text-index.js";
 
+/** Sets built with at least this many incidents build their text indexes in the constructor. */
+const EAGER_TEXT_INDEX_ROWS = 50_000;
+
 /** The fields with a hash index by default: the selective equality fields. */
 export const DEFAULT_HASH_FIELDS: readonly string[] = ["Number", "ExternalKey", "IncidentId"];
 
@@ -222,6 +225,9 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     list.forEach((incident, index) => {
       this.insert(incident, index);
     });
+    // A large set builds the text index of each text column with the set, so that no query pays for it
+    // (a small set's index takes milliseconds: built by the field's first pattern).
+    if (list.length >= EAGER_TEXT_INDEX_ROWS) for (const column of this.texts.values()) column.textIndex();
   }
 
   /** Number of incidents in the set. */

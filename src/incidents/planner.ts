@@ -27,7 +27,7 @@
 
 import { assertNever, type Condition, type FieldNode, type Operand } from "../conditions/ast.js";
 import { leafSemantics } from "../conditions/compile.js";
-import { compileRegex } from "../conditions/regex/matcher.js";
+import { analyzeLiteral, compileRegex, type RegexLiteral } from "../conditions/regex/matcher.js";
 import {
   and,
   andNot,
@@ -61,6 +61,7 @@ import { type CreationOrder, type MsInterval, ORDER_FIELD } from "./order.js";
 import { type BudgetTimer, startBudget } from "./search-budget.js";
 import {
   type AcceptTable,
+  checkLiteral,
   type GramQuery,
   gramCount,
   regexGramQuery,
@@ -105,6 +106,16 @@ export function anyOf(children: readonly PlanNode[], i: number): Tri {
     if (answer === UNKNOWN) result = UNKNOWN;
   }
   return result;
+}
+
+/** A `$regex` field node. */
+type RegexNode = Extract<FieldNode, { kind: "regex" }>;
+
+/** The ids `0 … count-1`, ascending. */
+function idsBelow(count: number): Int32Array {
+  const ids = new Int32Array(count);
+  for (let id = 0; id < count; id++) ids[id] = id;
+  return ids;
 }
 
 /** What the planner sees of an incident set. */
@@ -283,14 +294,16 @@ export class DictionaryLeaf implements PlanNode {
 
 /**
  * A `$regex` on a text column (text-index.ts): the trigram index narrows the distinct values to the
- * candidates that hold every trigram the pattern requires; the pattern runs once per candidate value (the
- * same leaf semantics `compile` uses), and rows take their value's answer. Rows holding an array or an
- * object are unknown (the row predicate decides). A pattern without a required trigram is answered this
+ * candidates that hold every trigram the pattern requires; a literal pattern (`analyzeLiteral`) is then
+ * checked on the index's corpus with native string search (`checkLiteral`), any other pattern runs once per
+ * candidate value (the same leaf semantics `compile` uses), and rows take their value's answer. Values added
+ * after the index was built are tested one by one. Rows holding an array or an object are unknown (the row
+ * predicate decides). A pattern without a required trigram is answered this
  * way only when the column has at most a quarter as many distinct values as rows (one test per value is
  * then cheaper than one per row); otherwise `create` declines and the row predicate runs.
  */
 export class TextLeaf implements PlanNode {
-  readonly condition: FieldNode;
+  readonly condition: RegexNode;
   readonly column: TextColumn;
   readonly estimate: number;
   readonly size: number;
@@ -300,6 +313,8 @@ export class TextLeaf implements PlanNode {
   private readonly nullAnswer: Tri;
   private readonly timer: BudgetTimer;
   private readonly key: string;
+  /** The pattern as a literal, when it is one (checked on the corpus). */
+  private readonly literal: RegexLiteral | undefined;
   /** Per value id: 0 not yet tested, 1 false, 2 true (row-at-a-time answers). */
   private memo: Uint8Array | undefined;
   /** Per value id: 0 false, 1 true, for every value, and the true ids (`table()`). */
@@ -307,7 +322,7 @@ export class TextLeaf implements PlanNode {
   private candidateCount = -1;
 
   private constructor(
-    node: FieldNode,
+    node: RegexNode,
     column: TextColumn,
     size: number,
     query: GramQuery,
@@ -322,11 +337,15 @@ export class TextLeaf implements PlanNode {
     this.one = leaf.one;
     this.missingAnswer = leaf.missing ? TRUE : FALSE;
     this.nullAnswer = leaf.one(null) ? TRUE : FALSE;
-    this.key = node.kind === "regex" ? `${node.fieldKind}/${node.flags}/${node.source}` : "";
+    this.key = `${node.fieldKind}/${node.flags}/${node.source}`;
+    this.literal = analyzeLiteral(node.source, node.flags);
     this.accept = column.cachedAccept(this.key);
-    const grams = column.grams();
+    const index = query.op === "all" ? undefined : column.textIndex();
     const values = column.values.length;
-    const narrowed = grams === undefined ? values : grams.estimate(query) + column.scalarIds.length;
+    const narrowed =
+      index === undefined
+        ? values
+        : index.grams.estimate(query) + column.scalarIds.length + (values - index.count);
     const rowsPerValue =
       values === 0 ? 0 : (size - column.missingCount - column.nullCount - column.complexRows.length) / values;
     const special =
@@ -341,44 +360,60 @@ export class TextLeaf implements PlanNode {
    * required trigram, or no trigram index within the budget) and has more than a quarter as many distinct
    * values as rows.
    */
-  static create(node: FieldNode, column: TextColumn, size: number, timer: BudgetTimer): TextLeaf | undefined {
-    if (node.kind !== "regex") return undefined;
+  static create(node: RegexNode, column: TextColumn, size: number, timer: BudgetTimer): TextLeaf | undefined {
     const query = regexGramQuery(node.source, node.flags);
     const perValue = column.values.length * 4 <= size;
     if (query.op === "all" && !perValue) return undefined;
-    if (query.op !== "all" && column.grams() === undefined && !perValue) return undefined;
+    if (query.op !== "all" && column.textIndex() === undefined && !perValue) return undefined;
     return new TextLeaf(node, column, size, query, timer);
   }
 
-  /** The answer for every value id (0 false, 1 true): candidates from the trigram index, each tested once. */
+  /**
+   * The answer for every value id (0 false, 1 true): the candidates of the trigram index, checked on the
+   * corpus when the pattern is a literal, else each tested once; then the non-string values and the values
+   * added since the index was built. Without an index (or for a pattern without trigrams), every value once.
+   * Kept on the column per pattern until the next add.
+   */
   table(): AcceptTable {
     if (this.accept !== undefined) return this.accept;
     const { column, timer, one } = this;
     const values = column.values;
     const table = new Uint8Array(values.length);
-    const grams = this.query.op === "all" ? undefined : column.grams();
-    const candidates = grams?.candidates(this.query);
+    const index = this.query.op === "all" ? undefined : column.textIndex();
     const memo = this.memo;
     const accepted: number[] = [];
+    const accept = (id: number) => {
+      table[id] = 1;
+      accepted.push(id);
+    };
     const test = (id: number) => {
       timer.tick();
       const known = memo === undefined ? 0 : memo[id]!;
-      if (known === 0 ? one(values[id]) : known === 2) {
-        table[id] = 1;
-        accepted.push(id);
-      }
+      if (known === 0 ? one(values[id]) : known === 2) accept(id);
     };
-    if (candidates === undefined) {
+    let sorted = true;
+    if (index === undefined) {
       for (let id = 0; id < values.length; id++) test(id);
       this.candidateCount = values.length;
     } else {
-      // Candidates are ascending; the few non-string values are tested after them (then sorted).
-      for (let k = 0; k < candidates.length; k++) test(candidates[k]!);
-      for (const id of column.scalarIds) test(id);
-      this.candidateCount = candidates.length + column.scalarIds.length;
+      const candidates = index.grams.candidates(this.query) ?? idsBelow(index.count);
+      const literal = this.literal;
+      if (literal === undefined || !checkLiteral(index, literal, candidates, timer, accept, test)) {
+        for (let k = 0; k < candidates.length; k++) test(candidates[k]!);
+      }
+      // The non-string values below the index's count (never candidates), then the values added since.
+      let scalars = 0;
+      for (const id of column.scalarIds) {
+        if (id >= index.count) break;
+        test(id);
+        scalars++;
+      }
+      sorted = scalars === 0;
+      for (let id = index.count; id < values.length; id++) test(id);
+      this.candidateCount = candidates.length + scalars + (values.length - index.count);
     }
     const ids = Int32Array.from(accepted);
-    if (column.scalarIds.length > 0) ids.sort();
+    if (!sorted) ids.sort();
     this.accept = { table, accepted: ids };
     column.keepAccept(this.key, this.accept);
     return this.accept;

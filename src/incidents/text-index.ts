@@ -23,8 +23,10 @@
  */
 
 import { RE2JS } from "re2js";
+import type { RegexLiteral } from "../conditions/regex/matcher.js";
 import { parseRegexTree, REGEX_OP, type RegexTreeNode } from "../conditions/regex/program.js";
 import { CODE_COMPLEX, CODE_MISSING, CODE_NULL, type DictionaryColumn } from "./columns.js";
+import type { BudgetTimer } from "./search-budget.js";
 
 /** Value id of a row whose field is missing. */
 export const TEXT_MISSING = -1;
@@ -411,6 +413,239 @@ function intersect(a: Int32Array, b: Int32Array): Int32Array {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Text index: the corpus of distinct values and its trigram lists
+
+/** Separates the values in a corpus (a literal match must lie within one value: checked by offsets). */
+const SEPARATOR = "\u0000";
+/** Values added after an index was built that are tested one by one before it is built again (at least). */
+const REBUILD_MIN = 4096;
+/** The longest corpus kept (characters): well below the engine's string length limit. */
+const MAX_CORPUS = 1 << 28;
+
+/**
+ * The text index of a text column, over the values with ids `0 … count-1`:
+ * - `corpus`: the values joined in one string (non-string values as empty text), value `id` spanning
+ *   `[starts[id], starts[id + 1] - 1)`; a literal pattern is checked on it with the engine's native string
+ *   search (`checkLiteral`), a few contiguous reads instead of one object per value;
+ * - `nonAscii`: per id, 1 when the value has a character outside ASCII (a case-insensitive literal is then
+ *   left to the pattern itself: only ASCII folding is exact here);
+ * - `grams`: the trigram lists (`GramIndex`).
+ * The ASCII-lowercased corpus, for case-insensitive literals, is built on the first one (`lowered()`).
+ */
+export class TextIndex {
+  private loweredCache: string | null | undefined;
+
+  constructor(
+    readonly corpus: string,
+    readonly starts: Int32Array,
+    readonly nonAscii: Uint8Array,
+    readonly grams: GramIndex,
+    /** The number of value ids covered. */
+    readonly count: number,
+    /** Bytes per corpus character: 1 when every character is Latin-1, else 2 (the engine's two string forms). */
+    private readonly charBytes: 1 | 2,
+    /** Whether any value has a non-ASCII character. */
+    private readonly anyNonAscii: boolean,
+    private readonly budget: { remaining: number },
+  ) {}
+
+  /** Bytes held: the corpus (and its lowered copy when built), the offsets, the flags, the trigram lists. */
+  bytes(): number {
+    return (
+      this.corpus.length * this.charBytes * (this.loweredCache ? 2 : 1) +
+      this.starts.byteLength +
+      this.nonAscii.byteLength +
+      this.grams.bytes()
+    );
+  }
+
+  /**
+   * The corpus with ASCII letters lowercased (other characters kept; same offsets), built on first use within
+   * the set's budget; undefined when it would not fit.
+   */
+  lowered(): string | undefined {
+    if (this.loweredCache !== undefined) return this.loweredCache ?? undefined;
+    const size = this.corpus.length * this.charBytes;
+    if (size > this.budget.remaining) {
+      this.loweredCache = null;
+      return undefined;
+    }
+    // `toLowerCase` keeps the length of ASCII text; values with other characters keep their text (their
+    // case-insensitive answers come from the pattern itself, see `checkLiteral`).
+    let lowered: string;
+    if (!this.anyNonAscii) lowered = this.corpus.toLowerCase();
+    else {
+      const parts: string[] = new Array(this.count);
+      for (let id = 0; id < this.count; id++) {
+        const text = this.corpus.slice(this.starts[id], this.starts[id + 1]! - 1);
+        parts[id] = this.nonAscii[id] === 0 ? text.toLowerCase() : text;
+      }
+      lowered = parts.join(SEPARATOR);
+    }
+    this.loweredCache = lowered;
+    this.budget.remaining -= size;
+    return lowered;
+  }
+}
+
+/**
+ * Builds the text index of `values` (see `TextIndex`), or returns null when it would take more than
+ * `budget` bytes (then nothing is kept). Two passes over the corpus: count each trigram's values, then
+ * fill the lists.
+ */
+function buildTextIndex(values: readonly unknown[], budget: { remaining: number }): TextIndex | null {
+  const count = values.length;
+  let chars = 0;
+  for (let id = 0; id < count; id++) {
+    const value = values[id];
+    chars += (typeof value === "string" ? value.length : 0) + 1;
+  }
+  // The corpus and offsets alone must fit (at one byte per character, checked again below).
+  if (chars > MAX_CORPUS || chars + 4 * (count + 1) + (GRAM_KEYS + 1) * 4 > budget.remaining) return null;
+  const parts: string[] = new Array(count);
+  const starts = new Int32Array(count + 1);
+  let at = 0;
+  for (let id = 0; id < count; id++) {
+    const value = values[id];
+    const text = typeof value === "string" ? value : "";
+    parts[id] = text;
+    starts[id] = at;
+    at += text.length + 1;
+  }
+  starts[count] = at;
+  const corpus = parts.join(SEPARATOR);
+  const nonAscii = new Uint8Array(count);
+  const counts = new Int32Array(GRAM_KEYS + 1);
+  const last = new Int32Array(GRAM_KEYS).fill(-1);
+  const fold = getFoldTable();
+  let entries = 0;
+  let wide = 0;
+  let anyNonAscii = false;
+  // Pass 1: how many values hold each trigram (each value counted once per trigram); which are not ASCII.
+  for (let id = 0; id < count; id++) {
+    const from = starts[id]!;
+    const to = starts[id + 1]! - 1;
+    let high = 0;
+    for (let k = from; k < to; k++) high |= corpus.charCodeAt(k);
+    if (high > 0x7f) {
+      nonAscii[id] = 1;
+      anyNonAscii = true;
+      wide |= high;
+    }
+    if (to - from < 3) continue;
+    let a = fold[corpus.charCodeAt(from)]!;
+    let b = fold[corpus.charCodeAt(from + 1)]!;
+    for (let k = from + 2; k < to; k++) {
+      const c = fold[corpus.charCodeAt(k)]!;
+      if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
+        const key = (a << 12) | (b << 6) | c;
+        if (last[key] !== id) {
+          last[key] = id;
+          counts[key + 1]!++;
+          entries++;
+        }
+      }
+      a = b;
+      b = c;
+    }
+  }
+  const charBytes: 1 | 2 = wide > 0xff ? 2 : 1;
+  const bytes =
+    corpus.length * charBytes + starts.byteLength + nonAscii.byteLength + (GRAM_KEYS + 1) * 4 + entries * 4;
+  if (bytes > budget.remaining) return null;
+  for (let key = 0; key < GRAM_KEYS; key++) counts[key + 1]! += counts[key]!;
+  const offsets = counts;
+  const cursor = offsets.slice(0, GRAM_KEYS);
+  const ids = new Int32Array(entries);
+  last.fill(-1);
+  // Pass 2: the value ids, ascending within each trigram.
+  for (let id = 0; id < count; id++) {
+    const from = starts[id]!;
+    const to = starts[id + 1]! - 1;
+    if (to - from < 3) continue;
+    let a = fold[corpus.charCodeAt(from)]!;
+    let b = fold[corpus.charCodeAt(from + 1)]!;
+    for (let k = from + 2; k < to; k++) {
+      const c = fold[corpus.charCodeAt(k)]!;
+      if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
+        const key = (a << 12) | (b << 6) | c;
+        if (last[key] !== id) {
+          last[key] = id;
+          ids[cursor[key]!++] = id;
+        }
+      }
+      a = b;
+      b = c;
+    }
+  }
+  return new TextIndex(
+    corpus,
+    starts,
+    nonAscii,
+    new GramIndex(offsets, ids, count),
+    count,
+    charBytes,
+    anyNonAscii,
+    budget,
+  );
+}
+
+/**
+ * Answers a literal pattern (`analyzeLiteral`: plain text, `^text`, `text$`, `^text$`, with or without `i`)
+ * for the candidate value ids of a text index, calling `accept(id)` for each id it matches and `undecided(id)`
+ * for each id it cannot decide here (a case-insensitive literal on a value with non-ASCII characters: RE2's
+ * Unicode folding, e.g. the Kelvin sign as `k`, is left to the pattern). Exact otherwise: a match must lie
+ * within the value's span of the corpus (docs/semantics.md 1.4: a search, `^`/`$` at the value's ends).
+ * @param candidates - ids below `index.count`, ascending
+ * @param timer - the query's budget timer, ticked once per candidate checked here
+ * @throws {SearchTimeoutError} from `timer`
+ * @returns false when the lowered corpus a case-insensitive literal needs does not fit the budget (nothing
+ *   was called: test the candidates with the pattern instead); true otherwise
+ */
+export function checkLiteral(
+  index: TextIndex,
+  literal: RegexLiteral,
+  candidates: ArrayLike<number>,
+  timer: BudgetTimer,
+  accept: (id: number) => void,
+  undecided: (id: number) => void,
+): boolean {
+  const corpus = literal.ignoreCase ? index.lowered() : index.corpus;
+  if (corpus === undefined) return false;
+  const text = literal.ignoreCase ? literal.text.toLowerCase() : literal.text;
+  const n = text.length;
+  const { starts, nonAscii } = index;
+  const skip = literal.ignoreCase ? nonAscii : undefined;
+  // Unanchored: the first occurrence at or after a value's start, reused while it lies ahead of the next
+  // candidates (ids ascend, so do their starts): about one native search per matching value.
+  let found = -1;
+  let exhausted = false;
+  for (let k = 0; k < candidates.length; k++) {
+    const id = candidates[k]!;
+    if (skip !== undefined && skip[id] === 1) {
+      undecided(id);
+      continue;
+    }
+    timer.tick();
+    const start = starts[id]!;
+    const end = starts[id + 1]! - 1;
+    let match: boolean;
+    if (literal.anchorStart && literal.anchorEnd) match = end - start === n && corpus.startsWith(text, start);
+    else if (literal.anchorStart) match = end - start >= n && corpus.startsWith(text, start);
+    else if (literal.anchorEnd) match = end - start >= n && corpus.startsWith(text, end - n);
+    else {
+      if (!exhausted && found < start) {
+        found = corpus.indexOf(text, start);
+        exhausted = found < 0;
+      }
+      match = !exhausted && found + n <= end;
+    }
+    if (match) accept(id);
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Text column
 
 /** A pattern's answers over a text column's values: per value id (0 false, 1 true), and the true ids ascending. */
@@ -443,7 +678,10 @@ export class TextColumn {
   rows = 0;
   private readonly index = new Map<unknown, number>();
   private readonly budget: { remaining: number };
-  private gramCache: GramIndex | null | undefined;
+  /** The text index: undefined before first use, null when it did not fit the budget. */
+  private indexCache: TextIndex | null | undefined;
+  /** The number of values when the index last failed to fit (it is not retried before a value is added). */
+  private failedAt = -1;
   private postingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
   /** Per pattern key: the answer per value id (0 false, 1 true), kept until the next add. */
   private readonly acceptCache = new Map<string, AcceptTable>();
@@ -516,80 +754,41 @@ export class TextColumn {
     }
     this.ids[row] = id;
     this.rows = Math.max(this.rows, row + 1);
-    if (this.gramCache) this.budget.remaining += this.gramCache.bytes();
-    this.gramCache = undefined;
     this.postingCache = undefined;
     this.acceptCache.clear();
   }
 
   /**
-   * The trigram index over the distinct string values, built on first use (two passes over the values);
-   * undefined when it would not fit in the remaining budget (then nothing is kept).
+   * The text index over the distinct values (see `TextIndex`), built on first use and kept across adds: the
+   * values added since it was built (ids from its `count` on) are tested one by one until they outnumber
+   * `max(REBUILD_MIN, count / 8)`, when it is built again. Undefined when it would not fit in the remaining
+   * budget (then nothing is kept, and the budget is not retried until a value is added).
    */
-  grams(): GramIndex | undefined {
-    if (this.gramCache !== undefined) return this.gramCache ?? undefined;
-    const values = this.values;
-    const counts = new Int32Array(GRAM_KEYS + 1);
-    const last = new Int32Array(GRAM_KEYS).fill(-1);
-    const fold = getFoldTable();
-    let entries = 0;
-    // Pass 1: how many values hold each trigram (each value counted once per trigram).
-    for (let id = 0; id < values.length; id++) {
-      const value = values[id];
-      if (typeof value !== "string" || value.length < 3) continue;
-      let a = fold[value.charCodeAt(0)]!;
-      let b = fold[value.charCodeAt(1)]!;
-      for (let k = 2; k < value.length; k++) {
-        const c = fold[value.charCodeAt(k)]!;
-        if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
-          const key = (a << 12) | (b << 6) | c;
-          if (last[key] !== id) {
-            last[key] = id;
-            counts[key + 1]!++;
-            entries++;
-          }
-        }
-        a = b;
-        b = c;
-      }
+  textIndex(): TextIndex | undefined {
+    const current = this.indexCache;
+    const values = this.values.length;
+    if (current === null && this.failedAt === values) return undefined;
+    if (current !== undefined && current !== null) {
+      if (values - current.count <= Math.max(REBUILD_MIN, current.count >>> 3)) return current;
+      this.budget.remaining += current.bytes();
     }
-    const bytes = (GRAM_KEYS + 1) * 4 + entries * 4;
-    if (bytes > this.budget.remaining) {
-      this.gramCache = null;
+    this.indexCache = buildTextIndex(this.values, this.budget);
+    if (this.indexCache === null) {
+      this.failedAt = values;
       return undefined;
     }
-    for (let key = 0; key < GRAM_KEYS; key++) counts[key + 1]! += counts[key]!;
-    const offsets = counts;
-    const cursor = offsets.slice(0, GRAM_KEYS);
-    const ids = new Int32Array(entries);
-    last.fill(-1);
-    // Pass 2: the value ids, ascending within each trigram.
-    for (let id = 0; id < values.length; id++) {
-      const value = values[id];
-      if (typeof value !== "string" || value.length < 3) continue;
-      let a = fold[value.charCodeAt(0)]!;
-      let b = fold[value.charCodeAt(1)]!;
-      for (let k = 2; k < value.length; k++) {
-        const c = fold[value.charCodeAt(k)]!;
-        if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
-          const key = (a << 12) | (b << 6) | c;
-          if (last[key] !== id) {
-            last[key] = id;
-            ids[cursor[key]!++] = id;
-          }
-        }
-        a = b;
-        b = c;
-      }
-    }
-    this.gramCache = new GramIndex(offsets, ids, values.length);
-    this.budget.remaining -= bytes;
-    return this.gramCache;
+    this.budget.remaining -= this.indexCache.bytes();
+    return this.indexCache;
   }
 
-  /** True when the trigram index was not built because it would exceed the budget. */
+  /** The trigram index over the distinct string values (`textIndex().grams`); undefined without an index. */
+  grams(): GramIndex | undefined {
+    return this.textIndex()?.grams;
+  }
+
+  /** True when the text index was not built because it would exceed the budget. */
   get overBudget(): boolean {
-    return this.gramCache === null;
+    return this.indexCache === null;
   }
 
   /** Rows per value id, ascending (`rows[offsets[id]] … rows[offsets[id+1]-1]`), built once per batch of adds. */
@@ -623,19 +822,19 @@ export class TextColumn {
     this.acceptCache.set(key, accept);
   }
 
-  /** Bytes held: the ids, the postings and trigram index when built, the cached accept tables. */
+  /** Bytes held: the ids, the postings and text index when built, the cached accept tables. */
   bytes(): number {
     let bytes = this.ids.byteLength + 8 * this.values.length;
     if (this.postingCache !== undefined)
       bytes += this.postingCache.rows.byteLength + this.postingCache.offsets.byteLength;
-    if (this.gramCache) bytes += this.gramCache.bytes();
+    if (this.indexCache) bytes += this.indexCache.bytes();
     for (const { table, accepted } of this.acceptCache.values())
       bytes += table.byteLength + accepted.byteLength;
     return bytes;
   }
 
-  /** Bytes of the trigram index alone (0 when not built). */
+  /** Bytes of the text index alone (corpus, offsets, trigram lists; 0 when not built). */
   gramBytes(): number {
-    return this.gramCache ? this.gramCache.bytes() : 0;
+    return this.indexCache ? this.indexCache.bytes() : 0;
   }
 }
