@@ -227,7 +227,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     });
     // A large set builds the text index of each text column with the set, so that no query pays for it
     // (a small set's index takes milliseconds: built by the field's first pattern).
-    if (list.length >= EAGER_TEXT_INDEX_ROWS) for (const column of this.texts.values()) column.textIndex();
+    if (list.length >= EAGER_TEXT_INDEX_ROWS) for (const column of this.texts.values()) column.buildIndex();
   }
 
   /** Number of incidents in the set. */

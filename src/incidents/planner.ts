@@ -470,6 +470,20 @@ export class TextLeaf implements PlanNode {
     return out;
   }
 
+  /**
+   * The rows the leaf does not reject, when it rejects missing and null values: the rows of its accepted
+   * values, then those holding an array or an object (`unknownCount`, last).
+   */
+  candidates(): Int32Array {
+    const accepted = this.acceptedRows();
+    const complex = this.column.complexRows;
+    if (complex.length === 0) return accepted;
+    const out = new Int32Array(accepted.length + complex.length);
+    out.set(accepted);
+    out.set(complex, accepted.length);
+    return out;
+  }
+
   /** True when the leaf's true rows come only from accepted values (missing and null rows rejected). */
   rejectsSpecial(): boolean {
     return this.missingAnswer === FALSE && this.nullAnswer === FALSE;
@@ -948,9 +962,16 @@ export class AndPlan implements PlanNode {
     const best = this.seedLeaf();
     if (best === undefined) return undefined;
     // A hash leaf's candidates are its hits (surely true) then the rows holding an array (unknown: an
-    // element may equal an operand, or not). A dictionary leaf's seed rows are re-read with the others.
+    // element may equal an operand, or not); a text leaf's, the rows of its accepted values (surely true)
+    // then those holding an array or an object (unknown). A dictionary leaf's seed rows are re-read with
+    // the others.
     const rows = best instanceof DictionaryLeaf ? best.seedRows() : best.candidates();
-    const sure = best instanceof HashLeaf ? best.hits.length : rows.length;
+    const sure =
+      best instanceof HashLeaf
+        ? best.hits.length
+        : best instanceof TextLeaf
+          ? rows.length - best.unknownCount
+          : rows.length;
     const outT = emptyBitset(this.size);
     const outP = emptyBitset(this.size);
     // Dictionary children are read straight from their columns (no virtual call per row).
@@ -1047,11 +1068,13 @@ export class AndPlan implements PlanNode {
 
   /**
    * The child whose rows seed a row-at-a-time pass: the most selective dictionary leaf that rejects
-   * missing values, or positive hash leaf, when it selects at most `SEED_FRACTION` of the rows.
+   * missing values, positive hash leaf, or text leaf rejecting missing and null values (by its estimate:
+   * its accepted values are known only once its table is built), when it selects at most `SEED_FRACTION` of
+   * the rows.
    */
-  private seedLeaf(): DictionaryLeaf | HashLeaf | undefined {
+  private seedLeaf(): DictionaryLeaf | HashLeaf | TextLeaf | undefined {
     const limit = this.size * SEED_FRACTION;
-    let best: DictionaryLeaf | HashLeaf | undefined;
+    let best: DictionaryLeaf | HashLeaf | TextLeaf | undefined;
     let bestCount = limit;
     for (const child of this.children) {
       if (child instanceof DictionaryLeaf && child.accept[CODE_MISSING] === FALSE) {
@@ -1062,6 +1085,12 @@ export class AndPlan implements PlanNode {
         }
       } else if (child instanceof HashLeaf && child.positive) {
         const count = child.hits.length + child.index.arrayRows.length;
+        if (count <= bestCount) {
+          best = child;
+          bestCount = count;
+        }
+      } else if (child instanceof TextLeaf && child.rejectsSpecial()) {
+        const count = child.estimate * this.size;
         if (count <= bestCount) {
           best = child;
           bestCount = count;

@@ -430,7 +430,8 @@ const MAX_CORPUS = 1 << 28;
  * - `nonAscii`: per id, 1 when the value has a character outside ASCII (a case-insensitive literal is then
  *   left to the pattern itself: only ASCII folding is exact here);
  * - `grams`: the trigram lists (`GramIndex`).
- * The ASCII-lowercased corpus, for case-insensitive literals, is built on the first one (`lowered()`).
+ * The ASCII-lowercased corpus, for case-insensitive literals (`lowered()`), is built with the index of a
+ * large set (`TextColumn.buildIndex`) when the budget allows, else by the first such literal.
  */
 export class TextIndex {
   private loweredCache: string | null | undefined;
@@ -460,8 +461,9 @@ export class TextIndex {
   }
 
   /**
-   * The corpus with ASCII letters lowercased (other characters kept; same offsets), built on first use within
-   * the set's budget; undefined when it would not fit.
+   * The corpus with ASCII letters lowercased (other characters kept; same offsets), built with the index by
+   * `TextColumn.buildIndex` when it fits the set's budget beside it, else on first use if it fits then;
+   * undefined when it does not fit.
    */
   lowered(): string | undefined {
     if (this.loweredCache !== undefined) return this.loweredCache ?? undefined;
@@ -470,6 +472,13 @@ export class TextIndex {
       this.loweredCache = null;
       return undefined;
     }
+    this.lowerNow();
+    this.budget.remaining -= size;
+    return this.loweredCache ?? undefined;
+  }
+
+  /** Builds the lowered corpus without charging the budget (the index being built is charged as a whole). */
+  lowerNow(): void {
     // `toLowerCase` keeps the length of ASCII text; values with other characters keep their text (their
     // case-insensitive answers come from the pattern itself, see `checkLiteral`).
     let lowered: string;
@@ -483,17 +492,19 @@ export class TextIndex {
       lowered = parts.join(SEPARATOR);
     }
     this.loweredCache = lowered;
-    this.budget.remaining -= size;
-    return lowered;
   }
 }
 
 /**
  * Builds the text index of `values` (see `TextIndex`), or returns null when it would take more than
  * `budget` bytes (then nothing is kept). Two passes over the corpus: count each trigram's values, then
- * fill the lists.
+ * fill the lists. `withLowered`: also the lowered corpus, when it fits beside the index.
  */
-function buildTextIndex(values: readonly unknown[], budget: { remaining: number }): TextIndex | null {
+function buildTextIndex(
+  values: readonly unknown[],
+  budget: { remaining: number },
+  withLowered: boolean,
+): TextIndex | null {
   const count = values.length;
   let chars = 0;
   for (let id = 0; id < count; id++) {
@@ -578,7 +589,7 @@ function buildTextIndex(values: readonly unknown[], budget: { remaining: number 
       b = c;
     }
   }
-  return new TextIndex(
+  const index = new TextIndex(
     corpus,
     starts,
     nonAscii,
@@ -588,6 +599,9 @@ function buildTextIndex(values: readonly unknown[], budget: { remaining: number 
     anyNonAscii,
     budget,
   );
+  // The lowered corpus too, when asked and it fits beside the rest: no case-insensitive literal pays for it.
+  if (withLowered && index.bytes() + corpus.length * charBytes <= budget.remaining) index.lowerNow();
+  return index;
 }
 
 /**
@@ -682,6 +696,8 @@ export class TextColumn {
   private indexCache: TextIndex | null | undefined;
   /** The number of values when the index last failed to fit (it is not retried before a value is added). */
   private failedAt = -1;
+  /** Whether the index is built with its lowered corpus (`buildIndex`). */
+  private eager = false;
   private postingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
   /** Per pattern key: the answer per value id (0 false, 1 true), kept until the next add. */
   private readonly acceptCache = new Map<string, AcceptTable>();
@@ -772,13 +788,22 @@ export class TextColumn {
       if (values - current.count <= Math.max(REBUILD_MIN, current.count >>> 3)) return current;
       this.budget.remaining += current.bytes();
     }
-    this.indexCache = buildTextIndex(this.values, this.budget);
+    this.indexCache = buildTextIndex(this.values, this.budget, this.eager);
     if (this.indexCache === null) {
       this.failedAt = values;
       return undefined;
     }
     this.budget.remaining -= this.indexCache.bytes();
     return this.indexCache;
+  }
+
+  /**
+   * Builds the text index now, with its lowered corpus when it fits (and so again on every rebuild): what
+   * `IncidentSet` does for a large set, so that no query pays for either. Returns `textIndex()`.
+   */
+  buildIndex(): TextIndex | undefined {
+    this.eager = true;
+    return this.textIndex();
   }
 
   /** The trigram index over the distinct string values (`textIndex().grams`); undefined without an index. */
