@@ -74,10 +74,14 @@ export interface IncidentSetOptions extends ParseOptions {
   /**
    * The text index (issue 14; docs/performance.md): a dictionary field that outgrows `maxDictionary` (titles,
    * host names) becomes a text column (a value id per row over all its distinct values) instead of being
-   * dropped, and `$regex` conditions on it are answered through a trigram index over the distinct values,
-   * testing the pattern once per candidate value. `maxBytes` bounds the trigram indexes of the set, all
-   * fields together (an integer ≥ 0, default 256 MiB): a field whose index would not fit gets none, and its
-   * patterns run on rows. `false` turns the text index off (such fields are dropped, as before). Default:
+   * dropped, and `$regex` conditions on it are answered through an index over the distinct values: a
+   * trigram index gives the candidate values, a literal pattern (`^…`, `…$`, with or without `i`) is checked
+   * on a corpus of the values (one string, and its lowercased copy) with native string search, any other
+   * pattern is tested once per candidate value. A set built with at least 50,000 incidents builds the index
+   * in its constructor; a smaller one on the field's first pattern. The index is kept across `add`s.
+   * `maxBytes` bounds the indexes of the set, all fields together (an integer ≥ 0, default 256 MiB): a field
+   * whose index would not fit gets none, and its patterns run on rows (the lowercased copy is left out when
+   * only it does not fit). `false` turns the text index off (such fields are dropped, as before). Default:
    * on. `footprint()` reports the bytes in use.
    */
   readonly textIndex?: boolean | { readonly maxBytes?: number };
@@ -103,10 +107,13 @@ export interface IncidentSetPlan {
 
 /** The column layout's size in bytes, for memory reports (typed arrays only; dictionary strings are shared). */
 export interface IncidentSetFootprint {
-  /** Bytes of every typed array of the set (columns, order, text columns and trigram indexes). */
+  /** Bytes of every typed array of the set (columns, order, text columns and text indexes). */
   readonly typedArrayBytes: number;
   readonly hashEntries: number;
-  /** Bytes of the trigram indexes built so far (part of `typedArrayBytes`; 0 when none is built). */
+  /**
+   * Bytes of the text indexes built so far (corpus of distinct values and its lowercased copy, offsets,
+   * trigram lists; part of `typedArrayBytes`; 0 when none is built).
+   */
   readonly textIndexBytes: number;
   /** The bound of `textIndexBytes` (the `textIndex.maxBytes` option; 0 when the text index is off). */
   readonly textIndexLimit: number;
@@ -145,7 +152,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private readonly storage: Storage;
   /** Text columns of dictionary fields that outgrew `maxDictionary` (text-index.ts). */
   private readonly texts = new Map<string, TextColumn>();
-  /** The bytes the trigram indexes may still take; undefined when the text index is off. */
+  /** The bytes the text indexes may still take; undefined when the text index is off. */
   private readonly textBudget: { remaining: number } | undefined;
   private readonly textLimit: number;
 

@@ -6,15 +6,22 @@
  * - `TextColumn`: a field's scalar values as value ids (`Int32Array`, one per row) over an unbounded
  *   dictionary of distinct values, with the rows per value. A dictionary column that outgrows
  *   `maxDictionary` becomes a text column instead of being dropped (IncidentSet's `textIndex` option).
- * - `GramIndex`: for each trigram of case-folded text, the ids of the distinct string values that hold it
- *   (ascending). Built on the first `$regex` query of the field, kept until the next add, and never larger
- *   than the set's `textIndex.maxBytes` (past it the field has no trigram index and its patterns run on rows).
+ * - `TextIndex`: over the distinct values, a corpus (the values joined in one string, with their offsets),
+ *   its ASCII-lowercased copy, and a `GramIndex`: for each trigram of case-folded text, the ids of the
+ *   distinct string values that hold it (ascending). Built with a large set (`TextColumn.buildIndex`) or by
+ *   the first `$regex` query of the field, kept across adds (values added later are tested one by one until
+ *   they outnumber an eighth of it, then it is built again), and never larger than the set's
+ *   `textIndex.maxBytes` (past it the field has no index and its patterns run on rows).
+ * - `checkLiteral`: a literal pattern (`^…`, `…$`, with or without `i`) checked on the candidates' spans of
+ *   the corpus with the engine's native string search, exactly; other patterns are tested once per candidate
+ *   value by the planner (`TextLeaf`).
  * - `regexGramQuery`: the trigrams a value must hold for a pattern to match it, read from RE2's parse tree of
  *   the pattern (`parseRegexTree`): literals, small character classes, concatenation, alternation and
  *   repetition, as an AND/OR query over trigrams. A pattern with no required literal of three characters
  *   gives `ALL` (the index cannot narrow it).
  *
- * Soundness (the index only narrows; every candidate is checked with the pattern itself): values and
+ * Soundness (the trigram lists only narrow; every candidate is checked with the pattern or, for a literal,
+ * on its exact text in the corpus): values and
  * pattern literals are folded alike, one UTF-16 unit at a time, to 64 symbols: ASCII letters to lower case,
  * digits, the other ASCII characters into 27 shared classes, the Kelvin sign to `k` and the long s to `s`
  * (the only non-ASCII characters RE2's case folding equates with ASCII ones), and every other character to a
