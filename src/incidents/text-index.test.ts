@@ -200,3 +200,18 @@ describe("IncidentSet: $regex through the text index", () => {
     expect(small.footprint().textIndexBytes).toBeGreaterThan(0);
   });
 });
+
+describe("TextColumn.textIndex over budget", () => {
+  it("is not tried again until as many values were added as would rebuild an index", () => {
+    const budget = { remaining: 1000 }; // below the trigram offsets alone
+    const column = new TextColumn("Title", 8, budget);
+    column.set(0, "first title", 8);
+    expect(column.textIndex()).toBeUndefined();
+    expect(column.overBudget).toBe(true);
+    column.set(1, "second title", 8);
+    budget.remaining = 1 << 26; // room now, but too few values were added to try again
+    expect(column.textIndex()).toBeUndefined();
+    for (let k = 0; k < 4096; k++) column.set(2 + k, `title ${k}`, 4200);
+    expect(column.textIndex()?.count).toBe(4098);
+  });
+});

@@ -701,7 +701,7 @@ export class TextColumn {
   private readonly budget: { remaining: number };
   /** The text index: undefined before first use, null when it did not fit the budget. */
   private indexCache: TextIndex | null | undefined;
-  /** The number of values when the index last failed to fit (it is not retried before a value is added). */
+  /** The number of values when the index last failed to fit (see `textIndex`). */
   private failedAt = -1;
   /** Whether the index is built with its lowered corpus (`buildIndex`). */
   private eager = false;
@@ -785,12 +785,15 @@ export class TextColumn {
    * The text index over the distinct values (see `TextIndex`), built on first use and kept across adds: the
    * values added since it was built (ids from its `count` on) are tested one by one until they outnumber
    * `max(REBUILD_MIN, count / 8)`, when it is built again. Undefined when it would not fit in the remaining
-   * budget (then nothing is kept, and the budget is not retried until a value is added).
+   * budget (then nothing is kept, and it is not tried again before as many values were added).
    */
   textIndex(): TextIndex | undefined {
     const current = this.indexCache;
     const values = this.values.length;
-    if (current === null && this.failedAt === values) return undefined;
+    // After a failure, retried only once as many values were added as would trigger a rebuild.
+    if (current === null && values - this.failedAt <= Math.max(REBUILD_MIN, this.failedAt >>> 3)) {
+      return undefined;
+    }
     if (current !== undefined && current !== null) {
       if (values - current.count <= Math.max(REBUILD_MIN, current.count >>> 3)) return current;
       this.budget.remaining += current.bytes();
