@@ -371,8 +371,12 @@ export class GramIndex {
       ) {
         break; // the lists left are longer: checking the few candidates costs less than intersecting
       }
+      const before = result?.length ?? 0;
       result = result === undefined ? list : intersect(result, list);
       if (result.length === 0) return result;
+      // The lists are the trigrams of one text: once one removes less than an eighth of the candidates, the
+      // longer ones left narrow as little, and checking a candidate costs less than merging the lists.
+      if (before > 0 && result.length > before - (before >>> 3)) break;
     }
     for (const sub of query.subs) {
       if (result !== undefined && (result.length <= FEW_CANDIDATES || this.estimate(sub) >= result.length))
@@ -679,8 +683,9 @@ export interface AcceptTable {
 const ACCEPT_CACHE_SIZE = 8;
 
 /**
- * One field's values as ids over an unbounded dictionary, with rows per value and, on demand, a trigram
- * index over the distinct string values (bounded by the budget it is given).
+ * One field's values as ids over an unbounded dictionary, with rows per value and a text index over the
+ * distinct values (`TextIndex`: corpus and trigram lists; built by `buildIndex` or on first use, bounded by
+ * the budget it is given).
  */
 export class TextColumn {
   readonly field: string;
@@ -710,7 +715,7 @@ export class TextColumn {
   private readonly acceptCache = new Map<string, AcceptTable>();
 
   /**
-   * @param budget - the bytes the set's trigram indexes may still take (shared by its text columns)
+   * @param budget - the bytes the set's text indexes may still take (shared by its text columns)
    */
   constructor(field: string, capacity: number, budget: { remaining: number }) {
     this.field = field;
