@@ -16,7 +16,9 @@
  *   segment's length, a short candidate list, or the columns). `explain()` reports these choices.
  *
  * Every leaf's answer is the reference's (docs/semantics.md 1.5) by construction: accept tables come from the
- * same leaf semantics `compile` uses (`leafSemantics`), and anything a column cannot decide is unknown.
+ * same leaf semantics `compile` uses (`leafSemantics`) or, for a literal `$regex` on a text column, from the
+ * comparison the literal means on the value's exact text (`checkLiteral`), and anything a column cannot
+ * decide is unknown.
  * No access path takes a row as surely matching unless every child of every AND above it said so: a
  * candidate list (hash hits, postings) only narrows, and its rows are answered by the same leaves.
  *

@@ -84,7 +84,7 @@ describe("checkLiteral: a literal pattern on the corpus answers as the pattern d
     // Only a case-insensitive literal leaves values to the pattern: those with non-ASCII characters.
     for (const id of undecided) {
       expect(flags).toContain("i");
-      expect(/^[\x00-\x7f]*$/.test(VALUES[id] as string)).toBe(false);
+      expect([...(VALUES[id] as string)].some((c) => c.charCodeAt(0) > 0x7f)).toBe(true);
     }
   });
 
