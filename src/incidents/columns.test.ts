@@ -1,12 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
+import { bitsToRows } from "./bitset.js";
 import {
-  bitsToRows,
   CODE_COMPLEX,
   CODE_MISSING,
   CODE_NULL,
-  clearTail,
   DATE_COMPLEX,
   DATE_MISSING,
   DATE_NULL,
@@ -14,88 +13,11 @@ import {
   DATE_VALUE,
   DateColumn,
   DictionaryColumn,
-  emptyBitset,
   FIRST_VALUE_CODE,
-  fullBitset,
   HashIndex,
   MAX_CODE_BITSETS,
-  mergeRows,
   ownDataValue,
-  popcount,
-  setBit,
-  sortRows,
 } from "./columns.js";
-
-describe("bitsets", () => {
-  it("popcount and bitsToRows agree with the rows set", () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 300 }), fc.array(fc.nat(), { maxLength: 120 }), (size, picks) => {
-        const bits = emptyBitset(size);
-        const rows = new Set<number>();
-        for (const pick of picks) {
-          if (size === 0) break;
-          setBit(bits, pick % size);
-          rows.add(pick % size);
-        }
-        expect(popcount(bits)).toBe(rows.size);
-        expect([...bitsToRows(bits)]).toEqual([...rows].sort((a, b) => a - b));
-      }),
-      fcOptions(300),
-    );
-  });
-
-  it.each([0, 1, 31, 32, 33, 64, 100])("fullBitset(%i) sets exactly the rows below the size", (size) => {
-    expect(popcount(fullBitset(size))).toBe(size);
-    const bits = fullBitset(size);
-    for (let w = 0; w < bits.length; w++) bits[w] = 0xffffffff;
-    clearTail(bits, size);
-    expect(popcount(bits)).toBe(size);
-  });
-});
-
-describe("creation order", () => {
-  const keyArb = fc.oneof(fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 0, max: 5 }));
-
-  it("sortRows is the stable sort by (time, id, row)", () => {
-    fc.assert(
-      fc.property(fc.array(fc.tuple(keyArb, keyArb), { maxLength: 200 }), (keys) => {
-        const time = Float64Array.from(keys.map(([t]) => t));
-        const id = Float64Array.from(keys.map(([, i]) => i));
-        const rows = Int32Array.from(keys.map((_, i) => i));
-        const expected = [...rows].sort((a, b) => time[a]! - time[b]! || id[a]! - id[b]! || a - b);
-        // Infinity - Infinity is NaN: compare explicitly.
-        expected.sort((a, b) =>
-          time[a] !== time[b]
-            ? time[a]! < time[b]!
-              ? -1
-              : 1
-            : id[a] !== id[b]
-              ? id[a]! < id[b]!
-                ? -1
-                : 1
-              : a - b,
-        );
-        expect([...sortRows(rows, time, id)]).toEqual(expected);
-      }),
-      fcOptions(300),
-    );
-  });
-
-  it("mergeRows merges two sorted runs into the sorted whole", () => {
-    fc.assert(
-      fc.property(fc.array(fc.tuple(keyArb, keyArb), { maxLength: 100 }), fc.nat(), (keys, cut) => {
-        const time = Float64Array.from(keys.map(([t]) => t));
-        const id = Float64Array.from(keys.map(([, i]) => i));
-        const all = Int32Array.from(keys.map((_, i) => i));
-        const at = keys.length === 0 ? 0 : cut % (keys.length + 1);
-        const a = sortRows(all.slice(0, at), time, id);
-        const b = sortRows(all.slice(at), time, id);
-        expect([...mergeRows(a, b, time, id)]).toEqual([...sortRows(all.slice(), time, id)]);
-      }),
-      fcOptions(300),
-    );
-  });
-});
 
 describe("DictionaryColumn", () => {
   it("encodes missing, null, complex and scalar values, with a histogram", () => {

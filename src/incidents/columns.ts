@@ -9,7 +9,9 @@
  *   `MAX_CODE_BITSETS` codes) per-code row bitsets.
  * - `DateColumn`: a catalogue date field as epoch ms (`Float64Array`) and a state per row.
  * - `HashIndex`: equality lookup on a selective field (`Number`, `ExternalKey`, `IncidentId`).
- * - `Bitset`: the selection vectors the planner combines.
+ *
+ * (The selection vectors the planner combines are in bitset.ts; the creation order in order.ts; text fields
+ * past `maxDictionary` in text-index.ts.)
  *
  * Fields are read as the reference interpreter reads them (docs/semantics.md 1.1): own properties, data or
  * accessor, read once when the incident is added; an inherited property, an own `undefined` or a read that
@@ -17,6 +19,7 @@
  */
 
 import { dateFieldMs } from "../conditions/dates.js";
+import { type Bitset, emptyBitset } from "./bitset.js";
 
 /**
  * Reads a record's own property as the reference does (docs/semantics.md 1.1): data or accessor (the getter is
@@ -28,69 +31,6 @@ export function ownDataValue(record: object, key: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Bitsets
-
-/** A set of row numbers as bits: row `i` is bit `i & 31` of word `i >>> 5`. */
-export type Bitset = Uint32Array;
-
-/** An empty bitset for `size` rows. */
-export function emptyBitset(size: number): Bitset {
-  return new Uint32Array((size + 31) >>> 5);
-}
-
-/** A bitset with every row `0 … size-1` set (the bits past `size` stay clear). */
-export function fullBitset(size: number): Bitset {
-  const bits = emptyBitset(size);
-  bits.fill(0xffffffff);
-  clearTail(bits, size);
-  return bits;
-}
-
-/** Clears the bits past `size` in the last word (after a complement). */
-export function clearTail(bits: Bitset, size: number): void {
-  const rest = size & 31;
-  if (rest !== 0 && bits.length > 0) bits[bits.length - 1]! &= 2 ** rest - 1;
-}
-
-/** Number of rows set. */
-export function popcount(bits: Bitset): number {
-  let total = 0;
-  for (let w = 0; w < bits.length; w++) {
-    let x = bits[w]!;
-    if (x === 0) continue;
-    x -= (x >>> 1) & 0x55555555;
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-    total += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-  }
-  return total;
-}
-
-/** True when row `i` is set. */
-export function hasBit(bits: Bitset, i: number): boolean {
-  return (bits[i >>> 5]! & (1 << (i & 31))) !== 0;
-}
-
-/** Sets row `i`. */
-export function setBit(bits: Bitset, i: number): void {
-  bits[i >>> 5]! |= 1 << (i & 31);
-}
-
-/** The rows set, ascending, as a list. */
-export function bitsToRows(bits: Bitset): Int32Array {
-  const rows = new Int32Array(popcount(bits));
-  let k = 0;
-  for (let w = 0; w < bits.length; w++) {
-    let x = bits[w]!;
-    while (x !== 0) {
-      const low = x & -x;
-      rows[k++] = (w << 5) + 31 - Math.clz32(low);
-      x ^= low;
-    }
-  }
-  return rows;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -365,78 +305,4 @@ export class HashIndex {
   get size(): number {
     return this.map.size;
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Creation order
-
-/**
- * Sorts `rows` by (time, id, row) ascending, where `time` and `id` are per-row keys (+Infinity when absent):
- * the order of docs/semantics.md 1.9, ties kept in insertion order. A bottom-up merge sort over typed arrays
- * (no comparator calls), O(n log n).
- */
-export function sortRows(rows: Int32Array, time: Float64Array, id: Float64Array): Int32Array {
-  const n = rows.length;
-  let src: Int32Array = rows;
-  let dst: Int32Array = new Int32Array(n);
-  // Insertion-sort runs of 16 first.
-  const RUN = 16;
-  for (let start = 0; start < n; start += RUN) {
-    const end = Math.min(start + RUN, n);
-    for (let i = start + 1; i < end; i++) {
-      const row = src[i]!;
-      let j = i - 1;
-      while (j >= start && before(row, src[j]!, time, id)) {
-        src[j + 1] = src[j]!;
-        j--;
-      }
-      src[j + 1] = row;
-    }
-  }
-  for (let width = RUN; width < n; width *= 2) {
-    for (let left = 0; left < n; left += 2 * width) {
-      const mid = Math.min(left + width, n);
-      const right = Math.min(left + 2 * width, n);
-      let i = left;
-      let j = mid;
-      let k = left;
-      while (i < mid && j < right) {
-        // Take from the right run only when strictly before: stable.
-        if (before(src[j]!, src[i]!, time, id)) dst[k++] = src[j++]!;
-        else dst[k++] = src[i++]!;
-      }
-      while (i < mid) dst[k++] = src[i++]!;
-      while (j < right) dst[k++] = src[j++]!;
-    }
-    const swap = src;
-    src = dst;
-    dst = swap;
-  }
-  return src;
-}
-
-/** True when row `a` comes strictly before row `b` (time, then id, then row number). */
-export function before(a: number, b: number, time: Float64Array, id: Float64Array): boolean {
-  const ta = time[a]!;
-  const tb = time[b]!;
-  if (ta !== tb) return ta < tb;
-  const ia = id[a]!;
-  const ib = id[b]!;
-  if (ia !== ib) return ia < ib;
-  return a < b;
-}
-
-/** Merges two row lists each sorted by `before` into one. */
-export function mergeRows(a: Int32Array, b: Int32Array, time: Float64Array, id: Float64Array): Int32Array {
-  const out = new Int32Array(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < a.length && j < b.length) {
-    if (before(b[j]!, a[i]!, time, id)) out[k++] = b[j++]!;
-    else out[k++] = a[i++]!;
-  }
-  while (i < a.length) out[k++] = a[i++]!;
-  while (j < b.length) out[k++] = b[j++]!;
-  return out;
 }

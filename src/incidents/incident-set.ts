@@ -2,43 +2,35 @@
  * `IncidentSet`: a large in-memory collection of incidents that answers "the first incident that matches"
  * (docs/semantics.md 1.9) in microseconds, and counts or lists matches by scanning columns.
  *
- * Layout: the caller's objects (never modified) plus columns built once per incident on `add` (columns.ts):
- * dictionary-encoded scalar fields, catalogue date fields as epoch ms, hash indexes on the selective fields
- * (`Number`, `ExternalKey`, `IncidentId`), and the creation order (docs/semantics.md 1.9) as a sorted
- * permutation with its inverse (rank).
+ * Layout: the caller's records (objects, never modified, or a compact store of their JSON lines: ndjson.ts)
+ * plus columns built once per incident on `add` (columns.ts): dictionary-encoded scalar fields, catalogue
+ * date fields as epoch ms, hash indexes on the selective fields (`Number`, `ExternalKey`, `IncidentId`),
+ * text columns for fields past `maxDictionary` (text-index.ts), and the creation order (order.ts).
  *
- * Queries: the planner (planner.ts) turns the condition into column operators. `findFirst` picks the
- * cheapest access path (a hash lookup, a `CreatedUtcTime` range as a segment of the creation order,
- * per-label postings in creation order, or a walk of the creation order) and stops at the first match.
- * `count` and `findAll` evaluate the columns over selection bitsets and ask the compiled row predicate
- * only about the rows the columns cannot decide. No path takes a row as matching on an index's word alone
- * when the index cannot decide it (an array, an object, an unreadable value): such rows are re-checked, so
- * every answer is `evaluate`'s (SECURITY.md, "Searches over a collection").
+ * Queries: this class reads the input and delegates. The planner (planner.ts) turns the condition into
+ * column operators and chooses the access path of each method (`firstPath` for `findFirst`, `denseChoice`
+ * for `count` and `findAll`; `explain` reports the same choices). No path takes a row as matching on an
+ * index's word alone when the index cannot decide it (an array, an object, an unreadable value): such rows
+ * are re-checked by the compiled row predicate, so every answer is `evaluate`'s (SECURITY.md, "Searches over
+ * a collection").
  *
- * Every search takes an optional time budget (docs/semantics.md 1.7; docs/semantics.md 1.7): the plan and every
- * scan loop tick the budget's timer, which reads the caller's clock at least every 1,024 records.
+ * Every search takes an optional time budget (docs/semantics.md 1.7): the plan and every scan loop tick the
+ * budget's timer, which reads the caller's clock at least every 1,024 records.
  *
  * Records must not be modified after they are added: the columns hold what they contained then.
  */
 
 import type { Condition } from "../conditions/ast.js";
 import { DEFAULT_CATALOG } from "../conditions/catalog.js";
-import { type CompileOptions, compile, type Predicate } from "../conditions/compile.js";
+import { type CompileOptions, compile } from "../conditions/compile.js";
 import type { ParseOptions } from "../conditions/options.js";
 import {
-  bitsToRows,
-  DATE_COMPLEX,
   DATE_VALUE,
   DateColumn,
   DEFAULT_MAX_DICTIONARY,
   DictionaryColumn,
-  emptyBitset,
   HashIndex,
-  mergeRows,
   ownDataValue,
-  popcount,
-  setBit,
-  sortRows,
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
 import {
@@ -48,29 +40,15 @@ import {
   ndjsonBatches,
   type RecordStore,
 } from "./ndjson.js";
-import {
-  AndPlan,
-  buildPlan,
-  conjuncts,
-  DateLeaf,
-  DictionaryLeaf,
-  HashLeaf,
-  type PlanNode,
-  ResidualLeaf,
-  resolveUnknown,
-  type Storage,
-  TextLeaf,
-  TRUE,
-  UNKNOWN,
-} from "./planner.js";
+import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
+import { buildPlan, denseChoice, firstPath, type Storage } from "./planner.js";
 import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budget.js";
 import { validateIncidentSetOptions } from "./set-options.js";
 import { DEFAULT_TEXT_INDEX_BYTES, TextColumn } from "./text-index.js";
 
-/** The field whose value orders incidents (docs/semantics.md 1.9). */
-export const ORDER_FIELD = "CreatedUtcTime";
-/** The tie-break field of the order (docs/semantics.md 1.9). */
-export const ID_FIELD = "IncidentId";
+/** Sets built with at least this many incidents build their text indexes in the constructor. */
+const EAGER_TEXT_INDEX_ROWS = 50_000;
+
 /** The fields with a hash index by default: the selective equality fields. */
 export const DEFAULT_HASH_FIELDS: readonly string[] = ["Number", "ExternalKey", "IncidentId"];
 
@@ -96,10 +74,14 @@ export interface IncidentSetOptions extends ParseOptions {
   /**
    * The text index (issue 14; docs/performance.md): a dictionary field that outgrows `maxDictionary` (titles,
    * host names) becomes a text column (a value id per row over all its distinct values) instead of being
-   * dropped, and `$regex` conditions on it are answered through a trigram index over the distinct values,
-   * testing the pattern once per candidate value. `maxBytes` bounds the trigram indexes of the set, all
-   * fields together (an integer ≥ 0, default 256 MiB): a field whose index would not fit gets none, and its
-   * patterns run on rows. `false` turns the text index off (such fields are dropped, as before). Default:
+   * dropped, and `$regex` conditions on it are answered through an index over the distinct values: a
+   * trigram index gives the candidate values, a literal pattern (`^…`, `…$`, with or without `i`) is checked
+   * on a corpus of the values (one string, and its lowercased copy) with native string search, any other
+   * pattern is tested once per candidate value. A set built with at least 50,000 incidents builds the index
+   * in its constructor; a smaller one on the field's first pattern. The index is kept across `add`s.
+   * `maxBytes` bounds the indexes of the set, all fields together (an integer ≥ 0, default 256 MiB): a field
+   * whose index would not fit gets none, and its patterns run on rows (the lowercased copy is left out when
+   * only it does not fit). `false` turns the text index off (such fields are dropped, as before). Default:
    * on. `footprint()` reports the bytes in use.
    */
   readonly textIndex?: boolean | { readonly maxBytes?: number };
@@ -125,10 +107,13 @@ export interface IncidentSetPlan {
 
 /** The column layout's size in bytes, for memory reports (typed arrays only; dictionary strings are shared). */
 export interface IncidentSetFootprint {
-  /** Bytes of every typed array of the set (columns, order, text columns and trigram indexes). */
+  /** Bytes of every typed array of the set (columns, order, text columns and text indexes). */
   readonly typedArrayBytes: number;
   readonly hashEntries: number;
-  /** Bytes of the trigram indexes built so far (part of `typedArrayBytes`; 0 when none is built). */
+  /**
+   * Bytes of the text indexes built so far (corpus of distinct values and its lowercased copy, offsets,
+   * trigram lists; part of `typedArrayBytes`; 0 when none is built).
+   */
   readonly textIndexBytes: number;
   /** The bound of `textIndexBytes` (the `textIndex.maxBytes` option; 0 when the text index is off). */
   readonly textIndexLimit: number;
@@ -137,12 +122,6 @@ export interface IncidentSetFootprint {
    * JavaScript heap); 0 when the set keeps the caller's objects.
    */
   readonly recordBytes: number;
-}
-
-interface AccessPath {
-  readonly name: string;
-  readonly cost: number;
-  readonly run: () => number;
 }
 
 /**
@@ -160,23 +139,20 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private readonly dictionaries = new Map<string, DictionaryColumn>();
   private readonly dates = new Map<string, DateColumn>();
   private readonly hashes = new Map<string, HashIndex>();
-  /** Every field read on add, once: name → whether it feeds the IncidentId key. */
+  /**
+   * The fields read on add, each once, in the order they are read: every dictionary, date and hash field,
+   * and `IncidentId` (the order's second key).
+   */
   private readonly fields: string[];
   private readonly orderColumn: DateColumn;
   private capacity: number;
-  /** Per row: `CreatedUtcTime` in ms, +Infinity when not a valid date (the order's first key). */
-  private timeKey: Float64Array;
-  /** Per row: `IncidentId` when a finite number, else +Infinity (the order's second key). */
-  private idKey: Float64Array;
-  /** Rows in creation order (docs/semantics.md 1.9), and each row's position in it. */
-  private order: Int32Array = new Int32Array(0);
-  private rank: Int32Array = new Int32Array(0);
-  private ordered = 0;
+  /** The creation order (docs/semantics.md 1.9): each row's sort keys, the sorted rows and their ranks. */
+  private readonly creation: CreationOrder;
   private readonly maxDictionary: number;
   private readonly storage: Storage;
   /** Text columns of dictionary fields that outgrew `maxDictionary` (text-index.ts). */
   private readonly texts = new Map<string, TextColumn>();
-  /** The bytes the trigram indexes may still take; undefined when the text index is off. */
+  /** The bytes the text indexes may still take; undefined when the text index is off. */
   private readonly textBudget: { remaining: number } | undefined;
   private readonly textLimit: number;
 
@@ -227,8 +203,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     this.fields = [
       ...new Set([...this.dictionaries.keys(), ...this.dates.keys(), ...this.hashes.keys(), ID_FIELD]),
     ];
-    this.timeKey = new Float64Array(this.capacity);
-    this.idKey = new Float64Array(this.capacity);
+    this.creation = new CreationOrder(this.capacity);
     const set = this;
     this.storage = {
       get size() {
@@ -242,10 +217,24 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       postings: (column) => column.rowPostings(this.records.length),
       hash: (field) => this.hashes.get(field),
       text: (field) => this.texts.get(field),
+      orderColumn: this.orderColumn,
+      creation: (timer) => {
+        this.creation.update();
+        timer.check();
+        return this.creation;
+      },
+      check: (condition) => {
+        const predicate = compile(condition, this.compileOptions);
+        const records = this.records;
+        return (row) => predicate(records.get(row));
+      },
     };
     list.forEach((incident, index) => {
       this.insert(incident, index);
     });
+    // A large set builds the text index of each text column with the set, so that no query pays for it
+    // (a small set's index takes milliseconds: built by the field's first pattern).
+    if (list.length >= EAGER_TEXT_INDEX_ROWS) for (const column of this.texts.values()) column.buildIndex();
   }
 
   /** Number of incidents in the set. */
@@ -326,11 +315,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       );
     }
     const row = this.records.length;
-    if (row >= this.capacity) {
-      this.capacity = Math.ceil(this.capacity * 1.5) + 16;
-      this.timeKey = growFloat(this.timeKey, this.capacity);
-      this.idKey = growFloat(this.idKey, this.capacity);
-    }
+    if (row >= this.capacity) this.capacity = Math.ceil(this.capacity * 1.5) + 16;
     let id: unknown;
     for (const field of this.fields) {
       let value: unknown;
@@ -353,9 +338,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       this.dates.get(field)?.set(row, value, this.capacity);
       this.hashes.get(field)?.set(row, value);
     }
-    const orderState = this.orderColumn.states[row];
-    this.timeKey[row] = orderState === DATE_VALUE ? this.orderColumn.ms[row]! : Number.POSITIVE_INFINITY;
-    this.idKey[row] = typeof id === "number" && Number.isFinite(id) ? id : Number.POSITIVE_INFINITY;
+    const dated = this.orderColumn.states[row] === DATE_VALUE;
+    this.creation.set(row, dated ? this.orderColumn.ms[row]! : undefined, id);
     this.records.push(incident, bytes);
   }
 
@@ -374,22 +358,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * clock is read once it is done.
    */
   private prepare(timer: BudgetTimer): void {
-    this.ensureOrdered();
-    timer.check();
-  }
-
-  /** Brings the creation order up to date with the added rows (sort the new rows, merge). */
-  private ensureOrdered(): void {
-    const size = this.records.length;
-    if (this.ordered === size) return;
-    const pending = new Int32Array(size - this.ordered);
-    for (let i = 0; i < pending.length; i++) pending[i] = this.ordered + i;
-    const sorted = sortRows(pending, this.timeKey, this.idKey);
-    this.order = this.ordered === 0 ? sorted : mergeRows(this.order, sorted, this.timeKey, this.idKey);
-    const rank = new Int32Array(size);
-    for (let j = 0; j < size; j++) rank[this.order[j]!] = j;
-    this.rank = rank;
-    this.ordered = size;
+    this.storage.creation(timer);
   }
 
   /**
@@ -409,7 +378,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const timer = startBudget(budget);
     const condition = toCondition(conditions, this.parseOptions);
     this.prepare(timer);
-    const row = this.firstRow(condition, timer).run();
+    const row = firstPath(condition, this.storage, timer).run();
     return row < 0 ? undefined : this.records.get(row);
   }
 
@@ -426,7 +395,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const timer = startBudget(budget);
     const condition = toCondition(conditions, this.parseOptions);
     this.prepare(timer);
-    const rows = this.matchingRows(condition, timer);
+    const plan = buildPlan(condition, this.storage, timer);
+    const rows = denseChoice(condition, plan, this.storage, timer, false).run();
     const out: T[] = new Array(rows.length);
     for (let k = 0; k < rows.length; k++) out[k] = this.records.get(rows[k]!);
     return out;
@@ -444,31 +414,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   count(conditions: Condition | unknown, budget?: SearchBudget): number {
     const timer = startBudget(budget);
     const condition = toCondition(conditions, this.parseOptions);
-    const plan = buildPlan(condition, this.storage, timer);
-    // Histogram answers: one dictionary leaf with no row it cannot decide.
-    if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) return plan.trueCount;
-    // A text-index leaf alone: the histogram of its accepted values.
-    if (plan instanceof TextLeaf && plan.unknownCount === 0) return plan.trueCount();
-    this.prepare(timer);
-    // A CreatedUtcTime range alone: the length of its segment of the creation order.
-    if (this.countsBySegment(plan)) {
-      const [from, to] = this.segment(plan.interval!);
-      return to - from;
-    }
-    const predicate = compile(condition, this.compileOptions);
-    const small = this.candidatePath(plan, predicate, timer);
-    if (small !== undefined) return small.length;
-    if (plan instanceof ResidualLeaf) {
-      // No column answers any part: the compiled row scan itself, without selection bitsets.
-      const records = this.records;
-      let total = 0;
-      for (let row = 0; row < records.length; row++) {
-        timer.tick();
-        if (predicate(records.get(row))) total++;
-      }
-      return total;
-    }
-    return popcount(this.denseMatches(plan, predicate, timer));
+    // Histogram answers need no creation order; every other path brings it up to date (budget checked).
+    return denseChoice(condition, buildPlan(condition, this.storage, timer), this.storage, timer, true).run();
   }
 
   /**
@@ -477,20 +424,20 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    */
   explain(conditions: Condition | unknown): IncidentSetPlan {
     const condition = toCondition(conditions, this.parseOptions);
-    this.ensureOrdered();
+    const timer = startBudget(undefined);
+    this.prepare(timer);
     const plan = buildPlan(condition, this.storage);
     return {
-      findFirst: this.firstRow(condition, startBudget(undefined)).name,
+      findFirst: firstPath(condition, this.storage, timer).name,
       columns: plan.describe(),
-      count: this.denseOrCandidates(plan, true),
-      findAll: this.denseOrCandidates(plan, false),
+      count: denseChoice(condition, plan, this.storage, timer, true).name,
+      findAll: denseChoice(condition, plan, this.storage, timer, false).name,
     };
   }
 
   /** Bytes held by the set's typed arrays, and entries of its hash indexes (for memory reports). */
   footprint(): IncidentSetFootprint {
-    let bytes =
-      this.timeKey.byteLength + this.idKey.byteLength + this.order.byteLength + this.rank.byteLength;
+    let bytes = this.creation.bytes();
     for (const column of this.dictionaries.values()) bytes += column.bytes();
     for (const column of this.dates.values()) bytes += column.bytes();
     let textIndexBytes = 0;
@@ -508,317 +455,6 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       recordBytes: this.records.bytes(),
     };
   }
-
-  // -------------------------------------------------------------------------------------------------------
-  // findFirst
-
-  /**
-   * Chooses the cheapest access path for the first match of `condition`: a hash lookup, a walk of the
-   * creation order, or a walk of per-label postings in creation order. A `CreatedUtcTime` interval in the
-   * conjunction narrows both walks to its segment of the order (rows whose `CreatedUtcTime` holds an array,
-   * which sort with the undated, are checked after the segment).
-   */
-  private firstRow(condition: Condition, timer: BudgetTimer): AccessPath {
-    if (condition.kind === "or" && condition.children.length > 1) {
-      const paths = condition.children.map((child) => this.firstRow(child, timer));
-      return {
-        name: `union(${paths.map((p) => p.name).join(", ")})`,
-        cost: paths.reduce((sum, p) => sum + p.cost, 0),
-        run: () => {
-          let best = -1;
-          for (const path of paths) {
-            const row = path.run();
-            if (row >= 0 && (best < 0 || this.rank[row]! < this.rank[best]!)) best = row;
-          }
-          return best;
-        },
-      };
-    }
-    const size = this.records.length;
-    const plan = buildPlan(condition, this.storage, timer);
-    const predicate = compile(condition, this.compileOptions);
-    const records = this.records;
-    const verify = (row: number): boolean => {
-      timer.tick();
-      const answer = plan.row(row);
-      return answer === TRUE || (answer === UNKNOWN && predicate(records.get(row)));
-    };
-    const leaves = conjuncts(plan);
-    // The window of the creation order, and the selectivity of everything else.
-    let from = 0;
-    let to = size;
-    let windowed = false;
-    let rest = 1;
-    for (const leaf of leaves) {
-      if (leaf instanceof DateLeaf && leaf.column === this.orderColumn && leaf.interval !== undefined) {
-        const [a, b] = this.segment(leaf.interval);
-        from = Math.max(from, a);
-        to = Math.min(to, b);
-        windowed = true;
-      } else rest *= leaf.estimate;
-    }
-    to = Math.max(from, to);
-    rest = Math.max(rest, 1 / Math.max(size, 1));
-    const tail = windowed && this.orderColumn.counts[DATE_COMPLEX]! > 0;
-    const finish = (row: number): number =>
-      row >= 0 || !tail ? row : this.firstOf(this.orderColumn.complexRows, verify);
-    const window = to - from;
-    const paths: AccessPath[] = [
-      {
-        name: windowed ? `date-range ${ORDER_FIELD}` : "scan",
-        cost: Math.min(window, 1 / rest) + (tail ? this.orderColumn.counts[DATE_COMPLEX]! : 0),
-        run: () => finish(this.scanFirst(from, to, verify)),
-      },
-    ];
-    for (const leaf of leaves) {
-      if (leaf instanceof HashLeaf && leaf.positive) {
-        const candidates = leaf.candidates();
-        // Verified by the whole predicate (the hash only narrows; its row() would build bitsets).
-        paths.push({
-          name: `hash ${leaf.index.field}`,
-          cost: candidates.length,
-          run: () =>
-            this.firstOf(candidates, (row) => {
-              timer.tick();
-              return predicate(records.get(row));
-            }),
-        });
-      } else if (leaf instanceof TextLeaf && leaf.rejectsSpecial()) {
-        // The rows of the accepted values (the pattern tested once per candidate value), then those the
-        // column cannot decide; each verified by the whole plan.
-        paths.push({
-          name: `text-index ${leaf.column.field}`,
-          cost: 2 * size * leaf.estimate + leaf.column.complexRows.length,
-          run: () => {
-            const best = this.firstOf(leaf.acceptedRows(), verify);
-            const complex = this.firstOf(leaf.column.complexRows, verify);
-            return best < 0 || (complex >= 0 && this.rank[complex]! < this.rank[best]!) ? complex : best;
-          },
-        });
-      } else if (leaf instanceof DictionaryLeaf && leaf.accept[0] === 0 && leaf.estimate > 0) {
-        const entries = window * leaf.estimate;
-        const others = Math.max(rest / leaf.estimate, 1 / Math.max(size, 1));
-        paths.push({
-          name: `postings ${leaf.column.field}${windowed ? ` in date-range ${ORDER_FIELD}` : ""}`,
-          cost: 2 * Math.min(entries, 1 / others) + 4 * leaf.acceptedCodes().length,
-          run: () => finish(this.postingsFirst(leaf, verify, from, to)),
-        });
-      }
-    }
-    let best = paths[0]!;
-    for (const path of paths) if (path.cost < best.cost) best = path;
-    return best;
-  }
-
-  /** The first row of the creation order in positions [from, to) that `verify` accepts, or -1. */
-  private scanFirst(from: number, to: number, verify: (row: number) => boolean): number {
-    const order = this.order;
-    for (let j = from; j < to; j++) {
-      const row = order[j]!;
-      if (verify(row)) return row;
-    }
-    return -1;
-  }
-
-  /** The earliest (by rank) of `rows` that `verify` accepts, or -1. */
-  private firstOf(rows: ArrayLike<number>, verify: (row: number) => boolean): number {
-    let best = -1;
-    for (let k = 0; k < rows.length; k++) {
-      const row = rows[k]!;
-      if ((best < 0 || this.rank[row]! < this.rank[best]!) && verify(row)) best = row;
-    }
-    return best;
-  }
-
-  /**
-   * Walks the postings of the accepted codes merged in creation order, from position `from` up to `to` of
-   * the order; the first verified row, or -1.
-   */
-  private postingsFirst(
-    leaf: DictionaryLeaf,
-    verify: (row: number) => boolean,
-    from: number,
-    to: number,
-  ): number {
-    const { offsets, rows } = leaf.column.postings(this.order, this.records.length);
-    const rank = this.rank;
-    const codes = leaf.acceptedCodes();
-    const heads: number[] = [];
-    const ends: number[] = [];
-    for (const code of codes) {
-      // Postings are in creation order: binary-search the first entry at or after `from`.
-      let lo = offsets[code]!;
-      let hi = offsets[code + 1]!;
-      ends.push(hi);
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (rank[rows[mid]!]! < from) lo = mid + 1;
-        else hi = mid;
-      }
-      heads.push(lo);
-    }
-    for (;;) {
-      let pick = -1;
-      let pickRank = to;
-      for (let k = 0; k < codes.length; k++) {
-        if (heads[k]! < ends[k]!) {
-          const r = rank[rows[heads[k]!]!]!;
-          if (r < pickRank) {
-            pickRank = r;
-            pick = k;
-          }
-        }
-      }
-      if (pick < 0) return -1;
-      const row = rows[heads[pick]!]!;
-      heads[pick]!++;
-      if (verify(row)) return row; // verify ticks the budget
-    }
-  }
-
-  /** Positions [from, to) of the creation order whose `CreatedUtcTime` lies in the interval. */
-  private segment(interval: NonNullable<DateLeaf["interval"]>): [number, number] {
-    const dated = this.orderColumn.counts[DATE_VALUE]!;
-    const { order, timeKey } = this;
-    const lowerBound = (test: (t: number) => boolean): number => {
-      // First position in [0, dated) whose time passes `test` (monotone).
-      let lo = 0;
-      let hi = dated;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (test(timeKey[order[mid]!]!)) hi = mid;
-        else lo = mid + 1;
-      }
-      return lo;
-    };
-    const from = interval.loInclusive
-      ? lowerBound((t) => t >= interval.lo)
-      : lowerBound((t) => t > interval.lo);
-    const to = interval.hiInclusive
-      ? lowerBound((t) => t > interval.hi)
-      : lowerBound((t) => t >= interval.hi);
-    return [from, Math.max(from, to)];
-  }
-
-  // -------------------------------------------------------------------------------------------------------
-  // count / findAll
-
-  /** Matching rows in creation order. */
-  private matchingRows(condition: Condition, timer: BudgetTimer): Int32Array | number[] {
-    const plan = buildPlan(condition, this.storage, timer);
-    const predicate = compile(condition, this.compileOptions);
-    const small = this.candidatePath(plan, predicate, timer);
-    if (small !== undefined) return small;
-    const bits = this.denseMatches(plan, predicate, timer);
-    // Into creation order: set each match's position in the order, then read the positions ascending
-    // (O(matches + rows / 32), no sort).
-    const rows = bitsToRows(bits);
-    const positions = emptyBitset(this.records.length);
-    const rank = this.rank;
-    for (let k = 0; k < rows.length; k++) setBit(positions, rank[rows[k]!]!);
-    timer.tick(rows.length);
-    const ordered = bitsToRows(positions);
-    const order = this.order;
-    for (let k = 0; k < ordered.length; k++) ordered[k] = order[ordered[k]!]!;
-    timer.tick(ordered.length);
-    return ordered;
-  }
-
-  /** Column evaluation over bitsets; undecided rows go to the row predicate. */
-  private denseMatches(plan: PlanNode, predicate: Predicate, timer: BudgetTimer) {
-    return resolveUnknown(plan.dense(null), (row) => predicate(this.records.get(row)), timer);
-  }
-
-  /**
-   * When a conjunct narrows the rows to a few candidates (a hash lookup, or a short `CreatedUtcTime`
-   * segment), the matching rows in creation order by verifying just those; otherwise undefined.
-   */
-  private candidatePath(plan: PlanNode, predicate: Predicate, timer: BudgetTimer): number[] | undefined {
-    const verify = (row: number): boolean => {
-      timer.tick();
-      const answer = plan.row(row);
-      return answer === TRUE || (answer === UNKNOWN && predicate(this.records.get(row)));
-    };
-    const best = this.candidateChoice(plan);
-    if (best === undefined) return undefined;
-    if (best.kind === "hash") {
-      const rows = best.leaf.candidates().filter((row) => {
-        timer.tick();
-        return predicate(this.records.get(row));
-      });
-      return rows.sort((a, b) => this.rank[a]! - this.rank[b]!);
-    }
-    const rows: number[] = [];
-    for (let j = best.from; j < best.to; j++) {
-      const row = this.order[j]!;
-      if (verify(row)) rows.push(row);
-    }
-    const complex = this.orderColumn.complexRows.filter(verify);
-    complex.sort((a, b) => this.rank[a]! - this.rank[b]!);
-    return rows.concat(complex);
-  }
-
-  /** The candidate list `candidatePath` walks, if a conjunct narrows the rows enough (the creation order must be current). */
-  private candidateChoice(
-    plan: PlanNode,
-  ):
-    | { kind: "hash"; leaf: HashLeaf; cost: number }
-    | { kind: "date"; from: number; to: number; cost: number }
-    | undefined {
-    const limit = Math.max(64, this.records.length / 64);
-    let best:
-      | { kind: "hash"; leaf: HashLeaf; cost: number }
-      | { kind: "date"; from: number; to: number; cost: number }
-      | undefined;
-    for (const leaf of conjuncts(plan)) {
-      if (leaf instanceof HashLeaf && leaf.positive) {
-        const cost = leaf.hits.length + leaf.index.arrayRows.length;
-        if (cost <= limit && (best === undefined || cost < best.cost)) best = { kind: "hash", leaf, cost };
-      } else if (
-        leaf instanceof DateLeaf &&
-        leaf.column === this.orderColumn &&
-        leaf.interval !== undefined
-      ) {
-        const [from, to] = this.segment(leaf.interval);
-        const cost = to - from + this.orderColumn.counts[DATE_COMPLEX]!;
-        if (cost <= limit && (best === undefined || cost < best.cost))
-          best = { kind: "date", from, to, cost };
-      }
-    }
-    return best;
-  }
-
-  /** What `explain` reports of `findAll` (and, with `counting`, of `count`): see `IncidentSetPlan`. */
-  private denseOrCandidates(plan: PlanNode, counting: boolean): string {
-    if (counting) {
-      if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) return "histogram";
-      if (plan instanceof TextLeaf && plan.unknownCount === 0) return "histogram text-index";
-      if (this.countsBySegment(plan)) return `segment ${ORDER_FIELD}`;
-    }
-    const choice = this.candidateChoice(plan);
-    if (choice !== undefined) {
-      return choice.kind === "hash"
-        ? `candidates hash ${choice.leaf.index.field}`
-        : `candidates date-range ${ORDER_FIELD}`;
-    }
-    return plan instanceof AndPlan ? `columns: ${plan.strategy()}` : "columns";
-  }
-
-  /** True when `count` answers by the length of a `CreatedUtcTime` segment of the creation order. */
-  private countsBySegment(plan: PlanNode): plan is DateLeaf {
-    return (
-      plan instanceof DateLeaf &&
-      plan.column === this.orderColumn &&
-      plan.interval !== undefined &&
-      this.orderColumn.counts[DATE_COMPLEX] === 0
-    );
-  }
-}
-
-function growFloat(array: Float64Array, capacity: number): Float64Array {
-  const next = new Float64Array(capacity);
-  next.set(array);
-  return next;
 }
 
 function describe(value: unknown): string {

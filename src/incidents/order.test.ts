@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareOrderKeys, isBefore, orderKeyOf } from "./order.js";
+import { fcOptions } from "../../test/support/fc.js";
+import { compareOrderKeys, isBefore, mergeRows, orderKeyOf, sortRows } from "./order.js";
 
 describe("orderKeyOf / compareOrderKeys (DECISIONS 1.9)", () => {
   const sorted = (incidents: object[]) =>
@@ -46,5 +48,49 @@ describe("orderKeyOf / compareOrderKeys (DECISIONS 1.9)", () => {
     const key = orderKeyOf({ IncidentId: 1, CreatedUtcTime: "2024-01-01T00:00:00Z" });
     expect(isBefore(key, { ...key })).toBe(false);
     expect(isBefore(key, { ...key, id: 2 })).toBe(true);
+  });
+});
+
+describe("creation order", () => {
+  const keyArb = fc.oneof(fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 0, max: 5 }));
+
+  it("sortRows is the stable sort by (time, id, row)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(keyArb, keyArb), { maxLength: 200 }), (keys) => {
+        const time = Float64Array.from(keys.map(([t]) => t));
+        const id = Float64Array.from(keys.map(([, i]) => i));
+        const rows = Int32Array.from(keys.map((_, i) => i));
+        const expected = [...rows].sort((a, b) => time[a]! - time[b]! || id[a]! - id[b]! || a - b);
+        // Infinity - Infinity is NaN: compare explicitly.
+        expected.sort((a, b) =>
+          time[a] !== time[b]
+            ? time[a]! < time[b]!
+              ? -1
+              : 1
+            : id[a] !== id[b]
+              ? id[a]! < id[b]!
+                ? -1
+                : 1
+              : a - b,
+        );
+        expect([...sortRows(rows, time, id)]).toEqual(expected);
+      }),
+      fcOptions(300),
+    );
+  });
+
+  it("mergeRows merges two sorted runs into the sorted whole", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(keyArb, keyArb), { maxLength: 100 }), fc.nat(), (keys, cut) => {
+        const time = Float64Array.from(keys.map(([t]) => t));
+        const id = Float64Array.from(keys.map(([, i]) => i));
+        const all = Int32Array.from(keys.map((_, i) => i));
+        const at = keys.length === 0 ? 0 : cut % (keys.length + 1);
+        const a = sortRows(all.slice(0, at), time, id);
+        const b = sortRows(all.slice(at), time, id);
+        expect([...mergeRows(a, b, time, id)]).toEqual([...sortRows(all.slice(), time, id)]);
+      }),
+      fcOptions(300),
+    );
   });
 });

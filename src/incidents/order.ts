@@ -1,11 +1,41 @@
 /**
- * The order of "the first matching incident" (docs/semantics.md 1.9): the earliest `CreatedUtcTime` first;
- * incidents without a valid `CreatedUtcTime` come after every dated one; ties, and the undated among
- * themselves, go by `IncidentId` ascending. Incidents whose `IncidentId` is not a finite number come after
- * those with one (keeping their input order: callers break remaining ties by position).
+ * The order of "the first matching incident" (docs/semantics.md 1.9), written once for every engine that
+ * needs it: the earliest `CreatedUtcTime` first; incidents without a valid `CreatedUtcTime` come after every
+ * dated one; ties, and the undated among themselves, go by `IncidentId` ascending. Incidents whose
+ * `IncidentId` is not a finite number come after those with one; what is still tied keeps its insertion
+ * order (callers break remaining ties by position).
+ *
+ * The rule is one pair of sort keys per incident (`orderTimeKey`, `orderIdKey`): the time is epoch ms or
+ * +Infinity when undated, the id is the `IncidentId` or +Infinity. Everything below compares those keys:
+ * `orderKeyOf`/`compareOrderKeys` over records (the CLI, tests), `CreationOrder` over the rows of an
+ * `IncidentSet` (typed arrays, no comparator calls), and `ORDER_FIELD`/`ID_FIELD` name the sort of a
+ * database query (`toMongoFind`).
  */
 import { recordDateValue } from "../conditions/dates.js";
 import { ownDataValue } from "./columns.js";
+
+/** The field whose value orders incidents (docs/semantics.md 1.9): the first sort key. */
+export const ORDER_FIELD = "CreatedUtcTime";
+/** The tie-break field of the order (docs/semantics.md 1.9): the second sort key. */
+export const ID_FIELD = "IncidentId";
+
+/**
+ * The first sort key of an incident (docs/semantics.md 1.9).
+ * @param ms - epoch ms of a valid `CreatedUtcTime`, or undefined when the incident has none
+ * @returns `ms`, or +Infinity when undated (after every dated incident)
+ */
+export function orderTimeKey(ms: number | undefined): number {
+  return ms ?? Number.POSITIVE_INFINITY;
+}
+
+/**
+ * The second sort key of an incident (docs/semantics.md 1.9).
+ * @param id - the value of its `IncidentId` field (any value, or undefined when missing)
+ * @returns `id` when a finite number, else +Infinity (after every incident with one)
+ */
+export function orderIdKey(id: unknown): number {
+  return typeof id === "number" && Number.isFinite(id) ? id : Number.POSITIVE_INFINITY;
+}
 
 /** The sort key of one incident: `time` is epoch ms or +Infinity when undated; `id` is +Infinity when absent. */
 export interface OrderKey {
@@ -21,15 +51,11 @@ export interface OrderKey {
 export function orderKeyOf(incident: object): OrderKey {
   let created: number | undefined;
   try {
-    created = recordDateValue(readField(incident, "CreatedUtcTime"));
+    created = recordDateValue(readField(incident, ORDER_FIELD));
   } catch {
     created = undefined; // a Date-like object whose getTime throws is not a valid date
   }
-  const rawId = readField(incident, "IncidentId");
-  return {
-    time: created ?? Number.POSITIVE_INFINITY,
-    id: typeof rawId === "number" && Number.isFinite(rawId) ? rawId : Number.POSITIVE_INFINITY,
-  };
+  return { time: orderTimeKey(created), id: orderIdKey(readField(incident, ID_FIELD)) };
 }
 
 function readField(record: object, key: string): unknown {
@@ -48,4 +74,180 @@ export function isBefore(a: OrderKey, b: OrderKey): boolean {
 /** A comparator for `Array.prototype.sort` over order keys (stable sort keeps input order on ties). */
 export function compareOrderKeys(a: OrderKey, b: OrderKey): number {
   return a.time === b.time ? (a.id === b.id ? 0 : a.id < b.id ? -1 : 1) : a.time < b.time ? -1 : 1;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Rows
+
+/**
+ * Sorts `rows` by (time, id, row) ascending, where `time` and `id` are per-row keys (`orderTimeKey`,
+ * `orderIdKey`): the order of docs/semantics.md 1.9, ties kept in insertion order. A bottom-up merge sort over
+ * typed arrays (no comparator calls), O(n log n). May sort `rows` in place; returns the sorted array.
+ */
+export function sortRows(rows: Int32Array, time: Float64Array, id: Float64Array): Int32Array {
+  const n = rows.length;
+  let src: Int32Array = rows;
+  let dst: Int32Array = new Int32Array(n);
+  // Insertion-sort runs of 16 first.
+  const RUN = 16;
+  for (let start = 0; start < n; start += RUN) {
+    const end = Math.min(start + RUN, n);
+    for (let i = start + 1; i < end; i++) {
+      const row = src[i]!;
+      let j = i - 1;
+      while (j >= start && before(row, src[j]!, time, id)) {
+        src[j + 1] = src[j]!;
+        j--;
+      }
+      src[j + 1] = row;
+    }
+  }
+  for (let width = RUN; width < n; width *= 2) {
+    for (let left = 0; left < n; left += 2 * width) {
+      const mid = Math.min(left + width, n);
+      const right = Math.min(left + 2 * width, n);
+      let i = left;
+      let j = mid;
+      let k = left;
+      while (i < mid && j < right) {
+        // Take from the right run only when strictly before: stable.
+        if (before(src[j]!, src[i]!, time, id)) dst[k++] = src[j++]!;
+        else dst[k++] = src[i++]!;
+      }
+      while (i < mid) dst[k++] = src[i++]!;
+      while (j < right) dst[k++] = src[j++]!;
+    }
+    const swap = src;
+    src = dst;
+    dst = swap;
+  }
+  return src;
+}
+
+/** True when row `a` comes strictly before row `b` (time, then id, then row number). */
+export function before(a: number, b: number, time: Float64Array, id: Float64Array): boolean {
+  const ta = time[a]!;
+  const tb = time[b]!;
+  if (ta !== tb) return ta < tb;
+  const ia = id[a]!;
+  const ib = id[b]!;
+  if (ia !== ib) return ia < ib;
+  return a < b;
+}
+
+/** Merges two row lists each sorted by `before` into one. */
+export function mergeRows(a: Int32Array, b: Int32Array, time: Float64Array, id: Float64Array): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) {
+    if (before(b[j]!, a[i]!, time, id)) out[k++] = b[j++]!;
+    else out[k++] = a[i++]!;
+  }
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
+
+/** An interval of epoch ms with its inclusivity (a `CreatedUtcTime` range, or one instant for `$eq`). */
+export interface MsInterval {
+  readonly lo: number;
+  readonly loInclusive: boolean;
+  readonly hi: number;
+  readonly hiInclusive: boolean;
+}
+
+/**
+ * The creation order of an `IncidentSet`'s rows (docs/semantics.md 1.9): each row's two sort keys, the rows
+ * sorted by them (`order`, ties by row number) and each row's position in that order (`rank`). Rows are
+ * added with `set`; `update` sorts the rows added since the last update and merges them in (O(k log k + n)).
+ */
+export class CreationOrder {
+  /** Per row: the first key (`orderTimeKey`). */
+  time: Float64Array;
+  /** Per row: the second key (`orderIdKey`). */
+  id: Float64Array;
+  /** The rows in creation order, as of the last `update`. */
+  order: Int32Array = new Int32Array(0);
+  /** Per row: its position in `order`, as of the last `update`. */
+  rank: Int32Array = new Int32Array(0);
+  /** Rows with a valid `CreatedUtcTime`: the first `dated` positions of the order, once updated. */
+  dated = 0;
+  private rows = 0;
+  private ordered = 0;
+
+  /** @param capacity - rows to allocate keys for (the arrays grow as rows are added) */
+  constructor(capacity: number) {
+    this.time = new Float64Array(capacity);
+    this.id = new Float64Array(capacity);
+  }
+
+  /**
+   * Records the keys of row `row` (rows are added in ascending order, each once).
+   * @param ms - epoch ms of the row's valid `CreatedUtcTime`, or undefined when it has none
+   * @param id - the row's `IncidentId` value (undefined when missing or unreadable)
+   */
+  set(row: number, ms: number | undefined, id: unknown): void {
+    if (row >= this.time.length) {
+      const capacity = Math.ceil(this.time.length * 1.5) + 16;
+      this.time = grow(this.time, capacity);
+      this.id = grow(this.id, capacity);
+    }
+    this.time[row] = orderTimeKey(ms);
+    this.id[row] = orderIdKey(id);
+    if (ms !== undefined) this.dated++;
+    this.rows = Math.max(this.rows, row + 1);
+  }
+
+  /** Brings `order` and `rank` up to date with the rows added since the last call (sort them, merge). */
+  update(): void {
+    const size = this.rows;
+    if (this.ordered === size) return;
+    const pending = new Int32Array(size - this.ordered);
+    for (let i = 0; i < pending.length; i++) pending[i] = this.ordered + i;
+    const sorted = sortRows(pending, this.time, this.id);
+    this.order = this.ordered === 0 ? sorted : mergeRows(this.order, sorted, this.time, this.id);
+    const rank = new Int32Array(size);
+    for (let j = 0; j < size; j++) rank[this.order[j]!] = j;
+    this.rank = rank;
+    this.ordered = size;
+  }
+
+  /**
+   * Positions `[from, to)` of the order whose time lies in `interval` (binary searches over the dated
+   * positions; the order must be up to date).
+   */
+  segment(interval: MsInterval): [number, number] {
+    const { order, time, dated } = this;
+    const lowerBound = (test: (t: number) => boolean): number => {
+      // First position in [0, dated) whose time passes `test` (monotone).
+      let lo = 0;
+      let hi = dated;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (test(time[order[mid]!]!)) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    const from = interval.loInclusive
+      ? lowerBound((t) => t >= interval.lo)
+      : lowerBound((t) => t > interval.lo);
+    const to = interval.hiInclusive
+      ? lowerBound((t) => t > interval.hi)
+      : lowerBound((t) => t >= interval.hi);
+    return [from, Math.max(from, to)];
+  }
+
+  /** Bytes held by the keys, the order and the ranks. */
+  bytes(): number {
+    return this.time.byteLength + this.id.byteLength + this.order.byteLength + this.rank.byteLength;
+  }
+}
+
+function grow(array: Float64Array, capacity: number): Float64Array {
+  const next = new Float64Array(capacity);
+  next.set(array);
+  return next;
 }

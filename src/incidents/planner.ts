@@ -9,9 +9,16 @@
  * - `dense` evaluates a node over every row as bitsets (T: surely true, P: possibly true); AND children run
  *   most selective first, each only over the rows still possible, and switch to row-at-a-time once few
  *   remain. Unknown rows (P \ T) are finally decided by the compiled row predicate.
+ * - Row-at-a-time answers combine under three-valued logic in one place (`and3`, `allOf`, `anyOf`).
+ * - Access paths (the end of this file): `firstPath` chooses how `findFirst` walks to the first match (a
+ *   hash lookup, a segment or walk of the creation order, postings, the text index, or a union for an OR) by
+ *   the rows each would examine; `denseChoice` chooses how `count` and `findAll` answer (a histogram, a
+ *   segment's length, a short candidate list, or the columns). `explain()` reports these choices.
  *
  * Every leaf's answer is the reference's (docs/semantics.md 1.5) by construction: accept tables come from the
- * same leaf semantics `compile` uses (`leafSemantics`), and anything a column cannot decide is unknown.
+ * same leaf semantics `compile` uses (`leafSemantics`) or, for a literal `$regex` on a text column, from the
+ * comparison the literal means on the value's exact text (`checkLiteral`), and anything a column cannot
+ * decide is unknown.
  * No access path takes a row as surely matching unless every child of every AND above it said so: a
  * candidate list (hash hits, postings) only narrows, and its rows are answered by the same leaves.
  *
@@ -20,17 +27,28 @@
  * bitset passes (32 rows per operation) count their rows once per pass.
  */
 
-import type { Condition, FieldNode, Operand } from "../conditions/ast.js";
+import { assertNever, type Condition, type FieldNode, type Operand } from "../conditions/ast.js";
 import { leafSemantics } from "../conditions/compile.js";
-import { compileRegex } from "../conditions/regex/matcher.js";
+import { analyzeLiteral, compileRegex, type RegexLiteral } from "../conditions/regex/matcher.js";
 import {
+  and,
+  andNot,
   type Bitset,
   bitsToRows,
+  emptyBitset,
+  fullBitset,
+  hasBit,
+  not,
+  or,
+  popcount,
+  rowsToBits,
+  setBit,
+} from "./bitset.js";
+import {
   CODE_COMPLEX,
   CODE_MISSING,
   CODE_NULL,
   type Codes,
-  clearTail,
   DATE_COMPLEX,
   DATE_MISSING,
   DATE_NULL,
@@ -38,17 +56,14 @@ import {
   DATE_VALUE,
   type DateColumn,
   type DictionaryColumn,
-  emptyBitset,
   FIRST_VALUE_CODE,
-  fullBitset,
   type HashIndex,
-  hasBit,
-  popcount,
-  setBit,
 } from "./columns.js";
+import { type CreationOrder, type MsInterval, ORDER_FIELD } from "./order.js";
 import { type BudgetTimer, startBudget } from "./search-budget.js";
 import {
   type AcceptTable,
+  checkLiteral,
   type GramQuery,
   gramCount,
   regexGramQuery,
@@ -66,6 +81,45 @@ export const FALSE: Tri = 0;
 export const TRUE: Tri = 1;
 export const UNKNOWN: Tri = 2;
 
+/**
+ * Three-valued AND (Kleene logic, as the reference reads `$and` over rows a column cannot decide): false
+ * wins, then unknown, else true.
+ */
+export function and3(a: Tri, b: Tri): Tri {
+  return a === FALSE || b === FALSE ? FALSE : a === UNKNOWN || b === UNKNOWN ? UNKNOWN : TRUE;
+}
+
+/**
+ * The three-valued AND of `initial` and each child's answer for row `i` (`and3` folded, stopping at the first
+ * false). The one fold of every AND over plan nodes.
+ */
+export function allOf(children: readonly PlanNode[], i: number, initial: Tri = TRUE): Tri {
+  let result = initial;
+  for (let k = 0; k < children.length && result !== FALSE; k++) result = and3(result, children[k]!.row(i));
+  return result;
+}
+
+/** The three-valued OR of the children's answers for row `i`: true wins (stopping there), then unknown. */
+export function anyOf(children: readonly PlanNode[], i: number): Tri {
+  let result: Tri = FALSE;
+  for (let k = 0; k < children.length; k++) {
+    const answer = children[k]!.row(i);
+    if (answer === TRUE) return TRUE;
+    if (answer === UNKNOWN) result = UNKNOWN;
+  }
+  return result;
+}
+
+/** A `$regex` field node. */
+type RegexNode = Extract<FieldNode, { kind: "regex" }>;
+
+/** The ids `0 … count-1`, ascending. */
+function idsBelow(count: number): Int32Array {
+  const ids = new Int32Array(count);
+  for (let id = 0; id < count; id++) ids[id] = id;
+  return ids;
+}
+
 /** What the planner sees of an incident set. */
 export interface Storage {
   readonly size: number;
@@ -76,7 +130,23 @@ export interface Storage {
   hash(field: string): HashIndex | undefined;
   /** The text column of a field whose dictionary outgrew `maxDictionary` (text-index.ts), if any. */
   text(field: string): TextColumn | undefined;
+  /** The date column of `ORDER_FIELD` (always kept: it orders the rows). */
+  readonly orderColumn: DateColumn;
+  /**
+   * The creation order (docs/semantics.md 1.9), brought up to date with the rows added since it was last
+   * used (index maintenance: not interrupted, its result is kept), then `timer.check()`.
+   * @throws {SearchTimeoutError} from `timer`, once the order is up to date
+   */
+  creation(timer: BudgetTimer): CreationOrder;
+  /**
+   * The exact answer for rows of a condition: the compiled row predicate over each row's record, for the
+   * rows the columns cannot decide.
+   */
+  check(condition: Condition): RowCheck;
 }
+
+/** Decides one row exactly (`true`: the row's record matches). */
+export type RowCheck = (row: number) => boolean;
 
 /** The rows surely matching (`t`) and possibly matching (`p`, a superset of `t`) of a node. */
 export interface DenseResult {
@@ -96,40 +166,6 @@ export interface PlanNode {
   dense(within: Bitset | null): DenseResult;
   /** One line for `explain`. */
   describe(): string;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Bitset operations (fresh arrays: inputs may be shared)
-
-function and(a: Bitset, b: Bitset): Bitset {
-  const out = new Uint32Array(a.length);
-  for (let w = 0; w < a.length; w++) out[w] = a[w]! & b[w]!;
-  return out;
-}
-
-function or(a: Bitset, b: Bitset): Bitset {
-  const out = new Uint32Array(a.length);
-  for (let w = 0; w < a.length; w++) out[w] = a[w]! | b[w]!;
-  return out;
-}
-
-function not(a: Bitset, size: number): Bitset {
-  const out = new Uint32Array(a.length);
-  for (let w = 0; w < a.length; w++) out[w] = ~a[w]!;
-  clearTail(out, size);
-  return out;
-}
-
-function andNot(a: Bitset, b: Bitset): Bitset {
-  const out = new Uint32Array(a.length);
-  for (let w = 0; w < a.length; w++) out[w] = a[w]! & ~b[w]!;
-  return out;
-}
-
-function rowsToBits(rows: readonly number[], size: number): Bitset {
-  const bits = emptyBitset(size);
-  for (const row of rows) setBit(bits, row);
-  return bits;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -260,14 +296,16 @@ export class DictionaryLeaf implements PlanNode {
 
 /**
  * A `$regex` on a text column (text-index.ts): the trigram index narrows the distinct values to the
- * candidates that hold every trigram the pattern requires; the pattern runs once per candidate value (the
- * same leaf semantics `compile` uses), and rows take their value's answer. Rows holding an array or an
- * object are unknown (the row predicate decides). A pattern without a required trigram is answered this
+ * candidates that hold every trigram the pattern requires; a literal pattern (`analyzeLiteral`) is then
+ * checked on the index's corpus with native string search (`checkLiteral`), any other pattern runs once per
+ * candidate value (the same leaf semantics `compile` uses), and rows take their value's answer. Values added
+ * after the index was built are tested one by one. Rows holding an array or an object are unknown (the row
+ * predicate decides). A pattern without a required trigram is answered this
  * way only when the column has at most a quarter as many distinct values as rows (one test per value is
  * then cheaper than one per row); otherwise `create` declines and the row predicate runs.
  */
 export class TextLeaf implements PlanNode {
-  readonly condition: FieldNode;
+  readonly condition: RegexNode;
   readonly column: TextColumn;
   readonly estimate: number;
   readonly size: number;
@@ -277,6 +315,8 @@ export class TextLeaf implements PlanNode {
   private readonly nullAnswer: Tri;
   private readonly timer: BudgetTimer;
   private readonly key: string;
+  /** The pattern as a literal, when it is one (checked on the corpus). */
+  private readonly literal: RegexLiteral | undefined;
   /** Per value id: 0 not yet tested, 1 false, 2 true (row-at-a-time answers). */
   private memo: Uint8Array | undefined;
   /** Per value id: 0 false, 1 true, for every value, and the true ids (`table()`). */
@@ -284,7 +324,7 @@ export class TextLeaf implements PlanNode {
   private candidateCount = -1;
 
   private constructor(
-    node: FieldNode,
+    node: RegexNode,
     column: TextColumn,
     size: number,
     query: GramQuery,
@@ -299,11 +339,15 @@ export class TextLeaf implements PlanNode {
     this.one = leaf.one;
     this.missingAnswer = leaf.missing ? TRUE : FALSE;
     this.nullAnswer = leaf.one(null) ? TRUE : FALSE;
-    this.key = node.kind === "regex" ? `${node.fieldKind}/${node.flags}/${node.source}` : "";
+    this.key = `${node.fieldKind}/${node.flags}/${node.source}`;
+    this.literal = analyzeLiteral(node.source, node.flags);
     this.accept = column.cachedAccept(this.key);
-    const grams = column.grams();
+    const index = query.op === "all" ? undefined : column.textIndex();
     const values = column.values.length;
-    const narrowed = grams === undefined ? values : grams.estimate(query) + column.scalarIds.length;
+    const narrowed =
+      index === undefined
+        ? values
+        : index.grams.estimate(query) + column.scalarIds.length + (values - index.count);
     const rowsPerValue =
       values === 0 ? 0 : (size - column.missingCount - column.nullCount - column.complexRows.length) / values;
     const special =
@@ -318,44 +362,60 @@ export class TextLeaf implements PlanNode {
    * required trigram, or no trigram index within the budget) and has more than a quarter as many distinct
    * values as rows.
    */
-  static create(node: FieldNode, column: TextColumn, size: number, timer: BudgetTimer): TextLeaf | undefined {
-    if (node.kind !== "regex") return undefined;
+  static create(node: RegexNode, column: TextColumn, size: number, timer: BudgetTimer): TextLeaf | undefined {
     const query = regexGramQuery(node.source, node.flags);
     const perValue = column.values.length * 4 <= size;
     if (query.op === "all" && !perValue) return undefined;
-    if (query.op !== "all" && column.grams() === undefined && !perValue) return undefined;
+    if (query.op !== "all" && column.textIndex() === undefined && !perValue) return undefined;
     return new TextLeaf(node, column, size, query, timer);
   }
 
-  /** The answer for every value id (0 false, 1 true): candidates from the trigram index, each tested once. */
+  /**
+   * The answer for every value id (0 false, 1 true): the candidates of the trigram index, checked on the
+   * corpus when the pattern is a literal, else each tested once; then the non-string values and the values
+   * added since the index was built. Without an index (or for a pattern without trigrams), every value once.
+   * Kept on the column per pattern until the next add.
+   */
   table(): AcceptTable {
     if (this.accept !== undefined) return this.accept;
     const { column, timer, one } = this;
     const values = column.values;
     const table = new Uint8Array(values.length);
-    const grams = this.query.op === "all" ? undefined : column.grams();
-    const candidates = grams?.candidates(this.query);
+    const index = this.query.op === "all" ? undefined : column.textIndex();
     const memo = this.memo;
     const accepted: number[] = [];
+    const accept = (id: number) => {
+      table[id] = 1;
+      accepted.push(id);
+    };
     const test = (id: number) => {
       timer.tick();
       const known = memo === undefined ? 0 : memo[id]!;
-      if (known === 0 ? one(values[id]) : known === 2) {
-        table[id] = 1;
-        accepted.push(id);
-      }
+      if (known === 0 ? one(values[id]) : known === 2) accept(id);
     };
-    if (candidates === undefined) {
+    let sorted = true;
+    if (index === undefined) {
       for (let id = 0; id < values.length; id++) test(id);
       this.candidateCount = values.length;
     } else {
-      // Candidates are ascending; the few non-string values are tested after them (then sorted).
-      for (let k = 0; k < candidates.length; k++) test(candidates[k]!);
-      for (const id of column.scalarIds) test(id);
-      this.candidateCount = candidates.length + column.scalarIds.length;
+      const candidates = index.grams.candidates(this.query) ?? idsBelow(index.count);
+      const literal = this.literal;
+      if (literal === undefined || !checkLiteral(index, literal, candidates, timer, accept, test)) {
+        for (let k = 0; k < candidates.length; k++) test(candidates[k]!);
+      }
+      // The non-string values below the index's count (never candidates), then the values added since.
+      let scalars = 0;
+      for (const id of column.scalarIds) {
+        if (id >= index.count) break;
+        test(id);
+        scalars++;
+      }
+      sorted = scalars === 0;
+      for (let id = index.count; id < values.length; id++) test(id);
+      this.candidateCount = candidates.length + scalars + (values.length - index.count);
     }
     const ids = Int32Array.from(accepted);
-    if (column.scalarIds.length > 0) ids.sort();
+    if (!sorted) ids.sort();
     this.accept = { table, accepted: ids };
     column.keepAccept(this.key, this.accept);
     return this.accept;
@@ -412,6 +472,20 @@ export class TextLeaf implements PlanNode {
     return out;
   }
 
+  /**
+   * The rows the leaf does not reject, when it rejects missing and null values: the rows of its accepted
+   * values, then those holding an array or an object (`unknownCount`, last).
+   */
+  candidates(): Int32Array {
+    const accepted = this.acceptedRows();
+    const complex = this.column.complexRows;
+    if (complex.length === 0) return accepted;
+    const out = new Int32Array(accepted.length + complex.length);
+    out.set(accepted);
+    out.set(complex, accepted.length);
+    return out;
+  }
+
   /** True when the leaf's true rows come only from accepted values (missing and null rows rejected). */
   rejectsSpecial(): boolean {
     return this.missingAnswer === FALSE && this.nullAnswer === FALSE;
@@ -459,11 +533,14 @@ export class TextLeaf implements PlanNode {
   }
 }
 
+/** The field nodes a date column can answer (see `dateLeafEligible`). */
+export type DateEligibleNode = Extract<FieldNode, { kind: "range" | "eq" | "ne" | "in" | "nin" | "exists" }>;
+
 /**
  * Whether a field node can be answered by a date column: a single-segment node on a catalogue date field
  * whose operands are all dates (or null, for equality): ranges, `$eq`/`$ne`, `$in`/`$nin`, `$exists`.
  */
-export function dateLeafEligible(node: FieldNode): boolean {
+export function dateLeafEligible(node: FieldNode): node is DateEligibleNode {
   if (node.fieldKind !== "date" || node.path.length !== 1) return false;
   const dateOrNull = (o: Operand) => o.type === "date" || o.type === "null";
   switch (node.kind) {
@@ -481,14 +558,18 @@ export function dateLeafEligible(node: FieldNode): boolean {
       return node.operands.every(dateOrNull);
     case "exists":
       return true;
+    case "all":
+    case "regex":
+    case "size":
+      return false; // no date operand: the row predicate answers
     default:
-      return false;
+      return assertNever(node);
   }
 }
 
 /** A field node on a catalogue date field answered by its date column (epoch ms). */
 export class DateLeaf implements PlanNode {
-  readonly condition: FieldNode;
+  readonly condition: DateEligibleNode;
   readonly column: DateColumn;
   readonly estimate: number;
   readonly size: number;
@@ -498,16 +579,9 @@ export class DateLeaf implements PlanNode {
   readonly test: (ms: number) => boolean;
   private readonly timer: BudgetTimer;
   /** For a positive range or `$eq` date: the ms interval [lo, hi] with inclusivity (segments of the order). */
-  readonly interval:
-    | {
-        readonly lo: number;
-        readonly loInclusive: boolean;
-        readonly hi: number;
-        readonly hiInclusive: boolean;
-      }
-    | undefined;
+  readonly interval: MsInterval | undefined;
 
-  constructor(node: FieldNode, column: DateColumn, size: number, timer: BudgetTimer = UNBOUNDED) {
+  constructor(node: DateEligibleNode, column: DateColumn, size: number, timer: BudgetTimer = UNBOUNDED) {
     this.condition = node;
     this.column = column;
     this.size = size;
@@ -613,17 +687,18 @@ export class DateLeaf implements PlanNode {
   }
 }
 
+/** True when `ms` lies in `interval` (NaN, not a date, lies in none). */
+function inInterval(interval: MsInterval, ms: number): boolean {
+  const { lo, hi, loInclusive, hiInclusive } = interval;
+  return (loInclusive ? ms >= lo : ms > lo) && (hiInclusive ? ms <= hi : ms < hi);
+}
+
 /** The test of a date value for an eligible node (see `dateLeafEligible`). */
-function dateTest(node: FieldNode): (ms: number) => boolean {
+function dateTest(node: DateEligibleNode): (ms: number) => boolean {
   switch (node.kind) {
     case "range": {
-      const lo =
-        node.lower === undefined ? Number.NEGATIVE_INFINITY : (node.lower.operand as { value: number }).value;
-      const hi =
-        node.upper === undefined ? Number.POSITIVE_INFINITY : (node.upper.operand as { value: number }).value;
-      const loInclusive = node.lower?.inclusive ?? true;
-      const hiInclusive = node.upper?.inclusive ?? true;
-      return (ms) => (loInclusive ? ms >= lo : ms > lo) && (hiInclusive ? ms <= hi : ms < hi);
+      const interval = rangeInterval(node);
+      return (ms) => inInterval(interval, ms);
     }
     case "eq":
     case "ne": {
@@ -644,22 +719,23 @@ function dateTest(node: FieldNode): (ms: number) => boolean {
       return () => exists;
     }
     default:
-      return () => false;
+      return assertNever(node);
   }
 }
 
-/** The date interval of a positive range or `$eq` date node. */
-function intervalOf(node: FieldNode): DateLeaf["interval"] {
-  if (node.kind === "range") {
-    return {
-      lo:
-        node.lower === undefined ? Number.NEGATIVE_INFINITY : (node.lower.operand as { value: number }).value,
-      loInclusive: node.lower?.inclusive ?? true,
-      hi:
-        node.upper === undefined ? Number.POSITIVE_INFINITY : (node.upper.operand as { value: number }).value,
-      hiInclusive: node.upper?.inclusive ?? true,
-    };
-  }
+/** The interval of an eligible range node (a missing bound is infinite; bounds are dates). */
+function rangeInterval(node: Extract<DateEligibleNode, { kind: "range" }>): MsInterval {
+  return {
+    lo: node.lower === undefined ? Number.NEGATIVE_INFINITY : (node.lower.operand as { value: number }).value,
+    loInclusive: node.lower?.inclusive ?? true,
+    hi: node.upper === undefined ? Number.POSITIVE_INFINITY : (node.upper.operand as { value: number }).value,
+    hiInclusive: node.upper?.inclusive ?? true,
+  };
+}
+
+/** The date interval of a positive range or `$eq` date node: the rows it accepts among the dated ones. */
+function intervalOf(node: DateEligibleNode): MsInterval | undefined {
+  if (node.kind === "range") return rangeInterval(node);
   if (node.kind === "eq" && node.operand.type === "date" && !Number.isNaN(node.operand.value)) {
     const k = node.operand.value;
     return { lo: k, loInclusive: true, hi: k, hiInclusive: true };
@@ -667,8 +743,11 @@ function intervalOf(node: FieldNode): DateLeaf["interval"] {
   return undefined;
 }
 
+/** The field nodes a hash index can answer (see `hashLeafEligible`). */
+export type HashEligibleNode = Extract<FieldNode, { kind: "eq" | "ne" | "in" | "nin" }>;
+
 /** Whether a field node can use a hash index: `$eq`/`$in`/`$ne`/`$nin` with string, number or boolean operands. */
-export function hashLeafEligible(node: FieldNode): boolean {
+export function hashLeafEligible(node: FieldNode): node is HashEligibleNode {
   if (node.path.length !== 1) return false;
   const scalar = (o: Operand) => o.type === "string" || o.type === "number" || o.type === "boolean";
   switch (node.kind) {
@@ -678,14 +757,20 @@ export function hashLeafEligible(node: FieldNode): boolean {
     case "in":
     case "nin":
       return node.operands.every(scalar);
+    case "range":
+    case "all":
+    case "regex":
+    case "exists":
+    case "size":
+      return false; // not an equality: the other columns or the row predicate answer
     default:
-      return false;
+      return assertNever(node);
   }
 }
 
 /** A field node answered by a hash index (equality on a selective field). */
 export class HashLeaf implements PlanNode {
-  readonly condition: FieldNode;
+  readonly condition: HashEligibleNode;
   readonly index: HashIndex;
   readonly positive: boolean;
   /** Rows whose scalar value equals an operand (surely true for `$eq`/`$in`). */
@@ -695,18 +780,13 @@ export class HashLeaf implements PlanNode {
   private bits: { hit: Bitset; array: Bitset } | undefined;
   private readonly timer: BudgetTimer;
 
-  constructor(node: FieldNode, index: HashIndex, size: number, timer: BudgetTimer = UNBOUNDED) {
+  constructor(node: HashEligibleNode, index: HashIndex, size: number, timer: BudgetTimer = UNBOUNDED) {
     this.condition = node;
     this.timer = timer;
     this.index = index;
     this.size = size;
     this.positive = node.kind === "eq" || node.kind === "in";
-    const operands =
-      node.kind === "eq" || node.kind === "ne"
-        ? [node.operand]
-        : node.kind === "in" || node.kind === "nin"
-          ? node.operands
-          : [];
+    const operands = node.kind === "eq" || node.kind === "ne" ? [node.operand] : node.operands;
     const hits: number[] = [];
     const seen = new Set<unknown>();
     for (const operand of operands) {
@@ -846,13 +926,7 @@ export class AndPlan implements PlanNode {
   }
 
   row(i: number): Tri {
-    let result: Tri = TRUE;
-    for (const child of this.children) {
-      const answer = child.row(i);
-      if (answer === FALSE) return FALSE;
-      if (answer === UNKNOWN) result = UNKNOWN;
-    }
-    return result;
+    return allOf(this.children, i);
   }
 
   dense(within: Bitset | null): DenseResult {
@@ -890,9 +964,16 @@ export class AndPlan implements PlanNode {
     const best = this.seedLeaf();
     if (best === undefined) return undefined;
     // A hash leaf's candidates are its hits (surely true) then the rows holding an array (unknown: an
-    // element may equal an operand, or not). A dictionary leaf's seed rows are re-read with the others.
+    // element may equal an operand, or not); a text leaf's, the rows of its accepted values (surely true)
+    // then those holding an array or an object (unknown). A dictionary leaf's seed rows are re-read with
+    // the others.
     const rows = best instanceof DictionaryLeaf ? best.seedRows() : best.candidates();
-    const sure = best instanceof HashLeaf ? best.hits.length : rows.length;
+    const sure =
+      best instanceof HashLeaf
+        ? best.hits.length
+        : best instanceof TextLeaf
+          ? rows.length - best.unknownCount
+          : rows.length;
     const outT = emptyBitset(this.size);
     const outP = emptyBitset(this.size);
     // Dictionary children are read straight from their columns (no virtual call per row).
@@ -911,24 +992,11 @@ export class AndPlan implements PlanNode {
       timer.tick();
       const i = rows[k]!;
       if (within !== null && (within[i >>> 5]! & (1 << (i & 31))) === 0) continue;
-      let answer: number = k < sure ? TRUE : UNKNOWN;
-      for (let c = 0; c < dictionaries; c++) {
-        const a = accepts[c]![codes[c]![i]!]!;
-        if (a === FALSE) {
-          answer = FALSE;
-          break;
-        }
-        if (a === UNKNOWN) answer = UNKNOWN;
+      let answer: Tri = k < sure ? TRUE : UNKNOWN;
+      for (let c = 0; c < dictionaries && answer !== FALSE; c++) {
+        answer = and3(answer, accepts[c]![codes[c]![i]!] as Tri);
       }
-      if (answer === FALSE) continue;
-      for (let c = 0; c < others.length; c++) {
-        const a = others[c]!.row(i);
-        if (a === FALSE) {
-          answer = FALSE;
-          break;
-        }
-        if (a === UNKNOWN) answer = UNKNOWN;
-      }
+      if (answer !== FALSE) answer = allOf(others, i, answer);
       if (answer === FALSE) continue;
       outP[i >>> 5]! |= 1 << (i & 31);
       if (answer === TRUE) outT[i >>> 5]! |= 1 << (i & 31);
@@ -1002,11 +1070,13 @@ export class AndPlan implements PlanNode {
 
   /**
    * The child whose rows seed a row-at-a-time pass: the most selective dictionary leaf that rejects
-   * missing values, or positive hash leaf, when it selects at most `SEED_FRACTION` of the rows.
+   * missing values, positive hash leaf, or text leaf rejecting missing and null values (by its estimate:
+   * its accepted values are known only once its table is built), when it selects at most `SEED_FRACTION` of
+   * the rows.
    */
-  private seedLeaf(): DictionaryLeaf | HashLeaf | undefined {
+  private seedLeaf(): DictionaryLeaf | HashLeaf | TextLeaf | undefined {
     const limit = this.size * SEED_FRACTION;
-    let best: DictionaryLeaf | HashLeaf | undefined;
+    let best: DictionaryLeaf | HashLeaf | TextLeaf | undefined;
     let bestCount = limit;
     for (const child of this.children) {
       if (child instanceof DictionaryLeaf && child.accept[CODE_MISSING] === FALSE) {
@@ -1017,6 +1087,12 @@ export class AndPlan implements PlanNode {
         }
       } else if (child instanceof HashLeaf && child.positive) {
         const count = child.hits.length + child.index.arrayRows.length;
+        if (count <= bestCount) {
+          best = child;
+          bestCount = count;
+        }
+      } else if (child instanceof TextLeaf && child.rejectsSpecial()) {
+        const count = child.estimate * this.size;
         if (count <= bestCount) {
           best = child;
           bestCount = count;
@@ -1073,21 +1149,13 @@ export class AndPlan implements PlanNode {
   private rowMode(t: Bitset | null, p: Bitset, from: number): DenseResult {
     const outT = emptyBitset(this.size);
     const outP = emptyBitset(this.size);
-    const rest = this.children.slice(from);
+    const rest = this.children.slice(from).filter((child) => !(child instanceof ResidualLeaf));
     const residual = this.hasResidual();
     const timer = this.timer;
     for (const i of bitsToRows(p)) {
       timer.tick();
-      let answer: Tri = (t === null || hasBit(t, i)) && !residual ? TRUE : UNKNOWN;
-      for (const child of rest) {
-        if (child instanceof ResidualLeaf) continue;
-        const a = child.row(i);
-        if (a === FALSE) {
-          answer = FALSE;
-          break;
-        }
-        if (a === UNKNOWN) answer = UNKNOWN;
-      }
+      // Residual children answer unknown for every row: folded in once, as the initial answer.
+      const answer = allOf(rest, i, (t === null || hasBit(t, i)) && !residual ? TRUE : UNKNOWN);
       if (answer !== FALSE) setBit(outP, i);
       if (answer === TRUE) setBit(outT, i);
     }
@@ -1120,13 +1188,7 @@ export class OrPlan implements PlanNode {
   }
 
   row(i: number): Tri {
-    let result: Tri = FALSE;
-    for (const child of this.children) {
-      const answer = child.row(i);
-      if (answer === TRUE) return TRUE;
-      if (answer === UNKNOWN) result = UNKNOWN;
-    }
-    return result;
+    return anyOf(this.children, i);
   }
 
   dense(within: Bitset | null): DenseResult {
@@ -1209,7 +1271,7 @@ function fusedScanWithDates(
   codes: readonly Codes[],
   accepts: readonly Uint8Array[],
   ms: Float64Array,
-  interval: NonNullable<DateLeaf["interval"]>,
+  interval: MsInterval,
   timer: BudgetTimer,
 ): void {
   const c0 = codes[0]!;
@@ -1266,8 +1328,18 @@ export function buildPlan(condition: Condition, storage: Storage, timer: BudgetT
       );
     case "not":
       return new NotPlan(condition, build(condition.child), size);
-    default:
+    case "eq":
+    case "ne":
+    case "range":
+    case "in":
+    case "nin":
+    case "all":
+    case "regex":
+    case "exists":
+    case "size":
       return leafPlan(condition, storage, timer);
+    default:
+      return assertNever(condition);
   }
 }
 
@@ -1312,4 +1384,361 @@ export function resolveUnknown(
     if (decide(row)) setBit(t, row);
   }
   return t;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Access paths: how findFirst, count and findAll answer a query
+
+/**
+ * One way to answer a query. `name` is what `explain()` reports; `cost` (for `findFirst`) the expected rows
+ * examined; `run` answers (a row number for `findFirst`, -1 when none matches).
+ */
+export interface AccessPath<R> {
+  readonly name: string;
+  readonly cost: number;
+  readonly run: () => R;
+}
+
+/**
+ * The cheapest access path for the first match of `condition` (docs/semantics.md 1.9): a hash lookup, a
+ * walk of the creation order, a walk of per-label postings in creation order, or the rows of a `$regex`'s
+ * accepted values from the text index; for an OR, the union of its children's paths (the earliest of their
+ * first rows). A `CreatedUtcTime` interval in the conjunction narrows both walks to its segment of the order
+ * (rows whose `CreatedUtcTime` holds an array, which sort with the undated, are checked after the segment).
+ * Every row a path returns is verified by the whole plan and, where the columns cannot decide, by the row
+ * predicate: a path only narrows.
+ * @param storage - the set's columns; `storage.creation` must already be up to date (findFirst prepares it)
+ * @param timer - the query's budget timer, ticked once per row examined
+ * @throws {SearchTimeoutError} from `timer`, while planning (accept tables) or running
+ */
+export function firstPath(condition: Condition, storage: Storage, timer: BudgetTimer): AccessPath<number> {
+  const creation = storage.creation(UNBOUNDED);
+  const rank = creation.rank;
+  if (condition.kind === "or" && condition.children.length > 1) {
+    const paths = condition.children.map((child) => firstPath(child, storage, timer));
+    return {
+      name: `union(${paths.map((p) => p.name).join(", ")})`,
+      cost: paths.reduce((sum, p) => sum + p.cost, 0),
+      run: () => {
+        let best = -1;
+        for (const path of paths) {
+          const row = path.run();
+          if (row >= 0 && (best < 0 || rank[row]! < rank[best]!)) best = row;
+        }
+        return best;
+      },
+    };
+  }
+  const size = storage.size;
+  const orderColumn = storage.orderColumn;
+  const plan = buildPlan(condition, storage, timer);
+  const check = storage.check(condition);
+  const verify = (row: number): boolean => {
+    timer.tick();
+    const answer = plan.row(row);
+    return answer === TRUE || (answer === UNKNOWN && check(row));
+  };
+  const leaves = conjuncts(plan);
+  // The window of the creation order, and the selectivity of everything else.
+  let from = 0;
+  let to = size;
+  let windowed = false;
+  let rest = 1;
+  for (const leaf of leaves) {
+    if (leaf instanceof DateLeaf && leaf.column === orderColumn && leaf.interval !== undefined) {
+      const [a, b] = creation.segment(leaf.interval);
+      from = Math.max(from, a);
+      to = Math.min(to, b);
+      windowed = true;
+    } else rest *= leaf.estimate;
+  }
+  to = Math.max(from, to);
+  rest = Math.max(rest, 1 / Math.max(size, 1));
+  const complexRows = orderColumn.complexRows;
+  const tail = windowed && complexRows.length > 0;
+  const finish = (row: number): number => (row >= 0 || !tail ? row : firstOf(complexRows, rank, verify));
+  const window = to - from;
+  const paths: AccessPath<number>[] = [
+    {
+      name: windowed ? `date-range ${ORDER_FIELD}` : "scan",
+      cost: Math.min(window, 1 / rest) + (tail ? complexRows.length : 0),
+      run: () => finish(scanFirst(creation.order, from, to, verify)),
+    },
+  ];
+  for (const leaf of leaves) {
+    if (leaf instanceof HashLeaf && leaf.positive) {
+      const candidates = leaf.candidates();
+      // Verified by the whole predicate (the hash only narrows; its row() would build bitsets).
+      paths.push({
+        name: `hash ${leaf.index.field}`,
+        cost: candidates.length,
+        run: () =>
+          firstOf(candidates, rank, (row) => {
+            timer.tick();
+            return check(row);
+          }),
+      });
+    } else if (leaf instanceof TextLeaf && leaf.rejectsSpecial()) {
+      // The rows of the accepted values (the pattern tested once per candidate value), then those the
+      // column cannot decide; each verified by the whole plan.
+      paths.push({
+        name: `text-index ${leaf.column.field}`,
+        cost: 2 * size * leaf.estimate + leaf.column.complexRows.length,
+        run: () => {
+          const best = firstOf(leaf.acceptedRows(), rank, verify);
+          const complex = firstOf(leaf.column.complexRows, rank, verify);
+          return best < 0 || (complex >= 0 && rank[complex]! < rank[best]!) ? complex : best;
+        },
+      });
+    } else if (leaf instanceof DictionaryLeaf && leaf.accept[CODE_MISSING] === FALSE && leaf.estimate > 0) {
+      const entries = window * leaf.estimate;
+      const others = Math.max(rest / leaf.estimate, 1 / Math.max(size, 1));
+      paths.push({
+        name: `postings ${leaf.column.field}${windowed ? ` in date-range ${ORDER_FIELD}` : ""}`,
+        cost: 2 * Math.min(entries, 1 / others) + 4 * leaf.acceptedCodes().length,
+        run: () => finish(postingsFirst(leaf, storage, creation, verify, from, to)),
+      });
+    }
+  }
+  let best = paths[0]!;
+  for (const path of paths) if (path.cost < best.cost) best = path;
+  return best;
+}
+
+/** The first row of the creation order in positions [from, to) that `verify` accepts, or -1. */
+function scanFirst(order: Int32Array, from: number, to: number, verify: RowCheck): number {
+  for (let j = from; j < to; j++) {
+    const row = order[j]!;
+    if (verify(row)) return row;
+  }
+  return -1;
+}
+
+/** The earliest (by rank) of `rows` that `verify` accepts, or -1 (rows of a lower rank are not verified). */
+function firstOf(rows: ArrayLike<number>, rank: Int32Array, verify: RowCheck): number {
+  let best = -1;
+  for (let k = 0; k < rows.length; k++) {
+    const row = rows[k]!;
+    if ((best < 0 || rank[row]! < rank[best]!) && verify(row)) best = row;
+  }
+  return best;
+}
+
+/**
+ * Walks the postings of the leaf's accepted codes merged in creation order, from position `from` up to `to`
+ * of the order; the first verified row, or -1.
+ */
+function postingsFirst(
+  leaf: DictionaryLeaf,
+  storage: Storage,
+  creation: CreationOrder,
+  verify: RowCheck,
+  from: number,
+  to: number,
+): number {
+  const { offsets, rows } = leaf.column.postings(creation.order, storage.size);
+  const rank = creation.rank;
+  const codes = leaf.acceptedCodes();
+  const heads: number[] = [];
+  const ends: number[] = [];
+  for (const code of codes) {
+    // Postings are in creation order: binary-search the first entry at or after `from`.
+    let lo = offsets[code]!;
+    let hi = offsets[code + 1]!;
+    ends.push(hi);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rank[rows[mid]!]! < from) lo = mid + 1;
+      else hi = mid;
+    }
+    heads.push(lo);
+  }
+  for (;;) {
+    let pick = -1;
+    let pickRank = to;
+    for (let k = 0; k < codes.length; k++) {
+      if (heads[k]! < ends[k]!) {
+        const r = rank[rows[heads[k]!]!]!;
+        if (r < pickRank) {
+          pickRank = r;
+          pick = k;
+        }
+      }
+    }
+    if (pick < 0) return -1;
+    const row = rows[heads[pick]!]!;
+    heads[pick]!++;
+    if (verify(row)) return row; // verify ticks the budget
+  }
+}
+
+/**
+ * A short candidate list that a conjunct narrows the rows to: the hits of a positive hash leaf (and the rows
+ * holding an array), or a `CreatedUtcTime` segment of the creation order (and the rows holding an array),
+ * when at most max(64, rows / 64) rows; undefined otherwise. The creation order must be up to date.
+ */
+function candidateChoice(
+  plan: PlanNode,
+  storage: Storage,
+  creation: CreationOrder,
+):
+  | { kind: "hash"; leaf: HashLeaf; cost: number }
+  | { kind: "date"; from: number; to: number; cost: number }
+  | undefined {
+  const limit = Math.max(64, storage.size / 64);
+  const complex = storage.orderColumn.complexRows.length;
+  let best:
+    | { kind: "hash"; leaf: HashLeaf; cost: number }
+    | { kind: "date"; from: number; to: number; cost: number }
+    | undefined;
+  for (const leaf of conjuncts(plan)) {
+    if (leaf instanceof HashLeaf && leaf.positive) {
+      const cost = leaf.hits.length + leaf.index.arrayRows.length;
+      if (cost <= limit && (best === undefined || cost < best.cost)) best = { kind: "hash", leaf, cost };
+    } else if (
+      leaf instanceof DateLeaf &&
+      leaf.column === storage.orderColumn &&
+      leaf.interval !== undefined
+    ) {
+      const [from, to] = creation.segment(leaf.interval);
+      const cost = to - from + complex;
+      if (cost <= limit && (best === undefined || cost < best.cost)) best = { kind: "date", from, to, cost };
+    }
+  }
+  return best;
+}
+
+/**
+ * The access path of `findAll` (`counting`: false) or `count` (true) for `condition` and its plan:
+ * - `histogram` (count only): one dictionary leaf deciding every row: the sum of its accepted codes' counts;
+ *   `histogram text-index`: one text leaf deciding every row: the sum of its accepted values' counts;
+ * - `segment CreatedUtcTime` (count only): a `CreatedUtcTime` range alone, on a column without arrays: the
+ *   length of its segment of the creation order;
+ * - `candidates hash <field>` / `candidates date-range CreatedUtcTime`: a short candidate list (see
+ *   `candidateChoice`), each row verified by the plan and the row predicate;
+ * - `columns` (for an AND, `columns: <strategy>`, see `AndPlan.strategy`): the plan over bitsets, the rows it
+ *   cannot decide given to the row predicate; when no column answers any part (a residual leaf), `count` runs
+ *   the compiled row scan itself, without bitsets, under the same name.
+ * `run` returns the matching rows in creation order (`findAll`) or their number (`count`). Histogram paths
+ * need no creation order; every other path brings it up to date first (`storage.creation`).
+ * @throws {SearchTimeoutError} from `timer`, while running
+ */
+export function denseChoice(
+  condition: Condition,
+  plan: PlanNode,
+  storage: Storage,
+  timer: BudgetTimer,
+  counting: true,
+): AccessPath<number>;
+export function denseChoice(
+  condition: Condition,
+  plan: PlanNode,
+  storage: Storage,
+  timer: BudgetTimer,
+  counting: false,
+): AccessPath<Int32Array | number[]>;
+export function denseChoice(
+  condition: Condition,
+  plan: PlanNode,
+  storage: Storage,
+  timer: BudgetTimer,
+  counting: boolean,
+): AccessPath<number> | AccessPath<Int32Array | number[]> {
+  if (counting) {
+    if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) {
+      return { name: "histogram", cost: 0, run: () => plan.trueCount };
+    }
+    if (plan instanceof TextLeaf && plan.unknownCount === 0) {
+      return { name: "histogram text-index", cost: 0, run: () => plan.trueCount() };
+    }
+  }
+  const creation = storage.creation(timer);
+  const orderColumn = storage.orderColumn;
+  if (
+    counting &&
+    plan instanceof DateLeaf &&
+    plan.column === orderColumn &&
+    plan.interval !== undefined &&
+    orderColumn.complexRows.length === 0
+  ) {
+    const [from, to] = creation.segment(plan.interval);
+    return { name: `segment ${ORDER_FIELD}`, cost: 0, run: () => to - from };
+  }
+  const check = storage.check(condition);
+  const choice = candidateChoice(plan, storage, creation);
+  const rank = creation.rank;
+  const byRank = (a: number, b: number) => rank[a]! - rank[b]!;
+  let path: AccessPath<Int32Array | number[]>;
+  if (choice?.kind === "hash") {
+    path = {
+      name: `candidates hash ${choice.leaf.index.field}`,
+      cost: choice.cost,
+      run: () => {
+        const rows = choice.leaf.candidates().filter((row) => {
+          timer.tick();
+          return check(row);
+        });
+        return rows.sort(byRank);
+      },
+    };
+  } else if (choice?.kind === "date") {
+    const verify = (row: number): boolean => {
+      timer.tick();
+      const answer = plan.row(row);
+      return answer === TRUE || (answer === UNKNOWN && check(row));
+    };
+    path = {
+      name: `candidates date-range ${ORDER_FIELD}`,
+      cost: choice.cost,
+      run: () => {
+        const rows: number[] = [];
+        for (let j = choice.from; j < choice.to; j++) {
+          const row = creation.order[j]!;
+          if (verify(row)) rows.push(row);
+        }
+        const complex = orderColumn.complexRows.filter(verify);
+        complex.sort(byRank);
+        return rows.concat(complex);
+      },
+    };
+  } else if (counting && plan instanceof ResidualLeaf) {
+    // No column answers any part: the compiled row scan itself, without selection bitsets.
+    const size = storage.size;
+    return {
+      name: "columns",
+      cost: size,
+      run: () => {
+        let total = 0;
+        for (let row = 0; row < size; row++) {
+          timer.tick();
+          if (check(row)) total++;
+        }
+        return total;
+      },
+    };
+  } else {
+    const dense = () => resolveUnknown(plan.dense(null), check, timer);
+    const name = plan instanceof AndPlan ? `columns: ${plan.strategy()}` : "columns";
+    if (counting) return { name, cost: storage.size, run: () => popcount(dense()) };
+    return { name, cost: storage.size, run: () => inCreationOrder(dense(), creation, timer) };
+  }
+  if (!counting) return path;
+  return { name: path.name, cost: path.cost, run: () => path.run().length };
+}
+
+/**
+ * The rows of a bitset in creation order: each row's position in the order is set in a second bitset, whose
+ * positions are then read ascending (O(matches + rows / 32), no sort).
+ */
+function inCreationOrder(bits: Bitset, creation: CreationOrder, timer: BudgetTimer): Int32Array {
+  const rows = bitsToRows(bits);
+  const positions = emptyBitset(creation.rank.length);
+  const rank = creation.rank;
+  for (let k = 0; k < rows.length; k++) setBit(positions, rank[rows[k]!]!);
+  timer.tick(rows.length);
+  const ordered = bitsToRows(positions);
+  const order = creation.order;
+  for (let k = 0; k < ordered.length; k++) ordered[k] = order[ordered[k]!]!;
+  timer.tick(ordered.length);
+  return ordered;
 }

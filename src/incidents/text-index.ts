@@ -6,15 +6,22 @@
  * - `TextColumn`: a field's scalar values as value ids (`Int32Array`, one per row) over an unbounded
  *   dictionary of distinct values, with the rows per value. A dictionary column that outgrows
  *   `maxDictionary` becomes a text column instead of being dropped (IncidentSet's `textIndex` option).
- * - `GramIndex`: for each trigram of case-folded text, the ids of the distinct string values that hold it
- *   (ascending). Built on the first `$regex` query of the field, kept until the next add, and never larger
- *   than the set's `textIndex.maxBytes` (past it the field has no trigram index and its patterns run on rows).
+ * - `TextIndex`: over the distinct values, a corpus (the values joined in one string, with their offsets),
+ *   its ASCII-lowercased copy, and a `GramIndex`: for each trigram of case-folded text, the ids of the
+ *   distinct string values that hold it (ascending). Built with a large set (`TextColumn.buildIndex`) or by
+ *   the first `$regex` query of the field, kept across adds (values added later are tested one by one until
+ *   they outnumber an eighth of it, then it is built again), and never larger than the set's
+ *   `textIndex.maxBytes` (past it the field has no index and its patterns run on rows).
+ * - `checkLiteral`: a literal pattern (`^…`, `…$`, with or without `i`) checked on the candidates' spans of
+ *   the corpus with the engine's native string search, exactly; other patterns are tested once per candidate
+ *   value by the planner (`TextLeaf`).
  * - `regexGramQuery`: the trigrams a value must hold for a pattern to match it, read from RE2's parse tree of
  *   the pattern (`parseRegexTree`): literals, small character classes, concatenation, alternation and
  *   repetition, as an AND/OR query over trigrams. A pattern with no required literal of three characters
  *   gives `ALL` (the index cannot narrow it).
  *
- * Soundness (the index only narrows; every candidate is checked with the pattern itself): values and
+ * Soundness (the trigram lists only narrow; every candidate is checked with the pattern or, for a literal,
+ * on its exact text in the corpus): values and
  * pattern literals are folded alike, one UTF-16 unit at a time, to 64 symbols: ASCII letters to lower case,
  * digits, the other ASCII characters into 27 shared classes, the Kelvin sign to `k` and the long s to `s`
  * (the only non-ASCII characters RE2's case folding equates with ASCII ones), and every other character to a
@@ -23,8 +30,10 @@
  */
 
 import { RE2JS } from "re2js";
+import type { RegexLiteral } from "../conditions/regex/matcher.js";
 import { parseRegexTree, REGEX_OP, type RegexTreeNode } from "../conditions/regex/program.js";
 import { CODE_COMPLEX, CODE_MISSING, CODE_NULL, type DictionaryColumn } from "./columns.js";
+import type { BudgetTimer } from "./search-budget.js";
 
 /** Value id of a row whose field is missing. */
 export const TEXT_MISSING = -1;
@@ -362,8 +371,12 @@ export class GramIndex {
       ) {
         break; // the lists left are longer: checking the few candidates costs less than intersecting
       }
+      const before = result?.length ?? 0;
       result = result === undefined ? list : intersect(result, list);
       if (result.length === 0) return result;
+      // The lists are the trigrams of one text: once one removes less than an eighth of the candidates, the
+      // longer ones left narrow as little, and checking a candidate costs less than merging the lists.
+      if (before > 0 && result.length > before - (before >>> 3)) break;
     }
     for (const sub of query.subs) {
       if (result !== undefined && (result.length <= FEW_CANDIDATES || this.estimate(sub) >= result.length))
@@ -411,6 +424,253 @@ function intersect(a: Int32Array, b: Int32Array): Int32Array {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Text index: the corpus of distinct values and its trigram lists
+
+/** Separates the values in a corpus (a literal match must lie within one value: checked by offsets). */
+const SEPARATOR = "\u0000";
+/** Values added after an index was built that are tested one by one before it is built again (at least). */
+const REBUILD_MIN = 4096;
+/** The longest corpus kept (characters): well below the engine's string length limit. */
+const MAX_CORPUS = 1 << 28;
+
+/**
+ * The text index of a text column, over the values with ids `0 … count-1`:
+ * - `corpus`: the values joined in one string (non-string values as empty text), value `id` spanning
+ *   `[starts[id], starts[id + 1] - 1)`; a literal pattern is checked on it with the engine's native string
+ *   search (`checkLiteral`), a few contiguous reads instead of one object per value;
+ * - `nonAscii`: per id, 1 when the value has a character outside ASCII (a case-insensitive literal is then
+ *   left to the pattern itself: only ASCII folding is exact here);
+ * - `grams`: the trigram lists (`GramIndex`).
+ * The ASCII-lowercased corpus, for case-insensitive literals (`lowered()`), is built with the index of a
+ * large set (`TextColumn.buildIndex`) when the budget allows, else by the first such literal.
+ */
+export class TextIndex {
+  private loweredCache: string | null | undefined;
+
+  constructor(
+    readonly corpus: string,
+    readonly starts: Int32Array,
+    readonly nonAscii: Uint8Array,
+    readonly grams: GramIndex,
+    /** The number of value ids covered. */
+    readonly count: number,
+    /** Bytes per corpus character: 1 when every character is Latin-1, else 2 (the engine's two string forms). */
+    private readonly charBytes: 1 | 2,
+    /** Whether any value has a non-ASCII character. */
+    private readonly anyNonAscii: boolean,
+    private readonly budget: { remaining: number },
+  ) {}
+
+  /** Bytes held: the corpus (and its lowered copy when built), the offsets, the flags, the trigram lists. */
+  bytes(): number {
+    return (
+      this.corpus.length * this.charBytes * (this.loweredCache ? 2 : 1) +
+      this.starts.byteLength +
+      this.nonAscii.byteLength +
+      this.grams.bytes()
+    );
+  }
+
+  /**
+   * The corpus with ASCII letters lowercased (other characters kept; same offsets), built with the index by
+   * `TextColumn.buildIndex` when it fits the set's budget beside it, else on first use if it fits then;
+   * undefined when it does not fit.
+   */
+  lowered(): string | undefined {
+    if (this.loweredCache !== undefined) return this.loweredCache ?? undefined;
+    const size = this.corpus.length * this.charBytes;
+    if (size > this.budget.remaining) {
+      this.loweredCache = null;
+      return undefined;
+    }
+    this.lowerNow();
+    this.budget.remaining -= size;
+    return this.loweredCache ?? undefined;
+  }
+
+  /** Builds the lowered corpus without charging the budget (the index being built is charged as a whole). */
+  lowerNow(): void {
+    // `toLowerCase` keeps the length of ASCII text; values with other characters keep their text (their
+    // case-insensitive answers come from the pattern itself, see `checkLiteral`).
+    let lowered: string;
+    if (!this.anyNonAscii) lowered = this.corpus.toLowerCase();
+    else {
+      const parts: string[] = new Array(this.count);
+      for (let id = 0; id < this.count; id++) {
+        const text = this.corpus.slice(this.starts[id], this.starts[id + 1]! - 1);
+        parts[id] = this.nonAscii[id] === 0 ? text.toLowerCase() : text;
+      }
+      lowered = parts.join(SEPARATOR);
+    }
+    this.loweredCache = lowered;
+  }
+}
+
+/**
+ * Builds the text index of `values` (see `TextIndex`), or returns null when it would take more than
+ * `budget` bytes (then nothing is kept). Two passes over the corpus: count each trigram's values, then
+ * fill the lists. `withLowered`: also the lowered corpus, when it fits beside the index.
+ */
+function buildTextIndex(
+  values: readonly unknown[],
+  budget: { remaining: number },
+  withLowered: boolean,
+): TextIndex | null {
+  const count = values.length;
+  let chars = 0;
+  for (let id = 0; id < count; id++) {
+    const value = values[id];
+    chars += (typeof value === "string" ? value.length : 0) + 1;
+  }
+  // The corpus and offsets alone must fit (at one byte per character, checked again below).
+  if (chars > MAX_CORPUS || chars + 4 * (count + 1) + (GRAM_KEYS + 1) * 4 > budget.remaining) return null;
+  const parts: string[] = new Array(count);
+  const starts = new Int32Array(count + 1);
+  let at = 0;
+  for (let id = 0; id < count; id++) {
+    const value = values[id];
+    const text = typeof value === "string" ? value : "";
+    parts[id] = text;
+    starts[id] = at;
+    at += text.length + 1;
+  }
+  starts[count] = at;
+  const corpus = parts.join(SEPARATOR);
+  const nonAscii = new Uint8Array(count);
+  const counts = new Int32Array(GRAM_KEYS + 1);
+  const last = new Int32Array(GRAM_KEYS).fill(-1);
+  const fold = getFoldTable();
+  let entries = 0;
+  let wide = 0;
+  let anyNonAscii = false;
+  // Pass 1: how many values hold each trigram (each value counted once per trigram); which are not ASCII.
+  for (let id = 0; id < count; id++) {
+    const from = starts[id]!;
+    const to = starts[id + 1]! - 1;
+    let high = 0;
+    for (let k = from; k < to; k++) high |= corpus.charCodeAt(k);
+    if (high > 0x7f) {
+      nonAscii[id] = 1;
+      anyNonAscii = true;
+      wide |= high;
+    }
+    if (to - from < 3) continue;
+    let a = fold[corpus.charCodeAt(from)]!;
+    let b = fold[corpus.charCodeAt(from + 1)]!;
+    for (let k = from + 2; k < to; k++) {
+      const c = fold[corpus.charCodeAt(k)]!;
+      if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
+        const key = (a << 12) | (b << 6) | c;
+        if (last[key] !== id) {
+          last[key] = id;
+          counts[key + 1]!++;
+          entries++;
+        }
+      }
+      a = b;
+      b = c;
+    }
+  }
+  const charBytes: 1 | 2 = wide > 0xff ? 2 : 1;
+  const bytes =
+    corpus.length * charBytes + starts.byteLength + nonAscii.byteLength + (GRAM_KEYS + 1) * 4 + entries * 4;
+  if (bytes > budget.remaining) return null;
+  for (let key = 0; key < GRAM_KEYS; key++) counts[key + 1]! += counts[key]!;
+  const offsets = counts;
+  const cursor = offsets.slice(0, GRAM_KEYS);
+  const ids = new Int32Array(entries);
+  last.fill(-1);
+  // Pass 2: the value ids, ascending within each trigram.
+  for (let id = 0; id < count; id++) {
+    const from = starts[id]!;
+    const to = starts[id + 1]! - 1;
+    if (to - from < 3) continue;
+    let a = fold[corpus.charCodeAt(from)]!;
+    let b = fold[corpus.charCodeAt(from + 1)]!;
+    for (let k = from + 2; k < to; k++) {
+      const c = fold[corpus.charCodeAt(k)]!;
+      if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
+        const key = (a << 12) | (b << 6) | c;
+        if (last[key] !== id) {
+          last[key] = id;
+          ids[cursor[key]!++] = id;
+        }
+      }
+      a = b;
+      b = c;
+    }
+  }
+  const index = new TextIndex(
+    corpus,
+    starts,
+    nonAscii,
+    new GramIndex(offsets, ids, count),
+    count,
+    charBytes,
+    anyNonAscii,
+    budget,
+  );
+  // The lowered corpus too, when asked and it fits beside the rest: no case-insensitive literal pays for it.
+  if (withLowered && index.bytes() + corpus.length * charBytes <= budget.remaining) index.lowerNow();
+  return index;
+}
+
+/**
+ * Answers a literal pattern (`analyzeLiteral`: plain text, `^text`, `text$`, `^text$`, with or without `i`)
+ * for the candidate value ids of a text index, calling `accept(id)` for each id it matches and `undecided(id)`
+ * for each id it cannot decide here (a case-insensitive literal on a value with non-ASCII characters: RE2's
+ * Unicode folding, e.g. the Kelvin sign as `k`, is left to the pattern). Exact otherwise: a match must lie
+ * within the value's span of the corpus (docs/semantics.md 1.4: a search, `^`/`$` at the value's ends).
+ * @param candidates - ids below `index.count`, ascending
+ * @param timer - the query's budget timer, ticked once per candidate checked here
+ * @throws {SearchTimeoutError} from `timer`
+ * @returns false when the lowered corpus a case-insensitive literal needs does not fit the budget (nothing
+ *   was called: test the candidates with the pattern instead); true otherwise
+ */
+export function checkLiteral(
+  index: TextIndex,
+  literal: RegexLiteral,
+  candidates: ArrayLike<number>,
+  timer: BudgetTimer,
+  accept: (id: number) => void,
+  undecided: (id: number) => void,
+): boolean {
+  const corpus = literal.ignoreCase ? index.lowered() : index.corpus;
+  if (corpus === undefined) return false;
+  const text = literal.ignoreCase ? literal.text.toLowerCase() : literal.text;
+  const n = text.length;
+  const { starts, nonAscii } = index;
+  const skip = literal.ignoreCase ? nonAscii : undefined;
+  // Unanchored: the first occurrence at or after a value's start, reused while it lies ahead of the next
+  // candidates (ids ascend, so do their starts): about one native search per matching value.
+  let found = -1;
+  let exhausted = false;
+  for (let k = 0; k < candidates.length; k++) {
+    const id = candidates[k]!;
+    if (skip !== undefined && skip[id] === 1) {
+      undecided(id);
+      continue;
+    }
+    timer.tick();
+    const start = starts[id]!;
+    const end = starts[id + 1]! - 1;
+    let match: boolean;
+    if (literal.anchorStart && literal.anchorEnd) match = end - start === n && corpus.startsWith(text, start);
+    else if (literal.anchorStart) match = end - start >= n && corpus.startsWith(text, start);
+    else if (literal.anchorEnd) match = end - start >= n && corpus.startsWith(text, end - n);
+    else {
+      if (!exhausted && found < start) {
+        found = corpus.indexOf(text, start);
+        exhausted = found < 0;
+      }
+      match = !exhausted && found + n <= end;
+    }
+    if (match) accept(id);
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Text column
 
 /** A pattern's answers over a text column's values: per value id (0 false, 1 true), and the true ids ascending. */
@@ -423,8 +683,9 @@ export interface AcceptTable {
 const ACCEPT_CACHE_SIZE = 8;
 
 /**
- * One field's values as ids over an unbounded dictionary, with rows per value and, on demand, a trigram
- * index over the distinct string values (bounded by the budget it is given).
+ * One field's values as ids over an unbounded dictionary, with rows per value and a text index over the
+ * distinct values (`TextIndex`: corpus and trigram lists; built by `buildIndex` or on first use, bounded by
+ * the budget it is given).
  */
 export class TextColumn {
   readonly field: string;
@@ -443,13 +704,18 @@ export class TextColumn {
   rows = 0;
   private readonly index = new Map<unknown, number>();
   private readonly budget: { remaining: number };
-  private gramCache: GramIndex | null | undefined;
+  /** The text index: undefined before first use, null when it did not fit the budget. */
+  private indexCache: TextIndex | null | undefined;
+  /** The number of values when the index last failed to fit (see `textIndex`). */
+  private failedAt = -1;
+  /** Whether the index is built with its lowered corpus (`buildIndex`). */
+  private eager = false;
   private postingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
   /** Per pattern key: the answer per value id (0 false, 1 true), kept until the next add. */
   private readonly acceptCache = new Map<string, AcceptTable>();
 
   /**
-   * @param budget - the bytes the set's trigram indexes may still take (shared by its text columns)
+   * @param budget - the bytes the set's text indexes may still take (shared by its text columns)
    */
   constructor(field: string, capacity: number, budget: { remaining: number }) {
     this.field = field;
@@ -516,80 +782,53 @@ export class TextColumn {
     }
     this.ids[row] = id;
     this.rows = Math.max(this.rows, row + 1);
-    if (this.gramCache) this.budget.remaining += this.gramCache.bytes();
-    this.gramCache = undefined;
     this.postingCache = undefined;
     this.acceptCache.clear();
   }
 
   /**
-   * The trigram index over the distinct string values, built on first use (two passes over the values);
-   * undefined when it would not fit in the remaining budget (then nothing is kept).
+   * The text index over the distinct values (see `TextIndex`), built on first use and kept across adds: the
+   * values added since it was built (ids from its `count` on) are tested one by one until they outnumber
+   * `max(REBUILD_MIN, count / 8)`, when it is built again. Undefined when it would not fit in the remaining
+   * budget (then nothing is kept, and it is not tried again before as many values were added).
    */
-  grams(): GramIndex | undefined {
-    if (this.gramCache !== undefined) return this.gramCache ?? undefined;
-    const values = this.values;
-    const counts = new Int32Array(GRAM_KEYS + 1);
-    const last = new Int32Array(GRAM_KEYS).fill(-1);
-    const fold = getFoldTable();
-    let entries = 0;
-    // Pass 1: how many values hold each trigram (each value counted once per trigram).
-    for (let id = 0; id < values.length; id++) {
-      const value = values[id];
-      if (typeof value !== "string" || value.length < 3) continue;
-      let a = fold[value.charCodeAt(0)]!;
-      let b = fold[value.charCodeAt(1)]!;
-      for (let k = 2; k < value.length; k++) {
-        const c = fold[value.charCodeAt(k)]!;
-        if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
-          const key = (a << 12) | (b << 6) | c;
-          if (last[key] !== id) {
-            last[key] = id;
-            counts[key + 1]!++;
-            entries++;
-          }
-        }
-        a = b;
-        b = c;
-      }
-    }
-    const bytes = (GRAM_KEYS + 1) * 4 + entries * 4;
-    if (bytes > this.budget.remaining) {
-      this.gramCache = null;
+  textIndex(): TextIndex | undefined {
+    const current = this.indexCache;
+    const values = this.values.length;
+    // After a failure, retried only once as many values were added as would trigger a rebuild.
+    if (current === null && values - this.failedAt <= Math.max(REBUILD_MIN, this.failedAt >>> 3)) {
       return undefined;
     }
-    for (let key = 0; key < GRAM_KEYS; key++) counts[key + 1]! += counts[key]!;
-    const offsets = counts;
-    const cursor = offsets.slice(0, GRAM_KEYS);
-    const ids = new Int32Array(entries);
-    last.fill(-1);
-    // Pass 2: the value ids, ascending within each trigram.
-    for (let id = 0; id < values.length; id++) {
-      const value = values[id];
-      if (typeof value !== "string" || value.length < 3) continue;
-      let a = fold[value.charCodeAt(0)]!;
-      let b = fold[value.charCodeAt(1)]!;
-      for (let k = 2; k < value.length; k++) {
-        const c = fold[value.charCodeAt(k)]!;
-        if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
-          const key = (a << 12) | (b << 6) | c;
-          if (last[key] !== id) {
-            last[key] = id;
-            ids[cursor[key]!++] = id;
-          }
-        }
-        a = b;
-        b = c;
-      }
+    if (current !== undefined && current !== null) {
+      if (values - current.count <= Math.max(REBUILD_MIN, current.count >>> 3)) return current;
+      this.budget.remaining += current.bytes();
     }
-    this.gramCache = new GramIndex(offsets, ids, values.length);
-    this.budget.remaining -= bytes;
-    return this.gramCache;
+    this.indexCache = buildTextIndex(this.values, this.budget, this.eager);
+    if (this.indexCache === null) {
+      this.failedAt = values;
+      return undefined;
+    }
+    this.budget.remaining -= this.indexCache.bytes();
+    return this.indexCache;
   }
 
-  /** True when the trigram index was not built because it would exceed the budget. */
+  /**
+   * Builds the text index now, with its lowered corpus when it fits (and so again on every rebuild): what
+   * `IncidentSet` does for a large set, so that no query pays for either. Returns `textIndex()`.
+   */
+  buildIndex(): TextIndex | undefined {
+    this.eager = true;
+    return this.textIndex();
+  }
+
+  /** The trigram index over the distinct string values (`textIndex().grams`); undefined without an index. */
+  grams(): GramIndex | undefined {
+    return this.textIndex()?.grams;
+  }
+
+  /** True when the text index was not built because it would exceed the budget. */
   get overBudget(): boolean {
-    return this.gramCache === null;
+    return this.indexCache === null;
   }
 
   /** Rows per value id, ascending (`rows[offsets[id]] … rows[offsets[id+1]-1]`), built once per batch of adds. */
@@ -623,19 +862,19 @@ export class TextColumn {
     this.acceptCache.set(key, accept);
   }
 
-  /** Bytes held: the ids, the postings and trigram index when built, the cached accept tables. */
+  /** Bytes held: the ids, the postings and text index when built, the cached accept tables. */
   bytes(): number {
     let bytes = this.ids.byteLength + 8 * this.values.length;
     if (this.postingCache !== undefined)
       bytes += this.postingCache.rows.byteLength + this.postingCache.offsets.byteLength;
-    if (this.gramCache) bytes += this.gramCache.bytes();
+    if (this.indexCache) bytes += this.indexCache.bytes();
     for (const { table, accepted } of this.acceptCache.values())
       bytes += table.byteLength + accepted.byteLength;
     return bytes;
   }
 
-  /** Bytes of the trigram index alone (0 when not built). */
+  /** Bytes of the text index alone (corpus, offsets, trigram lists; 0 when not built). */
   gramBytes(): number {
-    return this.gramCache ? this.gramCache.bytes() : 0;
+    return this.indexCache ? this.indexCache.bytes() : 0;
   }
 }

@@ -33,6 +33,7 @@ import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "../conditions/dates.js";
 import { boundOperator } from "../conditions/operators.js";
 import { requireParsedCondition } from "../conditions/parse.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
+import { ID_FIELD, ORDER_FIELD } from "../incidents/order.js";
 import { toMongoRegex } from "./regex-dialect.js";
 
 /** A MongoDB filter document (the `filter` of `find`, `findOne`, `countDocuments`, `$match`). */
@@ -468,8 +469,9 @@ export function toMongoFind(condition: Condition, options?: ToMongoOptions): Mon
   requireParsedCondition(condition, "toMongoFind");
   const ctx = resolveOptions(options);
   const filter = translate(condition, ctx);
-  const created = mongoPath(["CreatedUtcTime"], ctx);
-  const id = mongoPath(["IncidentId"], ctx);
+  // The order of docs/semantics.md 1.9, as the incident set defines it (order.ts): time key, then id key.
+  const created = mongoPath([ORDER_FIELD], ctx);
+  const id = mongoPath([ID_FIELD], ctx);
   const dated = datedFilter(created, ctx);
   const both = (a: MongoFilter, b: MongoFilter) => (Object.keys(a).length === 0 ? b : { $and: [a, b] });
   return {

@@ -452,6 +452,7 @@ const TEXT_REQUIRED: Record<string, RegExp> = {
   "plan: text-index with trigrams": /text-index \w+ \(\d+ trigrams/,
   "plan: text-index over every distinct value": /text-index \w+ \(every distinct value/,
   "count: histogram text-index": /^histogram text-index$/,
+  "count: columns seeded by a text-index leaf": /^columns: seeded by text-index /,
   "findFirst: text-index": /^text-index \w+$/,
   "plan: row predicate for a pattern without trigrams": /row predicate \(regex\)/,
 };

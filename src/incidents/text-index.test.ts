@@ -1,0 +1,217 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fcOptions } from "../../test/support/fc.js";
+import { evaluate } from "../conditions/evaluate.js";
+import { parseSearchConditions } from "../conditions/parse.js";
+import { analyzeLiteral, compileRegex } from "../conditions/regex/matcher.js";
+import { IncidentSet } from "./incident-set.js";
+import { compareOrderKeys, orderKeyOf } from "./order.js";
+import { startBudget } from "./search-budget.js";
+import { checkLiteral, regexGramQuery, TextColumn, type TextIndex } from "./text-index.js";
+
+/** A text column over `values` (one row each) with its text index built, under a budget of `bytes`. */
+function indexed(values: readonly unknown[], bytes = 1 << 26): { column: TextColumn; index: TextIndex } {
+  const column = new TextColumn("Title", values.length, { remaining: bytes });
+  values.forEach((value, row) => {
+    column.set(row, value, values.length);
+  });
+  const index = column.buildIndex();
+  if (index === undefined) throw new Error("no index");
+  return { column, index };
+}
+
+/** The ids `checkLiteral` accepts among every string value, and those it leaves to the pattern. */
+function literalAnswers(index: TextIndex, values: readonly unknown[], source: string, flags: string) {
+  const literal = analyzeLiteral(source, flags);
+  if (literal === undefined) throw new Error(`${source} is not a literal`);
+  const candidates = values.flatMap((value, id) => (typeof value === "string" ? [id] : []));
+  const accepted: number[] = [];
+  const undecided: number[] = [];
+  const done = checkLiteral(
+    index,
+    literal,
+    candidates,
+    startBudget(undefined),
+    (id) => accepted.push(id),
+    (id) => undecided.push(id),
+  );
+  return { done, accepted, undecided };
+}
+
+const VALUES = [
+  "Suspicious phishing email",
+  "phi", // a value ending where the next begins: no match across values
+  "shing reported",
+  "PHISHING on host",
+  "phis hing", // every trigram but not contiguous… (no "ish")
+  "ishing phis shing", // holds all trigrams of "phishing", not the word
+  "",
+  "phishing",
+  "x phishing",
+  "\u212Aernel panic", // KELVIN SIGN: RE2 folds it with k under `i`
+  "kernel panic",
+  "ünïcode phishing",
+  "a\u0000phishing", // the corpus separator inside a value
+  42,
+  true,
+];
+
+describe("checkLiteral: a literal pattern on the corpus answers as the pattern does", () => {
+  const { index } = indexed(VALUES);
+  it.each([
+    ["phishing", ""],
+    ["phishing", "i"],
+    ["^phishing", ""],
+    ["^phishing", "i"],
+    ["phishing$", ""],
+    ["^phishing$", ""],
+    ["^phishing$", "i"],
+    ["PHISHING", "i"],
+    ["kernel", "i"],
+    ["^kernel", "i"],
+    ["phi", ""],
+    ["reported", ""],
+    ["ünïcode", ""],
+    ["a\\.b", ""],
+  ])("%s with flags '%s'", (source, flags) => {
+    const matcher = compileRegex(source, flags);
+    const { done, accepted, undecided } = literalAnswers(index, VALUES, source, flags);
+    expect(done).toBe(true);
+    for (const [id, value] of VALUES.entries()) {
+      if (typeof value !== "string" || undecided.includes(id)) continue;
+      expect([id, accepted.includes(id)]).toEqual([id, matcher.test(value)]);
+    }
+    // Only a case-insensitive literal leaves values to the pattern: those with non-ASCII characters.
+    for (const id of undecided) {
+      expect(flags).toContain("i");
+      expect([...(VALUES[id] as string)].some((c) => c.charCodeAt(0) > 0x7f)).toBe(true);
+    }
+  });
+
+  it("agrees with the pattern on random values and literals", () => {
+    const text = fc.string({
+      unit: fc.constantFrom("a", "b", "A", "B", "\u212A", "k", "K", "é", "\u0000", " "),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(text, { maxLength: 30 }),
+        fc.string({ unit: fc.constantFrom("a", "b", "A", "k", " "), minLength: 1, maxLength: 4 }),
+        fc.constantFrom("", "^", "$", "^$"),
+        fc.constantFrom("", "i"),
+        (values, word, anchors, flags) => {
+          const source = `${anchors.startsWith("^") ? "^" : ""}${word}${anchors.endsWith("$") && anchors !== "^" ? "$" : ""}`;
+          // Distinct values: ids are positions in `column.values`.
+          const { column, index } = indexed(values);
+          const { done, accepted, undecided } = literalAnswers(index, column.values, source, flags);
+          expect(done).toBe(true);
+          const matcher = compileRegex(source, flags);
+          column.values.forEach((value, id) => {
+            if (!undecided.includes(id)) expect(accepted.includes(id)).toBe(matcher.test(value as string));
+          });
+        },
+      ),
+      fcOptions(300),
+    );
+  });
+
+  it("declines a case-insensitive literal when the lowered corpus does not fit the budget", () => {
+    const values = ["alpha beta", "gamma"];
+    const column = new TextColumn("Title", 2, { remaining: 0 });
+    values.forEach((value, row) => {
+      column.set(row, value, 2);
+    });
+    expect(column.textIndex()).toBeUndefined(); // nothing fits a budget of 0
+    const roomy = indexed(values);
+    // Room for the index but not for its lowered copy (one byte per character of an ASCII corpus).
+    const needed = roomy.index.bytes() - roomy.index.corpus.length;
+    const exact = indexed(values, needed);
+    expect(exact.index.bytes()).toBe(needed);
+    expect(literalAnswers(exact.index, values, "beta", "i").done).toBe(false);
+    expect(literalAnswers(exact.index, values, "beta", "").accepted).toEqual([0]);
+    expect(literalAnswers(roomy.index, values, "BETA", "i").accepted).toEqual([0]);
+  });
+});
+
+describe("TextColumn.textIndex: kept across adds, rebuilt when the new values outnumber it", () => {
+  it("keeps the index for a few added values, and the set answers for them", () => {
+    const values = Array.from({ length: 100 }, (_, i) => `title ${i} phishing`);
+    const { column, index } = indexed(values);
+    column.set(100, "late phishing", 200);
+    expect(column.textIndex()).toBe(index);
+    expect(index.count).toBe(100);
+    const grams = regexGramQuery("phishing", "");
+    expect(index.grams.candidates(grams)?.length).toBe(100); // the late value is not in the lists
+  });
+
+  it("rebuilds once the values added since outnumber max(4096, count / 8)", () => {
+    const values = Array.from({ length: 10 }, (_, i) => `t${i}`);
+    const { column, index } = indexed(values);
+    for (let k = 0; k < 4097; k++) column.set(10 + k, `new ${k}`, 10 + 4097);
+    const rebuilt = column.textIndex();
+    expect(rebuilt).not.toBe(index);
+    expect(rebuilt?.count).toBe(10 + 4097);
+  });
+});
+
+describe("IncidentSet: $regex through the text index", () => {
+  const make = (i: number) => ({
+    IncidentId: i,
+    CreatedUtcTime: `2024-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00Z`,
+    Title: `${i % 3 === 0 ? "Phishing" : "Malware"} alert ${i} on host-${i % 97}`,
+  });
+
+  it("answers literal and other patterns after adds without a rebuild, as evaluate does", () => {
+    const incidents = Array.from({ length: 600 }, (_, i) => make(i));
+    const set = new IncidentSet(incidents.slice(0, 500), { maxDictionary: 16 });
+    const queries = [
+      { Title: { $regex: "Phishing alert" } },
+      { Title: { $regex: "phishing ALERT", $options: "i" } },
+      { Title: { $regex: "^Malware alert 4" } },
+      { Title: { $regex: "host-9$" } },
+      { Title: { $regex: "alert \\d+ on host-1\\d$" } },
+    ];
+    // The matches in the order of docs/semantics.md 1.9 (a stable sort keeps insertion order on ties).
+    const reference = (raw: unknown, upTo: number) =>
+      incidents
+        .slice(0, upTo)
+        .filter((incident) => evaluate(parseSearchConditions(raw), incident))
+        .sort((a, b) => compareOrderKeys(orderKeyOf(a), orderKeyOf(b)));
+    for (const raw of queries) expect(set.count(raw)).toBe(reference(raw, 500).length);
+    const bytes = set.footprint().textIndexBytes;
+    expect(bytes).toBeGreaterThan(0);
+    for (const incident of incidents.slice(500)) set.add(incident);
+    for (const raw of queries) {
+      expect(set.explain(raw).columns).toMatch(/text-index Title/);
+      expect(set.count(raw)).toBe(reference(raw, 600).length);
+      expect(set.findAll(raw)).toEqual(reference(raw, 600));
+    }
+    // The index built over the first 500 incidents served the queries after the adds (case-insensitive
+    // literals add the lowered corpus once).
+    expect(set.footprint().textIndexBytes).toBeLessThanOrEqual(bytes + 600 * 40);
+  });
+
+  it("builds the text index with a large set (no query pays for it)", () => {
+    const incidents = Array.from({ length: 50_000 }, (_, i) => ({ IncidentId: i, Title: `t${i}` }));
+    const large = new IncidentSet(incidents, { maxDictionary: 16 });
+    expect(large.footprint().textIndexBytes).toBeGreaterThan(0);
+    const small = new IncidentSet(incidents.slice(0, 1000), { maxDictionary: 16 });
+    expect(small.footprint().textIndexBytes).toBe(0);
+    small.count({ Title: { $regex: "t99" } });
+    expect(small.footprint().textIndexBytes).toBeGreaterThan(0);
+  });
+});
+
+describe("TextColumn.textIndex over budget", () => {
+  it("is not tried again until as many values were added as would rebuild an index", () => {
+    const budget = { remaining: 1000 }; // below the trigram offsets alone
+    const column = new TextColumn("Title", 8, budget);
+    column.set(0, "first title", 8);
+    expect(column.textIndex()).toBeUndefined();
+    expect(column.overBudget).toBe(true);
+    column.set(1, "second title", 8);
+    budget.remaining = 1 << 26; // room now, but too few values were added to try again
+    expect(column.textIndex()).toBeUndefined();
+    for (let k = 0; k < 4096; k++) column.set(2 + k, `title ${k}`, 4200);
+    expect(column.textIndex()?.count).toBe(4098);
+  });
+});
