@@ -41,13 +41,7 @@ import {
   sortRows,
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
-import {
-  ArrayRecords,
-  CompactRecords,
-  type NdjsonSource,
-  ndjsonBatches,
-  type RecordStore,
-} from "./ndjson.js";
+import { LineScanner, type NdjsonSource, readNdjson } from "./ndjson.js";
 import {
   AndPlan,
   buildPlan,
@@ -63,6 +57,7 @@ import {
   TRUE,
   UNKNOWN,
 } from "./planner.js";
+import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
 import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budget.js";
 import { validateIncidentSetOptions } from "./set-options.js";
 import { DEFAULT_TEXT_INDEX_BYTES, TextColumn } from "./text-index.js";
@@ -160,8 +155,10 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private readonly dictionaries = new Map<string, DictionaryColumn>();
   private readonly dates = new Map<string, DateColumn>();
   private readonly hashes = new Map<string, HashIndex>();
-  /** Every field read on add, once: name → whether it feeds the IncidentId key. */
+  /** Every field read on add, once. */
   private readonly fields: string[];
+  /** One value per `fields` entry, reused by `insert`. */
+  private readonly scratch: unknown[] = [];
   private readonly orderColumn: DateColumn;
   private capacity: number;
   /** Per row: `CreatedUtcTime` in ms, +Infinity when not a valid date (the order's first key). */
@@ -298,13 +295,23 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     options: IncidentSetOptions = {},
   ): Promise<IncidentSet<R>> {
     const set = new IncidentSet<R>([], options);
-    set.records = new CompactRecords<R>();
+    const records = new CompactRecords<R>();
+    set.records = records;
+    // Equality indexes in typed arrays, verified against the kept lines (record-store.ts).
+    for (const field of set.hashes.keys()) {
+      set.hashes.set(field, new CompactHashIndex(field, (row) => records.field(row, field)));
+    }
+    const fields = set.fields;
+    const scanner = new LineScanner(fields);
+    const values: unknown[] = new Array(fields.length);
     const decoder = new TextDecoder("utf-8", { fatal: true });
-    for await (const batch of ndjsonBatches(source)) {
-      for (const { bytes, line } of batch) {
+    await readNdjson(source, (buffer, start, end, line) => {
+      // The indexed fields straight from the bytes; JSON.parse for what the scanner leaves to it (and for
+      // every error, whose message is JSON.parse's or the decoder's).
+      if (!scanner.scan(buffer, start, end, values)) {
         let record: unknown;
         try {
-          record = JSON.parse(decoder.decode(bytes));
+          record = JSON.parse(decoder.decode(buffer.subarray(start, end)));
         } catch (error) {
           throw new SyntaxError(
             `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
@@ -313,18 +320,38 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         if (typeof record !== "object" || record === null || Array.isArray(record)) {
           throw new TypeError(`NDJSON line ${line}: expected an incident object, found ${describe(record)}.`);
         }
-        set.insert(record as R, set.records.length, bytes);
+        for (let k = 0; k < fields.length; k++) values[k] = ownDataValue(record, fields[k]!);
       }
-    }
+      set.insertValues(values);
+      records.pushBytes(buffer, start, end);
+    });
+    for (const index of set.hashes.values()) if (index instanceof CompactHashIndex) index.prepare();
     return set;
   }
 
-  private insert(incident: T, position: number, bytes?: Uint8Array): void {
+  private insert(incident: T, position: number): void {
     if (typeof incident !== "object" || incident === null || Array.isArray(incident)) {
       throw new TypeError(
         `Expected an incident object at position ${position}, found ${describe(incident)}.`,
       );
     }
+    const values = this.scratch;
+    for (let k = 0; k < this.fields.length; k++) {
+      try {
+        values[k] = ownDataValue(incident, this.fields[k]!);
+      } catch {
+        values[k] = []; // a hostile Proxy: the columns say "unknown", the row predicate decides
+      }
+    }
+    this.insertValues(values);
+    this.records.push(incident);
+  }
+
+  /**
+   * Writes the next row's values (one per `fields` entry, as `ownDataValue` reads them) into the columns;
+   * the caller then keeps the record in `records`.
+   */
+  private insertValues(values: readonly unknown[]): void {
     const row = this.records.length;
     if (row >= this.capacity) {
       this.capacity = Math.ceil(this.capacity * 1.5) + 16;
@@ -332,16 +359,10 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       this.idKey = growFloat(this.idKey, this.capacity);
     }
     let id: unknown;
-    for (const field of this.fields) {
-      let value: unknown;
-      let unreadable = false;
-      try {
-        value = ownDataValue(incident, field);
-      } catch {
-        unreadable = true; // a hostile Proxy: the columns say "unknown", the row predicate decides
-        value = [];
-      }
-      if (field === ID_FIELD) id = unreadable ? undefined : value;
+    for (let k = 0; k < this.fields.length; k++) {
+      const field = this.fields[k]!;
+      const value = values[k];
+      if (field === ID_FIELD) id = value;
       const dictionary = this.dictionaries.get(field);
       if (dictionary !== undefined && !dictionary.dropped) {
         if (this.textBudget !== undefined && this.overflows(dictionary, value)) {
@@ -356,7 +377,6 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const orderState = this.orderColumn.states[row];
     this.timeKey[row] = orderState === DATE_VALUE ? this.orderColumn.ms[row]! : Number.POSITIVE_INFINITY;
     this.idKey[row] = typeof id === "number" && Number.isFinite(id) ? id : Number.POSITIVE_INFINITY;
-    this.records.push(incident, bytes);
   }
 
   /** True when `value` is a new scalar that a full dictionary column would be dropped for. */
