@@ -305,26 +305,32 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const scanner = new LineScanner(fields);
     const values: unknown[] = new Array(fields.length);
     const decoder = new TextDecoder("utf-8", { fatal: true });
-    await readNdjson(source, (buffer, start, end, line) => {
-      // The indexed fields straight from the bytes; JSON.parse for what the scanner leaves to it (and for
-      // every error, whose message is JSON.parse's or the decoder's).
-      if (!scanner.scan(buffer, start, end, values)) {
-        let record: unknown;
-        try {
-          record = JSON.parse(decoder.decode(buffer.subarray(start, end)));
-        } catch (error) {
-          throw new SyntaxError(
-            `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
-          );
+    await readNdjson(
+      source,
+      (buffer, start, end, line) => {
+        // The indexed fields straight from the bytes; JSON.parse for what the scanner leaves to it (and for
+        // every error, whose message is JSON.parse's or the decoder's).
+        if (!scanner.scan(buffer, start, end, values)) {
+          let record: unknown;
+          try {
+            record = JSON.parse(decoder.decode(buffer.subarray(start, end)));
+          } catch (error) {
+            throw new SyntaxError(
+              `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          }
+          if (typeof record !== "object" || record === null || Array.isArray(record)) {
+            throw new TypeError(
+              `NDJSON line ${line}: expected an incident object, found ${describe(record)}.`,
+            );
+          }
+          for (let k = 0; k < fields.length; k++) values[k] = ownDataValue(record, fields[k]!);
         }
-        if (typeof record !== "object" || record === null || Array.isArray(record)) {
-          throw new TypeError(`NDJSON line ${line}: expected an incident object, found ${describe(record)}.`);
-        }
-        for (let k = 0; k < fields.length; k++) values[k] = ownDataValue(record, fields[k]!);
-      }
-      set.insertValues(values);
-      records.pushBytes(buffer, start, end);
-    });
+        set.insertValues(values);
+        records.pushBytes(buffer, start, end);
+      },
+      () => records.flush(),
+    );
     for (const index of set.hashes.values()) if (index instanceof CompactHashIndex) index.prepare();
     return set;
   }

@@ -114,13 +114,22 @@ function isBlank(b: number): boolean {
 }
 
 /**
- * Feeds every chunk of `source` through a splitter, then ends it.
+ * Feeds every chunk of `source` through a splitter, then ends it; `afterChunk` runs after each chunk's lines
+ * (and after the last line), before the chunk's buffer is released to its owner.
  * @throws {TypeError} (rejects) when a chunk is neither a string nor a `Uint8Array`; whatever `sink` throws
  */
-export async function readNdjson(source: NdjsonSource, sink: LineSink): Promise<void> {
+export async function readNdjson(
+  source: NdjsonSource,
+  sink: LineSink,
+  afterChunk?: () => void,
+): Promise<void> {
   const splitter = new NdjsonSplitter();
-  for await (const piece of source as AsyncIterable<Uint8Array | string>) splitter.push(piece, sink);
+  for await (const piece of source as AsyncIterable<Uint8Array | string>) {
+    splitter.push(piece, sink);
+    afterChunk?.();
+  }
   splitter.end(sink);
+  afterChunk?.();
 }
 
 /**

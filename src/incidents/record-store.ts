@@ -70,6 +70,11 @@ export class CompactRecords<T> implements RecordStore<T> {
   private starts = new Uint32Array(64);
   private lengths = new Uint32Array(64);
   private count = 0;
+  /** The source of the lines pushed but not yet copied: `pending[pendingFrom, pendingTo)` goes to `pendingAt`. */
+  private pending: Uint8Array | undefined;
+  private pendingFrom = 0;
+  private pendingTo = 0;
+  private pendingAt = 0;
   /** Strips a byte order mark at the start of a line, as the reader's `JSON.parse` path did on build. */
   private readonly decoder = new TextDecoder();
   private readonly encoder = new TextEncoder();
@@ -79,6 +84,7 @@ export class CompactRecords<T> implements RecordStore<T> {
   }
 
   get(row: number): T {
+    this.flush();
     const chunk = this.chunks[this.chunkOf[row]!]!;
     const start = this.starts[row]!;
     return JSON.parse(this.decoder.decode(chunk.subarray(start, start + this.lengths[row]!))) as T;
@@ -89,6 +95,7 @@ export class CompactRecords<T> implements RecordStore<T> {
    * (undefined when absent), without parsing the whole line when its bytes allow (see `fieldOfLine`).
    */
   field(row: number, name: string): unknown {
+    this.flush();
     const chunk = this.chunks[this.chunkOf[row]!]!;
     const start = this.starts[row]!;
     return fieldOfLine(chunk, start, start + this.lengths[row]!, name, () => this.get(row) as object);
@@ -97,18 +104,32 @@ export class CompactRecords<T> implements RecordStore<T> {
   push(record: T, bytes?: Uint8Array): void {
     const line = bytes ?? this.encoder.encode(JSON.stringify(record));
     this.pushBytes(line, 0, line.length);
+    this.flush();
   }
 
-  /** Keeps `source[start, end)` (a JSON line, as read) as the next record; the bytes are copied. */
+  /**
+   * Keeps `source[start, end)` (a JSON line, as read) as the next record. The bytes are copied by the next
+   * `flush` (or read): consecutive lines of one source are copied together, with what lies between them.
+   * `source` must stay unchanged until then.
+   */
   pushBytes(source: Uint8Array, start: number, end: number): void {
     const length = end - start;
-    if (this.used + length > this.chunk.length) {
-      if (this.chunks.length >= 0xffff) throw new RangeError("IncidentSet: more than 511 GiB of records.");
-      const size = Math.min(CHUNK_BYTES, Math.max(FIRST_CHUNK_BYTES, this.chunk.length * 2));
-      this.chunk = new Uint8Array(Math.max(size, length));
-      this.chunks.push(this.chunk);
-      this.used = 0;
+    let at = this.pendingAt + (start - this.pendingFrom);
+    if (source !== this.pending || start < this.pendingTo || at + length > this.chunk.length) {
+      this.flush();
+      if (this.used + length > this.chunk.length) {
+        if (this.chunks.length >= 0xffff) throw new RangeError("IncidentSet: more than 511 GiB of records.");
+        const size = Math.min(CHUNK_BYTES, Math.max(FIRST_CHUNK_BYTES, this.chunk.length * 2));
+        this.chunk = new Uint8Array(Math.max(size, length));
+        this.chunks.push(this.chunk);
+        this.used = 0;
+      }
+      this.pending = source;
+      this.pendingFrom = start;
+      this.pendingAt = this.used;
+      at = this.used;
     }
+    this.pendingTo = end;
     const row = this.count;
     if (row >= this.starts.length) {
       const capacity = this.starts.length * 2;
@@ -116,15 +137,19 @@ export class CompactRecords<T> implements RecordStore<T> {
       this.starts = grow(this.starts, new Uint32Array(capacity));
       this.lengths = grow(this.lengths, new Uint32Array(capacity));
     }
-    if (length < 64) {
-      const chunk = this.chunk;
-      for (let k = 0, at = this.used; k < length; k++, at++) chunk[at] = source[start + k]!;
-    } else this.chunk.set(source.subarray(start, end), this.used);
     this.chunkOf[row] = this.chunks.length - 1;
-    this.starts[row] = this.used;
+    this.starts[row] = at;
     this.lengths[row] = length;
-    this.used += length;
+    this.used = at + length;
     this.count++;
+  }
+
+  /** Copies the bytes of the lines pushed since the last flush (see `pushBytes`). */
+  flush(): void {
+    const source = this.pending;
+    if (source === undefined) return;
+    this.chunk.set(source.subarray(this.pendingFrom, this.pendingTo), this.pendingAt);
+    this.pending = undefined;
   }
 
   bytes(): number {
