@@ -383,7 +383,17 @@ export class LineScanner {
   private intern(b: Uint8Array, start: number, end: number, field: number): string {
     const tries = ++this.internTries[field]!;
     if (tries === INTERN_TRIAL && this.internHits[field]! * 4 < tries) this.interning[field] = 0;
-    const h = hashBytes(b, start, end);
+    // A cheap hash (length, first, middle and last bytes): a collision only costs a cache miss.
+    const length = end - start;
+    const h =
+      length === 0
+        ? 0
+        : (Math.imul(length, 0x9e3779b1) ^
+            (b[start]! << 3) ^
+            (b[start + (length >>> 1)]! << 9) ^
+            (b[end - 2]! << 13) ^
+            (b[end - 1]! << 17)) >>>
+          0;
     let interned = this.interned[field];
     let internHashes = this.internHashes[field];
     if (interned === undefined || internHashes === undefined) {
@@ -392,7 +402,7 @@ export class LineScanner {
       this.interned[field] = interned;
       this.internHashes[field] = internHashes;
     }
-    const slot = h & (INTERN_SLOTS - 1);
+    const slot = (h ^ (h >>> 10)) & (INTERN_SLOTS - 1);
     const known = interned[slot];
     if (known !== undefined && internHashes[slot] === h && known.length === end - start) {
       let same = true;
