@@ -490,7 +490,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       let total = 0;
       for (let row = 0; row < records.length; row++) {
         timer.tick();
-        if (predicate(records.get(row))) total++;
+        if (predicate(records.peek(row))) total++;
       }
       return total;
     }
@@ -567,7 +567,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const verify = (row: number): boolean => {
       timer.tick();
       const answer = plan.row(row);
-      return answer === TRUE || (answer === UNKNOWN && predicate(records.get(row)));
+      return answer === TRUE || (answer === UNKNOWN && predicate(records.peek(row)));
     };
     const leaves = conjuncts(plan);
     // The window of the creation order, and the selectivity of everything else.
@@ -606,7 +606,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
           run: () =>
             this.firstOf(candidates, (row) => {
               timer.tick();
-              return predicate(records.get(row));
+              return predicate(records.peek(row));
             }),
         });
       } else if (leaf instanceof TextLeaf && leaf.rejectsSpecial()) {
@@ -752,7 +752,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
 
   /** Column evaluation over bitsets; undecided rows go to the row predicate. */
   private denseMatches(plan: PlanNode, predicate: Predicate, timer: BudgetTimer) {
-    return resolveUnknown(plan.dense(null), (row) => predicate(this.records.get(row)), timer);
+    return resolveUnknown(plan.dense(null), (row) => predicate(this.records.peek(row)), timer);
   }
 
   /**
@@ -763,14 +763,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const verify = (row: number): boolean => {
       timer.tick();
       const answer = plan.row(row);
-      return answer === TRUE || (answer === UNKNOWN && predicate(this.records.get(row)));
+      return answer === TRUE || (answer === UNKNOWN && predicate(this.records.peek(row)));
     };
     const best = this.candidateChoice(plan);
     if (best === undefined) return undefined;
     if (best.kind === "hash") {
       const rows = best.leaf.candidates().filter((row) => {
         timer.tick();
-        return predicate(this.records.get(row));
+        return predicate(this.records.peek(row));
       });
       return rows.sort((a, b) => this.rank[a]! - this.rank[b]!);
     }

@@ -111,6 +111,23 @@ describe("CompactRecords", () => {
     expect(records.bytes()).toBeGreaterThan(0);
   });
 
+  it("hands a peeked record to the next get of its row once, and parses afresh otherwise", () => {
+    const records = new CompactRecords<{ a: number }>();
+    records.push({ a: 1 });
+    records.push({ a: 2 });
+    const peeked = records.peek(0);
+    const first = records.get(0);
+    expect(first).toBe(peeked);
+    const second = records.get(0);
+    expect(second).toEqual({ a: 1 });
+    expect(second).not.toBe(first);
+    records.peek(1);
+    expect(records.get(0)).not.toBe(second);
+    const other = records.peek(1);
+    expect(records.get(1)).toBe(other);
+    expect(records.get(1)).not.toBe(other);
+  });
+
   it("grows its chunks, and gives a line longer than a chunk a chunk of its own", () => {
     const records = new CompactRecords<{ t: string }>();
     const long = "x".repeat(9 * 1024 * 1024);

@@ -23,6 +23,12 @@ export interface RecordStore<T> {
   /** The record of a row: the caller's object, or a fresh object parsed from the kept bytes. */
   get(row: number): T;
   /**
+   * The record of a row for a predicate to read (never to keep): the caller's object, or an object parsed
+   * from the kept bytes that the next `get` of the same row may return instead of parsing again (it has
+   * then been handed out by no `get` before, so `get` still returns a fresh object every time).
+   */
+  peek(row: number): T;
+  /**
    * Keeps a record. `bytes` (a compact store only): its JSON line, as read; without it the record's
    * `JSON.stringify` form is kept.
    */
@@ -43,6 +49,10 @@ export class ArrayRecords<T> implements RecordStore<T> {
   }
 
   get(row: number): T {
+    return this.items[row]!;
+  }
+
+  peek(row: number): T {
     return this.items[row]!;
   }
 
@@ -70,6 +80,9 @@ export class CompactRecords<T> implements RecordStore<T> {
   private starts = new Uint32Array(64);
   private lengths = new Uint32Array(64);
   private count = 0;
+  /** The last record `peek` parsed, not yet handed out by `get`. */
+  private peeked: T | undefined;
+  private peekedRow = -1;
   /** The source of the lines pushed but not yet copied: `pending[pendingFrom, pendingTo)` goes to `pendingAt`. */
   private pending: Uint8Array | undefined;
   private pendingFrom = 0;
@@ -84,6 +97,22 @@ export class CompactRecords<T> implements RecordStore<T> {
   }
 
   get(row: number): T {
+    const peeked = this.peeked;
+    if (peeked !== undefined && this.peekedRow === row) {
+      this.peeked = undefined;
+      return peeked;
+    }
+    return this.parse(row);
+  }
+
+  peek(row: number): T {
+    const record = this.parse(row);
+    this.peeked = record;
+    this.peekedRow = row;
+    return record;
+  }
+
+  private parse(row: number): T {
     this.flush();
     const chunk = this.chunks[this.chunkOf[row]!]!;
     const start = this.starts[row]!;
@@ -98,7 +127,7 @@ export class CompactRecords<T> implements RecordStore<T> {
     this.flush();
     const chunk = this.chunks[this.chunkOf[row]!]!;
     const start = this.starts[row]!;
-    return fieldOfLine(chunk, start, start + this.lengths[row]!, name, () => this.get(row) as object);
+    return fieldOfLine(chunk, start, start + this.lengths[row]!, name, () => this.parse(row) as object);
   }
 
   push(record: T, bytes?: Uint8Array): void {
