@@ -159,6 +159,15 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private readonly fields: string[];
   /** One value per `fields` entry, reused by `insert`. */
   private readonly scratch: unknown[] = [];
+  /** Per `fields` entry: its columns and index (built on the first insert; reset when one is added). */
+  private targets:
+    | {
+        dictionary: DictionaryColumn | undefined;
+        text: TextColumn | undefined;
+        date: DateColumn | undefined;
+        hash: HashIndex | undefined;
+      }[]
+    | undefined;
   private readonly orderColumn: DateColumn;
   private capacity: number;
   /** Per row: `CreatedUtcTime` in ms, +Infinity when not a valid date (the order's first key). */
@@ -301,6 +310,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     for (const field of set.hashes.keys()) {
       set.hashes.set(field, new CompactHashIndex(field, (row) => records.field(row, field)));
     }
+    set.targets = undefined;
     const fields = set.fields;
     const scanner = new LineScanner(fields);
     const values: unknown[] = new Array(fields.length);
@@ -364,22 +374,35 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       this.timeKey = growFloat(this.timeKey, this.capacity);
       this.idKey = growFloat(this.idKey, this.capacity);
     }
-    let id: unknown;
-    for (let k = 0; k < this.fields.length; k++) {
-      const field = this.fields[k]!;
+    // The columns of each field, looked up once (until a text column appears).
+    let targets = this.targets;
+    if (targets === undefined) {
+      targets = this.fields.map((field) => ({
+        dictionary: this.dictionaries.get(field),
+        text: this.texts.get(field),
+        date: this.dates.get(field),
+        hash: this.hashes.get(field),
+      }));
+      this.targets = targets;
+    }
+    const capacity = this.capacity;
+    for (let k = 0; k < targets.length; k++) {
       const value = values[k];
-      if (field === ID_FIELD) id = value;
-      const dictionary = this.dictionaries.get(field);
+      const { dictionary, date, hash } = targets[k]!;
+      let text = targets[k]!.text;
       if (dictionary !== undefined && !dictionary.dropped) {
         if (this.textBudget !== undefined && this.overflows(dictionary, value)) {
-          this.texts.set(field, TextColumn.fromDictionary(dictionary, row, this.capacity, this.textBudget));
+          text = TextColumn.fromDictionary(dictionary, row, capacity, this.textBudget);
+          this.texts.set(this.fields[k]!, text);
+          this.targets = undefined;
         }
-        dictionary.set(row, value, this.capacity);
+        dictionary.set(row, value, capacity);
       }
-      this.texts.get(field)?.set(row, value, this.capacity);
-      this.dates.get(field)?.set(row, value, this.capacity);
-      this.hashes.get(field)?.set(row, value);
+      text?.set(row, value, capacity);
+      date?.set(row, value, capacity);
+      hash?.set(row, value);
     }
+    const id = values[this.fields.indexOf(ID_FIELD)];
     const orderState = this.orderColumn.states[row];
     this.timeKey[row] = orderState === DATE_VALUE ? this.orderColumn.ms[row]! : Number.POSITIVE_INFINITY;
     this.idKey[row] = typeof id === "number" && Number.isFinite(id) ? id : Number.POSITIVE_INFINITY;
