@@ -120,7 +120,10 @@ export interface IncidentSetPlan {
 
 /** The column layout's size in bytes, for memory reports (typed arrays only; dictionary strings are shared). */
 export interface IncidentSetFootprint {
-  /** Bytes of every typed array of the set (columns, order, text columns and trigram indexes). */
+  /**
+   * Bytes of every typed array of the set (columns, order, text columns and trigram indexes, and the hash
+   * indexes of a compact set).
+   */
   readonly typedArrayBytes: number;
   readonly hashEntries: number;
   /** Bytes of the trigram indexes built so far (part of `typedArrayBytes`; 0 when none is built). */
@@ -548,7 +551,10 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       textIndexBytes += column.gramBytes();
     }
     let entries = 0;
-    for (const index of this.hashes.values()) entries += index.size;
+    for (const index of this.hashes.values()) {
+      entries += index.size;
+      if (index instanceof CompactHashIndex) bytes += index.bytes();
+    }
     return {
       typedArrayBytes: bytes,
       hashEntries: entries,

@@ -581,24 +581,17 @@ const TRUE_BYTES = new TextEncoder().encode("true");
 const FALSE_BYTES = new TextEncoder().encode("false");
 const NULL_BYTES = new TextEncoder().encode("null");
 
-const fieldScanners = new Map<string, { scanner: LineScanner; out: unknown[] }>();
-
 /**
  * One top-level field of the JSON line `b[start, end)`, as `ownDataValue(JSON.parse(line), name)` gives
- * it; `parse` materializes the record when the bytes alone do not tell (see `LineScanner`).
+ * it: read with `scanner` (built for `[name]`) when the bytes allow, else from the record `parse` returns.
  */
 export function fieldOfLine(
+  scanner: LineScanner,
   b: Uint8Array,
   start: number,
   end: number,
-  name: string,
   parse: () => object,
 ): unknown {
-  let entry = fieldScanners.get(name);
-  if (entry === undefined) {
-    if (fieldScanners.size >= 64) fieldScanners.clear();
-    entry = { scanner: new LineScanner([name]), out: [undefined] };
-    fieldScanners.set(name, entry);
-  }
-  return entry.scanner.scan(b, start, end, entry.out) ? entry.out[0] : ownDataValue(parse(), name);
+  const out: unknown[] = [undefined];
+  return scanner.scan(b, start, end, out) ? out[0] : ownDataValue(parse(), scanner.fields[0]!);
 }

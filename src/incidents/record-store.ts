@@ -14,7 +14,7 @@
  */
 
 import { HashIndex } from "./columns.js";
-import { fieldOfLine } from "./ndjson.js";
+import { fieldOfLine, LineScanner } from "./ndjson.js";
 
 /** Where a set keeps its records. */
 export interface RecordStore<T> {
@@ -80,6 +80,8 @@ export class CompactRecords<T> implements RecordStore<T> {
   private starts = new Uint32Array(64);
   private lengths = new Uint32Array(64);
   private count = 0;
+  /** Readers of single fields, by name (`field`). */
+  private readonly fieldScanners = new Map<string, LineScanner>();
   /** The last record `peek` parsed, not yet handed out by `get`. */
   private peeked: T | undefined;
   private peekedRow = -1;
@@ -127,7 +129,12 @@ export class CompactRecords<T> implements RecordStore<T> {
     this.flush();
     const chunk = this.chunks[this.chunkOf[row]!]!;
     const start = this.starts[row]!;
-    return fieldOfLine(chunk, start, start + this.lengths[row]!, name, () => this.parse(row) as object);
+    let scanner = this.fieldScanners.get(name);
+    if (scanner === undefined) {
+      scanner = new LineScanner([name]);
+      this.fieldScanners.set(name, scanner);
+    }
+    return fieldOfLine(scanner, chunk, start, start + this.lengths[row]!, () => this.parse(row) as object);
   }
 
   push(record: T, bytes?: Uint8Array): void {
@@ -227,7 +234,7 @@ function sameKey(a: unknown, b: unknown): boolean {
 
 /**
  * The hash index of a compact set (see the file comment): answers `rowsOf` and `arrayRows` exactly as
- * `HashIndex` does, in 12–16 bytes per row outside the JavaScript heap. Adding a row only writes its hash;
+ * `HashIndex` does, in about 12–20 bytes per row outside the JavaScript heap. Adding a row only writes its hash;
  * the lookup structure (the rows bucketed by their hash's top bits, a counting sort) is built by `prepare`
  * or by the first lookup, and rebuilt once the rows added since outnumber an eighth of it (those are
  * searched one by one until then).
