@@ -285,21 +285,37 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   /**
    * Builds a compact set from NDJSON (one incident object per line; issue 14): the columns are built as the
    * lines are read, and each record is kept as the bytes of its line (about its JSON size, outside the
-   * JavaScript heap) instead of as an object, so that millions of incidents fit in one process. Records are
-   * materialized on demand: `findFirst` and `findAll` return fresh objects, parsed from the kept line, on
-   * every call. Conditions the columns cannot decide parse the rows they examine, so prefer conditions on
-   * indexed fields on a compact set. Otherwise the set behaves exactly as `new IncidentSet(records)` built
-   * from the parsed lines; `add` keeps an incident's `JSON.stringify` form.
+   * JavaScript heap) instead of as an object, so that millions of incidents fit in one process
+   * (docs/performance.md, "Compact sets"). The indexed fields are read straight from each line's bytes;
+   * a line the byte reader cannot read exactly as `JSON.parse` would (an escaped key, a byte order mark,
+   * non-JSON, invalid UTF-8) goes through `JSON.parse`, so values and errors are always `JSON.parse`'s. The
+   * hash indexes (`hashFields`) hold 32-bit hashes in typed arrays, and every row they name is checked
+   * against its kept line, so lookups answer exactly as a set of objects does.
+   *
+   * Records are materialized on demand: `findFirst` and `findAll` return fresh objects, parsed from the
+   * kept line, on every call. Conditions the columns cannot decide parse the rows they examine, so prefer
+   * conditions on indexed fields on a compact set. Otherwise the set behaves exactly as
+   * `new IncidentSet(records)` built from the parsed lines; `add` keeps an incident's `JSON.stringify`
+   * form. The distinct values of dictionary and text columns stay on the heap (about 100 bytes each, with
+   * the text index on; `textIndex: false` drops high-cardinality fields instead).
+   *
+   * Lines: `\n` ends a line; spaces, tabs and `\r` around it are dropped (CRLF); a line left blank is
+   * skipped but counted; a last line without `\n` counts; a line may span any number of chunks (joined in
+   * linear time); a byte order mark at the start of a line is dropped, as `TextDecoder` drops it.
    *
    * The engine reads no files: open the source and pass the stream, e.g.
    * `IncidentSet.fromNdjson(fs.createReadStream("incidents.ndjson"))`.
    * @param source - chunks of NDJSON as bytes (UTF-8) or strings: a readable stream, an async iterable or an
-   *   iterable; lines end with `\n` (a `\r` before it is dropped), blank lines are skipped
+   *   iterable; a chunk's buffer may be reused by its producer once the next chunk is asked for
    * @param options - as for the constructor
    * @returns the set, once the source is exhausted
-   * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON; the message names the line
-   * @throws {TypeError} (rejects) when a line holds JSON other than an object, a chunk is neither a string nor
-   *   a `Uint8Array`, or an option is malformed (see the constructor)
+   * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON: `NDJSON line N: ` and the
+   *   decoder's or `JSON.parse`'s message
+   * @throws {TypeError} (rejects) when a line holds JSON other than an object (`NDJSON line N: expected an
+   *   incident object, found …`), a chunk is neither a string nor a `Uint8Array`, or an option is malformed
+   *   (see the constructor)
+   * @throws {RangeError} (rejects) when an option is out of range (see the constructor), or the lines
+   *   exceed 511 GiB
    * @example const set = await IncidentSet.fromNdjson(createReadStream("incidents.ndjson"));
    */
   static async fromNdjson<R extends object = Record<string, unknown>>(

@@ -126,6 +126,27 @@ describe("IncidentSet.fromNdjson", () => {
     expect(reference.footprint().recordBytes).toBe(0);
   });
 
+  it("drops a byte order mark at the start of any line, CRs, blanks, and reads a last line without newline", async () => {
+    const source = '\uFEFF{"IncidentId":1}\r\n\r\n \uFEFF{"IncidentId":2,"Number":"N-2"}\t\n{"IncidentId":3}';
+    const set = await IncidentSet.fromNdjson([encode(source)]);
+    expect(set.findAll({})).toEqual([{ IncidentId: 1 }, { IncidentId: 2, Number: "N-2" }, { IncidentId: 3 }]);
+    expect(set.findFirst({ Number: "N-2" })).toEqual({ IncidentId: 2, Number: "N-2" });
+    const error = await IncidentSet.fromNdjson([`${source}\n\n{"a":}`]).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/^NDJSON line 6: /);
+  });
+
+  it("finds keys added after the build through the compact hash index", async () => {
+    const set = await IncidentSet.fromNdjson([text]);
+    for (let i = 0; i < 3000; i++) set.add({ IncidentId: 100 + i, Number: `A-${i}` });
+    expect(set.findFirst({ Number: "A-2999" })).toEqual({ IncidentId: 3099, Number: "A-2999" });
+    // Dated incidents first (docs/semantics.md 1.9).
+    expect(set.findAll({ Number: { $in: ["N-1", "A-0"] } })).toEqual([
+      lines[1],
+      { IncidentId: 100, Number: "A-0" },
+    ]);
+    expect(set.count({ IncidentId: 1 })).toBe(1);
+  });
+
   it("keeps the JSON form of an added incident", async () => {
     const set = await IncidentSet.fromNdjson([text]);
     set.add({ IncidentId: 4, CreatedUtcTime: new Date("2023-01-01T00:00:00Z"), Gone: undefined });
