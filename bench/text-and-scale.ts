@@ -292,6 +292,8 @@ export interface ScaleOptions {
   readonly keep?: string;
   /** Compare with `new IncidentSet(records)` on every query of the section (default: at most 1M). */
   readonly compare?: boolean;
+  /** The `textIndex.maxBytes` option of the set (default: the library's). */
+  readonly textIndexBytes?: number;
 }
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
@@ -320,7 +322,10 @@ export async function runScaleBench(
     const before = process.memoryUsage();
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
-    const set = await IncidentSet.fromNdjson(createReadStream(path, { highWaterMark: 1 << 20 }));
+    const set = await IncidentSet.fromNdjson(
+      createReadStream(path, { highWaterMark: 1 << 20 }),
+      options.textIndexBytes === undefined ? {} : { textIndex: { maxBytes: options.textIndexBytes } },
+    );
     const buildMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     const cpuMs = (cpu.user + cpu.system) / 1000;
@@ -361,7 +366,8 @@ export async function runScaleBench(
     );
     write(
       `scale: findFirst on a selective key (parsed condition) ${(median(firsts) * 1000).toFixed(1)} µs; ` +
-        `count of the spec sample ${f(median(counts))} ms (${sampleCount}; ${set.explain(sample).count})`,
+        `count of the spec sample ${f(median(counts))} ms (${sampleCount}; ${set.explain(sample).count}); ` +
+        `text index ${mib(set.footprint().textIndexBytes)} of ${mib(set.footprint().textIndexLimit)}`,
     );
     if (options.compare ?? size <= 1_000_000) {
       // The same answers as a set of objects, for every query of this section.
@@ -397,7 +403,8 @@ async function countLines(path: string): Promise<number> {
 
 /**
  * Runs both parts with the sizes of the environment (see the file comment), or of the command line:
- * `--scale=N`, `--text=N` (0 skips a part), `--keep=PATH` (keep and reuse the NDJSON file).
+ * `--scale=N`, `--text=N` (0 skips a part), `--keep=PATH` (keep and reuse the NDJSON file),
+ * `--text-index-bytes=N` (the compact set's `textIndex.maxBytes`).
  */
 export async function runTextAndScaleBench(
   write: (line: string) => void,
@@ -408,8 +415,14 @@ export async function runTextAndScaleBench(
   const scaleSize = Number(arg("scale") ?? process.env.BENCH_SCALE_SIZE ?? 1_000_000);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
   const keep = arg("keep");
+  const textIndexBytes = arg("text-index-bytes");
   write("\n=== text and scale (issue 14) ===");
-  if (scaleSize > 0) await runScaleBench(scaleSize, rounds, write, keep === undefined ? {} : { keep });
+  if (scaleSize > 0) {
+    await runScaleBench(scaleSize, rounds, write, {
+      ...(keep === undefined ? {} : { keep }),
+      ...(textIndexBytes === undefined ? {} : { textIndexBytes: Number(textIndexBytes) }),
+    });
+  }
   gc();
   if (textSize > 0) runTextBench(textSize, rounds, write);
 }
