@@ -13,14 +13,19 @@
  * Scale: `BENCH_SCALE_SIZE` incidents (default 1,000,000) are written as NDJSON to a temporary file, then
  * `IncidentSet.fromNdjson` reads it from a file stream: build rate, heap (after GC) and the bytes kept
  * outside the heap, `findFirst` on a selective key, `count` of the specification's sample, and the same
- * counts as a set of objects for every query of this section (at most 1,000,000 incidents for the latter).
+ * counts and first incidents as a set of objects for every query of this section (at most 1,000,000
+ * incidents for the latter).
+ *
+ * Ten million incidents (docs/performance.md; about 4.4 GB of NDJSON, 6 GB of memory in all):
+ * `node --max-old-space-size=4096 --expose-gc --import tsx bench/text-and-scale.ts --scale=10000000 --text=0 --keep=/tmp/incidents-10m.ndjson`
  */
 
 import { once } from "node:events";
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { compile } from "../src/conditions/compile.js";
@@ -242,10 +247,9 @@ export function runTextBench(size: number, rounds: number, write: (line: string)
 }
 
 /** Writes `size` generated incidents as NDJSON (batches of at most 1M, ids and numbers kept unique). */
-async function writeNdjson(path: string, size: number): Promise<string> {
+async function writeNdjson(path: string, size: number): Promise<void> {
   const stream = createWriteStream(path);
   const batch = 1_000_000;
-  let middleNumber = "";
   for (let from = 0; from < size; from += batch) {
     const rows = generateIncidents(Math.min(batch, size - from), 20261121 + from);
     let text = "";
@@ -253,8 +257,7 @@ async function writeNdjson(path: string, size: number): Promise<string> {
       const row = rows[k]!;
       const id = from + k + 1;
       row.IncidentId = id;
-      row.Number = `${row.Number.split("-")[0]}-${id}`;
-      if (id === (size >> 1) + 1) middleNumber = row.Number;
+      row.Number = numberOf(row.Number, id);
       text += `${JSON.stringify(row)}\n`;
       if (text.length > 1 << 20) {
         if (!stream.write(text)) await once(stream, "drain");
@@ -266,31 +269,70 @@ async function writeNdjson(path: string, size: number): Promise<string> {
   await new Promise<void>((resolve, reject) =>
     stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
   );
-  return middleNumber;
 }
 
-/** The scale part: fromNdjson from a file stream at `size` incidents. */
+/** The `Number` of the incident with id `id` (its generated date part, then the id). */
+function numberOf(generated: string, id: number): string {
+  return `${generated.split("-")[0]}-${id}`;
+}
+
+/**
+ * The `Number` of the first incident of the last batch of a file of `size` (the selective key of the
+ * section; generating it again takes one record).
+ */
+function keyNumber(size: number): string {
+  const batch = 1_000_000;
+  const from = Math.floor((size - 1) / batch) * batch;
+  return numberOf(generateIncidents(1, 20261121 + from)[0]!.Number, from + 1);
+}
+
+/** Options of the scale part. */
+export interface ScaleOptions {
+  /** Keep the generated NDJSON at this path, and reuse it when it exists with the same number of lines. */
+  readonly keep?: string;
+  /** Compare with `new IncidentSet(records)` on every query of the section (default: at most 1M). */
+  readonly compare?: boolean;
+  /** The `textIndex.maxBytes` option of the set (default: the library's). */
+  readonly textIndexBytes?: number;
+}
+
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+
+/**
+ * The scale part: `fromNdjson` from a file stream at `size` incidents. Reports the build rate (wall clock
+ * and CPU time), the heap in use after the build and a full GC (`process.memoryUsage().heapUsed`, absolute
+ * and the growth over the empty process), the bytes outside the heap (array buffers: the kept lines, the
+ * columns, the indexes), the median `findFirst` on a selective `Number` and the median `count` of the
+ * specification's sample.
+ * @throws {Error} when `findFirst` misses the key, or the compact set and a set of objects disagree
+ */
 export async function runScaleBench(
   size: number,
   rounds: number,
   write: (line: string) => void,
+  options: ScaleOptions = {},
 ): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "incident-query-bench-"));
-  const path = join(dir, "incidents.ndjson");
+  const dir = options.keep === undefined ? mkdtempSync(join(tmpdir(), "incident-query-bench-")) : undefined;
+  const path = options.keep ?? join(dir!, "incidents.ndjson");
   try {
-    const number = await writeNdjson(path, size);
+    if (!(existsSync(path) && (await countLines(path)) === size)) await writeNdjson(path, size);
+    const number = keyNumber(size);
     gc();
     gc();
     const before = process.memoryUsage();
     const t0 = performance.now();
-    const set = await IncidentSet.fromNdjson(createReadStream(path, { highWaterMark: 1 << 20 }));
+    const cpu0 = process.cpuUsage();
+    const set = await IncidentSet.fromNdjson(
+      createReadStream(path, { highWaterMark: 1 << 20 }),
+      options.textIndexBytes === undefined ? {} : { textIndex: { maxBytes: options.textIndexBytes } },
+    );
     const buildMs = performance.now() - t0;
-    set.findFirst({});
+    const cpu = process.cpuUsage(cpu0);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    set.findFirst({}); // the creation order, sorted on first use
     gc();
     gc();
     const after = process.memoryUsage();
-    const heap = after.heapUsed - before.heapUsed;
-    const outside = after.arrayBuffers - before.arrayBuffers;
     const selective = { Number: number };
     const sample = parseSearchConditions(SPEC_SAMPLE);
     set.count(sample);
@@ -312,13 +354,22 @@ export async function runScaleBench(
     }
     if ((found as { Number?: string } | undefined)?.Number !== number)
       throw new Error("findFirst missed the key");
+    const heapGrowth = after.heapUsed - before.heapUsed;
     write(
-      `scale: fromNdjson of ${size} incidents from a file: ${Math.round(size / (buildMs / 1000))} incidents/s; ` +
-        `heap ${(heap / 2 ** 20).toFixed(0)} MiB (${Math.round(heap / size)} B/incident), ` +
-        `outside the heap ${(outside / 2 ** 20).toFixed(0)} MiB (records ${(set.footprint().recordBytes / 2 ** 20).toFixed(0)} MiB); ` +
-        `findFirst on a selective key (parsed condition) ${(median(firsts) * 1000).toFixed(1)} µs; count of the spec sample ${f(median(counts))} ms (${sampleCount})`,
+      `scale: fromNdjson of ${size} incidents from a file: ${Math.round(size / (buildMs / 1000))} incidents/s ` +
+        `(wall clock; ${Math.round(size / (cpuMs / 1000))}/s of CPU time, GC threads included)`,
     );
-    if (size <= 1_000_000) {
+    write(
+      `scale: heap used after the build and a full GC ${mib(after.heapUsed)} (the set: ${mib(heapGrowth)}, ` +
+        `${Math.round(heapGrowth / size)} B/incident); outside the heap ${mib(after.arrayBuffers - before.arrayBuffers)} ` +
+        `(records ${mib(set.footprint().recordBytes)}, columns ${mib(set.footprint().typedArrayBytes)}); rss ${mib(after.rss)}`,
+    );
+    write(
+      `scale: findFirst on a selective key (parsed condition) ${(median(firsts) * 1000).toFixed(1)} µs; ` +
+        `count of the spec sample ${f(median(counts))} ms (${sampleCount}; ${set.explain(sample).count}); ` +
+        `text index ${mib(set.footprint().textIndexBytes)} of ${mib(set.footprint().textIndexLimit)}`,
+    );
+    if (options.compare ?? size <= 1_000_000) {
       // The same answers as a set of objects, for every query of this section.
       const records = readFileSync(path, "utf8")
         .split("\n")
@@ -330,25 +381,52 @@ export async function runScaleBench(
         const b = reference.count(query.conditions);
         if (a !== b)
           throw new Error(`fromNdjson and new IncidentSet disagree on ${query.name}: ${a} vs ${b}`);
+        const first = set.findFirst(query.conditions);
+        if (!isDeepStrictEqual(first, reference.findFirst(query.conditions)))
+          throw new Error(`fromNdjson and new IncidentSet disagree on the first of ${query.name}`);
       }
       write(`scale: fromNdjson and new IncidentSet(records) agree on every query of this section`);
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** Runs both parts with the sizes of the environment (see the file comment). */
-export async function runTextAndScaleBench(write: (line: string) => void): Promise<void> {
-  const textSize = Number(process.env.BENCH_TEXT_SIZE ?? 1_000_000);
-  const scaleSize = Number(process.env.BENCH_SCALE_SIZE ?? 1_000_000);
+/** The number of lines of a file (its `\n` bytes). */
+async function countLines(path: string): Promise<number> {
+  let lines = 0;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, at + 1)) lines++;
+  }
+  return lines;
+}
+
+/**
+ * Runs both parts with the sizes of the environment (see the file comment), or of the command line:
+ * `--scale=N`, `--text=N` (0 skips a part), `--keep=PATH` (keep and reuse the NDJSON file),
+ * `--text-index-bytes=N` (the compact set's `textIndex.maxBytes`).
+ */
+export async function runTextAndScaleBench(
+  write: (line: string) => void,
+  argv: readonly string[] = [],
+): Promise<void> {
+  const arg = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const textSize = Number(arg("text") ?? process.env.BENCH_TEXT_SIZE ?? 1_000_000);
+  const scaleSize = Number(arg("scale") ?? process.env.BENCH_SCALE_SIZE ?? 1_000_000);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+  const keep = arg("keep");
+  const textIndexBytes = arg("text-index-bytes");
   write("\n=== text and scale (issue 14) ===");
-  if (scaleSize > 0) await runScaleBench(scaleSize, rounds, write);
+  if (scaleSize > 0) {
+    await runScaleBench(scaleSize, rounds, write, {
+      ...(keep === undefined ? {} : { keep }),
+      ...(textIndexBytes === undefined ? {} : { textIndexBytes: Number(textIndexBytes) }),
+    });
+  }
   gc();
   if (textSize > 0) runTextBench(textSize, rounds, write);
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  await runTextAndScaleBench((line) => process.stdout.write(`${line}\n`));
+  await runTextAndScaleBench((line) => process.stdout.write(`${line}\n`), process.argv.slice(2));
 }

@@ -33,15 +33,10 @@ import {
   ownDataValue,
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
-import {
-  ArrayRecords,
-  CompactRecords,
-  type NdjsonSource,
-  ndjsonBatches,
-  type RecordStore,
-} from "./ndjson.js";
+import { LineScanner, type NdjsonSource, readNdjson } from "./ndjson.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
 import { buildPlan, denseChoice, firstPath, type Storage } from "./planner.js";
+import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
 import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budget.js";
 import { validateIncidentSetOptions } from "./set-options.js";
 import { DEFAULT_TEXT_INDEX_BYTES, TextColumn } from "./text-index.js";
@@ -107,7 +102,10 @@ export interface IncidentSetPlan {
 
 /** The column layout's size in bytes, for memory reports (typed arrays only; dictionary strings are shared). */
 export interface IncidentSetFootprint {
-  /** Bytes of every typed array of the set (columns, order, text columns and text indexes). */
+  /**
+   * Bytes of every typed array of the set (columns, order, text columns and text indexes, and the hash
+   * indexes of a compact set).
+   */
   readonly typedArrayBytes: number;
   readonly hashEntries: number;
   /**
@@ -144,6 +142,19 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * and `IncidentId` (the order's second key).
    */
   private readonly fields: string[];
+  /** The position of `IncidentId` (the order's second key) in `fields`. */
+  private readonly idIndex: number;
+  /** One value per `fields` entry, reused by `insert`. */
+  private readonly scratch: unknown[] = [];
+  /** Per `fields` entry: its columns and index (built on the first insert; reset when one is added). */
+  private targets:
+    | {
+        dictionary: DictionaryColumn | undefined;
+        text: TextColumn | undefined;
+        date: DateColumn | undefined;
+        hash: HashIndex | undefined;
+      }[]
+    | undefined;
   private readonly orderColumn: DateColumn;
   private capacity: number;
   /** The creation order (docs/semantics.md 1.9): each row's sort keys, the sorted rows and their ranks. */
@@ -203,6 +214,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     this.fields = [
       ...new Set([...this.dictionaries.keys(), ...this.dates.keys(), ...this.hashes.keys(), ID_FIELD]),
     ];
+    this.idIndex = this.fields.indexOf(ID_FIELD);
     this.creation = new CreationOrder(this.capacity);
     const set = this;
     this.storage = {
@@ -226,7 +238,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       check: (condition) => {
         const predicate = compile(condition, this.compileOptions);
         const records = this.records;
-        return (row) => predicate(records.get(row));
+        return (row) => predicate(records.peek(row));
       },
     };
     list.forEach((incident, index) => {
@@ -265,21 +277,37 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   /**
    * Builds a compact set from NDJSON (one incident object per line; issue 14): the columns are built as the
    * lines are read, and each record is kept as the bytes of its line (about its JSON size, outside the
-   * JavaScript heap) instead of as an object, so that millions of incidents fit in one process. Records are
-   * materialized on demand: `findFirst` and `findAll` return fresh objects, parsed from the kept line, on
-   * every call. Conditions the columns cannot decide parse the rows they examine, so prefer conditions on
-   * indexed fields on a compact set. Otherwise the set behaves exactly as `new IncidentSet(records)` built
-   * from the parsed lines; `add` keeps an incident's `JSON.stringify` form.
+   * JavaScript heap) instead of as an object, so that millions of incidents fit in one process
+   * (docs/performance.md, "Compact sets"). The indexed fields are read straight from each line's bytes;
+   * a line the byte reader cannot read exactly as `JSON.parse` would (an escaped key, a byte order mark,
+   * non-JSON, invalid UTF-8) goes through `JSON.parse`, so values and errors are always `JSON.parse`'s. The
+   * hash indexes (`hashFields`) hold 32-bit hashes in typed arrays, and every row they name is checked
+   * against its kept line, so lookups answer exactly as a set of objects does.
+   *
+   * Records are materialized on demand: `findFirst` and `findAll` return fresh objects, parsed from the
+   * kept line, on every call. Conditions the columns cannot decide parse the rows they examine, so prefer
+   * conditions on indexed fields on a compact set. Otherwise the set behaves exactly as
+   * `new IncidentSet(records)` built from the parsed lines; `add` keeps an incident's `JSON.stringify`
+   * form. The distinct values of dictionary and text columns stay on the heap (about 100 bytes each, with
+   * the text index on; `textIndex: false` drops high-cardinality fields instead).
+   *
+   * Lines: `\n` ends a line; spaces, tabs and `\r` around it are dropped (CRLF); a line left blank is
+   * skipped but counted; a last line without `\n` counts; a line may span any number of chunks (joined in
+   * linear time); a byte order mark at the start of a line is dropped, as `TextDecoder` drops it.
    *
    * The engine reads no files: open the source and pass the stream, e.g.
    * `IncidentSet.fromNdjson(fs.createReadStream("incidents.ndjson"))`.
    * @param source - chunks of NDJSON as bytes (UTF-8) or strings: a readable stream, an async iterable or an
-   *   iterable; lines end with `\n` (a `\r` before it is dropped), blank lines are skipped
+   *   iterable; a chunk's buffer may be reused by its producer once the next chunk is asked for
    * @param options - as for the constructor
    * @returns the set, once the source is exhausted
-   * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON; the message names the line
-   * @throws {TypeError} (rejects) when a line holds JSON other than an object, a chunk is neither a string nor
-   *   a `Uint8Array`, or an option is malformed (see the constructor)
+   * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON: `NDJSON line N: ` and the
+   *   decoder's or `JSON.parse`'s message
+   * @throws {TypeError} (rejects) when a line holds JSON other than an object (`NDJSON line N: expected an
+   *   incident object, found …`), a chunk is neither a string nor a `Uint8Array`, or an option is malformed
+   *   (see the constructor)
+   * @throws {RangeError} (rejects) when an option is out of range (see the constructor), or the lines
+   *   exceed 511 GiB
    * @example const set = await IncidentSet.fromNdjson(createReadStream("incidents.ndjson"));
    */
   static async fromNdjson<R extends object = Record<string, unknown>>(
@@ -287,60 +315,104 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     options: IncidentSetOptions = {},
   ): Promise<IncidentSet<R>> {
     const set = new IncidentSet<R>([], options);
-    set.records = new CompactRecords<R>();
-    const decoder = new TextDecoder("utf-8", { fatal: true });
-    for await (const batch of ndjsonBatches(source)) {
-      for (const { bytes, line } of batch) {
-        let record: unknown;
-        try {
-          record = JSON.parse(decoder.decode(bytes));
-        } catch (error) {
-          throw new SyntaxError(
-            `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
-          );
-        }
-        if (typeof record !== "object" || record === null || Array.isArray(record)) {
-          throw new TypeError(`NDJSON line ${line}: expected an incident object, found ${describe(record)}.`);
-        }
-        set.insert(record as R, set.records.length, bytes);
-      }
+    const records = new CompactRecords<R>();
+    set.records = records;
+    // Equality indexes in typed arrays, verified against the kept lines (record-store.ts).
+    for (const field of set.hashes.keys()) {
+      set.hashes.set(field, new CompactHashIndex(field, (row) => records.field(row, field)));
     }
+    set.targets = undefined;
+    const fields = set.fields;
+    const scanner = new LineScanner(fields);
+    const values: unknown[] = new Array(fields.length);
+    const decoder = new TextDecoder("utf-8", { fatal: true });
+    await readNdjson(
+      source,
+      (buffer, start, end, line) => {
+        // The indexed fields straight from the bytes; JSON.parse for what the scanner leaves to it (and for
+        // every error, whose message is JSON.parse's or the decoder's).
+        if (!scanner.scan(buffer, start, end, values)) {
+          let record: unknown;
+          try {
+            record = JSON.parse(decoder.decode(buffer.subarray(start, end)));
+          } catch (error) {
+            throw new SyntaxError(
+              `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          }
+          if (typeof record !== "object" || record === null || Array.isArray(record)) {
+            throw new TypeError(
+              `NDJSON line ${line}: expected an incident object, found ${describe(record)}.`,
+            );
+          }
+          for (let k = 0; k < fields.length; k++) values[k] = ownDataValue(record, fields[k]!);
+        }
+        set.insertValues(values);
+        records.pushBytes(buffer, start, end);
+      },
+      () => records.flush(),
+    );
+    for (const index of set.hashes.values()) if (index instanceof CompactHashIndex) index.prepare();
+    // As the constructor does: a large set builds its text indexes now, so that no query pays for them.
+    if (set.records.length >= EAGER_TEXT_INDEX_ROWS) for (const column of set.texts.values()) column.buildIndex();
     return set;
   }
 
-  private insert(incident: T, position: number, bytes?: Uint8Array): void {
+  private insert(incident: T, position: number): void {
     if (typeof incident !== "object" || incident === null || Array.isArray(incident)) {
       throw new TypeError(
         `Expected an incident object at position ${position}, found ${describe(incident)}.`,
       );
     }
+    const values = this.scratch;
+    for (let k = 0; k < this.fields.length; k++) {
+      try {
+        values[k] = ownDataValue(incident, this.fields[k]!);
+      } catch {
+        values[k] = []; // a hostile Proxy: the columns say "unknown", the row predicate decides
+      }
+    }
+    this.insertValues(values);
+    this.records.push(incident);
+  }
+
+  /**
+   * Writes the next row's values (one per `fields` entry, as `ownDataValue` reads them) into the columns;
+   * the caller then keeps the record in `records`.
+   */
+  private insertValues(values: readonly unknown[]): void {
     const row = this.records.length;
     if (row >= this.capacity) this.capacity = Math.ceil(this.capacity * 1.5) + 16;
-    let id: unknown;
-    for (const field of this.fields) {
-      let value: unknown;
-      let unreadable = false;
-      try {
-        value = ownDataValue(incident, field);
-      } catch {
-        unreadable = true; // a hostile Proxy: the columns say "unknown", the row predicate decides
-        value = [];
-      }
-      if (field === ID_FIELD) id = unreadable ? undefined : value;
-      const dictionary = this.dictionaries.get(field);
+    // The columns of each field, looked up once (until a text column appears).
+    let targets = this.targets;
+    if (targets === undefined) {
+      targets = this.fields.map((field) => ({
+        dictionary: this.dictionaries.get(field),
+        text: this.texts.get(field),
+        date: this.dates.get(field),
+        hash: this.hashes.get(field),
+      }));
+      this.targets = targets;
+    }
+    const capacity = this.capacity;
+    for (let k = 0; k < targets.length; k++) {
+      const value = values[k];
+      const { dictionary, date, hash } = targets[k]!;
+      let text = targets[k]!.text;
       if (dictionary !== undefined && !dictionary.dropped) {
         if (this.textBudget !== undefined && this.overflows(dictionary, value)) {
-          this.texts.set(field, TextColumn.fromDictionary(dictionary, row, this.capacity, this.textBudget));
+          text = TextColumn.fromDictionary(dictionary, row, capacity, this.textBudget);
+          this.texts.set(this.fields[k]!, text);
+          this.targets = undefined;
         }
-        dictionary.set(row, value, this.capacity);
+        dictionary.set(row, value, capacity);
       }
-      this.texts.get(field)?.set(row, value, this.capacity);
-      this.dates.get(field)?.set(row, value, this.capacity);
-      this.hashes.get(field)?.set(row, value);
+      text?.set(row, value, capacity);
+      date?.set(row, value, capacity);
+      hash?.set(row, value);
     }
     const dated = this.orderColumn.states[row] === DATE_VALUE;
-    this.creation.set(row, dated ? this.orderColumn.ms[row]! : undefined, id);
-    this.records.push(incident, bytes);
+    this.creation.set(row, dated ? this.orderColumn.ms[row]! : undefined, values[this.idIndex]);
   }
 
   /** True when `value` is a new scalar that a full dictionary column would be dropped for. */
@@ -446,7 +518,10 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       textIndexBytes += column.gramBytes();
     }
     let entries = 0;
-    for (const index of this.hashes.values()) entries += index.size;
+    for (const index of this.hashes.values()) {
+      entries += index.size;
+      if (index instanceof CompactHashIndex) bytes += index.bytes();
+    }
     return {
       typedArrayBytes: bytes,
       hashEntries: entries,

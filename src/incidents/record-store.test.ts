@@ -1,0 +1,141 @@
+/**
+ * The record stores and the compact hash index (issue 14): `CompactHashIndex` answers `rowsOf`, `arrayRows`
+ * and `size` exactly as `HashIndex` does (Map key equality: `"1"` is not `1`, `0` is `-0`), before and after
+ * its buckets are built, with rows added after a build, and when hashes collide; `CompactRecords` returns
+ * fresh objects and reads single fields as `JSON.parse` does.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fcOptions } from "../../test/support/fc.js";
+import { HashIndex } from "./columns.js";
+import { CompactHashIndex, CompactRecords, hashKey } from "./record-store.js";
+
+/** Both indexes over the same values. */
+function both(values: readonly unknown[]) {
+  const reference = new HashIndex("K");
+  const compact = new CompactHashIndex("K", (row) => values[row]);
+  values.forEach((value, row) => {
+    reference.set(row, value);
+    compact.set(row, value);
+  });
+  return { reference, compact };
+}
+
+const probes: unknown[] = ["1", 1, 0, -0, true, false, "", "a", 2.5, null, undefined, [1], "é", Number.NaN];
+
+describe("CompactHashIndex", () => {
+  it("answers as HashIndex on scalars of every type, arrays and missing values", () => {
+    const values = ["1", 1, -0, true, "a", "a", null, undefined, [1], ["a"], { a: 1 }, "é", 2.5, false, 1];
+    const { reference, compact } = both(values);
+    for (const probe of probes) expect(compact.rowsOf(probe)).toEqual(reference.rowsOf(probe));
+    expect(compact.arrayRows).toEqual(reference.arrayRows);
+    expect(compact.size).toBe(reference.size);
+  });
+
+  it("keeps answering as rows are added after its buckets are built", () => {
+    const values: unknown[] = [];
+    const compact = new CompactHashIndex("K", (row) => values[row]);
+    const reference = new HashIndex("K");
+    for (let row = 0; row < 5000; row++) {
+      const value = row % 7 === 0 ? row % 13 : `v${row % 997}`;
+      values.push(value);
+      compact.set(row, value);
+      reference.set(row, value);
+      if (row === 100) compact.prepare();
+      if (row % 499 === 0) {
+        for (const probe of [3, "v3", "v996", 0, "missing"]) {
+          expect(compact.rowsOf(probe)).toEqual(reference.rowsOf(probe));
+        }
+      }
+    }
+    expect(compact.size).toBe(reference.size);
+  });
+
+  it("verifies each candidate, so that colliding hashes never answer for each other", () => {
+    // Find two strings with the same hash.
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; pair === undefined; i++) {
+      const key = `k${i}`;
+      const h = hashKey(key) & 0xfffff;
+      const other = seen.get(h);
+      if (other !== undefined && hashKey(other) === hashKey(key)) pair = [other, key];
+      else seen.set(h, key);
+      if (i > 3_000_000) throw new Error("no collision found");
+    }
+    const { reference, compact } = both([pair[0], pair[1], pair[0]]);
+    expect(compact.rowsOf(pair[0])).toEqual([0, 2]);
+    expect(compact.rowsOf(pair[1])).toEqual([1]);
+    expect(compact.rowsOf(pair[1])).toEqual(reference.rowsOf(pair[1]));
+    expect(compact.size).toBe(1); // distinct hashes
+  });
+
+  it("agrees with HashIndex on generated columns", () => {
+    const value = fc.oneof(
+      fc.constantFrom("a", "b", "1", 1, 0, -0, true, false, null, undefined, "", 2.5),
+      fc.string({ maxLength: 3 }),
+      fc.integer({ min: -3, max: 3 }),
+      fc.array(fc.constantFrom("a", 1), { maxLength: 2 }),
+    );
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 60 }), fc.array(value, { maxLength: 8 }), (values, asked) => {
+        const { reference, compact } = both(values);
+        for (const probe of [...asked, ...values]) {
+          expect(compact.rowsOf(probe)).toEqual(reference.rowsOf(probe));
+        }
+        expect(compact.arrayRows).toEqual(reference.arrayRows);
+      }),
+      fcOptions(300),
+    );
+  });
+});
+
+describe("CompactRecords", () => {
+  it("keeps lines and JSON forms, returns fresh objects, and reads single fields", () => {
+    const records = new CompactRecords<Record<string, unknown>>();
+    const line = new TextEncoder().encode('xx{"a":1,"b":"é","c":[1]}yy');
+    records.pushBytes(line, 2, line.length - 2);
+    records.push({ a: 2, d: new Date(0) });
+    records.push({ a: 3 }, new TextEncoder().encode('\uFEFF{"Sev\\u0065rity":"High"}'));
+    expect(records.length).toBe(3);
+    expect(records.get(0)).toEqual({ a: 1, b: "é", c: [1] });
+    expect(records.get(0)).not.toBe(records.get(0));
+    expect(records.get(1)).toEqual({ a: 2, d: "1970-01-01T00:00:00.000Z" });
+    expect([records.field(0, "b"), records.field(0, "c"), records.field(0, "z")]).toEqual([
+      "é",
+      [1],
+      undefined,
+    ]);
+    // A line the byte reader leaves to JSON.parse (a byte order mark, an escaped key).
+    expect(records.field(2, "Severity")).toBe("High");
+    expect(records.bytes()).toBeGreaterThan(0);
+  });
+
+  it("hands a peeked record to the next get of its row once, and parses afresh otherwise", () => {
+    const records = new CompactRecords<{ a: number }>();
+    records.push({ a: 1 });
+    records.push({ a: 2 });
+    const peeked = records.peek(0);
+    const first = records.get(0);
+    expect(first).toBe(peeked);
+    const second = records.get(0);
+    expect(second).toEqual({ a: 1 });
+    expect(second).not.toBe(first);
+    records.peek(1);
+    expect(records.get(0)).not.toBe(second);
+    const other = records.peek(1);
+    expect(records.get(1)).toBe(other);
+    expect(records.get(1)).not.toBe(other);
+  });
+
+  it("grows its chunks, and gives a line longer than a chunk a chunk of its own", () => {
+    const records = new CompactRecords<{ t: string }>();
+    const long = "x".repeat(9 * 1024 * 1024);
+    for (let i = 0; i < 200; i++) records.push({ t: `${i}`.repeat(200) });
+    records.push({ t: long });
+    records.push({ t: "after" });
+    expect(records.get(150)!.t).toBe("150".repeat(200));
+    expect(records.get(200)!.t.length).toBe(long.length);
+    expect(records.get(201)!.t).toBe("after");
+  });
+});

@@ -1,0 +1,354 @@
+/**
+ * Where an `IncidentSet` keeps its records, and the hash index of a compact set (issue 14, "Ten million
+ * incidents in one process").
+ *
+ * - `ArrayRecords`: the caller's objects, by reference (the default).
+ * - `CompactRecords`: each record as the UTF-8 bytes of its JSON line, packed into chunks (64 KiB doubling up to 8 MiB) with a
+ *   chunk number, a start and a length per row (10 bytes per row beside the bytes themselves). A record is
+ *   materialized on demand (`JSON.parse` of its line), so every read returns a fresh object and the set
+ *   keeps no object per incident: the bytes live outside the JavaScript heap (array buffers).
+ * - `CompactHashIndex`: the equality index of a compact set, in typed arrays: a 32-bit hash of each row's
+ *   value and an open-addressing table of the distinct hashes, instead of a `Map` holding every key string
+ *   (about 150 bytes of heap per row and field). A lookup verifies each row whose hash matches by reading
+ *   the row's value back from its record, so it answers exactly what `HashIndex` answers.
+ */
+
+import { HashIndex } from "./columns.js";
+import { fieldOfLine, LineScanner } from "./ndjson.js";
+
+/** Where a set keeps its records. */
+export interface RecordStore<T> {
+  /** Number of records. */
+  readonly length: number;
+  /** The record of a row: the caller's object, or a fresh object parsed from the kept bytes. */
+  get(row: number): T;
+  /**
+   * The record of a row for a predicate to read (never to keep): the caller's object, or an object parsed
+   * from the kept bytes that the next `get` of the same row may return instead of parsing again (it has
+   * then been handed out by no `get` before, so `get` still returns a fresh object every time).
+   */
+  peek(row: number): T;
+  /**
+   * Keeps a record. `bytes` (a compact store only): its JSON line, as read; without it the record's
+   * `JSON.stringify` form is kept.
+   */
+  push(record: T, bytes?: Uint8Array): void;
+  /** Bytes held outside the objects the caller passed (0 for `ArrayRecords`). */
+  bytes(): number;
+  /** True when records are kept as bytes (`add` then keeps an incident's JSON form). */
+  readonly compact: boolean;
+}
+
+/** The caller's records, by reference. */
+export class ArrayRecords<T> implements RecordStore<T> {
+  private readonly items: T[] = [];
+  readonly compact = false;
+
+  get length(): number {
+    return this.items.length;
+  }
+
+  get(row: number): T {
+    return this.items[row]!;
+  }
+
+  peek(row: number): T {
+    return this.items[row]!;
+  }
+
+  push(record: T): void {
+    this.items.push(record);
+  }
+
+  bytes(): number {
+    return 0;
+  }
+}
+
+/** The size of the largest chunks of record bytes (a longer line gets a chunk of its own). */
+const CHUNK_BYTES = 8 * 1024 * 1024;
+/** The size of the first chunk: chunks double up to `CHUNK_BYTES`, so that small sets stay small. */
+const FIRST_CHUNK_BYTES = 64 * 1024;
+
+/** Records as the bytes of their JSON lines (see the file comment). */
+export class CompactRecords<T> implements RecordStore<T> {
+  readonly compact = true;
+  private readonly chunks: Uint8Array[] = [];
+  private chunk: Uint8Array = new Uint8Array(0);
+  private used = 0;
+  private chunkOf = new Uint16Array(64);
+  private starts = new Uint32Array(64);
+  private lengths = new Uint32Array(64);
+  private count = 0;
+  /** Readers of single fields, by name (`field`). */
+  private readonly fieldScanners = new Map<string, LineScanner>();
+  /** The last record `peek` parsed, not yet handed out by `get`. */
+  private peeked: T | undefined;
+  private peekedRow = -1;
+  /** The source of the lines pushed but not yet copied: `pending[pendingFrom, pendingTo)` goes to `pendingAt`. */
+  private pending: Uint8Array | undefined;
+  private pendingFrom = 0;
+  private pendingTo = 0;
+  private pendingAt = 0;
+  /** Strips a byte order mark at the start of a line, as the reader's `JSON.parse` path did on build. */
+  private readonly decoder = new TextDecoder();
+  private readonly encoder = new TextEncoder();
+
+  get length(): number {
+    return this.count;
+  }
+
+  get(row: number): T {
+    const peeked = this.peeked;
+    if (peeked !== undefined && this.peekedRow === row) {
+      this.peeked = undefined;
+      return peeked;
+    }
+    return this.parse(row);
+  }
+
+  peek(row: number): T {
+    const record = this.parse(row);
+    this.peeked = record;
+    this.peekedRow = row;
+    return record;
+  }
+
+  private parse(row: number): T {
+    this.flush();
+    const chunk = this.chunks[this.chunkOf[row]!]!;
+    const start = this.starts[row]!;
+    return JSON.parse(this.decoder.decode(chunk.subarray(start, start + this.lengths[row]!))) as T;
+  }
+
+  /**
+   * The value of one top-level field of a row's record, as `ownDataValue` reads it from `get(row)`
+   * (undefined when absent), without parsing the whole line when its bytes allow (see `fieldOfLine`).
+   */
+  field(row: number, name: string): unknown {
+    this.flush();
+    const chunk = this.chunks[this.chunkOf[row]!]!;
+    const start = this.starts[row]!;
+    let scanner = this.fieldScanners.get(name);
+    if (scanner === undefined) {
+      scanner = new LineScanner([name]);
+      this.fieldScanners.set(name, scanner);
+    }
+    return fieldOfLine(scanner, chunk, start, start + this.lengths[row]!, () => this.parse(row) as object);
+  }
+
+  push(record: T, bytes?: Uint8Array): void {
+    const line = bytes ?? this.encoder.encode(JSON.stringify(record));
+    this.pushBytes(line, 0, line.length);
+    this.flush();
+  }
+
+  /**
+   * Keeps `source[start, end)` (a JSON line, as read) as the next record. The bytes are copied by the next
+   * `flush` (or read): consecutive lines of one source are copied together, with what lies between them.
+   * `source` must stay unchanged until then.
+   */
+  pushBytes(source: Uint8Array, start: number, end: number): void {
+    const length = end - start;
+    let at = this.pendingAt + (start - this.pendingFrom);
+    if (source !== this.pending || start < this.pendingTo || at + length > this.chunk.length) {
+      this.flush();
+      if (this.used + length > this.chunk.length) {
+        if (this.chunks.length >= 0xffff) throw new RangeError("IncidentSet: more than 511 GiB of records.");
+        const size = Math.min(CHUNK_BYTES, Math.max(FIRST_CHUNK_BYTES, this.chunk.length * 2));
+        this.chunk = new Uint8Array(Math.max(size, length));
+        this.chunks.push(this.chunk);
+        this.used = 0;
+      }
+      this.pending = source;
+      this.pendingFrom = start;
+      this.pendingAt = this.used;
+      at = this.used;
+    }
+    this.pendingTo = end;
+    const row = this.count;
+    if (row >= this.starts.length) {
+      const capacity = this.starts.length * 2;
+      this.chunkOf = grow(this.chunkOf, new Uint16Array(capacity));
+      this.starts = grow(this.starts, new Uint32Array(capacity));
+      this.lengths = grow(this.lengths, new Uint32Array(capacity));
+    }
+    this.chunkOf[row] = this.chunks.length - 1;
+    this.starts[row] = at;
+    this.lengths[row] = length;
+    this.used = at + length;
+    this.count++;
+  }
+
+  /** Copies the bytes of the lines pushed since the last flush (see `pushBytes`). */
+  flush(): void {
+    const source = this.pending;
+    if (source === undefined) return;
+    this.chunk.set(source.subarray(this.pendingFrom, this.pendingTo), this.pendingAt);
+    this.pending = undefined;
+  }
+
+  bytes(): number {
+    let total = this.chunkOf.byteLength + this.starts.byteLength + this.lengths.byteLength;
+    for (const chunk of this.chunks) total += chunk.byteLength;
+    return total;
+  }
+}
+
+function grow<A extends Uint16Array | Uint32Array | Int32Array>(from: A, to: A): A {
+  to.set(from);
+  return to;
+}
+
+const float = new Float64Array(1);
+const floatWords = new Uint32Array(float.buffer);
+
+/**
+ * A 32-bit hash of a scalar key: strings by their UTF-16 code units, numbers by value (`0` and `-0` alike,
+ * as `Map` keys are), booleans apart; the type is mixed in, so `"1"` and `1` rarely collide. Collisions
+ * cost a verification, never a wrong answer.
+ */
+export function hashKey(value: string | number | boolean): number {
+  let h: number;
+  if (typeof value === "string") {
+    h = 0x811c9dc5;
+    for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
+  } else if (typeof value === "number") {
+    if (Number.isNaN(value)) h = 0x7ff80000;
+    else if ((value | 0) === value) h = Math.imul(value ^ 0x5bd1e995, 0x85ebca6b);
+    else {
+      float[0] = value === 0 ? 0 : value;
+      h = Math.imul(floatWords[0]! ^ 0x27d4eb2f, 0x85ebca6b) ^ Math.imul(floatWords[1]!, 0xc2b2ae35);
+    }
+  } else h = value ? 0x3c6ef372 : 0x1b873593;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  return h >>> 0;
+}
+
+/** `Map` key equality (SameValueZero). */
+function sameKey(a: unknown, b: unknown): boolean {
+  return a === b || (Number.isNaN(a) && Number.isNaN(b));
+}
+
+/**
+ * The hash index of a compact set (see the file comment): answers `rowsOf` and `arrayRows` exactly as
+ * `HashIndex` does, in about 12–20 bytes per row outside the JavaScript heap. Adding a row only writes its hash;
+ * the lookup structure (the rows bucketed by their hash's top bits, a counting sort) is built by `prepare`
+ * or by the first lookup, and rebuilt once the rows added since outnumber an eighth of it (those are
+ * searched one by one until then).
+ */
+export class CompactHashIndex extends HashIndex {
+  /** Per row: the hash of its scalar value, never 0; 0 when the value is not a scalar. */
+  private hashes = new Uint32Array(64);
+  private rows = 0;
+  /** Rows covered by the buckets: `bucketRows[offsets[b] … offsets[b+1]-1]` have hashes with top bits b. */
+  private built = 0;
+  private shift = 31;
+  private offsets = new Int32Array(3);
+  private bucketRows = new Int32Array(0);
+  /** Distinct hashes, counted on demand for `size`; -1 when stale. */
+  private distinct = -1;
+  private readonly read: (row: number) => unknown;
+
+  /**
+   * @param field - the indexed field
+   * @param read - a row's value of `field`, as `ownDataValue` reads it from the row's record
+   */
+  constructor(field: string, read: (row: number) => unknown) {
+    super(field);
+    this.read = read;
+  }
+
+  override set(row: number, value: unknown): void {
+    if (row >= this.hashes.length) {
+      this.hashes = grow(this.hashes, new Uint32Array(Math.max(row + 1, this.hashes.length * 2)));
+    }
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+      this.hashes[row] = hashKey(value) || 1;
+    } else {
+      this.hashes[row] = 0;
+      if (Array.isArray(value)) this.arrayRows.push(row);
+    }
+    this.rows = Math.max(this.rows, row + 1);
+    this.distinct = -1;
+  }
+
+  override rowsOf(value: unknown): readonly number[] {
+    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") return [];
+    this.prepare(false);
+    const h = hashKey(value) || 1;
+    const { hashes, bucketRows, offsets } = this;
+    const rows: number[] = [];
+    const bucket = h >>> this.shift;
+    for (let k = offsets[bucket]!; k < offsets[bucket + 1]!; k++) {
+      const row = bucketRows[k]!;
+      if (hashes[row] === h && sameKey(this.read(row), value)) rows.push(row);
+    }
+    for (let row = this.built; row < this.rows; row++) {
+      if (hashes[row] === h && sameKey(this.read(row), value)) rows.push(row);
+    }
+    return rows;
+  }
+
+  override get size(): number {
+    if (this.distinct < 0) this.distinct = this.countDistinct();
+    return this.distinct;
+  }
+
+  /** Bytes of the typed arrays. */
+  bytes(): number {
+    return this.hashes.byteLength + this.offsets.byteLength + this.bucketRows.byteLength;
+  }
+
+  /**
+   * Builds the buckets over every row (`all`), or when the rows added since the last build outnumber an
+   * eighth of it (at least 1,024).
+   */
+  prepare(all = true): void {
+    const pending = this.rows - this.built;
+    if (pending === 0 || (!all && pending <= Math.max(1024, this.built >>> 3))) return;
+    const n = this.rows;
+    let bits = 1;
+    while (bits < 30 && 1 << bits < n) bits++;
+    const shift = 32 - bits;
+    const offsets = new Int32Array((1 << bits) + 1);
+    const hashes = this.hashes;
+    for (let row = 0; row < n; row++) if (hashes[row] !== 0) offsets[(hashes[row]! >>> shift) + 1]!++;
+    for (let b = 1; b < offsets.length; b++) offsets[b]! += offsets[b - 1]!;
+    const cursor = offsets.slice(0, offsets.length - 1);
+    const bucketRows = new Int32Array(offsets[offsets.length - 1]!);
+    for (let row = 0; row < n; row++) {
+      const h = hashes[row]!;
+      if (h !== 0) bucketRows[cursor[h >>> shift]!++] = row;
+    }
+    this.shift = shift;
+    this.offsets = offsets;
+    this.bucketRows = bucketRows;
+    this.built = n;
+  }
+
+  /** Distinct hashes among the rows (each bucket's hashes sorted, then counted). */
+  private countDistinct(): number {
+    this.prepare();
+    const { offsets, bucketRows, hashes } = this;
+    let total = 0;
+    let scratch = new Uint32Array(16);
+    for (let b = 0; b + 1 < offsets.length; b++) {
+      const from = offsets[b]!;
+      const length = offsets[b + 1]! - from;
+      if (length <= 1) {
+        total += length;
+        continue;
+      }
+      if (scratch.length < length) scratch = new Uint32Array(length);
+      const run = scratch.subarray(0, length);
+      for (let k = 0; k < length; k++) run[k] = hashes[bucketRows[from + k]!]!;
+      run.sort();
+      total++;
+      for (let k = 1; k < length; k++) if (run[k] !== run[k - 1]) total++;
+    }
+    return total;
+  }
+}
