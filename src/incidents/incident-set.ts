@@ -354,7 +354,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     );
     for (const index of set.hashes.values()) if (index instanceof CompactHashIndex) index.prepare();
     // As the constructor does: a large set builds its text indexes now, so that no query pays for them.
-    if (set.records.length >= EAGER_TEXT_INDEX_ROWS) for (const column of set.texts.values()) column.buildIndex();
+    if (set.records.length >= EAGER_TEXT_INDEX_ROWS)
+      for (const column of set.texts.values()) column.buildIndex();
     return set;
   }
 

@@ -199,6 +199,15 @@ describe("IncidentSet: $regex through the text index", () => {
     small.count({ Title: { $regex: "t99" } });
     expect(small.footprint().textIndexBytes).toBeGreaterThan(0);
   });
+
+  it("builds the text index with a large set read from NDJSON, as the constructor does", async () => {
+    const lines = Array.from({ length: 50_000 }, (_, i) => `{"IncidentId":${i},"Title":"t${i}"}\n`);
+    const large = await IncidentSet.fromNdjson([lines.join("")], { maxDictionary: 16 });
+    expect(large.footprint().textIndexBytes).toBeGreaterThan(0);
+    const small = await IncidentSet.fromNdjson([lines.slice(0, 1000).join("")], { maxDictionary: 16 });
+    expect(small.footprint().textIndexBytes).toBe(0);
+    expect(large.count({ Title: { $regex: "^t4999" } })).toBe(11);
+  });
 });
 
 describe("TextColumn.textIndex over budget", () => {
