@@ -21,7 +21,7 @@
  */
 
 import type { Condition, FieldNode, Operand } from "../conditions/ast.js";
-import { leafSemantics } from "../conditions/compile.js";
+import { leafSemantics } from "../conditions/leaf.js";
 import { compileRegex } from "../conditions/regex/matcher.js";
 import {
   type Bitset,
