@@ -132,7 +132,7 @@ class Generator {
    * An expression that reads field `key` of `r` into `v` and returns it, at most once per evaluation: the
    * slot local `f<i>` keeps the value (or `THREW` while the read is under way, so that a throwing accessor is
    * known to the fallback). Read optimistically with `r[key]`; own-ness is verified afterwards where it
-   * matters (see `verification`).
+   * matters (see `inherited`).
    */
   private read(key: string): string {
     const f = `f${this.fieldBits.get(key)!}`;
@@ -159,19 +159,19 @@ class Generator {
   }
 
   /**
-   * The statements that prove, for one direction of the root (`D`: it is true, `U`: it is false), that every
-   * flagged field's value was own: with `P` the record's prototype (not `null`), a field is inherited only
-   * when `key in P` and the record has no own `key`; then the record goes to the exact fallback.
+   * A condition true when, for one direction of the root (`D`: it is true, `U`: it is false), some flagged
+   * field's value was not own: with `P` the record's prototype (not `null`), a field is inherited only when
+   * `key in P` and the record has no own `key`. The record then goes to the exact fallback.
    */
-  verification(direction: "D" | "U"): string {
-    const lines: string[] = [];
+  inherited(direction: "D" | "U"): string {
+    const parts: string[] = [];
     for (const [key, bit] of this.fieldBits) {
       const k = JSON.stringify(key);
-      lines.push(
-        `if ((m${direction}${Math.floor(bit / 30)} & ${1 << (bit % 30)}) !== 0 && ${k} in P && !hasOwn(r, ${k})) return slow(r, ${this.slotArray()});`,
+      parts.push(
+        `((m${direction}${Math.floor(bit / 30)} & ${1 << (bit % 30)}) !== 0 && ${k} in P && !hasOwn(r, ${k}))`,
       );
     }
-    return lines.join("\n");
+    return parts.length === 0 ? "false" : parts.join(" || ");
   }
 
   maskDeclarations(): string {
@@ -468,8 +468,9 @@ export function generate(condition: Condition): Generated {
   // throwing accessor: set by the caller (compile.ts).
   const slow = g.constant(null);
   const constantNames = g.constants.map((_, i) => `K${i} = K[${i}]`);
+  const slots = g.slotArray();
   const verify = (direction: "D" | "U") =>
-    `if (${g.maskTest(direction)}) { const P = getProto(r); if (P !== null) { ${g.verification(direction)} } }`;
+    `if (${g.maskTest(direction)}) { const P = getProto(r); if (P !== null && (${g.inherited(direction)})) return slow(r, ${slots}); }`;
   const source = [
     '"use strict";',
     "const isArray = H.isArray, hasOwn = H.hasOwn, getProto = H.getPrototypeOf, dateFieldMs = H.dateFieldMs, openFieldMs = H.openFieldMs, isoUtcMs = H.isoUtcMs, U = H.UNREAD, T = H.THREW;",
@@ -487,7 +488,7 @@ export function generate(condition: Condition): Generated {
     `if (root) { ${verify("D")} }`,
     `else { ${verify("U")} }`,
     "return root;",
-    `} catch { return slow(r, ${g.slotArray()}); }`,
+    `} catch { return slow(r, ${slots}); }`,
     "};",
   ].join("\n");
   return { source, constants: g.constants, slowIndex: Number(slow.slice(1)) };
