@@ -398,8 +398,12 @@ class Generator {
     }
   }
 
+  /** Each field node's `missing` result, as its leaf was built (for `emptyRecordResult`). */
+  readonly missing = new Map<FieldNode, boolean>();
+
   private field(node: FieldNode, negative: boolean): string {
     const leaf = leafOf(node);
+    this.missing.set(node, leaf.missing);
     const key = node.path[0]!;
     let one: string;
     let missing: boolean;
@@ -477,7 +481,7 @@ export function generate(condition: Condition): Generated {
     constantNames.length === 0 ? "" : `const ${constantNames.join(", ")};`,
     `const slow = ${slow};`,
     "return function predicate(r) {",
-    `if (typeof r !== "object" || r === null || isArray(r)) return ${String(emptyRecordResult(condition))};`,
+    `if (typeof r !== "object" || r === null || isArray(r)) return ${String(emptyRecordResult(condition, (node) => g.missing.get(node)!))};`,
     g.slotDeclarations(),
     "try {",
     "let v, d;",

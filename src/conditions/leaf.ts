@@ -409,30 +409,39 @@ export function forEachField(condition: Condition, visit: (node: FieldNode) => v
 /**
  * The result of a condition on a record that has no fields (every field missing): what a predicate answers
  * for a value that is not a non-array object (docs/semantics.md 1.1).
+ * @param condition - a condition
+ * @param missingOf - a field node's result on a missing field (default: its leaf's `missing`; a caller
+ *   that already built the leaves passes them)
  */
-export function emptyRecordResult(condition: Condition): boolean {
-  switch (condition.kind) {
-    case "and":
-      return condition.children.every(emptyRecordResult);
-    case "or":
-      return condition.children.some(emptyRecordResult);
-    case "nor":
-      return !condition.children.some(emptyRecordResult);
-    case "not":
-      return !emptyRecordResult(condition.child);
-    case "eq":
-    case "ne":
-    case "in":
-    case "nin":
-    case "all":
-    case "range":
-    case "regex":
-    case "exists":
-    case "size":
-      return leafOf(condition).missing;
-    default:
-      return assertNever(condition);
-  }
+export function emptyRecordResult(
+  condition: Condition,
+  missingOf: (node: FieldNode) => boolean = (node) => leafOf(node).missing,
+): boolean {
+  const empty = (node: Condition): boolean => {
+    switch (node.kind) {
+      case "and":
+        return node.children.every(empty);
+      case "or":
+        return node.children.some(empty);
+      case "nor":
+        return !node.children.some(empty);
+      case "not":
+        return !empty(node.child);
+      case "eq":
+      case "ne":
+      case "in":
+      case "nin":
+      case "all":
+      case "range":
+      case "regex":
+      case "exists":
+      case "size":
+        return missingOf(node);
+      default:
+        return assertNever(node);
+    }
+  };
+  return empty(condition);
 }
 
 /**
