@@ -17,18 +17,17 @@
  * Reading records (docs/semantics.md 1.1): a field is an own property, data or accessor, read at most once
  * per evaluation; inherited properties never count; a read that throws counts as missing. The generated code
  * reads `r["Field"]` optimistically into a per-field local (so a field used by several leaves is read once)
- * and proves, only where the answer depends on it, that the value it read is own: each leaf whose result
- * differs from its result on a missing field sets a bit; after the root is decided, only the fields whose
- * correction could change the root (found from the leaf's polarity) are checked. The check asks the record's
- * prototype chain first (`key in Object.getPrototypeOf(r)`): a value read from a record whose prototype chain
- * has no such key is own. For a plain record under an unpolluted `Object.prototype` the optimizing compiler
- * folds that question to a constant, so a matching record costs no `Object.hasOwn` call; a record whose chain
- * has the key (a class with an accessor, a polluted prototype) is checked with `Object.hasOwn`. If a value is
- * inherited, or a read throws, the record is answered by the exact closure test over the values already read
- * (a field that was read is not read again; an inherited one becomes missing). Dotted paths below the first
- * segment are read through `Object.hasOwn` and a guarded read (`walkRest`). Outside this guarantee: a Proxy
- * whose traps throw or disagree with each other, and a record whose own accessors change the record or its
- * prototype chain while it is being evaluated.
+ * and proves at once, before any test uses it, that a value it read is own: a value read from a record whose
+ * prototype is `null`, or whose prototype chain lacks the key (`key in Object.getPrototypeOf(r)`), is own;
+ * otherwise `Object.hasOwn` decides. Placed right after the read, while the optimizing compiler still knows
+ * the record's hidden classes, the prototype and the `in` test fold to constants for records of known shapes
+ * under an unpolluted prototype, so the proof costs no call; a record whose chain has the key (a class with an
+ * accessor, a polluted prototype) pays one `Object.hasOwn`. If a value is inherited, or a read throws, the
+ * record is answered by the exact closure test over the values already read (a field that was read is not
+ * read again; an inherited one becomes missing). Dotted paths below the first segment are read through
+ * `Object.hasOwn` and a guarded read (`walkRest`). Outside this guarantee: a Proxy whose traps throw or
+ * disagree with each other, and a record whose own accessors change the record or its prototype chain while
+ * it is being evaluated.
  */
 
 import { assertNever, type Condition, type FieldNode, type Operand, type RangeBound } from "./ast.js";
@@ -49,11 +48,18 @@ import {
 } from "./leaf.js";
 import { compileRegex } from "./regex/matcher.js";
 
+/** What `HELPERS.inherited` throws: never seen outside generated code. */
+const INHERITED: unique symbol = Symbol("inherited");
+
 /** Helpers handed to generated code as `H` (never built from input). */
 export const HELPERS = Object.freeze({
   isArray,
   hasOwn,
   getPrototypeOf: Object.getPrototypeOf,
+  /** Throws (to the generated code's catch, which answers the record exactly): a value read was inherited. */
+  inherited: (): never => {
+    throw INHERITED;
+  },
   dateFieldMs,
   openFieldMs,
   isoUtcMs,
@@ -101,7 +107,7 @@ function comparison(bound: RangeBound, side: "lower" | "upper"): ">=" | ">" | "<
 
 class Generator {
   readonly constants: unknown[] = [];
-  /** Field slots (`slotsOf`): slot `i` is the local `f<i>` and the mask bit `i`. */
+  /** Field slots (`slotsOf`): slot `i` is the local `f<i>`. */
   readonly fieldBits: ReadonlyMap<string, number>;
   /** Per field key: how many leaves read it (a read is cached in its slot when two or more). */
   private readonly fieldUses = new Map<string, number>();
@@ -131,14 +137,25 @@ class Generator {
   /**
    * An expression that reads field `key` of `r` into `v` and returns it, at most once per evaluation: the
    * slot local `f<i>` keeps the value (or `THREW` while the read is under way, so that a throwing accessor is
-   * known to the fallback). Read optimistically with `r[key]`; own-ness is verified afterwards where it
-   * matters (see `inherited`).
+   * known to the fallback). Read optimistically with `r[key]`, then proved own at once (see `own`).
    */
   private read(key: string): string {
     const f = `f${this.fieldBits.get(key)!}`;
     const k = JSON.stringify(key);
-    if ((this.fieldUses.get(key) ?? 0) < 2) return `(${f} = T, v = ${f} = r[${k}])`;
-    return `(v = ${f} !== U ? ${f} : (${f} = T, ${f} = r[${k}]))`;
+    const read = `(${f} = T, v = ${f} = r[${k}], ${this.own(k)}, v)`;
+    if ((this.fieldUses.get(key) ?? 0) < 2) return read;
+    return `(v = ${f} !== U ? ${f} : ${read})`;
+  }
+
+  /**
+   * An expression that proves the value just read into `v` from `r[k]` own, or throws `INHERITED` (the
+   * catch then answers the record with the exact fallback): `undefined` needs no proof; otherwise the value
+   * is own when the record's prototype is `null` or lacks the key, or when `Object.hasOwn` says so. Placed
+   * right after the read, where the optimizing compiler still knows the record's hidden classes: for a plain
+   * record it folds the prototype to a constant and `key in prototype` to false, so the proof costs nothing.
+   */
+  private own(k: string): string {
+    return `(v === undefined || (P = getProto(r)) === null || !(${k} in P) || hasOwn(r, ${k}) || inherited())`;
   }
 
   /** The declarations of the slot locals (before the `try`, so that the fallback sees them). */
@@ -156,36 +173,6 @@ class Generator {
   /** The slot locals as an array expression, for the fallback. */
   slotArray(): string {
     return `[${[...this.fieldBits.values()].map((i) => `f${i}`).join(", ")}]`;
-  }
-
-  /**
-   * A condition true when, for one direction of the root (`D`: it is true, `U`: it is false), some flagged
-   * field's value was not own: with `P` the record's prototype (not `null`), a field is inherited only when
-   * `key in P` and the record has no own `key`. The record then goes to the exact fallback.
-   */
-  inherited(direction: "D" | "U"): string {
-    const parts: string[] = [];
-    for (const [key, bit] of this.fieldBits) {
-      const k = JSON.stringify(key);
-      parts.push(
-        `((m${direction}${Math.floor(bit / 30)} & ${1 << (bit % 30)}) !== 0 && ${k} in P && !hasOwn(r, ${k}))`,
-      );
-    }
-    return parts.length === 0 ? "false" : parts.join(" || ");
-  }
-
-  maskDeclarations(): string {
-    const count = Math.ceil(this.fieldBits.size / 30);
-    const names: string[] = [];
-    for (let i = 0; i < count; i++) names.push(`mD${i} = 0`, `mU${i} = 0`);
-    return names.length === 0 ? "" : `let ${names.join(", ")};`;
-  }
-
-  maskTest(direction: "D" | "U"): string {
-    const count = Math.ceil(this.fieldBits.size / 30);
-    const parts: string[] = [];
-    for (let i = 0; i < count; i++) parts.push(`m${direction}${i} !== 0`);
-    return parts.length === 0 ? "false" : parts.join(" || ");
   }
 
   dateDeclarations(): string {
@@ -360,29 +347,29 @@ class Generator {
     return parts.length === 0 ? "true" : parts.join(" && ");
   }
 
-  /** An expression for `node` over the record `r`; `negative` is the leaf's polarity under `not`/`nor`. */
-  node(node: Condition, negative: boolean): string {
+  /** An expression for `node` over the record `r`. */
+  node(node: Condition): string {
     switch (node.kind) {
       case "and": {
         if (node.children.length === 0) return "true";
         return `(${ordered(node.children)
-          .map((c) => this.node(c, negative))
+          .map((c) => this.node(c))
           .join(" && ")})`;
       }
       case "or": {
         if (node.children.length === 0) return "false";
         return `(${ordered(node.children)
-          .map((c) => this.node(c, negative))
+          .map((c) => this.node(c))
           .join(" || ")})`;
       }
       case "nor": {
         if (node.children.length === 0) return "true";
         return `!(${ordered(node.children)
-          .map((c) => this.node(c, !negative))
+          .map((c) => this.node(c))
           .join(" || ")})`;
       }
       case "not":
-        return `!${this.node(node.child, !negative)}`;
+        return `!${this.node(node.child)}`;
       case "eq":
       case "ne":
       case "in":
@@ -392,7 +379,7 @@ class Generator {
       case "regex":
       case "exists":
       case "size":
-        return this.field(node, negative);
+        return this.field(node);
       default:
         return assertNever(node);
     }
@@ -401,7 +388,7 @@ class Generator {
   /** Each field node's `missing` result, as its leaf was built (for `emptyRecordResult`). */
   readonly missing = new Map<FieldNode, boolean>();
 
-  private field(node: FieldNode, negative: boolean): string {
+  private field(node: FieldNode): string {
     const leaf = leafOf(node);
     this.missing.set(node, leaf.missing);
     const key = node.path[0]!;
@@ -419,16 +406,8 @@ class Generator {
       one = `${this.constant(leaf.many)}(${p} === U ? (${p} = ${walk}(v)) : ${p})`;
       missing = leaf.missing; // `many(NOTHING)` is `missing` for every leaf
     }
-    // Correcting a wrongly present value moves the leaf to `missing`; with its polarity that moves the
-    // root down (D: to verify when the root is true) or up (U: when the root is false).
-    const direction = missing === negative ? "D" : "U";
-    const bit = this.fieldBits.get(key)!;
-    const mask = `m${direction}${Math.floor(bit / 30)}`;
-    const flag = 1 << (bit % 30);
     const read = this.read(key);
-    return missing
-      ? `(${read} === undefined || ${one} || ((${mask} |= ${flag}), false))`
-      : `(${read} !== undefined && ${one} && ((${mask} |= ${flag}), true))`;
+    return missing ? `(${read} === undefined || ${one})` : `(${read} !== undefined && ${one})`;
   }
 }
 
@@ -467,31 +446,25 @@ function readsDates(node: FieldNode): boolean {
  */
 export function generate(condition: Condition): Generated {
   const g = new Generator(condition);
-  const root = g.node(condition, false);
+  const root = g.node(condition);
   // The exact closure test over the slots read so far, for the rare record with an inherited field or a
   // throwing accessor: set by the caller (compile.ts).
   const slow = g.constant(null);
   const constantNames = g.constants.map((_, i) => `K${i} = K[${i}]`);
   const slots = g.slotArray();
-  const verify = (direction: "D" | "U") =>
-    `if (${g.maskTest(direction)}) { const P = getProto(r); if (P !== null && (${g.inherited(direction)})) return slow(r, ${slots}); }`;
   const source = [
     '"use strict";',
-    "const isArray = H.isArray, hasOwn = H.hasOwn, getProto = H.getPrototypeOf, dateFieldMs = H.dateFieldMs, openFieldMs = H.openFieldMs, isoUtcMs = H.isoUtcMs, U = H.UNREAD, T = H.THREW;",
+    "const isArray = H.isArray, hasOwn = H.hasOwn, getProto = H.getPrototypeOf, inherited = H.inherited, dateFieldMs = H.dateFieldMs, openFieldMs = H.openFieldMs, isoUtcMs = H.isoUtcMs, U = H.UNREAD, T = H.THREW;",
     constantNames.length === 0 ? "" : `const ${constantNames.join(", ")};`,
     `const slow = ${slow};`,
     "return function predicate(r) {",
     `if (typeof r !== "object" || r === null || isArray(r)) return ${String(emptyRecordResult(condition, (node) => g.missing.get(node)!))};`,
     g.slotDeclarations(),
     "try {",
-    "let v, d;",
-    g.maskDeclarations(),
+    "let v, d, P;",
     g.dateDeclarations(),
     g.pathDeclarations(),
-    `const root = ${root};`,
-    `if (root) { ${verify("D")} }`,
-    `else { ${verify("U")} }`,
-    "return root;",
+    `return ${root};`,
     `} catch { return slow(r, ${slots}); }`,
     "};",
   ].join("\n");

@@ -7,7 +7,7 @@
  * Two back ends, one semantics:
  * - **code generation** (default, codegen.ts): specialised JavaScript built with `new Function`. Untrusted
  *   text is never code (operands are constants, field names `JSON.stringify`'d keys). Records are read
- *   optimistically and own-ness proved afterwards, only where the answer depends on it (codegen.ts).
+ *   optimistically and each value proved own right after its read (codegen.ts).
  * - **closure composition** (`codegen: false`, or automatically when the environment forbids code
  *   generation): the leaves of leaf.ts composed as closures, each field read once per evaluation through
  *   `Object.hasOwn` and a guarded read (`readOwn`). It is also the exact fallback of generated code, built on

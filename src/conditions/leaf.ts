@@ -471,8 +471,8 @@ export function slotsOf(condition: Condition): Slots {
 /** The static cost of a single-segment field node, per kind (before the date and nesting surcharges). */
 const FIELD_COST = {
   exists: () => 1,
-  // `$ne`/`$nin` after the other tests: a record they reject needs its field proven own (codegen.ts), which
-  // a failing positive test before them spares.
+  // `$ne`/`$nin` after the positive tests: they reject few records, so a positive test before them decides
+  // an AND sooner.
   eq: () => 2,
   size: () => 2,
   in: () => 3,
