@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
 import type { Condition } from "./ast.js";
 import { DEFAULT_CATALOG, extendCatalog } from "./catalog.js";
-import { clearCompileCache, compile, foldingLiteralSource, generatedSource } from "./compile.js";
+import { foldingLiteralSource } from "./codegen.js";
+import { clearCompileCache, compile, generatedSource } from "./compile.js";
 import { evaluate } from "./evaluate.js";
 import { SearchConditionsError } from "./issues.js";
 import { parseSearchConditions } from "./parse.js";
@@ -148,6 +149,51 @@ describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codege
       expect(matchesEmpty(value)).toBe(true);
       expect(needsValue(value)).toBe(false);
     }
+  });
+
+  it("reads an array as an empty record even when it holds the field as an own property", () => {
+    const array = Object.assign(["High"], { Severity: "High", Status: "Open" });
+    const conditions = [
+      { Severity: "High" },
+      { Severity: "High", Status: "Open" },
+      { Severity: { $exists: false } },
+      { Severity: { $ne: "High" } },
+    ];
+    for (const json of conditions) {
+      const condition = parseSearchConditions(json);
+      expect(compile(condition, { codegen, cache: false })(array)).toBe(evaluate(condition, array));
+    }
+  });
+
+  it("stays exact when a prototype is polluted after the predicate ran hot on plain records", () => {
+    const records = Array.from({ length: 2000 }, (_, i) => ({
+      IncidentId: i,
+      Status: i % 2 === 0 ? "Open" : "Closed",
+      ...(i % 3 === 0 ? { Owner: "alice" } : {}),
+    }));
+    const predicate = compile(
+      parseSearchConditions({ Owner: "alice", Status: { $in: ["Open", "Closed"] } }),
+      {
+        codegen,
+        cache: false,
+      },
+    );
+    let hot = 0;
+    for (let round = 0; round < 50; round++) for (const r of records) if (predicate(r)) hot++;
+    expect(hot).toBe(50 * records.filter((r) => "Owner" in r).length);
+    const proto = Object.prototype as Record<string, unknown>;
+    try {
+      proto.Owner = "alice";
+      expect(records.filter((r) => predicate(r)).length).toBe(
+        records.filter((r) => Object.hasOwn(r, "Owner")).length,
+      );
+      expect(predicate({ IncidentId: -1, Status: "Open" })).toBe(false);
+      expect(predicate({ IncidentId: -1, Status: "Open", Owner: "alice" })).toBe(true);
+    } finally {
+      delete proto.Owner;
+    }
+    expect(predicate({ IncidentId: -1, Status: "Open", Owner: "alice" })).toBe(true);
+    expect(predicate({ IncidentId: -1, Status: "Open" })).toBe(false);
   });
 
   it("never meets NaN or Infinity operands: the parser refuses them, compile refuses hand-built nodes", () => {

@@ -203,38 +203,37 @@ function meetsBound(reach: Reach, bound: RangeBound, side: "lower" | "upper", ki
   return some(reach, test, read);
 }
 
+/** How one field node kind decides what its path reached (`reach`), in the reference's own words. */
+type FieldInterpreter<K extends FieldNode["kind"]> = (
+  node: Extract<FieldNode, { kind: K }>,
+  reach: Reach,
+  read: Reader,
+) => boolean;
+
+/** The reference semantics of each field node kind (docs/semantics.md 1.5): a new kind is a compile error here. */
+const FIELD_INTERPRETERS: { readonly [K in FieldNode["kind"]]: FieldInterpreter<K> } = {
+  eq: (node, reach, read) => matchesEq(reach, node.operand, node.fieldKind, read),
+  ne: (node, reach, read) => !matchesEq(reach, node.operand, node.fieldKind, read),
+  in: (node, reach, read) => node.operands.some((operand) => matchesEq(reach, operand, node.fieldKind, read)),
+  nin: (node, reach, read) =>
+    !node.operands.some((operand) => matchesEq(reach, operand, node.fieldKind, read)),
+  all: (node, reach, read) =>
+    node.operands.length > 0 &&
+    node.operands.every((operand) => matchesEq(reach, operand, node.fieldKind, read)),
+  range: (node, reach, read) =>
+    (node.lower === undefined || meetsBound(reach, node.lower, "lower", node.fieldKind, read)) &&
+    (node.upper === undefined || meetsBound(reach, node.upper, "upper", node.fieldKind, read)),
+  regex: (node, reach, read) => {
+    const matcher = compileRegex(node.source, node.flags);
+    return some(reach, (value) => typeof value === "string" && matcher.test(value), read);
+  },
+  exists: (node, reach) => node.exists === reach.values.length > 0,
+  size: (node, reach) => reach.values.some(({ value }) => Array.isArray(value) && value.length === node.size),
+};
+
 function evaluateField(node: FieldNode, record: unknown, read: Reader): boolean {
-  const reach = walk(record, node.path, read);
-  const kind = node.fieldKind;
-  switch (node.kind) {
-    case "eq":
-      return matchesEq(reach, node.operand, kind, read);
-    case "ne":
-      return !matchesEq(reach, node.operand, kind, read);
-    case "in":
-      return node.operands.some((operand) => matchesEq(reach, operand, kind, read));
-    case "nin":
-      return !node.operands.some((operand) => matchesEq(reach, operand, kind, read));
-    case "all":
-      return (
-        node.operands.length > 0 && node.operands.every((operand) => matchesEq(reach, operand, kind, read))
-      );
-    case "range":
-      return (
-        (node.lower === undefined || meetsBound(reach, node.lower, "lower", kind, read)) &&
-        (node.upper === undefined || meetsBound(reach, node.upper, "upper", kind, read))
-      );
-    case "regex": {
-      const matcher = compileRegex(node.source, node.flags);
-      return some(reach, (value) => typeof value === "string" && matcher.test(value), read);
-    }
-    case "exists":
-      return node.exists === reach.values.length > 0;
-    case "size":
-      return reach.values.some(({ value }) => Array.isArray(value) && value.length === node.size);
-    default:
-      return assertNever(node);
-  }
+  const interpret = FIELD_INTERPRETERS[node.kind] as FieldInterpreter<FieldNode["kind"]>;
+  return interpret(node, walk(record, node.path, read), read);
 }
 
 function evaluateWith(condition: Condition, incident: unknown, read: Reader): boolean {
@@ -247,8 +246,18 @@ function evaluateWith(condition: Condition, incident: unknown, read: Reader): bo
       return !condition.children.some((child) => evaluateWith(child, incident, read));
     case "not":
       return !evaluateWith(condition.child, incident, read);
-    default:
+    case "eq":
+    case "ne":
+    case "in":
+    case "nin":
+    case "all":
+    case "range":
+    case "regex":
+    case "exists":
+    case "size":
       return evaluateField(condition, incident, read);
+    default:
+      return assertNever(condition);
   }
 }
 

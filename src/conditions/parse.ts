@@ -104,11 +104,31 @@ export function safeParseSearchConditions(input: unknown, options?: ParseOptions
 // ---------------------------------------------------------------------------------------------------
 // Parsed conditions (docs/semantics.md 1.1)
 
+/** A base class whose constructor returns its argument, so that a subclass stamps its fields on it. */
+class Stamp {
+  constructor(target: object) {
+    // biome-ignore lint/correctness/noConstructorReturn: the return override is how a private brand is stamped on an existing object
+    return target;
+  }
+}
+
 /**
- * Every condition node this module produced, and only those. Module-private: nothing else can add to it,
- * so no JSON, hand-built object or copy can pass for a parsed condition.
+ * Every condition node this module produced carries this class's private field, and only those: nothing
+ * outside this module can add or forge it, so no JSON, hand-built object or copy can pass for a parsed
+ * condition. (A private field rather than a `WeakSet`: stamping and checking it are property operations the
+ * engine caches, with no hash table for the garbage collector to trace.)
  */
-const PARSED = new WeakSet<object>();
+class Parsed extends Stamp {
+  #parsed = true;
+  /** True when `value` carries the brand. */
+  static has(value: object): boolean {
+    return #parsed in value;
+  }
+  /** Stamps the brand on a node (before it is frozen). */
+  static add(node: object): void {
+    new Parsed(node);
+  }
+}
 
 /**
  * Brands every node of a freshly parsed condition and freezes it with its paths, operands and bounds, so
@@ -120,8 +140,8 @@ function brand(condition: Condition): Condition {
   const stack: Condition[] = [condition];
   while (stack.length > 0) {
     const node = stack.pop()!;
-    if (PARSED.has(node)) continue;
-    PARSED.add(node);
+    if (Parsed.has(node)) continue;
+    Parsed.add(node);
     switch (node.kind) {
       case "and":
       case "or":
@@ -177,7 +197,7 @@ function brand(condition: Condition): Condition {
  * @example isParsedCondition({ kind: "exists", path: ["Title"], fieldKind: "text", exists: true }) //=> false
  */
 export function isParsedCondition(value: unknown): value is Condition {
-  return typeof value === "object" && value !== null && PARSED.has(value);
+  return typeof value === "object" && value !== null && Parsed.has(value);
 }
 
 /**

@@ -142,6 +142,41 @@ describe.each(matchers)("%s: how records are read (docs/semantics.md 1.1)", (_na
     expect(invoked).toBeLessThanOrEqual(2);
   });
 
+  it("never counts a field inherited from any prototype: a class, a plain object, a chain", () => {
+    class WithGetters {
+      IncidentId = 1;
+      get Severity(): string {
+        return "High";
+      }
+    }
+    const fromClass = new WithGetters();
+    expect(matches({ Severity: "High" }, fromClass)).toBe(false);
+    expect(matches({ Severity: { $in: ["High", "Low"] } }, fromClass)).toBe(false);
+    expect(matches({ Severity: { $exists: false } }, fromClass)).toBe(true);
+    expect(matches({ Severity: { $ne: "High" } }, fromClass)).toBe(true);
+    expect(matches({ IncidentId: 1 }, fromClass)).toBe(true);
+    const parent = { Severity: "High", Status: "Open" };
+    const child = Object.assign(Object.create(parent) as object, { IncidentId: 2, Status: "Closed" });
+    const grandchild = Object.assign(Object.create(child) as object, { IncidentId: 3 });
+    for (const record of [child, grandchild]) {
+      expect(matches({ Severity: "High" }, record)).toBe(false);
+      expect(matches({ Severity: null }, record)).toBe(true);
+    }
+    // An own value shadowing an inherited one counts; the inherited one never does.
+    expect(matches({ Status: "Closed" }, child)).toBe(true);
+    expect(matches({ Status: "Open" }, child)).toBe(false);
+    expect(matches({ Status: "Closed", Severity: "High" }, child)).toBe(false);
+    expect(matches({ $or: [{ Severity: "High" }, { Status: "Open" }] }, child)).toBe(false);
+    expect(matches({ Status: "Closed" }, grandchild)).toBe(false);
+  });
+
+  it("reads a record without a prototype like any other", () => {
+    const bare = Object.assign(Object.create(null) as object, { IncidentId: 1, Severity: "High" });
+    expect(matches({ Severity: "High" }, bare)).toBe(true);
+    expect(matches({ Severity: { $ne: "High" } }, bare)).toBe(false);
+    expect(matches({ Status: { $exists: false }, Severity: { $in: ["High"] } }, bare)).toBe(true);
+  });
+
   it("never lets a polluted Array.prototype fill a hole", () => {
     const arrayProto = Array.prototype as unknown as Record<string, unknown>;
     try {

@@ -28,7 +28,7 @@
  */
 
 import { assertNever, type Condition, type FieldNode, type Operand } from "../conditions/ast.js";
-import { leafSemantics } from "../conditions/compile.js";
+import { leafSemantics } from "../conditions/leaf.js";
 import { analyzeLiteral, compileRegex, type RegexLiteral } from "../conditions/regex/matcher.js";
 import {
   and,

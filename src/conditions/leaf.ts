@@ -1,0 +1,525 @@
+/**
+ * Leaf semantics shared by the fast paths: the compiled predicate's closures and its code generator
+ * (compile.ts, codegen.ts), and the incident set's planner, which decides a field node once per distinct
+ * stored value (`leafSemantics`). They all agree with the reference interpreter (`evaluate`,
+ * docs/semantics.md 1.5), which shares nothing with this module, so that the differential tests compare two
+ * independent implementations.
+ *
+ * Also here: how the fast paths read records (docs/semantics.md 1.1: own properties, data or accessor, a
+ * throwing read is missing, inherited properties never count), the field slots of a condition, and the
+ * static cost order of AND/OR children.
+ */
+
+import {
+  assertNever,
+  type Condition,
+  type FieldKind,
+  type FieldNode,
+  type Operand,
+  type OrderedOperand,
+  type RangeBound,
+} from "./ast.js";
+import { dateFieldMs, recordDateValue } from "./dates.js";
+import { compileRegex } from "./regex/matcher.js";
+
+// ---------------------------------------------------------------------------------------------------------
+// Dates
+
+/** A record value in a non-date field as epoch ms: only a valid JS `Date` counts; `NaN` otherwise. */
+export function openFieldMs(value: unknown): number {
+  if (!(value instanceof Date)) return Number.NaN;
+  const ms = recordDateValue(value);
+  return ms === undefined ? Number.NaN : ms;
+}
+
+/** The date reader for a field kind (docs/semantics.md 1.5). */
+export function dateReader(fieldKind: FieldKind): (value: unknown) => number {
+  return fieldKind === "date" ? dateFieldMs : openFieldMs;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Reading records (docs/semantics.md 1.1): own properties, data or accessor; a throwing read is missing
+
+/** `Object.hasOwn`, captured once (a later change to `Object` cannot reach the fast paths). */
+export const hasOwn = Object.hasOwn;
+/** `Array.isArray`, captured once. */
+export const isArray = Array.isArray;
+
+/** Marks a field slot not read yet in this evaluation. */
+export const UNREAD: unique symbol = Symbol("unread");
+/** Marks a field slot whose read threw (the field counts as missing). */
+export const THREW: unique symbol = Symbol("threw");
+
+/**
+ * An own property of a holder (data or accessor), `undefined` when it is inherited, absent, holds
+ * `undefined`, or its read throws. The exact reader of the closure back end and of nested path segments.
+ */
+export function readOwn(holder: object, key: string): unknown {
+  try {
+    return hasOwn(holder, key) ? (holder as Record<string, unknown>)[key] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const INDEX_SEGMENT = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * What a field path reaches below its first segment (docs/semantics.md 1.5): `values` to test with array
+ * traversal, `whole` values an array index reached at the last segment (tested without traversal), and
+ * whether some place reached nothing (`missing`).
+ */
+export interface Reach {
+  readonly values: readonly unknown[];
+  readonly whole: readonly unknown[];
+  readonly missing: boolean;
+}
+
+/** What a dotted path reaches from a missing first segment. */
+export const NOTHING: Reach = Object.freeze({ values: [], whole: [], missing: true });
+
+/**
+ * Walks the segments after the first from the first segment's value (`undefined`: missing). Every place
+ * that reaches nothing sets `missing`: a scalar or `null` holder, an object without the key, an empty
+ * array, an array element that is not an object. Nested arrays are not entered.
+ */
+export function walkRest(first: unknown, rest: readonly string[]): Reach {
+  if (first === undefined) return NOTHING;
+  let current: unknown[] = [first];
+  let whole: unknown[] | undefined;
+  let missing = false;
+  for (let s = 0; s < rest.length; s++) {
+    const segment = rest[s]!;
+    const last = s === rest.length - 1;
+    const next: unknown[] = [];
+    for (const value of current) {
+      if (typeof value !== "object" || value === null) {
+        missing = true;
+        continue;
+      }
+      if (!isArray(value)) {
+        const reached = readOwn(value, segment);
+        if (reached === undefined) missing = true;
+        else next.push(reached);
+        continue;
+      }
+      const n = (value as unknown[]).length;
+      if (n === 0) missing = true;
+      for (let i = 0; i < n; i++) {
+        const element = readOwn(value, String(i));
+        if (typeof element !== "object" || element === null || isArray(element)) {
+          missing = true;
+          continue;
+        }
+        const reached = readOwn(element, segment);
+        if (reached === undefined) missing = true;
+        else next.push(reached);
+      }
+      if (INDEX_SEGMENT.test(segment)) {
+        const indexed = readOwn(value, segment);
+        if (indexed !== undefined) {
+          if (!last) next.push(indexed);
+          else if (whole === undefined) whole = [indexed];
+          else whole.push(indexed);
+        }
+      }
+    }
+    current = next;
+  }
+  return { values: current, whole: whole ?? [], missing };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Leaf semantics (shared by both back ends)
+
+/** A test of one reached value (never `undefined`). */
+export type ValueTest = (value: unknown) => boolean;
+
+/**
+ * The semantics of one field node, in three forms that agree with `evaluate` (and `many(NOTHING)` is always
+ * `missing`):
+ * - `many(reach)`: what a dotted path reaches (`walkRest`), with its missing places;
+ * - `one(value)`: exactly one reached value (a single-segment path), `undefined` never passed;
+ * - `missing`: the result when no value is reached.
+ */
+export interface Leaf {
+  readonly missing: boolean;
+  readonly one: ValueTest;
+  readonly many: (reach: Reach) => boolean;
+}
+
+/**
+ * True when some own element of the array satisfies `test`. Holes read as `undefined`, which no test
+ * accepts; an element that passes is checked to be own (a polluted `Array.prototype` never counts).
+ */
+function someElement(array: readonly unknown[], test: ValueTest): boolean {
+  try {
+    for (let i = 0; i < array.length; i++) if (test(array[i]) && hasOwn(array, i)) return true;
+    return false;
+  } catch {
+    // An element accessor threw: read every element exactly (a throwing one is a hole).
+    for (let i = 0; i < array.length; i++) {
+      const element = readOwn(array, String(i));
+      if (element !== undefined && test(element)) return true;
+    }
+    return false;
+  }
+}
+
+/** `anyValue` of the reference for one value: the value itself, or, for an array, any element. */
+function traverse(test: ValueTest): ValueTest {
+  return (value) => test(value) || (isArray(value) && someElement(value, test));
+}
+
+/** Equality of one non-array value with an operand (the reference's `equals`). */
+function equalsTest(operand: Operand, fieldKind: FieldKind): ValueTest {
+  switch (operand.type) {
+    case "string":
+    case "boolean": {
+      const k = operand.value;
+      return (value) => value === k;
+    }
+    case "number": {
+      const k = operand.value;
+      return Number.isNaN(k)
+        ? (value) => typeof value === "number" && Number.isNaN(value)
+        : (value) => value === k;
+    }
+    case "null":
+      return (value) => value === null;
+    case "date": {
+      const k = operand.value;
+      const read = dateReader(fieldKind);
+      return (value) => read(value) === k;
+    }
+    default:
+      return assertNever(operand);
+  }
+}
+
+/** Membership of one non-array value in a list of operands: a `Set` for scalars, then null and dates. */
+function membershipTest(operands: readonly Operand[], fieldKind: FieldKind): ValueTest {
+  const scalars = new Set<unknown>();
+  const dates = new Set<number>();
+  let hasNull = false;
+  for (const operand of operands) {
+    if (operand.type === "null") hasNull = true;
+    else if (operand.type === "date") {
+      if (!Number.isNaN(operand.value)) dates.add(operand.value);
+    } else scalars.add(operand.value);
+  }
+  const read = dateReader(fieldKind);
+  return (value) =>
+    scalars.has(value) || (hasNull && value === null) || (dates.size > 0 && dates.has(read(value)));
+}
+
+/** One non-null bound of a range against one non-array value (the reference's bound test). */
+function boundTest(bound: RangeBound, side: "lower" | "upper", fieldKind: FieldKind): ValueTest {
+  const operand = bound.operand;
+  if (operand.type === "null") return () => false; // handled by `existential` as null equality
+  const read = scaleReader(operand, fieldKind);
+  const b = operand.type === "boolean" ? Number(operand.value) : operand.value;
+  if (side === "lower") {
+    return bound.inclusive
+      ? (value) => {
+          const v = read(value);
+          return v !== undefined && v >= b;
+        }
+      : (value) => {
+          const v = read(value);
+          return v !== undefined && v > b;
+        };
+  }
+  return bound.inclusive
+    ? (value) => {
+        const v = read(value);
+        return v !== undefined && v <= b;
+      }
+    : (value) => {
+        const v = read(value);
+        return v !== undefined && v < b;
+      };
+}
+
+/** A value on the operand's scale under type bracketing, `undefined` when of another kind (or NaN). */
+function scaleReader(
+  operand: Exclude<OrderedOperand, { type: "null" }>,
+  fieldKind: FieldKind,
+): (value: unknown) => number | string | undefined {
+  switch (operand.type) {
+    case "number":
+      return (value) => (typeof value === "number" && !Number.isNaN(value) ? value : undefined);
+    case "string":
+      return (value) => (typeof value === "string" ? value : undefined);
+    case "boolean":
+      return (value) => (typeof value === "boolean" ? Number(value) : undefined);
+    case "date": {
+      const read = dateReader(fieldKind);
+      return (value) => {
+        const ms = read(value);
+        return Number.isNaN(ms) ? undefined : ms;
+      };
+    }
+    default:
+      return assertNever(operand);
+  }
+}
+
+function someOf(values: readonly unknown[], test: ValueTest): boolean {
+  for (const value of values) if (test(value)) return true;
+  return false;
+}
+
+/**
+ * "Some reached value passes `base` (with array traversal, except for `whole` values), or, when
+ * `onMissing`, some place reaches nothing": equality, `$in`, one bound of a range, `$regex`.
+ */
+function existential(base: ValueTest, onMissing: boolean): Leaf {
+  const one = traverse(base);
+  return {
+    missing: onMissing,
+    one,
+    many: (reach) => (onMissing && reach.missing) || someOf(reach.values, one) || someOf(reach.whole, base),
+  };
+}
+
+function negate(leaf: Leaf): Leaf {
+  const { one, many } = leaf;
+  return { missing: !leaf.missing, one: (value) => !one(value), many: (reach) => !many(reach) };
+}
+
+function both(a: Leaf, b: Leaf): Leaf {
+  return {
+    missing: a.missing && b.missing,
+    one: (value) => a.one(value) && b.one(value),
+    many: (reach) => a.many(reach) && b.many(reach),
+  };
+}
+
+const NEVER: Leaf = { missing: false, one: () => false, many: () => false };
+
+function boundLeaf(bound: RangeBound, side: "lower" | "upper", fieldKind: FieldKind): Leaf {
+  if (bound.operand.type !== "null") return existential(boundTest(bound, side, fieldKind), false);
+  return bound.inclusive ? existential((value) => value === null, true) : NEVER;
+}
+
+/** One builder per field node kind: a new kind is a compile error here until it has its semantics. */
+type LeafBuilders = { readonly [K in FieldNode["kind"]]: (node: Extract<FieldNode, { kind: K }>) => Leaf };
+
+/** The leaf semantics of each field node kind (docs/semantics.md 1.5; the reference's `evaluateField`). */
+const LEAVES: LeafBuilders = {
+  eq: (node) => existential(equalsTest(node.operand, node.fieldKind), node.operand.type === "null"),
+  ne: (node) => negate(LEAVES.eq({ ...node, kind: "eq" })),
+  in: (node) =>
+    existential(
+      membershipTest(node.operands, node.fieldKind),
+      node.operands.some((o) => o.type === "null"),
+    ),
+  nin: (node) => negate(LEAVES.in({ ...node, kind: "in", fromPipe: false })),
+  all: (node) => {
+    if (node.operands.length === 0) return NEVER;
+    return node.operands
+      .map((operand) => LEAVES.eq({ kind: "eq", path: node.path, fieldKind: node.fieldKind, operand }))
+      .reduce(both);
+  },
+  range: (node) => {
+    const lower = node.lower === undefined ? undefined : boundLeaf(node.lower, "lower", node.fieldKind);
+    const upper = node.upper === undefined ? undefined : boundLeaf(node.upper, "upper", node.fieldKind);
+    if (lower !== undefined && upper !== undefined) return both(lower, upper);
+    return lower ?? upper ?? { missing: true, one: () => true, many: () => true };
+  },
+  regex: (node) => {
+    const matcher = compileRegex(node.source, node.flags);
+    return existential((value) => typeof value === "string" && matcher.test(value), false);
+  },
+  exists: (node) => {
+    const exists = node.exists;
+    return {
+      missing: !exists,
+      one: () => exists,
+      many: (reach) => exists === reach.values.length + reach.whole.length > 0,
+    };
+  },
+  size: (node) => {
+    const size = node.size;
+    const one: ValueTest = (value) => isArray(value) && value.length === size;
+    return { missing: false, one, many: (reach) => someOf(reach.values, one) || someOf(reach.whole, one) };
+  },
+};
+
+/**
+ * The leaf semantics of a field node in its three forms (see `Leaf`), agreeing with `evaluate`.
+ * @throws {RegexSyntaxError} for a hand-built `$regex` that RE2 refuses (never for a parsed condition)
+ */
+export function leafOf(node: FieldNode): Leaf {
+  return (LEAVES[node.kind] as (node: FieldNode) => Leaf)(node);
+}
+
+/**
+ * The exact semantics of a single-segment field node for one reached value, as `evaluate` decides it: for
+ * indexes that evaluate a leaf once per distinct stored value (dictionary columns) instead of once per
+ * record.
+ * @param node - a field node
+ * @returns `missing`: the result when the field reaches no value; `one(value)`: the result when the field
+ *   holds `value` (never `undefined`; arrays are traversed as the reference does)
+ * @throws {RegexSyntaxError} for a hand-built `$regex` that RE2 refuses
+ */
+export function leafSemantics(node: FieldNode): {
+  readonly missing: boolean;
+  readonly one: (value: unknown) => boolean;
+} {
+  const { missing, one } = leafOf(node);
+  return { missing, one };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Shared helpers
+
+/**
+ * Calls `visit` on every field node of a condition, depth first, children in their order. The one walk of
+ * the fast paths over a whole condition (slots, date reads, cache weight): a new node kind is a compile error
+ * here.
+ */
+export function forEachField(condition: Condition, visit: (node: FieldNode) => void): void {
+  switch (condition.kind) {
+    case "and":
+    case "or":
+    case "nor":
+      for (const child of condition.children) forEachField(child, visit);
+      return;
+    case "not":
+      forEachField(condition.child, visit);
+      return;
+    case "eq":
+    case "ne":
+    case "in":
+    case "nin":
+    case "all":
+    case "range":
+    case "regex":
+    case "exists":
+    case "size":
+      visit(condition);
+      return;
+    default:
+      assertNever(condition);
+  }
+}
+
+/**
+ * The result of a condition on a record that has no fields (every field missing): what a predicate answers
+ * for a value that is not a non-array object (docs/semantics.md 1.1).
+ * @param condition - a condition
+ * @param missingOf - a field node's result on a missing field (default: its leaf's `missing`; a caller
+ *   that already built the leaves passes them)
+ */
+export function emptyRecordResult(
+  condition: Condition,
+  missingOf: (node: FieldNode) => boolean = (node) => leafOf(node).missing,
+): boolean {
+  const empty = (node: Condition): boolean => {
+    switch (node.kind) {
+      case "and":
+        return node.children.every(empty);
+      case "or":
+        return node.children.some(empty);
+      case "nor":
+        return !node.children.some(empty);
+      case "not":
+        return !empty(node.child);
+      case "eq":
+      case "ne":
+      case "in":
+      case "nin":
+      case "all":
+      case "range":
+      case "regex":
+      case "exists":
+      case "size":
+        return missingOf(node);
+      default:
+        return assertNever(node);
+    }
+  };
+  return empty(condition);
+}
+
+/**
+ * The field slots of a condition: the first segments of its field paths (`fields`, each once, in order of
+ * first use) and its dotted paths joined by NUL (`paths`, each once). A slot holds what one evaluation read.
+ */
+export interface Slots {
+  readonly fields: ReadonlyMap<string, number>;
+  readonly paths: ReadonlyMap<string, number>;
+}
+
+/** The slots of a condition (see `Slots`). */
+export function slotsOf(condition: Condition): Slots {
+  const fields = new Map<string, number>();
+  const paths = new Map<string, number>();
+  forEachField(condition, (node) => {
+    const key = node.path[0]!;
+    if (!fields.has(key)) fields.set(key, fields.size);
+    if (node.path.length > 1) {
+      const path = node.path.join("\0");
+      if (!paths.has(path)) paths.set(path, paths.size);
+    }
+  });
+  return { fields, paths };
+}
+
+/** The static cost of a single-segment field node, per kind (before the date and nesting surcharges). */
+const FIELD_COST = {
+  exists: () => 1,
+  // `$ne`/`$nin` after the positive tests: they reject few records, so a positive test before them decides
+  // an AND sooner.
+  eq: () => 2,
+  size: () => 2,
+  in: () => 3,
+  range: () => 3,
+  ne: () => 4,
+  nin: () => 5,
+  all: () => 6,
+  regex: (node) => {
+    const literal = compileRegex(node.source, node.flags).literal;
+    return literal === undefined ? 40 : literal.ignoreCase ? 12 : 8;
+  },
+} satisfies { readonly [K in FieldNode["kind"]]: (node: Extract<FieldNode, { kind: K }>) => number };
+
+/**
+ * A static cost estimate used to order AND/OR children cheapest first (regular expressions last): it
+ * never changes the answer, since every test is total and side-effect free.
+ */
+function costOf(node: Condition): number {
+  switch (node.kind) {
+    case "and":
+    case "or":
+    case "nor":
+      return node.children.reduce((sum, child) => sum + costOf(child), 1);
+    case "not":
+      return costOf(node.child);
+    case "eq":
+    case "ne":
+    case "in":
+    case "nin":
+    case "all":
+    case "range":
+    case "regex":
+    case "exists":
+    case "size": {
+      const nested = node.path.length > 1 ? 20 : 0;
+      const date = node.fieldKind === "date" && node.kind !== "exists" && node.kind !== "regex" ? 3 : 0;
+      return (FIELD_COST[node.kind] as (node: FieldNode) => number)(node) + date + nested;
+    }
+    default:
+      return assertNever(node);
+  }
+}
+
+/** Children ordered cheapest first (stable). */
+export function ordered(children: readonly Condition[]): Condition[] {
+  return children
+    .map((child, index) => ({ child, index, cost: costOf(child) }))
+    .sort((a, b) => a.cost - b.cost || a.index - b.index)
+    .map((entry) => entry.child);
+}
