@@ -102,7 +102,7 @@ export const MAX_CUTS = 16_384;
 export const TABLE_BYTES = 4 * 1024 * 1024;
 
 /** Estimated bytes of one typed array beyond its elements (the view object and its buffer). */
-const ARRAY_OVERHEAD = 200;
+const ARRAY_OVERHEAD = 256;
 
 /** True for `[0-9A-Za-z_]` (RE2's word characters; ASCII only, as re2js). */
 function isWordUnit(unit: number): boolean {
@@ -226,15 +226,6 @@ type Reach = (target: number, mask: number) => void;
 /** Why the program cannot run on this matcher (the caller keeps re2js). */
 export class UnsupportedProgram extends Error {}
 
-/** One chunk of exceptional source positions: byte `shift/8` of word `word`, and the words its rows span. */
-interface Chunk {
-  readonly word: number;
-  readonly shift: number;
-  readonly bits: number;
-  readonly lo: number;
-  readonly hi: number;
-}
-
 /** A lazily built table of a chunk in one context: 256 rows of `hi - lo` words, and which are built. */
 interface Table {
   readonly data: Int32Array;
@@ -257,7 +248,19 @@ export class BitParallelMatcher {
   /** Exceptional rows: for position p, the masks and follow sets of its transitions. */
   private readonly rowMasks: (number[] | undefined)[];
   private readonly rowBits: (Int32Array[] | undefined)[];
-  private readonly chunks: readonly Chunk[];
+  /** Chunks, five numbers each: word, shift, bits of exceptional sources, first and past-last row word. */
+  private readonly chunks: Int32Array;
+  private readonly chunkCount: number;
+  /** Groups of sources sharing one row: their sources, rows (W words each), extents (4 numbers each). */
+  private readonly groupCount: number;
+  private readonly groupSources: Int32Array;
+  private readonly groupRows: Int32Array;
+  private readonly groupExtent: Int32Array;
+  /** The flood (see the constructor): run starts, the bit past each run, both with the runs. */
+  private readonly floods: boolean;
+  private readonly floodStart: Int32Array;
+  private readonly floodEnd: Int32Array;
+  private readonly floodArea: Int32Array;
   /** Tables by context, then by chunk. */
   private readonly tables: (Table | undefined)[][] = [];
   private tableBytes = 0;
@@ -278,6 +281,14 @@ export class BitParallelMatcher {
   private readonly intervalBits: Int32Array;
   private readonly intervalReady: Uint8Array;
   private readonly current: Int32Array;
+  /** Every match starts at the start of the value (`^` without `m`, `\A`): no new start after it. */
+  private readonly anchored: boolean;
+  /** One-word programs: the union of the enabled rows of each position, by context (32 words each). */
+  private readonly wordRows: (Int32Array | undefined)[] = [];
+  /** One-word programs: the exceptional positions. */
+  private readonly wordExceptions: number;
+  /** One-word programs: the group of each position (−1: none). */
+  private readonly groupOf: Int32Array;
   private readonly next: Int32Array;
   /** Upper estimate of the bytes this matcher keeps alive, the table budget included. */
   readonly bytes: number;
@@ -367,53 +378,173 @@ export class BitParallelMatcher {
       }
     };
 
+    // Every transition as rows: for each source (each position, then the start as source m), its
+    // targets by assertion mask.
+    const sourceMasks: number[][] = [];
+    const sourceRows: Int32Array[][] = [];
+    const accepts: number[] = [];
+    const nullableMasks: number[] = [];
+    const addTarget = (source: number, q: number, mask: number): void => {
+      const masks = sourceMasks[source] as number[];
+      let at = masks.indexOf(mask);
+      if (at < 0) {
+        at = masks.length;
+        masks.push(mask);
+        (sourceRows[source] as Int32Array[]).push(new Int32Array(W));
+      }
+      const row = (sourceRows[source] as Int32Array[])[at] as Int32Array;
+      row[q >> 5] = (row[q >> 5] as number) | (1 << (q & 31));
+    };
+    for (let p = 0; p <= m; p++) {
+      sourceMasks.push([]);
+      sourceRows.push([]);
+      closure(p < m ? (insts[instOf[p] as number] as EngineInst).out : prog.start, (q, mask) => {
+        if (q >= 0) addTarget(p, q, mask);
+        else if (p < m) accepts.push(p, mask);
+        else nullableMasks.push(mask);
+      });
+    }
+
+    // Flood: q → q+1 wherever every row holding q also holds q+1 (a run of optional items: `(?:a?){n}`,
+    // `(?:[ab]*a){n}`). The union of such rows is closed under it, so each row keeps only what the flood
+    // cannot add back, and the step floods once, with arithmetic on whole words (see `flood`).
+    const violations = new Int32Array(W);
+    for (const rows of sourceRows) {
+      for (const row of rows) {
+        for (let w = 0; w < W; w++) {
+          const up = ((row[w] as number) >>> 1) | (w + 1 < W ? (row[w + 1] as number) << 31 : 0);
+          violations[w] = (violations[w] as number) | ((row[w] as number) & ~up);
+        }
+      }
+    }
+    const floodMask = new Int32Array(W);
+    let floods = false;
+    for (let q = 0; q + 1 < m; q++) {
+      if (((violations[q >> 5] as number) & (1 << (q & 31))) === 0) {
+        floodMask[q >> 5] = (floodMask[q >> 5] as number) | (1 << (q & 31));
+        floods = true;
+      }
+    }
+    if (floods) {
+      for (const rows of sourceRows) {
+        for (const row of rows) {
+          let carry = 0;
+          for (let w = 0; w < W; w++) {
+            const f = (row[w] as number) & (floodMask[w] as number);
+            const implied = (f << 1) | carry;
+            carry = f >>> 31;
+            row[w] = (row[w] as number) & ~implied;
+          }
+        }
+      }
+    }
+    // The runs of the flood: the first bit of each, and the bit just past each (where it lands).
+    this.floodStart = new Int32Array(W);
+    this.floodEnd = new Int32Array(W);
+    this.floodArea = new Int32Array(W);
+    this.floods = floods;
+    {
+      let carry = 0;
+      for (let w = 0; w < W; w++) {
+        const f = floodMask[w] as number;
+        const shifted = (f << 1) | carry;
+        carry = f >>> 31;
+        this.floodStart[w] = f & ~shifted;
+        this.floodEnd[w] = shifted & ~f;
+        this.floodArea[w] = f | shifted;
+      }
+    }
+
+    // Shift, self-loops, and the exceptional rest: rows shared by several sources become groups (one
+    // test and one union for all of them), the others chunked tables.
     const shiftMask = new Int32Array(W);
     const selfMask = new Int32Array(W);
     const rowMasks: (number[] | undefined)[] = new Array(m);
     const rowBits: (Int32Array[] | undefined)[] = new Array(m);
-    const accepts: number[] = [];
+    const groups = new Map<string, { sources: number[]; row: Int32Array }>();
     let rowWords = 0;
     for (let p = 0; p < m; p++) {
-      const targets: number[] = [];
-      closure((insts[instOf[p] as number] as EngineInst).out, (q, mask) => {
-        if (q < 0) accepts.push(p, mask);
-        else targets.push(q, mask);
-      });
+      const masks = sourceMasks[p] as number[];
+      const rows = sourceRows[p] as Int32Array[];
       let exceptional = false;
-      for (let k = 0; k < targets.length; k += 2) {
-        const q = targets[k] as number;
-        const mask = targets[k + 1] as number;
-        const word = p >> 5;
-        if (mask === 0 && q === p + 1) shiftMask[word] = (shiftMask[word] as number) | (1 << (p & 31));
-        else if (mask === 0 && q === p) selfMask[word] = (selfMask[word] as number) | (1 << (p & 31));
-        else exceptional = true;
+      for (let r = 0; r < masks.length; r++) {
+        const row = rows[r] as Int32Array;
+        for (let w = 0; w < W && !exceptional; w++) {
+          let bits = row[w] as number;
+          if (bits === 0) continue;
+          if (masks[r] === 0) {
+            if (w === (p + 1) >> 5) bits &= ~(1 << ((p + 1) & 31));
+            if (w === p >> 5) bits &= ~(1 << (p & 31));
+          }
+          if (bits !== 0) exceptional = true;
+        }
+      }
+      const word = p >> 5;
+      const bit = 1 << (p & 31);
+      const plain = masks.indexOf(0);
+      if (plain >= 0) {
+        const row = rows[plain] as Int32Array;
+        if (p + 1 < m && ((row[(p + 1) >> 5] as number) & (1 << ((p + 1) & 31))) !== 0) {
+          shiftMask[word] = (shiftMask[word] as number) | bit;
+        }
+        if (((row[word] as number) & bit) !== 0) selfMask[word] = (selfMask[word] as number) | bit;
       }
       if (!exceptional) continue;
-      const masks: number[] = [];
-      const bits: Int32Array[] = [];
-      for (let k = 0; k < targets.length; k += 2) {
-        const q = targets[k] as number;
-        const mask = targets[k + 1] as number;
-        let at = masks.indexOf(mask);
-        if (at < 0) {
-          at = masks.length;
-          masks.push(mask);
-          bits.push(new Int32Array(W));
-          rowWords += W;
-        }
-        const row = bits[at] as Int32Array;
-        row[q >> 5] = (row[q >> 5] as number) | (1 << (q & 31));
+      if (masks.length === 1 && plain === 0) {
+        const row = rows[0] as Int32Array;
+        const key = row.join(",");
+        const group = groups.get(key);
+        if (group === undefined) groups.set(key, { sources: [p], row });
+        else group.sources.push(p);
+        continue;
       }
       rowMasks[p] = masks;
-      rowBits[p] = bits;
+      rowBits[p] = rows;
+      rowWords += rows.length * W;
     }
+    // A row of one source only is not a group: it goes to the chunked tables.
+    const grouped: { sources: number[]; row: Int32Array }[] = [];
+    for (const group of groups.values()) {
+      if (group.sources.length > 1) grouped.push(group);
+      else {
+        const p = group.sources[0] as number;
+        rowMasks[p] = [0];
+        rowBits[p] = [group.row];
+        rowWords += W;
+      }
+    }
+    this.groupCount = grouped.length;
+    this.groupSources = new Int32Array(grouped.length * W);
+    this.groupRows = new Int32Array(grouped.length * W);
+    this.groupExtent = new Int32Array(grouped.length * 4);
+    grouped.forEach((group, g) => {
+      let srcLo = W;
+      let srcHi = 0;
+      for (const p of group.sources) {
+        const at = g * W + (p >> 5);
+        this.groupSources[at] = (this.groupSources[at] as number) | (1 << (p & 31));
+        srcLo = Math.min(srcLo, p >> 5);
+        srcHi = Math.max(srcHi, (p >> 5) + 1);
+      }
+      let lo = W;
+      let hi = 0;
+      for (let w = 0; w < W; w++) {
+        const bits = group.row[w] as number;
+        this.groupRows[g * W + w] = bits;
+        if (bits !== 0) {
+          lo = Math.min(lo, w);
+          hi = w + 1;
+        }
+      }
+      this.groupExtent.set([srcLo, srcHi, lo, Math.max(lo, hi)], g * 4);
+    });
     this.shiftMask = shiftMask;
     this.selfMask = selfMask;
     this.rowMasks = rowMasks;
     this.rowBits = rowBits;
 
     // Chunks: each byte of a word that holds exceptional positions; its rows' extent in words.
-    const chunks: Chunk[] = [];
+    const chunks: number[] = [];
     for (let w = 0; w < W; w++) {
       for (let shift = 0; shift < 32; shift += 8) {
         let bits = 0;
@@ -433,17 +564,21 @@ export class BitParallelMatcher {
             }
           }
         }
-        if (bits !== 0 && hi > lo) chunks.push({ word: w, shift, bits, lo, hi });
+        if (bits !== 0 && hi > lo) chunks.push(w, shift, bits, lo, hi);
       }
     }
-    this.chunks = chunks;
+    this.chunks = Int32Array.from(chunks);
+    this.chunkCount = chunks.length / 5;
 
     const starts: number[] = [];
-    const nullableMasks: number[] = [];
-    closure(prog.start, (q, mask) => {
-      if (q < 0) nullableMasks.push(mask);
-      else starts.push(q, mask);
-    });
+    const startMasks = sourceMasks[m] as number[];
+    const startRows = sourceRows[m] as Int32Array[];
+    for (let r = 0; r < startMasks.length; r++) {
+      const row = startRows[r] as Int32Array;
+      for (let q = 0; q < m; q++) {
+        if (((row[q >> 5] as number) & (1 << (q & 31))) !== 0) starts.push(q, startMasks[r] as number);
+      }
+    }
     this.used = used;
     this.startTargets = Int32Array.from(starts.filter((_, k) => k % 2 === 0));
     this.startMasks = Int32Array.from(starts.filter((_, k) => k % 2 === 1));
@@ -488,25 +623,47 @@ export class BitParallelMatcher {
     this.intervalBits = new Int32Array(intervals * W);
     this.intervalReady = new Uint8Array(intervals);
     this.current = new Int32Array(W);
+    this.anchored =
+      startMasks.every((mask) => (mask & BEGIN_TEXT) !== 0) &&
+      nullableMasks.every((mask) => (mask & BEGIN_TEXT) !== 0);
+    let wordExceptions = 0;
+    if (W === 1) for (let p = 0; p < m; p++) if (rowBits[p] !== undefined) wordExceptions |= 1 << p;
+    for (const group of grouped) for (const p of group.sources) wordExceptions |= W === 1 ? 1 << p : 0;
+    this.wordExceptions = wordExceptions;
+    this.groupOf = new Int32Array(W === 1 ? 32 : 0).fill(-1);
+    if (W === 1)
+      grouped.forEach((group, g) => {
+        for (const p of group.sources) (this.groupOf as Int32Array)[p] = g;
+      });
     this.next = new Int32Array(W);
 
     // Tables: 256 rows of each chunk's extent, per context the program can see.
     const contexts = new Set(ALL_CONTEXTS.map((ctx) => ctx & used)).size;
-    const tableMax = chunks.reduce((sum, c) => sum + 256 * (c.hi - c.lo) * 4 + 256, 0) * contexts;
+    const chunkCount = this.chunkCount;
+    let tableMax = 0;
+    for (let c = 0; c < chunkCount; c++) {
+      tableMax +=
+        (256 * ((this.chunks[5 * c + 4] as number) - (this.chunks[5 * c + 3] as number)) * 4 + 256) *
+        contexts;
+    }
     const rowArrays = rowBits.reduce((sum, rows) => sum + (rows?.length ?? 0), 0);
     // Typed arrays: their bytes plus about 200 bytes each (the array object and its buffer); JavaScript
     // arrays and objects: 16 bytes per element, 64 per object.
-    const arrays = rowArrays + 2 * classRanges.length + 2 * contexts + 2 * chunks.length * contexts + 12;
+    const arrays = rowArrays + 2 * classRanges.length + 2 * contexts + 2 * chunkCount * contexts + 20;
     this.bytes =
-      2048 +
+      8192 +
       ARRAY_OVERHEAD * arrays +
-      4 * (rowWords + W * (6 + intervals + 2 * contexts)) +
+      4 *
+        (rowWords +
+          W * (10 + intervals + 2 * contexts + 2 * grouped.length) +
+          5 * chunkCount +
+          4 * grouped.length) +
       intervals +
       8 * (starts.length + accepts.length) +
       classRanges.reduce((sum, r) => sum + 4 * r.length, 0) +
       4 * m +
-      16 * (2 * m + 64 + chunks.length * (1 + contexts)) +
-      64 * (chunks.length + contexts) +
+      16 * (2 * m + 64 + chunkCount * (1 + contexts)) +
+      64 * (chunkCount + contexts) +
       Math.min(TABLE_BYTES, tableMax);
   }
 
@@ -577,18 +734,39 @@ export class BitParallelMatcher {
 
   /** ORs into `out` the follow sets, in context `ctx`, of the exceptional positions of `state`. */
   private exceptions(state: Int32Array, out: Int32Array, ctx: number): void {
+    const W = this.words;
+    const extent = this.groupExtent;
+    const sources = this.groupSources;
+    const rows = this.groupRows;
+    for (let g = 0; g < this.groupCount; g++) {
+      const base = g * W;
+      const srcHi = extent[4 * g + 1] as number;
+      let hit = false;
+      for (let w = extent[4 * g] as number; w < srcHi; w++) {
+        if (((state[w] as number) & (sources[base + w] as number)) !== 0) {
+          hit = true;
+          break;
+        }
+      }
+      if (!hit) continue;
+      const hi = extent[4 * g + 3] as number;
+      for (let w = extent[4 * g + 2] as number; w < hi; w++)
+        out[w] = (out[w] as number) | (rows[base + w] as number);
+    }
     const chunks = this.chunks;
     let byChunk = this.tables[ctx];
     if (byChunk === undefined) {
-      byChunk = new Array(chunks.length);
+      byChunk = new Array(this.chunkCount);
       this.tables[ctx] = byChunk;
     }
-    for (let c = 0; c < chunks.length; c++) {
-      const chunk = chunks[c] as Chunk;
-      const index = ((state[chunk.word] as number) >>> chunk.shift) & chunk.bits;
+    for (let c = 0; c < this.chunkCount; c++) {
+      const word = chunks[5 * c] as number;
+      const shift = chunks[5 * c + 1] as number;
+      const index = ((state[word] as number) >>> shift) & (chunks[5 * c + 2] as number);
       if (index === 0) continue;
-      const lo = chunk.lo;
-      const width = chunk.hi - lo;
+      const lo = chunks[5 * c + 3] as number;
+      const hi = chunks[5 * c + 4] as number;
+      const width = hi - lo;
       let table = byChunk[c];
       if (table === undefined && this.tableBytes + 256 * width * 4 <= TABLE_BYTES) {
         table = { data: new Int32Array(256 * width), built: new Uint8Array(256) };
@@ -598,18 +776,37 @@ export class BitParallelMatcher {
       if (table === undefined) {
         // Over the table budget: the rows directly.
         for (let b = 0; b < 8; b++)
-          if ((index >> b) & 1) this.orRow(chunk.word * 32 + chunk.shift + b, ctx, out, 0, lo, chunk.hi);
+          if ((index >> b) & 1) this.orRow(word * 32 + shift + b, ctx, out, 0, lo, hi);
         continue;
       }
-      const base = index * width;
+      const at = index * width - lo;
       const data = table.data;
       if (table.built[index] === 0) {
         for (let b = 0; b < 8; b++)
-          if ((index >> b) & 1)
-            this.orRow(chunk.word * 32 + chunk.shift + b, ctx, data, base - lo, lo, chunk.hi);
+          if ((index >> b) & 1) this.orRow(word * 32 + shift + b, ctx, data, at, lo, hi);
         table.built[index] = 1;
       }
-      for (let w = lo; w < chunk.hi; w++) out[w] = (out[w] as number) | (data[base - lo + w] as number);
+      for (let w = lo; w < hi; w++) out[w] = (out[w] as number) | (data[at + w] as number);
+    }
+  }
+
+  /**
+   * Closes `set` under the flood: from the lowest member of each run onwards, every position of the run
+   * and the one just past it (NR-grep's optional-character step, over words with borrows: `set | F`
+   * minus the run starts borrows from each run's start up to its lowest member).
+   */
+  private flood(set: Int32Array): void {
+    const W = this.words;
+    const start = this.floodStart;
+    const end = this.floodEnd;
+    const area = this.floodArea;
+    let borrow = 0;
+    for (let w = 0; w < W; w++) {
+      const filled = (set[w] as number) | (end[w] as number);
+      let diff = (filled >>> 0) - ((start[w] as number) >>> 0) - borrow;
+      borrow = diff < 0 ? 1 : 0;
+      diff >>>= 0;
+      set[w] = (set[w] as number) | ((area[w] as number) & ~(diff ^ filled));
     }
   }
 
@@ -624,11 +821,100 @@ export class BitParallelMatcher {
     }
   }
 
+  /** One-word programs: the follow set of each position in context `ctx`, exceptions included. */
+  private wordRowsFor(ctx: number): Int32Array {
+    let rows = this.wordRows[ctx];
+    if (rows === undefined) {
+      rows = new Int32Array(32);
+      for (let p = 0; p < 32; p++) {
+        if (((this.wordExceptions >>> p) & 1) === 0) continue;
+        const g = this.groupOf[p] as number;
+        if (g >= 0) rows[p] = this.groupRows[g] as number;
+        else this.orRow(p, ctx, rows, p, 0, 1);
+      }
+      this.wordRows[ctx] = rows;
+    }
+    return rows;
+  }
+
+  /** `test` for programs of at most 32 positions: the state in one number. */
+  private testWord(value: string): boolean {
+    const used = this.used;
+    const length = value.length;
+    const shift = this.shiftMask[0] as number;
+    const self = this.selfMask[0] as number;
+    const exceptions = this.wordExceptions;
+    const floods = this.floods;
+    const floodStart = (this.floodStart[0] as number) >>> 0;
+    const floodEnd = this.floodEnd[0] as number;
+    const floodArea = this.floodArea[0] as number;
+    const anchored = this.anchored;
+    const classBits = this.intervalBits;
+    const ready = this.intervalReady;
+    const latin = this.latin;
+    let ctx = 0;
+    let init = this.initFor(0)[0] as number;
+    let accept = this.acceptFor(0)[0] as number;
+    let rows = exceptions === 0 ? undefined : this.wordRowsFor(0);
+    let nullable = this.nullable[0] === 1;
+    let state = 0;
+    let before = -1;
+    let i = 0;
+    for (;;) {
+      let unit = -1;
+      let cp = -1;
+      let width = 1;
+      if (i < length) {
+        unit = value.charCodeAt(i);
+        cp = unit;
+        if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < length) {
+          const low = value.charCodeAt(i + 1);
+          if (low >= 0xdc00 && low <= 0xdfff) {
+            cp = (unit - 0xd800) * 1024 + (low - 0xdc00) + 0x10000;
+            width = 2;
+          }
+        }
+      }
+      if (used !== 0) {
+        const next = contextOf(before, unit) & used;
+        if (next !== ctx) {
+          ctx = next;
+          init = this.initFor(ctx)[0] as number;
+          accept = this.acceptFor(ctx)[0] as number;
+          if (exceptions !== 0) rows = this.wordRowsFor(ctx);
+          nullable = this.nullable[ctx] === 1;
+        }
+      }
+      if (nullable || (state & accept) !== 0) return true;
+      if (cp < 0) return false;
+      if (state === 0 && i > 0 && anchored) return false;
+      const k = cp < 256 && ready[latin[cp] as number] === 1 ? (latin[cp] as number) : this.classOffset(cp);
+      let next = ((state & shift) << 1) | (state & self) | init;
+      if (exceptions !== 0 && (state & exceptions) !== 0) {
+        let bits = state & exceptions;
+        while (bits !== 0) {
+          const p = 31 - Math.clz32(bits & -bits);
+          next |= (rows as Int32Array)[p] as number;
+          bits &= bits - 1;
+        }
+      }
+      if (floods) {
+        const filled = next | floodEnd;
+        const diff = ((filled >>> 0) - floodStart) >>> 0;
+        next |= floodArea & ~(diff ^ filled);
+      }
+      state = next & (classBits[k] as number);
+      before = width === 1 ? unit : value.charCodeAt(i + 1);
+      i += width;
+    }
+  }
+
   /**
    * True when the program matches some part of `value` (RE2 semantics: code points, lone surrogates as
    * themselves). Time linear in `value.length`; never throws.
    */
   test(value: string): boolean {
+    if (this.words === 1) return this.testWord(value);
     const W = this.words;
     let state = this.current;
     let next = this.next;
@@ -638,7 +924,8 @@ export class BitParallelMatcher {
     const length = value.length;
     const shiftMask = this.shiftMask;
     const selfMask = this.selfMask;
-    const hasExceptions = this.chunks.length > 0;
+    const hasExceptions = this.chunkCount > 0 || this.groupCount > 0;
+    const floods = this.floods;
     const classBits = this.intervalBits;
     let before = -1;
     let i = 0;
@@ -659,6 +946,7 @@ export class BitParallelMatcher {
       }
       const ctx = used === 0 ? 0 : contextOf(before, unit) & used;
       if (this.nullable[ctx] === 1) return true;
+      if (!active && i > 0 && this.anchored) return false;
       if (active) {
         const accept = this.acceptFor(ctx);
         for (let w = 0; w < W; w++) if (((state[w] as number) & (accept[w] as number)) !== 0) return true;
@@ -668,8 +956,35 @@ export class BitParallelMatcher {
       const init = this.initFor(ctx);
       let any = 0;
       if (!active) {
+        if (floods) {
+          for (let w = 0; w < W; w++) next[w] = init[w] as number;
+          this.flood(next);
+          for (let w = 0; w < W; w++) {
+            const v = (next[w] as number) & (classBits[classAt + w] as number);
+            next[w] = v;
+            any |= v;
+          }
+        } else {
+          for (let w = 0; w < W; w++) {
+            const v = (init[w] as number) & (classBits[classAt + w] as number);
+            next[w] = v;
+            any |= v;
+          }
+        }
+      } else if (floods) {
+        next.fill(0);
+        if (hasExceptions) this.exceptions(state, next, ctx);
+        let carry = 0;
         for (let w = 0; w < W; w++) {
-          const v = (init[w] as number) & (classBits[classAt + w] as number);
+          const x = state[w] as number;
+          const s = x & (shiftMask[w] as number);
+          next[w] =
+            (next[w] as number) | (s << 1) | carry | (x & (selfMask[w] as number)) | (init[w] as number);
+          carry = s >>> 31;
+        }
+        this.flood(next);
+        for (let w = 0; w < W; w++) {
+          const v = (next[w] as number) & (classBits[classAt + w] as number);
           next[w] = v;
           any |= v;
         }
@@ -700,14 +1015,73 @@ export class BitParallelMatcher {
   }
 }
 
+/** re2js's prefilter of a pattern (re2js 2.10 `Prefilter`): strings every match contains. */
+interface EnginePrefilter {
+  readonly type: number;
+  readonly str: string;
+  readonly subs: readonly EnginePrefilter[];
+}
+
+/** re2js's prefilter kinds (`Prefilter.Type`). */
+const EXACT = 1;
+const AND = 2;
+const OR = 3;
+
 /**
- * Builds a bit-parallel matcher for a pattern compiled by re2js.
+ * A necessary condition for a match, as strings the value must contain: re2js's own prefilter (the
+ * strings its `test` looks for first, with `indexOf`, before matching), kept when it is a string, all of
+ * some strings, or any of some strings; `undefined` otherwise.
+ */
+export type RequiredText = { readonly all: readonly string[] } | { readonly any: readonly string[] };
+
+function requiredText(prefilter: EnginePrefilter | null | undefined): RequiredText | undefined {
+  if (prefilter === null || prefilter === undefined) return undefined;
+  const exact = (p: EnginePrefilter) => p.type === EXACT && typeof p.str === "string" && p.str.length > 0;
+  if (exact(prefilter)) return { all: [prefilter.str] };
+  if (prefilter.type === AND && prefilter.subs.length > 0 && prefilter.subs.every(exact)) {
+    return { all: prefilter.subs.map((p) => p.str) };
+  }
+  if (prefilter.type === OR && prefilter.subs.length > 0 && prefilter.subs.every(exact)) {
+    return { any: prefilter.subs.map((p) => p.str) };
+  }
+  return undefined;
+}
+
+/** True when `value` holds the required text (each `includes` is linear: V8's string search). */
+function holds(required: RequiredText, value: string): boolean {
+  if ("all" in required) {
+    for (const text of required.all) if (!value.includes(text)) return false;
+    return true;
+  }
+  for (const text of required.any) if (value.includes(text)) return true;
+  return false;
+}
+
+/** A compiled matcher: the bit-parallel automaton, behind re2js's prefilter when it has one. */
+export interface CompiledMatcher {
+  test(value: string): boolean;
+  readonly bytes: number;
+}
+
+/**
+ * Builds a bit-parallel matcher for a pattern compiled by re2js, behind the pattern's required text when
+ * re2js found one (at most 32 strings, each scanned once: linear).
  * @param compiled - `RE2JS.compile(source, flags)`
  * @returns the matcher
  * @throws {UnsupportedProgram} as `BitParallelMatcher`'s constructor
  */
-export function bitParallelMatcher(compiled: RE2JS): BitParallelMatcher {
-  const prog = (compiled as unknown as { re2Input?: { prog?: EngineProg } }).re2Input?.prog;
+export function bitParallelMatcher(compiled: RE2JS): CompiledMatcher {
+  const input = (
+    compiled as unknown as { re2Input?: { prog?: EngineProg; prefilter?: EnginePrefilter | null } }
+  ).re2Input;
+  const prog = input?.prog;
   if (prog === undefined) throw new UnsupportedProgram("no program");
-  return new BitParallelMatcher(prog);
+  const matcher = new BitParallelMatcher(prog);
+  const required = requiredText(input?.prefilter);
+  if (required === undefined || ("any" in required ? required.any : required.all).length > 32) return matcher;
+  const texts = "any" in required ? required.any : required.all;
+  return {
+    bytes: matcher.bytes + texts.reduce((sum, text) => sum + 64 + 2 * text.length, 64),
+    test: (value) => holds(required, value) && matcher.test(value),
+  };
 }
