@@ -237,8 +237,10 @@ describe("the bit-parallel matcher's limits", () => {
   });
 
   it("counts its lazily built tables in bytes, and stays correct as they fill", () => {
-    // Positions whose follow sets are neither a shift nor shared: word boundaries in a loop.
-    const compiled = RE2JS.compile("(?:\\b[ab]+\\b ?|\\B[ab]){110}c");
+    // Positions whose follow sets are neither a shift nor shared: the exits of nested loops.
+    let open = "";
+    for (let k = 1; k <= 20; k++) open += `(?:[ab]{${k}}`;
+    const compiled = RE2JS.compile(`${open}${")*".repeat(20)}c`);
     const matcher = bitParallelMatcher(compiled);
     const inner = matcher instanceof BitParallelMatcher ? matcher : undefined;
     expect(matcher.bytes).toBeGreaterThan(256 * 4 * 50);

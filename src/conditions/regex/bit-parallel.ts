@@ -98,6 +98,9 @@ export const MAX_POSITIONS = 4096;
 /** The most class boundaries (see the module comment) a program may have for this matcher. */
 export const MAX_CUTS = 16_384;
 
+/** The most shift distances of one matcher (each costs one pass over the state per character). */
+export const MAX_SHIFTS = 8;
+
 /** The most bytes the lazily built exception tables of one matcher may take (beyond: computed directly). */
 export const TABLE_BYTES = 4 * 1024 * 1024;
 
@@ -242,9 +245,12 @@ export class BitParallelMatcher {
   /** Context bits the program's assertions read (contexts are projected onto them). */
   private readonly used: number;
   /** Positions p with an unlabelled p → p+1 transition. */
-  private readonly shiftMask: Int32Array;
+  /** The shift distances, and by distance the sources that take it, by assertion mask. */
+  private readonly distances: Int32Array;
+  private readonly shiftSets: readonly Map<number, Int32Array>[];
+  /** By context: the sources of each distance enabled there (`distances.length` × W words). */
+  private readonly shiftsByCtx: (Int32Array | undefined)[] = [];
   /** Positions p with an unlabelled p → p transition. */
-  private readonly selfMask: Int32Array;
   /** Exceptional rows: for position p, the masks and follow sets of its transitions. */
   private readonly rowMasks: (number[] | undefined)[];
   private readonly rowBits: (Int32Array[] | undefined)[];
@@ -455,42 +461,58 @@ export class BitParallelMatcher {
       }
     }
 
-    // Shift, self-loops, and the exceptional rest: rows shared by several sources become groups (one
-    // test and one union for all of them), the others chunked tables.
-    const shiftMask = new Int32Array(W);
-    const selfMask = new Int32Array(W);
+    // Shifts: the distances d = q − p that most transitions share, each one shift of the whole state under
+    // a mask of the sources that take it (per context): d = 1 is concatenation, d = 0 a self-loop, others
+    // the regular strides of counted repetition. Every other transition is an exception: rows shared by
+    // several sources become groups (one test and one union for all), the others chunked tables.
+    const counts = new Map<number, number>();
+    for (let p = 0; p < m; p++) {
+      for (const row of sourceRows[p] as Int32Array[]) {
+        for (let w = 0; w < W; w++) {
+          let bits = row[w] as number;
+          while (bits !== 0) {
+            const q = w * 32 + 31 - Math.clz32(bits & -bits);
+            bits &= bits - 1;
+            counts.set(q - p, (counts.get(q - p) ?? 0) + 1);
+          }
+        }
+      }
+    }
+    const distances = [...counts]
+      .filter(([d, n]) => n >= 2 || d === 0 || d === 1)
+      .sort((x, y) => y[1] - x[1] || Math.abs(x[0]) - Math.abs(y[0]))
+      .slice(0, MAX_SHIFTS)
+      .map(([d]) => d);
+    const shiftSets: Map<number, Int32Array>[] = distances.map(() => new Map());
     const rowMasks: (number[] | undefined)[] = new Array(m);
     const rowBits: (Int32Array[] | undefined)[] = new Array(m);
     const groups = new Map<string, { sources: number[]; row: Int32Array }>();
     let rowWords = 0;
+    let shiftWords = 0;
     for (let p = 0; p < m; p++) {
       const masks = sourceMasks[p] as number[];
       const rows = sourceRows[p] as Int32Array[];
       let exceptional = false;
       for (let r = 0; r < masks.length; r++) {
         const row = rows[r] as Int32Array;
-        for (let w = 0; w < W && !exceptional; w++) {
-          let bits = row[w] as number;
-          if (bits === 0) continue;
-          if (masks[r] === 0) {
-            if (w === (p + 1) >> 5) bits &= ~(1 << ((p + 1) & 31));
-            if (w === p >> 5) bits &= ~(1 << (p & 31));
+        const mask = masks[r] as number;
+        distances.forEach((d, j) => {
+          const q = p + d;
+          if (q < 0 || q >= m || ((row[q >> 5] as number) & (1 << (q & 31))) === 0) return;
+          row[q >> 5] = (row[q >> 5] as number) & ~(1 << (q & 31));
+          const sets = shiftSets[j] as Map<number, Int32Array>;
+          let set = sets.get(mask);
+          if (set === undefined) {
+            set = new Int32Array(W);
+            sets.set(mask, set);
+            shiftWords += W;
           }
-          if (bits !== 0) exceptional = true;
-        }
-      }
-      const word = p >> 5;
-      const bit = 1 << (p & 31);
-      const plain = masks.indexOf(0);
-      if (plain >= 0) {
-        const row = rows[plain] as Int32Array;
-        if (p + 1 < m && ((row[(p + 1) >> 5] as number) & (1 << ((p + 1) & 31))) !== 0) {
-          shiftMask[word] = (shiftMask[word] as number) | bit;
-        }
-        if (((row[word] as number) & bit) !== 0) selfMask[word] = (selfMask[word] as number) | bit;
+          set[p >> 5] = (set[p >> 5] as number) | (1 << (p & 31));
+        });
+        for (let w = 0; w < W && !exceptional; w++) if (row[w] !== 0) exceptional = true;
       }
       if (!exceptional) continue;
-      if (masks.length === 1 && plain === 0) {
+      if (masks.length === 1 && masks[0] === 0) {
         const row = rows[0] as Int32Array;
         const key = row.join(",");
         const group = groups.get(key);
@@ -502,6 +524,8 @@ export class BitParallelMatcher {
       rowBits[p] = rows;
       rowWords += rows.length * W;
     }
+    this.distances = Int32Array.from(distances);
+    this.shiftSets = shiftSets;
     // A row of one source only is not a group: it goes to the chunked tables.
     const grouped: { sources: number[]; row: Int32Array }[] = [];
     for (const group of groups.values()) {
@@ -538,8 +562,6 @@ export class BitParallelMatcher {
       }
       this.groupExtent.set([srcLo, srcHi, lo, Math.max(lo, hi)], g * 4);
     });
-    this.shiftMask = shiftMask;
-    this.selfMask = selfMask;
     this.rowMasks = rowMasks;
     this.rowBits = rowBits;
 
@@ -649,9 +671,11 @@ export class BitParallelMatcher {
     const rowArrays = rowBits.reduce((sum, rows) => sum + (rows?.length ?? 0), 0);
     // Typed arrays: their bytes plus about 200 bytes each (the array object and its buffer); JavaScript
     // arrays and objects: 16 bytes per element, 64 per object.
-    const arrays = rowArrays + 2 * classRanges.length + 2 * contexts + 2 * chunkCount * contexts + 20;
+    const shiftArrays = shiftSets.reduce((sum, sets) => sum + sets.size, 0);
+    const arrays =
+      rowArrays + shiftArrays + 2 * classRanges.length + 3 * contexts + 2 * chunkCount * contexts + 20;
     this.bytes =
-      8192 +
+      12288 +
       ARRAY_OVERHEAD * arrays +
       4 *
         (rowWords +
@@ -665,6 +689,50 @@ export class BitParallelMatcher {
       16 * (2 * m + 64 + chunkCount * (1 + contexts)) +
       64 * (chunkCount + contexts) +
       Math.min(TABLE_BYTES, tableMax);
+  }
+
+  /** The sources of each shift distance enabled in context `ctx` (cached per context). */
+  private shiftsFor(ctx: number): Int32Array {
+    let shifts = this.shiftsByCtx[ctx];
+    if (shifts === undefined) {
+      const W = this.words;
+      shifts = new Int32Array(this.distances.length * W);
+      this.shiftSets.forEach((sets, j) => {
+        for (const [mask, set] of sets) {
+          if ((mask & ~ctx) !== 0) continue;
+          for (let w = 0; w < W; w++)
+            shifts![j * W + w] = (shifts![j * W + w] as number) | (set[w] as number);
+        }
+      });
+      this.shiftsByCtx[ctx] = shifts;
+    }
+    return shifts;
+  }
+
+  /** ORs into `out` every shift of `state` (see `distances`) enabled by `shifts`. */
+  private shift(state: Int32Array, out: Int32Array, shifts: Int32Array): void {
+    const W = this.words;
+    const distances = this.distances;
+    for (let j = 0; j < distances.length; j++) {
+      const d = distances[j] as number;
+      const base = j * W;
+      const e = d < 0 ? -d : d;
+      const dw = e >> 5;
+      const db = e & 31;
+      for (let w = 0; w < W; w++) {
+        const x = (state[w] as number) & (shifts[base + w] as number);
+        if (x === 0) continue;
+        if (d >= 0) {
+          const t = w + dw;
+          if (t < W) out[t] = (out[t] as number) | (x << db);
+          if (db !== 0 && t + 1 < W) out[t + 1] = (out[t + 1] as number) | (x >>> (32 - db));
+        } else {
+          const t = w - dw;
+          if (t >= 0) out[t] = (out[t] as number) | (x >>> db);
+          if (db !== 0 && t - 1 >= 0) out[t - 1] = (out[t - 1] as number) | (x << (32 - db));
+        }
+      }
+    }
   }
 
   /** The set of positions that start a match in context `ctx` (cached per context). */
@@ -841,8 +909,8 @@ export class BitParallelMatcher {
   private testWord(value: string): boolean {
     const used = this.used;
     const length = value.length;
-    const shift = this.shiftMask[0] as number;
-    const self = this.selfMask[0] as number;
+    const distances = this.distances;
+    const shiftCount = distances.length;
     const exceptions = this.wordExceptions;
     const floods = this.floods;
     const floodStart = (this.floodStart[0] as number) >>> 0;
@@ -856,6 +924,7 @@ export class BitParallelMatcher {
     let init = this.initFor(0)[0] as number;
     let accept = this.acceptFor(0)[0] as number;
     let rows = exceptions === 0 ? undefined : this.wordRowsFor(0);
+    let shifts = this.shiftsFor(0);
     let nullable = this.nullable[0] === 1;
     let state = 0;
     let before = -1;
@@ -882,6 +951,7 @@ export class BitParallelMatcher {
           init = this.initFor(ctx)[0] as number;
           accept = this.acceptFor(ctx)[0] as number;
           if (exceptions !== 0) rows = this.wordRowsFor(ctx);
+          shifts = this.shiftsFor(ctx);
           nullable = this.nullable[ctx] === 1;
         }
       }
@@ -889,7 +959,15 @@ export class BitParallelMatcher {
       if (cp < 0) return false;
       if (state === 0 && i > 0 && anchored) return false;
       const k = cp < 256 && ready[latin[cp] as number] === 1 ? (latin[cp] as number) : this.classOffset(cp);
-      let next = ((state & shift) << 1) | (state & self) | init;
+      let next = init;
+      if (state !== 0) {
+        for (let j = 0; j < shiftCount; j++) {
+          const x = state & (shifts[j] as number);
+          if (x === 0) continue;
+          const d = distances[j] as number;
+          next |= d >= 0 ? x << d : x >>> -d;
+        }
+      }
       if (exceptions !== 0 && (state & exceptions) !== 0) {
         let bits = state & exceptions;
         while (bits !== 0) {
@@ -922,8 +1000,6 @@ export class BitParallelMatcher {
     let active = false;
     const used = this.used;
     const length = value.length;
-    const shiftMask = this.shiftMask;
-    const selfMask = this.selfMask;
     const hasExceptions = this.chunkCount > 0 || this.groupCount > 0;
     const floods = this.floods;
     const classBits = this.intervalBits;
@@ -971,36 +1047,13 @@ export class BitParallelMatcher {
             any |= v;
           }
         }
-      } else if (floods) {
-        next.fill(0);
+      } else {
+        for (let w = 0; w < W; w++) next[w] = init[w] as number;
         if (hasExceptions) this.exceptions(state, next, ctx);
-        let carry = 0;
-        for (let w = 0; w < W; w++) {
-          const x = state[w] as number;
-          const s = x & (shiftMask[w] as number);
-          next[w] =
-            (next[w] as number) | (s << 1) | carry | (x & (selfMask[w] as number)) | (init[w] as number);
-          carry = s >>> 31;
-        }
-        this.flood(next);
+        this.shift(state, next, this.shiftsFor(ctx));
+        if (floods) this.flood(next);
         for (let w = 0; w < W; w++) {
           const v = (next[w] as number) & (classBits[classAt + w] as number);
-          next[w] = v;
-          any |= v;
-        }
-      } else {
-        if (hasExceptions) {
-          next.fill(0);
-          this.exceptions(state, next, ctx);
-        } else next.fill(0);
-        let carry = 0;
-        for (let w = 0; w < W; w++) {
-          const x = state[w] as number;
-          const s = x & (shiftMask[w] as number);
-          const v =
-            ((next[w] as number) | (s << 1) | carry | (x & (selfMask[w] as number)) | (init[w] as number)) &
-            (classBits[classAt + w] as number);
-          carry = s >>> 31;
           next[w] = v;
           any |= v;
         }

@@ -29,11 +29,16 @@ function randomValue(length: number, alphabet: string, seed: number): string {
 }
 
 /**
- * A pattern of about 1,000 instructions (the per-pattern budget), distinct for each `i`, whose positions
- * are exceptions of the bit-parallel matcher (word boundaries in a loop): a matcher that counts lazily
- * built tables for several contexts.
+ * Forty nested loops of growing counted classes, `(?:[a-c]{1}(?:[a-c]{2}(?:…)*)*)*`: about 860 instructions
+ * (within the per-pattern budget), distinct for each `i`, whose loop exits are exceptions of the
+ * bit-parallel matcher with wide rows: a matcher that counts about a megabyte of lazily built tables.
  */
-const bigPattern = (i: number): string => `(?:\\b[a-c]+\\b ?|\\B[a-c]){110}x${i}`;
+const nestedLoops = (chars: string, suffix: string): string => {
+  let open = "";
+  for (let k = 1; k <= 40; k++) open += `(?:[${chars}]{${k}}`;
+  return `${open}${")*".repeat(40)}${suffix}`;
+};
+const bigPattern = (i: number): string => nestedLoops("a-c", `x${i}`);
 
 describe("the regex cache (docs/semantics.md 1.7: bounded in bytes)", () => {
   it("keeps at most REGEX_CACHE_BYTES estimated bytes, dropping the least recently used", () => {
@@ -89,7 +94,7 @@ describe("the predicate cache (docs/semantics.md 1.7: bounded in bytes)", () => 
     const condition = (i: number) =>
       parseSearchConditions({
         Title: { $regex: bigPattern(i) },
-        Description: { $regex: `(?:\\b[d-f]+\\b ?|\\B[d-f]){110}y${i}` },
+        Description: { $regex: nestedLoops("d-f", `y${i}`) },
       });
     compile(condition(0));
     const perEntry = compileCacheStats().bytes;
