@@ -185,6 +185,44 @@ describe("the bit-parallel matcher agrees with re2js (the oracle)", () => {
     );
   });
 
+  it("on large patterns: nested loops, alternations and strides over several words", () => {
+    const body = fc.constantFrom("[ab]", "a", "b", "[ab]{2}", "a\\B", "\\b[ab]", "(?:a|bb)", "[ab]?", " ");
+    const nested = fc
+      .tuple(
+        fc.array(body, { minLength: 10, maxLength: 45 }),
+        fc.constantFrom(")*", ")+", ")?", "){1,2}", ")*?"),
+        fc.boolean(),
+      )
+      .map(([bodies, close, alternate]) => {
+        const open = bodies.map((b, k) => `(?:${b}${alternate && k % 3 === 0 ? "|b" : ""}`).join("");
+        return `${open}${close.repeat(bodies.length)}c?`;
+      });
+    const compiles = (source: string): boolean => {
+      try {
+        return RE2JS.compile(source).programSize() < 1200;
+      } catch {
+        return false;
+      }
+    };
+    const repeated = fc.tuple(patternArb, fc.integer({ min: 6, max: 20 })).map(([p, n]) => `(?:${p}){${n}}`);
+    const text = fc
+      .array(fc.constantFrom("a", "b", " ", "c", "ab", "ba", "aab", "\n"), { maxLength: 80 })
+      .map((p) => p.join(""));
+    fc.assert(
+      fc.property(
+        fc.oneof(nested, repeated).filter(compiles),
+        fc.array(text, { minLength: 1, maxLength: 4 }),
+        (source, values) => {
+          const compiled = RE2JS.compile(source);
+          const ours = bitParallelMatcher(compiled);
+          for (const value of values)
+            expect([source, value, ours.test(value)]).toEqual([source, value, compiled.test(value)]);
+        },
+      ),
+      fcOptions(400),
+    );
+  });
+
   const cases: [string, string, string, boolean][] = [
     ["abc", "", "xxabcx", true],
     ["abc", "", "xxabx", false],
@@ -237,13 +275,13 @@ describe("the bit-parallel matcher's limits", () => {
   });
 
   it("counts its lazily built tables in bytes, and stays correct as they fill", () => {
-    // Positions whose follow sets are neither a shift nor shared: the exits of nested loops.
+    // Positions whose follow sets are neither a shift, a column nor shared: nested loops of alternations.
     let open = "";
-    for (let k = 1; k <= 20; k++) open += `(?:[ab]{${k}}`;
+    for (let k = 1; k <= 20; k++) open += `(?:(?:[ab]{${(k % 9) + 1}}|a\\B)`;
     const compiled = RE2JS.compile(`${open}${")*".repeat(20)}c`);
     const matcher = bitParallelMatcher(compiled);
     const inner = matcher instanceof BitParallelMatcher ? matcher : undefined;
-    expect(matcher.bytes).toBeGreaterThan(256 * 4 * 50);
+    expect(matcher.bytes).toBeGreaterThan(256 * 4 * 20);
     expect(matcher.bytes).toBeLessThan(TABLE_BYTES + 1024 * 1024);
     let seed = 5;
     for (let round = 0; round < 4; round++) {

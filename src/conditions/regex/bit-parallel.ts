@@ -245,6 +245,13 @@ export class BitParallelMatcher {
   /** Context bits the program's assertions read (contexts are projected onto them). */
   private readonly used: number;
   /** Positions p with an unlabelled p → p+1 transition. */
+  /** Columns (see the constructor): the exceptional sources in order, the columns (target, mask, first
+   * run, runs: four numbers each), their runs of source indices (two numbers each), prefix counts. */
+  private readonly columnSources: Int32Array;
+  private readonly columns: Int32Array;
+  private readonly columnRuns: Int32Array;
+  private readonly activeBefore: Int32Array;
+  private readonly columnCount: number;
   /** The shift distances, and by distance the sources that take it, by assertion mask. */
   private readonly distances: Int32Array;
   private readonly shiftSets: readonly Map<number, Int32Array>[];
@@ -465,6 +472,64 @@ export class BitParallelMatcher {
     // a mask of the sources that take it (per context): d = 1 is concatenation, d = 0 a self-loop, others
     // the regular strides of counted repetition. Every other transition is an exception: rows shared by
     // several sources become groups (one test and one union for all), the others chunked tables.
+    // Columns: a target whose sources (under one mask) are a few runs of consecutive sources, as in the
+    // exits of nested loops (every loop start is entered from the end of any loop inside it). Such a
+    // target costs one range test per run, on prefix counts of the active sources, instead of a bit in
+    // the rows of all its sources.
+    const sourcesOf = new Map<string, number[]>();
+    for (let p = 0; p < m; p++) {
+      const masks = sourceMasks[p] as number[];
+      const rows = sourceRows[p] as Int32Array[];
+      for (let r = 0; r < masks.length; r++) {
+        const row = rows[r] as Int32Array;
+        for (let w = 0; w < W; w++) {
+          let bits = row[w] as number;
+          while (bits !== 0) {
+            const q = w * 32 + 31 - Math.clz32(bits & -bits);
+            bits &= bits - 1;
+            const key = `${q}/${masks[r]}`;
+            const list = sourcesOf.get(key);
+            if (list === undefined) sourcesOf.set(key, [p]);
+            else list.push(p);
+          }
+        }
+      }
+    }
+    const candidates = [...sourcesOf].filter(([, list]) => W > 1 && list.length >= 8);
+    const indexOf = new Int32Array(m).fill(-1);
+    const exceptionalSources: number[] = [];
+    for (const [, list] of candidates) for (const p of list) indexOf[p] = 0;
+    for (let p = 0; p < m; p++) {
+      if (indexOf[p] === 0) {
+        indexOf[p] = exceptionalSources.length;
+        exceptionalSources.push(p);
+      }
+    }
+    const columns: number[] = [];
+    const runs: number[] = [];
+    for (const [key, list] of candidates) {
+      const found: number[] = [];
+      for (let k = 0; k < list.length; k++) {
+        const index = indexOf[list[k] as number] as number;
+        if (k === 0 || index !== (indexOf[list[k - 1] as number] as number) + 1) found.push(index, index);
+        else found[found.length - 1] = index;
+      }
+      if (found.length / 2 > list.length / 8) continue;
+      const [q, mask] = key.split("/").map(Number) as [number, number];
+      columns.push(q, mask, runs.length / 2, found.length / 2);
+      runs.push(...found);
+      for (const source of list) {
+        const r = (sourceMasks[source] as number[]).indexOf(mask);
+        const row = (sourceRows[source] as Int32Array[])[r] as Int32Array;
+        row[q >> 5] = (row[q >> 5] as number) & ~(1 << (q & 31));
+      }
+    }
+    this.columnSources = Int32Array.from(exceptionalSources);
+    this.columns = Int32Array.from(columns);
+    this.columnRuns = Int32Array.from(runs);
+    this.activeBefore = new Int32Array(exceptionalSources.length + 1);
+    this.columnCount = columns.length / 4;
+
     const counts = new Map<number, number>();
     for (let p = 0; p < m; p++) {
       for (const row of sourceRows[p] as Int32Array[]) {
@@ -492,7 +557,6 @@ export class BitParallelMatcher {
     for (let p = 0; p < m; p++) {
       const masks = sourceMasks[p] as number[];
       const rows = sourceRows[p] as Int32Array[];
-      let exceptional = false;
       for (let r = 0; r < masks.length; r++) {
         const row = rows[r] as Int32Array;
         const mask = masks[r] as number;
@@ -509,8 +573,15 @@ export class BitParallelMatcher {
           }
           set[p >> 5] = (set[p >> 5] as number) | (1 << (p & 31));
         });
-        for (let w = 0; w < W && !exceptional; w++) if (row[w] !== 0) exceptional = true;
       }
+    }
+
+    for (let p = 0; p < m; p++) {
+      const masks = sourceMasks[p] as number[];
+      const rows = sourceRows[p] as Int32Array[];
+      let exceptional = false;
+      for (const row of rows)
+        for (let w = 0; w < W && !exceptional; w++) if (row[w] !== 0) exceptional = true;
       if (!exceptional) continue;
       if (masks.length === 1 && masks[0] === 0) {
         const row = rows[0] as Int32Array;
@@ -691,35 +762,51 @@ export class BitParallelMatcher {
       Math.min(TABLE_BYTES, tableMax);
   }
 
-  /** The sources of each shift distance enabled in context `ctx` (cached per context). */
+  /**
+   * The sources of each shift distance enabled in context `ctx` (cached per context): `distances.length`
+   * × W words, then for each distance the first and past-last word holding sources.
+   */
   private shiftsFor(ctx: number): Int32Array {
     let shifts = this.shiftsByCtx[ctx];
     if (shifts === undefined) {
       const W = this.words;
-      shifts = new Int32Array(this.distances.length * W);
+      const K = this.distances.length;
+      const made = new Int32Array(K * W + 2 * K);
       this.shiftSets.forEach((sets, j) => {
         for (const [mask, set] of sets) {
           if ((mask & ~ctx) !== 0) continue;
-          for (let w = 0; w < W; w++)
-            shifts![j * W + w] = (shifts![j * W + w] as number) | (set[w] as number);
+          for (let w = 0; w < W; w++) made[j * W + w] = (made[j * W + w] as number) | (set[w] as number);
         }
+        let lo = W;
+        let hi = 0;
+        for (let w = 0; w < W; w++) {
+          if (made[j * W + w] !== 0) {
+            lo = Math.min(lo, w);
+            hi = w + 1;
+          }
+        }
+        made[K * W + 2 * j] = lo;
+        made[K * W + 2 * j + 1] = Math.max(lo, hi);
       });
+      shifts = made;
       this.shiftsByCtx[ctx] = shifts;
     }
     return shifts;
   }
 
-  /** ORs into `out` every shift of `state` (see `distances`) enabled by `shifts`. */
+  /** ORs into `out` every shift of `state` (see `distances`) enabled by `shifts` (see `shiftsFor`). */
   private shift(state: Int32Array, out: Int32Array, shifts: Int32Array): void {
     const W = this.words;
     const distances = this.distances;
-    for (let j = 0; j < distances.length; j++) {
+    const K = distances.length;
+    for (let j = 0; j < K; j++) {
       const d = distances[j] as number;
       const base = j * W;
       const e = d < 0 ? -d : d;
       const dw = e >> 5;
       const db = e & 31;
-      for (let w = 0; w < W; w++) {
+      const hi = shifts[K * W + 2 * j + 1] as number;
+      for (let w = shifts[K * W + 2 * j] as number; w < hi; w++) {
         const x = (state[w] as number) & (shifts[base + w] as number);
         if (x === 0) continue;
         if (d >= 0) {
@@ -803,6 +890,37 @@ export class BitParallelMatcher {
   /** ORs into `out` the follow sets, in context `ctx`, of the exceptional positions of `state`. */
   private exceptions(state: Int32Array, out: Int32Array, ctx: number): void {
     const W = this.words;
+    if (this.columnCount > 0) {
+      const sources = this.columnSources;
+      const before = this.activeBefore;
+      let count = 0;
+      for (let k = 0; k < sources.length; k++) {
+        const p = sources[k] as number;
+        before[k] = count;
+        count += ((state[p >> 5] as number) >>> (p & 31)) & 1;
+      }
+      before[sources.length] = count;
+      if (count > 0) {
+        const columns = this.columns;
+        const runs = this.columnRuns;
+        for (let c = 0; c < this.columnCount; c++) {
+          const mask = columns[4 * c + 1] as number;
+          if ((mask & ~ctx) !== 0) continue;
+          const q = columns[4 * c] as number;
+          if (((out[q >> 5] as number) & (1 << (q & 31))) !== 0) continue;
+          const first = columns[4 * c + 2] as number;
+          const last = first + (columns[4 * c + 3] as number);
+          for (let r = first; r < last; r++) {
+            if (
+              (before[(runs[2 * r + 1] as number) + 1] as number) > (before[runs[2 * r] as number] as number)
+            ) {
+              out[q >> 5] = (out[q >> 5] as number) | (1 << (q & 31));
+              break;
+            }
+          }
+        }
+      }
+    }
     const extent = this.groupExtent;
     const sources = this.groupSources;
     const rows = this.groupRows;
@@ -1000,7 +1118,7 @@ export class BitParallelMatcher {
     let active = false;
     const used = this.used;
     const length = value.length;
-    const hasExceptions = this.chunkCount > 0 || this.groupCount > 0;
+    const hasExceptions = this.chunkCount > 0 || this.groupCount > 0 || this.columnCount > 0;
     const floods = this.floods;
     const classBits = this.intervalBits;
     let before = -1;

@@ -29,14 +29,15 @@ function randomValue(length: number, alphabet: string, seed: number): string {
 }
 
 /**
- * Forty nested loops of growing counted classes, `(?:[a-c]{1}(?:[a-c]{2}(?:…)*)*)*`: about 860 instructions
- * (within the per-pattern budget), distinct for each `i`, whose loop exits are exceptions of the
- * bit-parallel matcher with wide rows: a matcher that counts about a megabyte of lazily built tables.
+ * Forty-five nested loops whose bodies are alternations with `\B`, `(?:(?:[a-c]{2}|a\B)(?:…)*)*`: about
+ * 400 instructions (within the per-pattern budget, 900 characters), distinct for each `i`, whose loop
+ * exits are exceptions of the bit-parallel matcher with wide, distinct rows in two contexts: a matcher
+ * that counts hundreds of kilobytes of lazily built tables.
  */
 const nestedLoops = (chars: string, suffix: string): string => {
   let open = "";
-  for (let k = 1; k <= 40; k++) open += `(?:[${chars}]{${k}}`;
-  return `${open}${")*".repeat(40)}${suffix}`;
+  for (let k = 1; k <= 45; k++) open += `(?:(?:[${chars}]{${(k % 9) + 1}}|a\\B)`;
+  return `${open}${")*".repeat(45)}${suffix}`;
 };
 const bigPattern = (i: number): string => nestedLoops("a-c", `x${i}`);
 
