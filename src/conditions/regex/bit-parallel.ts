@@ -229,6 +229,19 @@ type Reach = (target: number, mask: number) => void;
 /** Why the program cannot run on this matcher (the caller keeps re2js). */
 export class UnsupportedProgram extends Error {}
 
+/** The lazily built DFA of a one-word program: state sets, their ids, and transitions by interval. */
+interface Dfa {
+  readonly ids: Map<number, number>;
+  readonly states: number[];
+  readonly rows: Int32Array[];
+}
+
+/** The most states the DFA of one matcher keeps (each a row of one number per class interval). */
+export const DFA_STATES = 64;
+
+/** The most class intervals for which a one-word program gets a DFA. */
+const DFA_INTERVALS = 512;
+
 /** A lazily built table of a chunk in one context: 256 rows of `hi - lo` words, and which are built. */
 interface Table {
   readonly data: Int32Array;
@@ -300,6 +313,8 @@ export class BitParallelMatcher {
   private readonly wordRows: (Int32Array | undefined)[] = [];
   /** One-word programs: the exceptional positions. */
   private readonly wordExceptions: number;
+  /** One-word programs without assertions and with few class intervals: the lazily built DFA. */
+  private readonly dfa: Dfa | undefined;
   /** One-word programs: the group of each position (−1: none). */
   private readonly groupOf: Int32Array;
   private readonly next: Int32Array;
@@ -730,6 +745,10 @@ export class BitParallelMatcher {
       });
     this.next = new Int32Array(W);
 
+    this.dfa =
+      W === 1 && used === 0 && intervals <= DFA_INTERVALS
+        ? { ids: new Map([[0, 0]]), states: [0], rows: [new Int32Array(intervals)] }
+        : undefined;
     // Tables: 256 rows of each chunk's extent, per context the program can see.
     const contexts = new Set(ALL_CONTEXTS.map((ctx) => ctx & used)).size;
     const chunkCount = this.chunkCount;
@@ -759,7 +778,8 @@ export class BitParallelMatcher {
       4 * m +
       16 * (2 * m + 64 + chunkCount * (1 + contexts)) +
       64 * (chunkCount + contexts) +
-      Math.min(TABLE_BYTES, tableMax);
+      Math.min(TABLE_BYTES, tableMax) +
+      (this.dfa === undefined ? 0 : DFA_STATES * (4 * intervals + ARRAY_OVERHEAD + 64));
   }
 
   /**
@@ -1023,6 +1043,100 @@ export class BitParallelMatcher {
     return rows;
   }
 
+  /** One-word state `state` after reading a character of interval `k`, without assertions (context 0). */
+  private stepWord(state: number, k: number): number {
+    let next = this.initFor(0)[0] as number;
+    if (state !== 0) {
+      const distances = this.distances;
+      const shifts = this.shiftsFor(0);
+      for (let j = 0; j < distances.length; j++) {
+        const x = state & (shifts[j] as number);
+        if (x === 0) continue;
+        const d = distances[j] as number;
+        next |= d >= 0 ? x << d : x >>> -d;
+      }
+      let bits = state & this.wordExceptions;
+      if (bits !== 0) {
+        const rows = this.wordRowsFor(0);
+        while (bits !== 0) {
+          const p = 31 - Math.clz32(bits & -bits);
+          next |= rows[p] as number;
+          bits &= bits - 1;
+        }
+      }
+    }
+    if (this.floods) {
+      const filled = next | (this.floodEnd[0] as number);
+      const diff = ((filled >>> 0) - ((this.floodStart[0] as number) >>> 0)) >>> 0;
+      next |= (this.floodArea[0] as number) & ~(diff ^ filled);
+    }
+    return next & (this.intervalBits[this.classReady(k)] as number);
+  }
+
+  /** Interval `k`, its positions computed (one-word programs: the offset is `k`). */
+  private classReady(k: number): number {
+    if (this.intervalReady[k] === 1) return k;
+    return this.classOffset(k === 0 ? 0 : (this.cuts[k - 1] as number));
+  }
+
+  /**
+   * `test` for one-word programs without assertions, as a lazily built DFA: its states are the sets of
+   * positions met so far (at most `DFA_STATES`), its transitions filled on first use, by class interval.
+   * Past the states' budget a missing transition is computed and not kept: the bit-parallel step, never
+   * worse.
+   */
+  private testDfa(value: string, dfa: Dfa): boolean {
+    if (this.nullable[0] === 1) return true;
+    const length = value.length;
+    const latin = this.latin;
+    const accept = this.acceptFor(0)[0] as number;
+    let state = 0;
+    let id = dfa.ids.get(0) as number;
+    for (let i = 0; i < length; i++) {
+      let cp = value.charCodeAt(i);
+      if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < length) {
+        const low = value.charCodeAt(i + 1);
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          cp = (cp - 0xd800) * 1024 + (low - 0xdc00) + 0x10000;
+          i++;
+        }
+      }
+      const k = cp < 256 ? (latin[cp] as number) : this.intervalOf(cp);
+      const cached = id >= 0 ? ((dfa.rows[id] as Int32Array)[k] as number) : 0;
+      if (cached !== 0) {
+        id = cached - 1;
+        state = dfa.states[id] as number;
+      } else {
+        const next = this.stepWord(state, k);
+        let nextId = dfa.ids.get(next);
+        if (nextId === undefined && dfa.states.length < DFA_STATES) {
+          nextId = dfa.states.length;
+          dfa.ids.set(next, nextId);
+          dfa.states.push(next);
+          dfa.rows.push(new Int32Array(this.cuts.length + 1));
+        }
+        if (id >= 0 && nextId !== undefined) (dfa.rows[id] as Int32Array)[k] = nextId + 1;
+        id = nextId ?? -1;
+        state = next;
+      }
+      if ((state & accept) !== 0) return true;
+    }
+    return false;
+  }
+
+  /** The class interval of code point `cp`. */
+  private intervalOf(cp: number): number {
+    const cuts = this.cuts;
+    let lo = 0;
+    let hi = cuts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((cuts[mid] as number) <= cp) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /** `test` for programs of at most 32 positions: the state in one number. */
   private testWord(value: string): boolean {
     const used = this.used;
@@ -1110,7 +1224,8 @@ export class BitParallelMatcher {
    * themselves). Time linear in `value.length`; never throws.
    */
   test(value: string): boolean {
-    if (this.words === 1) return this.testWord(value);
+    if (this.words === 1)
+      return this.dfa === undefined ? this.testWord(value) : this.testDfa(value, this.dfa);
     const W = this.words;
     let state = this.current;
     let next = this.next;
