@@ -367,11 +367,24 @@ export class BitParallelMatcher {
     }
     const posOf = new Int32Array(n).fill(-1);
     const instOf: number[] = [];
+    const rangesByPosition: Int32Array[] = [];
+    // The compiler shares one rune array among the copies of a counted repetition: ranges by that array.
+    const rangesByRunes = new Map<ArrayLike<number>, Int32Array | undefined>();
     for (let i = 0; i < n; i++) {
-      if (reachable[i] === 1 && rangesOf(insts[i] as EngineInst) !== undefined) {
-        posOf[i] = instOf.length;
-        instOf.push(i);
-      }
+      if (reachable[i] !== 1) continue;
+      const inst = insts[i] as EngineInst;
+      let ranges: Int32Array | undefined;
+      if (inst.op === INST.RUNE && inst.runes.length > 1) {
+        ranges = rangesByRunes.get(inst.runes);
+        if (ranges === undefined) {
+          ranges = rangesOf(inst);
+          rangesByRunes.set(inst.runes, ranges);
+        }
+      } else ranges = rangesOf(inst);
+      if (ranges === undefined) continue;
+      posOf[i] = instOf.length;
+      instOf.push(i);
+      rangesByPosition.push(ranges);
     }
     const m = instOf.length;
     if (m > MAX_POSITIONS) throw new UnsupportedProgram(`${m} positions`);
@@ -379,18 +392,27 @@ export class BitParallelMatcher {
     this.words = W;
 
     // Closure over non-consuming instructions, with the assertions met on the way.
-    const seen = new Int32Array(n * 64);
+    // Visited (instruction, assertions) pairs of the current closure: an epoch per instruction for no
+    // assertions, a set for the rest (rare).
+    const seen = new Int32Array(n);
+    const seenMasked = new Set<number>();
     let epoch = 0;
     let used = 0;
     const closure = (from: number, reach: Reach): void => {
       epoch++;
+      seenMasked.clear();
       const todo: number[] = [from, 0];
       while (todo.length > 0) {
         const mask = todo.pop() as number;
         const i = todo.pop() as number;
-        const key = i * 64 + mask;
-        if (seen[key] === epoch) continue;
-        seen[key] = epoch;
+        if (mask === 0) {
+          if (seen[i] === epoch) continue;
+          seen[i] = epoch;
+        } else {
+          const key = i * 64 + mask;
+          if (seenMasked.has(key)) continue;
+          seenMasked.add(key);
+        }
         const inst = insts[i] as EngineInst;
         const op = inst.op;
         if (posOf[i] !== -1) reach(posOf[i] as number, mask);
@@ -412,13 +434,17 @@ export class BitParallelMatcher {
     const sourceRows: Int32Array[][] = [];
     const accepts: number[] = [];
     const nullableMasks: number[] = [];
+    // Rows without assertions are views of one buffer (one allocation, not one per source).
+    const plainRows = new Int32Array((m + 1) * W);
     const addTarget = (source: number, q: number, mask: number): void => {
       const masks = sourceMasks[source] as number[];
       let at = masks.indexOf(mask);
       if (at < 0) {
         at = masks.length;
         masks.push(mask);
-        (sourceRows[source] as Int32Array[]).push(new Int32Array(W));
+        (sourceRows[source] as Int32Array[]).push(
+          mask === 0 ? plainRows.subarray(source * W, (source + 1) * W) : new Int32Array(W),
+        );
       }
       const row = (sourceRows[source] as Int32Array[])[at] as Int32Array;
       row[q >> 5] = (row[q >> 5] as number) | (1 << (q & 31));
@@ -491,21 +517,41 @@ export class BitParallelMatcher {
     // exits of nested loops (every loop start is entered from the end of any loop inside it). Such a
     // target costs one range test per run, on prefix counts of the active sources, instead of a bit in
     // the rows of all its sources.
-    const sourcesOf = new Map<string, number[]>();
-    for (let p = 0; p < m; p++) {
-      const masks = sourceMasks[p] as number[];
-      const rows = sourceRows[p] as Int32Array[];
-      for (let r = 0; r < masks.length; r++) {
-        const row = rows[r] as Int32Array;
-        for (let w = 0; w < W; w++) {
-          let bits = row[w] as number;
-          while (bits !== 0) {
-            const q = w * 32 + 31 - Math.clz32(bits & -bits);
-            bits &= bits - 1;
-            const key = `${q}/${masks[r]}`;
-            const list = sourcesOf.get(key);
-            if (list === undefined) sourcesOf.set(key, [p]);
-            else list.push(p);
+    // In-degrees first (by target and mask), so that only targets with many sources are listed.
+    const degree = new Map<number, number>();
+    if (W > 1) {
+      for (let p = 0; p < m; p++) {
+        const masks = sourceMasks[p] as number[];
+        const rows = sourceRows[p] as Int32Array[];
+        for (let r = 0; r < masks.length; r++) {
+          const row = rows[r] as Int32Array;
+          const mask = masks[r] as number;
+          for (let w = 0; w < W; w++) {
+            let bits = row[w] as number;
+            while (bits !== 0) {
+              const key = (w * 32 + 31 - Math.clz32(bits & -bits)) * 64 + mask;
+              bits &= bits - 1;
+              degree.set(key, (degree.get(key) ?? 0) + 1);
+            }
+          }
+        }
+      }
+    }
+    const sourcesOf = new Map<number, number[]>();
+    for (const [key, count] of degree) if (count >= 8) sourcesOf.set(key, []);
+    if (sourcesOf.size > 0) {
+      for (let p = 0; p < m; p++) {
+        const masks = sourceMasks[p] as number[];
+        const rows = sourceRows[p] as Int32Array[];
+        for (let r = 0; r < masks.length; r++) {
+          const row = rows[r] as Int32Array;
+          for (let w = 0; w < W; w++) {
+            let bits = row[w] as number;
+            while (bits !== 0) {
+              const key = (w * 32 + 31 - Math.clz32(bits & -bits)) * 64 + (masks[r] as number);
+              bits &= bits - 1;
+              sourcesOf.get(key)?.push(p);
+            }
           }
         }
       }
@@ -530,7 +576,8 @@ export class BitParallelMatcher {
         else found[found.length - 1] = index;
       }
       if (found.length / 2 > list.length / 8) continue;
-      const [q, mask] = key.split("/").map(Number) as [number, number];
+      const q = Math.floor(key / 64);
+      const mask = key % 64;
       columns.push(q, mask, runs.length / 2, found.length / 2);
       runs.push(...found);
       for (const source of list) {
@@ -699,12 +746,15 @@ export class BitParallelMatcher {
 
     // Classes (deduplicated by their ranges) and the cuts between intervals.
     const byKey = new Map<string, number>();
+    let lastKey = "";
     const classRanges: Int32Array[] = [];
     const classMembers: number[][] = [];
     const cutSet = new Set<number>();
     for (let p = 0; p < m; p++) {
-      const ranges = rangesOf(insts[instOf[p] as number] as EngineInst) as Int32Array;
-      const key = ranges.join(",");
+      const ranges = rangesByPosition[p] as Int32Array;
+      const previous = p > 0 ? rangesByPosition[p - 1] : undefined;
+      const key = ranges === previous ? lastKey : ranges.join(",");
+      lastKey = key;
       let c = byKey.get(key);
       if (c === undefined) {
         c = classRanges.length;
