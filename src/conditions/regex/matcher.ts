@@ -1,8 +1,9 @@
 /**
  * The linear-time regular-expression layer of Search Conditions (docs/semantics.md 1.4, 1.7).
  *
- * Every `$regex` pattern runs on RE2 (the `re2js` port): no backtracking, so no pattern can make matching
- * slower than linear in the length of the value. The native `RegExp` never sees an untrusted pattern.
+ * Every `$regex` pattern is parsed and compiled by RE2 (the `re2js` port) and matched by our bit-parallel
+ * simulation of the compiled program (`bit-parallel.ts`): no backtracking, so no pattern can make matching
+ * slower than linear in the length of the value, with a small constant per character. The native `RegExp` never sees an untrusted pattern.
  * Patterns that are plain literals (`Phish`, `^Phish`, `\.exe$`, `^Closed$`) skip the regex engine
  * entirely and use string search.
  *
@@ -333,7 +334,8 @@ export function clearRegexCache(): void {
 
 /**
  * Compiles a `$regex` pattern with its `$options` flags into a linear-time matcher (docs/semantics.md 1.4, 1.7).
- * Literal patterns (see `analyzeLiteral`) use string search; everything else runs on RE2. Results are
+ * Literal patterns (see `analyzeLiteral`) use string search; everything else is compiled by RE2 and
+ * matched by `bit-parallel.ts` (re2js itself only for a program past `MAX_POSITIONS`). Results are
  * cached (at most `REGEX_CACHE_CAPACITY` entries and `REGEX_CACHE_BYTES` estimated bytes, least recently
  * used dropped). The program size is not limited here: the parser refuses patterns past the budget of
  * docs/semantics.md 1.7 (`measurePattern`), and only parsed conditions reach evaluation.
