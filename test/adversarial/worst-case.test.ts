@@ -27,11 +27,17 @@ function randomText(length: number, alphabet: string, seed: number): string {
 }
 
 /**
- * Runs `step` `runs` times, each with empty caches unless `cold` is false; the fastest run in ms, and the
- * most heap in use right after any run.
+ * Runs `step` `runs` times, each with empty caches unless `cold` is false: the fastest run in ms of wall
+ * time (`ms`) and of this process's CPU time (`cpuMs`: what the code costs, less sensitive to the other
+ * processes of a shared machine), and the most heap in use right after any run.
  */
-function measure<T>(runs: number, step: () => T, cold = true): { ms: number; heapMB: number; result: T } {
+function measure<T>(
+  runs: number,
+  step: () => T,
+  cold = true,
+): { ms: number; cpuMs: number; heapMB: number; result: T } {
   let ms = Number.POSITIVE_INFINITY;
+  let cpuMs = Number.POSITIVE_INFINITY;
   let heap = 0;
   let result: T | undefined;
   for (let run = 0; run < runs; run++) {
@@ -40,21 +46,61 @@ function measure<T>(runs: number, step: () => T, cold = true): { ms: number; hea
       clearCompileCache();
     }
     const started = performance.now();
+    const cpu = process.cpuUsage();
     result = step();
+    const used = process.cpuUsage(cpu);
     ms = Math.min(ms, performance.now() - started);
+    cpuMs = Math.min(cpuMs, (used.user + used.system) / 1000);
     heap = Math.max(heap, process.memoryUsage().heapUsed);
   }
-  return { ms, heapMB: heap / MB, result: result as T };
+  return { ms, cpuMs, heapMB: heap / MB, result: result as T };
 }
 
 /**
  * A pattern at the per-pattern budget whose automaton cannot be cached (the lazy DFA has 2^n states for
- * `[ab]*a[ab]{n}`), so the engine matches it with its NFA: the slowest kind of accepted pattern. Padded to
- * the 1,000-character limit with empty groups, which cost nothing.
+ * `[ab]*a[ab]{n}`): re2js matched it with its NFA, in seconds for a 10 KB value. Padded to the
+ * 1,000-character limit with empty groups, which cost nothing.
  */
 function worstPattern(): string {
   const core = "[ab]*a[ab]{996}c";
   return core + "(?:)".repeat(Math.floor((DEFAULT_LIMITS.patternLength - core.length) / 4));
+}
+
+/** `(?:B(1)(?:B(2)(?:…)*)*)*` for `levels` levels, the body of level k being `body(k)`. */
+function nestedLoops(levels: number, body: (k: number) => string): string {
+  let open = "";
+  for (let k = 1; k <= levels; k++) open += `(?:${body(k)}`;
+  return `${open}${")*".repeat(levels)}`;
+}
+
+/**
+ * The shapes that cost our bit-parallel matcher the most per character (bench/regex.ts tries more; these
+ * were the slowest): transitions that are neither the shift of concatenation nor a shared stride nor a
+ * run of optional items. Each is preceded by `x` and followed by `cd`, so that the worst value (see
+ * `worstValue`) holds the text every match needs (re2js's prefilter cannot answer) yet never matches.
+ * - nested loops of growing counted classes: every loop start entered from the end of every loop inside;
+ * - nested loops of alternations with `\B`: distinct, wide follow sets in two contexts;
+ * - word boundaries in a counted loop: transitions that hold only at, or only off, a word boundary.
+ */
+function hostileShapes(): string[] {
+  return [
+    `x${nestedLoops(40, (k) => `[ab]{${k}}`)}cd`,
+    `x${nestedLoops(45, (k) => `(?:[ab]{${(k % 9) + 1}}|a\\B)`)}cd`,
+    "x(?:\\b[ab]+\\b ?|\\B[ab]){110}cd",
+  ];
+}
+
+/** The worst pattern, the hostile shapes, and a filler `x[ab]{n}cd` that brings the total to the budget. */
+function worstPatterns(): string[] {
+  const patterns = [worstPattern(), ...hostileShapes()];
+  let used = 0;
+  for (const pattern of patterns) {
+    const measure = measurePattern(pattern, "");
+    if (!measure.ok) throw new Error(`not a pattern: ${pattern}`);
+    used += measure.size;
+  }
+  patterns.push(`x[ab]{${DEFAULT_LIMITS.regexProgramTotal - used - 3}}cd`);
+  return patterns;
 }
 
 /** `{"$and": [{"$and": [ … leaf … ]}]}`, `levels` deep. */
@@ -67,8 +113,9 @@ function nested(levels: number, leaf: unknown): unknown {
 /**
  * The worst allowed condition: every limit of DECISIONS.md 1.7 reached at once, under an `$or` so that
  * nothing short-circuits (none of its branches matches the record): the deepest nesting, a `$in` of
- * 10,000 values, string operands of 10,000 characters, four regex programs at the per-pattern budget
- * (4,000 instructions in all, the condition budget), and filler up to the node limit.
+ * 10,000 values, string operands of 10,000 characters, the regex programs that cost the matcher most
+ * (`worstPatterns`: 4,000 instructions in all, the condition budget, each within the per-pattern
+ * budget), and filler up to the node limit.
  */
 function worstCondition(filler: number): unknown {
   const long = "x".repeat(DEFAULT_LIMITS.stringLength);
@@ -77,10 +124,11 @@ function worstCondition(filler: number): unknown {
       nested(13, { Title: { $not: { $nin: [long, "y"] } } }),
       { Title: { $in: Array.from({ length: DEFAULT_LIMITS.setSize }, (_, i) => `title-${i}`) } },
       { Description: long },
-      { Description: { $regex: worstPattern() } },
-      { Description: { $regex: worstPattern(), $options: "s" } },
-      { Description: { $regex: worstPattern(), $options: "m" } },
-      { Description: { $not: { $regex: worstPattern(), $options: "ms" } }, Title: "never" },
+      ...worstPatterns().map((pattern, i) =>
+        i === 1
+          ? { Description: { $not: { $regex: pattern, $options: "ms" } }, Title: "never" }
+          : { Description: { $regex: pattern, $options: ["", "ms", "m", "s", ""][i] as string } },
+      ),
       ...Array.from({ length: filler }, (_, i) => ({ ExternalKey: `k-${i}` })),
     ],
   };
@@ -99,11 +147,12 @@ function fillerAtNodeLimit(): number {
 }
 
 /**
- * A value of `length` characters on which the worst pattern keeps every NFA thread alive to the end and
- * still does not match (the character 997 places before the final `c` is not an `a`).
+ * A value of `length` characters that keeps every pattern of `worstPatterns` busy to the end and matches
+ * none: it starts with `cd` (the text every match needs, so no prefilter answers), then letters `a`/`b`
+ * with an `x` (where the hostile shapes start) or a space (a word boundary) now and then, never `c` again.
  */
 function worstValue(length: number, seed: number): string {
-  return `${randomText(length - 999, "ab", seed)}${"b".repeat(998)}c`;
+  return `cd${randomText(length - 2, "ababababababababxab ", seed)}`;
 }
 
 /** A 10 KB record whose regex field is a worst value. */
@@ -125,9 +174,27 @@ describe("the worst allowed Search Conditions (DECISIONS.md 1.7)", () => {
     for (const flags of ["", "s", "m", "ms"]) {
       expect(measurePattern(pattern, flags)).toEqual({ ok: true, instructions: 1000, size: 1000 });
     }
+    // Together, the patterns fill the condition's budget; each is within the per-pattern limits.
+    const patterns = worstPatterns();
+    let total = 0;
+    for (const [i, each] of patterns.entries()) {
+      const measure = measurePattern(each, ["", "ms", "m", "s", ""][i] as string);
+      expect(measure.ok && measure.size).toBeLessThanOrEqual(DEFAULT_LIMITS.regexProgramSize);
+      expect(each.length).toBeLessThanOrEqual(DEFAULT_LIMITS.patternLength);
+      total += measure.ok ? measure.size : Number.NaN;
+    }
+    expect(total).toBe(DEFAULT_LIMITS.regexProgramTotal);
   });
 
-  it("parse and compile in well under a second, evaluate in linear time, heap under 200 MB", () => {
+  /**
+   * The issue's target is 100 ms for each of parse, compile and evaluate. Every time below is the best of
+   * three runs. The machine these tests run on is shared (two cores, a load of 8 to 10 while this was
+   * written), so wall time can be several times the CPU time the code costs: the bounds on CPU time allow
+   * twice the target, and wall time five times. SECURITY.md reports the figures of a quiet run.
+   */
+  const TARGET_MS = 100;
+
+  it("parse, compile and evaluate against a 10 KB record within the target, heap under 200 MB", () => {
     const input = worstCondition(fillerAtNodeLimit());
     const record = worstRecord();
     expect(JSON.stringify(record).length).toBeLessThanOrEqual(10 * 1024 + 100);
@@ -143,32 +210,70 @@ describe("the worst allowed Search Conditions (DECISIONS.md 1.7)", () => {
 
     // Warm the matching code up (its first run is several times slower while the JIT compiles it).
     evaluate(condition, { ...record, Description: worstValue(3000, 3) });
-    const evaluated = measure(1, () => evaluate(condition, record), false);
+    const evaluated = measure(3, () => evaluate(condition, record), false);
     expect(evaluated.result).toBe(false);
     expect(predicate(record)).toBe(false);
     // Twice the record, twice the time (linear): the same condition against a 20 KB value.
     const double = { ...record, Description: worstValue(20_460, 9) };
-    const doubled = measure(1, () => evaluate(condition, double), false);
+    const doubled = measure(3, () => evaluate(condition, double), false);
     expect(doubled.result).toBe(false);
     const after = heapAfterGc();
 
+    const peak = Math.max(parsed.heapMB, compiled.heapMB, evaluated.heapMB, doubled.heapMB);
     console.log(
-      `worst allowed condition: parse ${parsed.ms.toFixed(1)} ms, compile ${compiled.ms.toFixed(1)} ms, ` +
-        `evaluate 10 KB ${evaluated.ms.toFixed(0)} ms, 20 KB ${doubled.ms.toFixed(0)} ms; heap baseline ` +
-        `${(baseline / MB).toFixed(0)} MB, peak ${Math.max(parsed.heapMB, compiled.heapMB, evaluated.heapMB, doubled.heapMB).toFixed(0)} MB, ` +
+      `worst allowed condition (wall / CPU ms): parse ${parsed.ms.toFixed(1)} / ${parsed.cpuMs.toFixed(1)}, ` +
+        `compile ${compiled.ms.toFixed(1)} / ${compiled.cpuMs.toFixed(1)}, evaluate 10 KB ` +
+        `${evaluated.ms.toFixed(1)} / ${evaluated.cpuMs.toFixed(1)}, 20 KB ${doubled.ms.toFixed(1)} / ` +
+        `${doubled.cpuMs.toFixed(1)}; heap baseline ${(baseline / MB).toFixed(0)} MB, peak ${peak.toFixed(0)} MB, ` +
         `after ${(after / MB).toFixed(0)} MB`,
     );
-    // Measured 65-75 ms to parse (most of it the 10,000-value $in) and 115-190 ms to compile (four RE2
-    // programs of 1,000 instructions) on a shared machine; the bounds leave room for a loaded CI runner.
-    expect(parsed.ms).toBeLessThan(250);
-    expect(compiled.ms).toBeLessThan(500);
-    // Matching is linear in the value (the NFA runs at most one thread per instruction per character):
-    // doubling the value at most about doubles the time.
-    expect(doubled.ms).toBeLessThan(evaluated.ms * 3 + 50);
-    // The NFA costs about 75-130 ns per instruction per character here: 4,000 instructions over 10 KB take
-    // seconds (see SECURITY.md). The bound is 0.5 µs per instruction-character.
-    expect(evaluated.ms).toBeLessThan(4 * 1000 * 10_240 * 0.0005);
+    for (const step of [parsed, compiled, evaluated]) {
+      expect(step.cpuMs).toBeLessThan(2 * TARGET_MS);
+      expect(step.ms).toBeLessThan(5 * TARGET_MS);
+    }
+    // Matching is linear in the value: doubling the value at most about doubles the time.
+    expect(doubled.cpuMs).toBeLessThan(evaluated.cpuMs * 3 + 20);
     for (const step of [parsed, compiled, evaluated, doubled]) expect(step.heapMB).toBeLessThan(200);
+  });
+
+  it("evaluate within the target with the patterns spread over four fields, and over an array of strings", () => {
+    const patterns = worstPatterns();
+    const fields = ["Title", "Description", "Type", "DataSource"];
+    // Four fields of 2.5 KB each, the patterns spread over them (the budget counts every pattern once).
+    const spread = safeParseSearchConditions({
+      $or: patterns.map((pattern, i) => ({ [fields[i % fields.length] as string]: { $regex: pattern } })),
+    });
+    // One field holding an array of 100 strings of 100 characters: every element is searched.
+    const array = safeParseSearchConditions({
+      $or: patterns.map((pattern) => ({ Description: { $regex: pattern } })),
+    });
+    expect(spread.success && array.success).toBe(true);
+    if (!spread.success || !array.success) return;
+    const spreadRecord: Record<string, unknown> = { IncidentId: 1 };
+    fields.forEach((field, i) => {
+      spreadRecord[field] = worstValue(2_540, 20 + i);
+    });
+    const arrayRecord = {
+      IncidentId: 1,
+      Description: Array.from({ length: 100 }, (_, i) => worstValue(100, 40 + i)),
+    };
+    for (const record of [spreadRecord, arrayRecord])
+      expect(JSON.stringify(record).length).toBeLessThan(10_800);
+    evaluate(spread.condition, spreadRecord);
+    evaluate(array.condition, arrayRecord);
+    const onFields = measure(3, () => evaluate(spread.condition, spreadRecord), false);
+    const onArray = measure(3, () => evaluate(array.condition, arrayRecord), false);
+    console.log(
+      `worst patterns on four 2.5 KB fields: ${onFields.ms.toFixed(1)} / ${onFields.cpuMs.toFixed(1)} ms; ` +
+        `over 100 strings of 100 characters: ${onArray.ms.toFixed(1)} / ${onArray.cpuMs.toFixed(1)} ms (wall / CPU)`,
+    );
+    expect(onFields.result).toBe(false);
+    expect(onArray.result).toBe(false);
+    for (const step of [onFields, onArray]) {
+      expect(step.cpuMs).toBeLessThan(2 * TARGET_MS);
+      expect(step.ms).toBeLessThan(5 * TARGET_MS);
+      expect(step.heapMB).toBeLessThan(200);
+    }
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * The linear-time regular-expression layer of Search Conditions (docs/semantics.md 1.4, 1.7).
  *
- * Every `$regex` pattern runs on RE2 (the `re2js` port): no backtracking, so no pattern can make matching
- * slower than linear in the length of the value. The native `RegExp` never sees an untrusted pattern.
+ * Every `$regex` pattern is parsed and compiled by RE2 (the `re2js` port) and matched by our bit-parallel
+ * simulation of the compiled program (`bit-parallel.ts`): no backtracking, so no pattern can make matching
+ * slower than linear in the length of the value, with a small constant per character. The native `RegExp` never sees an untrusted pattern.
  * Patterns that are plain literals (`Phish`, `^Phish`, `\.exe$`, `^Closed$`) skip the regex engine
  * entirely and use string search.
  *
@@ -13,6 +14,7 @@
 
 import { RE2JS, RE2JSException } from "re2js";
 import { WeightedLru } from "../lru.js";
+import { bitParallelMatcher, UnsupportedProgram } from "./bit-parallel.js";
 import { limitDfaMemory, measureRegex, type RegexMeasure } from "./program.js";
 
 /**
@@ -55,25 +57,64 @@ export function regexDfaBytes(instructions: number): number {
   return Math.min(8 * 1024 * 1024, 64 * 1024 + 4 * 1024 * instructions);
 }
 
-/** Estimated bytes per compiled instruction (program, parse tree kept by the engine, instruction objects). */
+/** Estimated bytes per compiled instruction of a program left on re2js (program, parse tree, objects). */
 const BYTES_PER_INSTRUCTION = 512;
 
 /** Fixed estimated bytes of any matcher (objects, closures). */
 const MATCHER_OVERHEAD_BYTES = 512;
 
-/** The estimate of `RegexMatcher.bytes` for a matcher of `source` whose program has `instructions`. */
-function matcherBytes(source: string, instructions: number, engine: boolean): number {
-  const base = MATCHER_OVERHEAD_BYTES + 2 * source.length;
-  // The DFA's budget is the engine's own estimate, which measured about 10% below the heap it really
-  // uses (cache.test.ts): counted twice for a margin.
-  return engine ? base + BYTES_PER_INSTRUCTION * (instructions + 2) + 2 * regexDfaBytes(instructions) : base;
+/** The estimate of `RegexMatcher.bytes` for a matcher of `source` whose engine keeps `engineBytes`. */
+function matcherBytes(source: string, engineBytes: number): number {
+  return MATCHER_OVERHEAD_BYTES + 2 * source.length + engineBytes;
 }
 
-/** Compiles with the engine, its DFA bounded to `regexDfaBytes` of its program's size. */
-function compileEngine(source: string, bits: number): RE2JS {
+/** What matches for a compiled matcher: its `test` and the bytes its engine can keep alive. */
+interface Engine {
+  readonly test: (value: string) => boolean;
+  readonly bytes: number;
+}
+
+/**
+ * Compiles with re2js (parser, simplifier, compiler) and matches with our bit-parallel simulation of its
+ * program (`bit-parallel.ts`: linear time with a small constant whatever the pattern). A program it does
+ * not take (over `MAX_POSITIONS` positions: beyond the budget of docs/semantics.md 1.7, so never from a
+ * parsed condition) stays on re2js, its DFA bounded to `regexDfaBytes`, linear time as well.
+ * @throws {RE2JSException} when re2js refuses the pattern
+ */
+function compileEngine(source: string, bits: number): Engine {
   const engine = RE2JS.compile(source, bits);
+  try {
+    return bitParallelEngine(engine);
+  } catch (error) {
+    if (!(error instanceof UnsupportedProgram)) throw error;
+  }
+  return re2jsEngine(engine);
+}
+
+/** Our matcher of the program of `compiled` (a function of its own, so that it keeps nothing else alive). */
+function bitParallelEngine(compiled: RE2JS): Engine {
+  const matcher = bitParallelMatcher(compiled);
+  return { bytes: matcher.bytes, test: (value) => matcher.test(value) };
+}
+
+/** re2js itself, its DFA bounded to `regexDfaBytes` of its program's size. */
+function re2jsEngine(engine: RE2JS): Engine {
   limitDfaMemory(engine, regexDfaBytes(engine.programSize()));
-  return engine;
+  return {
+    bytes: BYTES_PER_INSTRUCTION * (engine.programSize() + 2) + 2 * regexDfaBytes(engine.programSize()),
+    test: (value) => engine.test(value),
+  };
+}
+
+/**
+ * An upper estimate of the bytes of the bit-parallel matcher of an `i` literal of `n` code points (built
+ * only when a non-ASCII value needs it): one position per code point, each class a case-folding orbit of
+ * at most four runes (eight class boundaries), no exception rows.
+ */
+function foldedLiteralBytes(n: number): number {
+  const words = Math.max(1, Math.ceil(n / 32));
+  const intervals = 8 * n + 1;
+  return 4096 + 4 * words * (6 + intervals + 64) + intervals + 200 * n;
 }
 
 /**
@@ -174,7 +215,7 @@ function literalMatcher(literal: RegexLiteral, source: string, bits: number): Re
     const text = literal.text;
     return {
       literal,
-      bytes: matcherBytes(source, 0, false),
+      bytes: matcherBytes(source, 0),
       test: (value) => testLiteral(literal, text, value),
     };
   }
@@ -183,15 +224,15 @@ function literalMatcher(literal: RegexLiteral, source: string, bits: number): Re
   // literal of n ASCII characters can only match the first (or last) n code units, so only those are read.
   const lowered = literal.text.toLowerCase();
   const n = lowered.length;
-  let engine: RE2JS | undefined;
+  let engine: Engine | undefined;
   const viaEngine = (value: string): boolean => {
     engine ??= compileEngine(source, bits);
     return engine.test(value);
   };
   return {
     literal,
-    // The engine is compiled on a non-ASCII value only: count it, with the literal's size as its program.
-    bytes: matcherBytes(source, [...literal.text].length + 2, true),
+    // The engine is compiled on a non-ASCII value only: count it.
+    bytes: matcherBytes(source, foldedLiteralBytes([...literal.text].length)),
     test(value) {
       if (literal.anchorStart || literal.anchorEnd) {
         if (value.length < n || (literal.anchorStart && literal.anchorEnd && value.length !== n))
@@ -293,7 +334,8 @@ export function clearRegexCache(): void {
 
 /**
  * Compiles a `$regex` pattern with its `$options` flags into a linear-time matcher (docs/semantics.md 1.4, 1.7).
- * Literal patterns (see `analyzeLiteral`) use string search; everything else runs on RE2. Results are
+ * Literal patterns (see `analyzeLiteral`) use string search; everything else is compiled by RE2 and
+ * matched by `bit-parallel.ts` (re2js itself only for a program past `MAX_POSITIONS`). Results are
  * cached (at most `REGEX_CACHE_CAPACITY` entries and `REGEX_CACHE_BYTES` estimated bytes, least recently
  * used dropped). The program size is not limited here: the parser refuses patterns past the budget of
  * docs/semantics.md 1.7 (`measurePattern`), and only parsed conditions reach evaluation.
@@ -317,14 +359,14 @@ export function compileRegex(source: string, flags: string): RegexMatcher {
 function build(source: string, flags: string, bits: number): RegexMatcher {
   const literal = analyzeLiteral(source, flags);
   if (literal !== undefined) return literalMatcher(literal, source, bits);
-  let engine: RE2JS;
+  let engine: Engine;
   try {
     engine = compileEngine(source, bits);
   } catch (error) {
     if (error instanceof RE2JSException) throw new RegexSyntaxError(source, reasonOf(error));
     throw error;
   }
-  return { bytes: matcherBytes(source, engine.programSize(), true), test: (value) => engine.test(value) };
+  return { bytes: matcherBytes(source, engine.bytes), test: engine.test };
 }
 
 /**
