@@ -46,6 +46,7 @@ import {
   UNREAD,
   walkRest,
 } from "./leaf.js";
+import { boundComparison } from "./operators.js";
 import { compileRegex } from "./regex/matcher.js";
 
 /** What `HELPERS.inherited` throws: never seen outside generated code. */
@@ -99,10 +100,9 @@ export interface Generated {
   readonly slowIndex: number;
 }
 
-/** The JavaScript comparison operator of a range bound. */
+/** The JavaScript comparison operator of a range bound (the operator table's). */
 function comparison(bound: RangeBound, side: "lower" | "upper"): ">=" | ">" | "<=" | "<" {
-  if (side === "lower") return bound.inclusive ? ">=" : ">";
-  return bound.inclusive ? "<=" : "<";
+  return boundComparison(side, bound.inclusive);
 }
 
 class Generator {

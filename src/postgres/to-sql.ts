@@ -17,6 +17,7 @@
  */
 
 import { assertNever, type Condition, type FieldNode, type Operand } from "../conditions/ast.js";
+import { boundComparison } from "../conditions/operators.js";
 import { type ColumnMap, CREATED_COLUMN, DEFAULT_COLUMNS, quoteIdentifier } from "./schema.js";
 
 /** Options of `toSqlWhere`. */
@@ -181,10 +182,14 @@ class Translator {
       case "range": {
         const parts: string[] = [];
         if (node.lower?.operand.type === "date") {
-          parts.push(`${col} ${node.lower.inclusive ? ">=" : ">"} ${this.instant(node.lower.operand.value)}`);
+          parts.push(
+            `${col} ${boundComparison("lower", node.lower.inclusive)} ${this.instant(node.lower.operand.value)}`,
+          );
         }
         if (node.upper?.operand.type === "date") {
-          parts.push(`${col} ${node.upper.inclusive ? "<=" : "<"} ${this.instant(node.upper.operand.value)}`);
+          parts.push(
+            `${col} ${boundComparison("upper", node.upper.inclusive)} ${this.instant(node.upper.operand.value)}`,
+          );
         }
         const sure = `(${col} IS NOT NULL AND ${parts.join(" AND ")})`;
         return { sure, maybe: `(${sure} OR ${irregular})` };
