@@ -30,36 +30,130 @@ import { compileRegex } from "./regex/matcher.js";
 
 const INDEX = /^(?:0|[1-9][0-9]*)$/;
 
-/** Reads `key` of a holder as docs/semantics.md 1.1 says (own property, data or accessor); `undefined` if none. */
-type Reader = (holder: object, key: string) => unknown;
+/**
+ * The own elements of an array as `evaluate` reads them (docs/semantics.md 1.1): each element read once,
+ * accessors included; a hole, or an element that cannot be read, is left out and counted in `holes`.
+ */
+interface Elements {
+  /** The array's length (0 when it cannot be read). */
+  readonly length: number;
+  /** The readable own elements, in index order. */
+  readonly values: readonly unknown[];
+  /** The index of each of `values`, ascending. */
+  readonly indexes: readonly number[];
+  /** True when some index below `length` holds no readable element. */
+  readonly holes: boolean;
+}
 
-/** A reader that reads each holder's key at most once (accessors included) and never throws. */
+/**
+ * Reads records as docs/semantics.md 1.1 says: own properties only (data or accessor), each read at most
+ * once per evaluation, never throwing (an unreadable property is missing).
+ */
+interface Reader {
+  /** The own property `key` of a holder, or `undefined`. */
+  field(holder: object, key: string): unknown;
+  /** The own elements of an array. Linear in the array's length; no per-element allocation. */
+  elements(array: readonly unknown[]): Elements;
+}
+
+/** Arrays longer than this are read through their own property names (a sparse array costs its elements). */
+const DENSE_SCAN_LENGTH = 1 << 20;
+
+/** A property that is not there, or cannot be read. */
+const ABSENT: unique symbol = Symbol("absent");
+
+function readOwn(holder: object, key: string | number): unknown {
+  try {
+    return Object.hasOwn(holder, key) ? (holder as Record<string | number, unknown>)[key] : ABSENT;
+  } catch {
+    return ABSENT;
+  }
+}
+
+function readElements(array: readonly unknown[]): Elements {
+  let length: number;
+  try {
+    length = array.length;
+  } catch {
+    return { length: 0, values: [], indexes: [], holes: false };
+  }
+  const values: unknown[] = [];
+  const indexes: number[] = [];
+  const take = (index: number) => {
+    const value = readOwn(array, index);
+    if (value !== ABSENT) {
+      values.push(value);
+      indexes.push(index);
+    }
+  };
+  if (length <= DENSE_SCAN_LENGTH) {
+    for (let index = 0; index < length; index++) take(index);
+  } else {
+    let names: string[];
+    try {
+      names = Object.getOwnPropertyNames(array);
+    } catch {
+      names = [];
+    }
+    const found: number[] = [];
+    for (const name of names) {
+      if (!INDEX.test(name)) continue;
+      const index = Number(name);
+      if (index < length) found.push(index);
+    }
+    found.sort((a, b) => a - b);
+    for (const index of found) take(index);
+  }
+  return { length, values, indexes, holes: values.length < length };
+}
+
+/** A reader that reads each holder's key, and each array's elements, at most once. */
 function newReader(): Reader {
   const seen = new Map<object, Map<string, unknown>>();
-  return (holder, key) => {
-    let keys = seen.get(holder);
-    if (keys === undefined) {
-      keys = new Map();
-      seen.set(holder, keys);
-    } else if (keys.has(key)) return keys.get(key);
-    let value: unknown;
-    try {
-      value = Object.hasOwn(holder, key) ? (holder as Record<string, unknown>)[key] : undefined;
-    } catch {
-      value = undefined;
+  const arrays = new Map<object, Elements>();
+  const elements = (array: readonly unknown[]): Elements => {
+    let read = arrays.get(array);
+    if (read === undefined) {
+      read = readElements(array);
+      arrays.set(array, read);
     }
-    keys.set(key, value);
-    return value;
+    return read;
+  };
+  return {
+    elements,
+    field(holder, key) {
+      if (Array.isArray(holder) && INDEX.test(key)) {
+        // An element: read with all the others, so that an accessor element is read once.
+        const { indexes, values, length } = elements(holder);
+        const index = Number(key);
+        if (index < length) {
+          let low = 0;
+          let high = indexes.length - 1;
+          while (low <= high) {
+            const middle = (low + high) >>> 1;
+            const at = indexes[middle]!;
+            if (at === index) return values[middle];
+            if (at < index) low = middle + 1;
+            else high = middle - 1;
+          }
+          return undefined;
+        }
+      }
+      let keys = seen.get(holder);
+      if (keys === undefined) {
+        keys = new Map();
+        seen.set(holder, keys);
+      } else if (keys.has(key)) return keys.get(key);
+      const value = readOwn(holder, key);
+      const result = value === ABSENT ? undefined : value;
+      keys.set(key, result);
+      return result;
+    },
   };
 }
 
 const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
 const isRecord = (value: unknown): value is object => isObject(value) && !Array.isArray(value);
-
-/** The own elements of an array, in order (a hole, or an element that cannot be read, is `undefined`). */
-function elementsOf(array: readonly unknown[], read: Reader): unknown[] {
-  return Array.from({ length: array.length }, (_, i) => read(array, String(i)));
-}
 
 /** A value reached by a field path; `whole` when an array index reached it at the last segment. */
 interface Reached {
@@ -79,7 +173,7 @@ function walk(record: unknown, path: readonly string[], read: Reader): Reach {
   path.forEach((segment, i) => {
     const next: Reached[] = [];
     const take = (holder: object) => {
-      const value = read(holder, segment);
+      const value = read.field(holder, segment);
       if (value === undefined) missing = true;
       else next.push({ value, whole: false });
     };
@@ -87,14 +181,14 @@ function walk(record: unknown, path: readonly string[], read: Reader): Reach {
       if (!isObject(value)) missing = true;
       else if (!Array.isArray(value)) take(value);
       else {
-        const elements = elementsOf(value, read);
-        if (elements.length === 0) missing = true;
-        for (const element of elements) {
+        const { values, holes } = read.elements(value);
+        if (values.length === 0 || holes) missing = true;
+        for (const element of values) {
           if (isRecord(element)) take(element);
           else missing = true;
         }
         // The element at a numeric segment's index: a value, never a missing place of its own.
-        const indexed = INDEX.test(segment) ? read(value, segment) : undefined;
+        const indexed = INDEX.test(segment) ? read.field(value, segment) : undefined;
         if (indexed !== undefined) next.push({ value: indexed, whole: i === path.length - 1 });
       }
     }
@@ -176,11 +270,16 @@ function scaled(
   }
 }
 
+/** True when some element passes (a hole or an unreadable element is `undefined`). */
+function someElement({ values, holes }: Elements, test: (value: unknown) => boolean): boolean {
+  return values.some(test) || (holes && test(undefined));
+}
+
 /** True when some reached value, or some element of a reached value that is a traversable array, passes. */
 function some(reach: Reach, test: (value: unknown) => boolean, read: Reader): boolean {
   return reach.values.some(
     ({ value, whole }) =>
-      test(value) || (!whole && Array.isArray(value) && elementsOf(value, read).some(test)),
+      test(value) || (!whole && Array.isArray(value) && someElement(read.elements(value), test)),
   );
 }
 
@@ -228,7 +327,8 @@ const FIELD_INTERPRETERS: { readonly [K in FieldNode["kind"]]: FieldInterpreter<
     return some(reach, (value) => typeof value === "string" && matcher.test(value), read);
   },
   exists: (node, reach) => node.exists === reach.values.length > 0,
-  size: (node, reach) => reach.values.some(({ value }) => Array.isArray(value) && value.length === node.size),
+  size: (node, reach, read) =>
+    reach.values.some(({ value }) => Array.isArray(value) && read.elements(value).length === node.size),
 };
 
 function evaluateField(node: FieldNode, record: unknown, read: Reader): boolean {
