@@ -78,6 +78,13 @@ function heapAfterGc(): number {
 type Runner = (records: readonly GeneratedIncident[], predicate: (r: unknown) => boolean) => number;
 
 /**
+ * Loops made so far: each gets a distinct source, because V8 shares compiled code, and with it the call
+ * feedback, between functions of one source; a shared loop would see every engine's predicate, inline
+ * none of them, and favour whichever engine ran first.
+ */
+let loops = 0;
+
+/**
  * A fresh counting loop per engine (its own function, so that each engine's call site is monomorphic and
  * can be inlined, as it would be in the engine's own code).
  */
@@ -85,7 +92,7 @@ function makeCounter(): Runner {
   return new Function(
     "records",
     "predicate",
-    "let c = 0; for (let i = 0; i < records.length; i++) if (predicate(records[i])) c++; return c;",
+    `/* loop ${++loops} */ let c = 0; for (let i = 0; i < records.length; i++) if (predicate(records[i])) c++; return c;`,
   ) as Runner;
 }
 
@@ -97,7 +104,7 @@ function makeScanFirst(): (
   return new Function(
     "records",
     "predicate",
-    `let best = -1, bestTime = Infinity, bestId = Infinity;
+    `/* loop ${++loops} */ let best = -1, bestTime = Infinity, bestId = Infinity;
      for (let i = 0; i < records.length; i++) {
        const r = records[i];
        if (!predicate(r)) continue;
