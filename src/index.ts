@@ -4,20 +4,29 @@
 // Artifact note results.
 export type { ArtifactNoteContextItem, ArtifactNoteInput, ArtifactNoteResult } from "./artifacts/index.js";
 export { buildArtifactNoteResult, formatLocalDate, renderNoteResultTable } from "./artifacts/index.js";
-// Search Conditions: the AST, the catalogue, options and issues.
+// Search Conditions: the AST, catalogue, options, issues; parse, print, evaluate, compile.
 export type {
   AllNode,
   AndNode,
+  CatalogExtension,
+  CompileOptions,
   Condition,
   ConditionKind,
+  ConditionLimits,
   EqNode,
   ExistsNode,
   FieldAndNode,
+  FieldCatalog,
   FieldKind,
   FieldNode,
   FieldOperatorNode,
+  FieldSpec,
   FieldTarget,
   InNode,
+  Issue,
+  IssueCode,
+  IssueDetail,
+  LimitName,
   NeNode,
   NinNode,
   NorNode,
@@ -25,28 +34,34 @@ export type {
   Operand,
   OrderedOperand,
   OrNode,
+  ParseOptions,
+  PathSegment,
+  Predicate,
   RangeBound,
   RangeBounds,
   RangeNode,
   RegexNode,
+  SafeParseResult,
+  SearchConditionsJson,
   SizeNode,
-} from "./conditions/ast.js";
-export { assertNever } from "./conditions/ast.js";
-export type { CatalogExtension, FieldCatalog, FieldSpec } from "./conditions/catalog.js";
-export { DEFAULT_CATALOG, extendCatalog } from "./conditions/catalog.js";
-export type { CompileOptions, Predicate } from "./conditions/compile.js";
-export { compile } from "./conditions/compile.js";
-export { evaluate } from "./conditions/evaluate.js";
-export type { Issue, IssueCode, IssueDetail, LimitName, PathSegment } from "./conditions/issues.js";
-export { formatIssues, formatPath, SearchConditionsError } from "./conditions/issues.js";
-export type { ConditionLimits, ParseOptions } from "./conditions/options.js";
-export { DEFAULT_LIMITS } from "./conditions/options.js";
-// Search Conditions: parse, print, evaluate, compile, translate.
-export type { SafeParseResult } from "./conditions/parse.js";
-export { isParsedCondition, parseSearchConditions, safeParseSearchConditions } from "./conditions/parse.js";
-export type { SearchConditionsJson } from "./conditions/print.js";
-export { explain, toSearchConditions } from "./conditions/print.js";
-export { matchesEverythingByShape } from "./conditions/shape.js";
+} from "./conditions/index.js";
+export {
+  assertNever,
+  compile,
+  DEFAULT_CATALOG,
+  DEFAULT_LIMITS,
+  evaluate,
+  explain,
+  extendCatalog,
+  formatIssues,
+  formatPath,
+  isParsedCondition,
+  matchesEverythingByShape,
+  parseSearchConditions,
+  SearchConditionsError,
+  safeParseSearchConditions,
+  toSearchConditions,
+} from "./conditions/index.js";
 // Incident sets.
 export type {
   BudgetTimer,
