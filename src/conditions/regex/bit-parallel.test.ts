@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
+import { regexPatternArb } from "../../../test/arbitraries/regex.js";
 import { fcOptions } from "../../../test/support/fc.js";
 import {
   BitParallelMatcher,
@@ -54,72 +55,29 @@ const LETTERS = [
 const OTHERS = ["0", "7", "_", " ", "-", ".", "\n", "\r", "\u00a0", "\u0130", "ı"];
 
 /** A pattern from a grammar covering what RE2's parser accepts (and this project lets through). */
-const patternArb: fc.Arbitrary<string> = fc.letrec<{ re: string; atom: string; piece: string }>((tie) => ({
-  atom: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    fc.constantFrom(...LETTERS, "0", "_", " ", "-", "\\.", "\\n", "\\x{1F600}", "\\x{212A}", "\\t"),
-    fc.constantFrom(
-      ".",
-      "[ab]",
-      "[^ab]",
-      "[a-kK]",
-      "[^\\n]",
-      "[é-ÿ]",
-      "[😀-😂]",
-      "[^😀]",
-      "[\\d_]",
-      "[[:alpha:]]",
-    ),
-    fc.constantFrom(
-      "\\d",
-      "\\D",
-      "\\w",
-      "\\W",
-      "\\s",
-      "\\S",
-      "\\pL",
-      "\\p{Greek}",
-      "\\PL",
-      "\\pN",
-      "\\p{Lu}",
-    ),
-    fc.constantFrom("^", "$", "\\A", "\\z", "\\b", "\\B", "(?:)", "[^\\x00-\\x{10FFFF}]"),
-    tie("re").map((r) => `(${r})`),
-    tie("re").map((r) => `(?:${r})`),
-    tie("re").map((r) => `(?i:${r})`),
-    tie("re").map((r) => `(?s:${r})`),
-    tie("re").map((r) => `(?m:${r})`),
-    tie("re").map((r) => `(?-i:${r})`),
+const patternArb: fc.Arbitrary<string> = regexPatternArb((re) => [
+  fc.constantFrom(...LETTERS, "0", "_", " ", "-", "\\.", "\\n", "\\x{1F600}", "\\x{212A}", "\\t"),
+  fc.constantFrom(
+    ".",
+    "[ab]",
+    "[^ab]",
+    "[a-kK]",
+    "[^\\n]",
+    "[é-ÿ]",
+    "[😀-😂]",
+    "[^😀]",
+    "[\\d_]",
+    "[[:alpha:]]",
   ),
-  piece: fc.oneof(
-    tie("atom"),
-    fc
-      .tuple(
-        tie("atom"),
-        fc.constantFrom(
-          "*",
-          "+",
-          "?",
-          "*?",
-          "+?",
-          "??",
-          "{0}",
-          "{1}",
-          "{2}",
-          "{3,}",
-          "{0,2}",
-          "{1,3}",
-          "{2,4}?",
-        ),
-      )
-      .map(([a, q]) => `${a}${q}`),
-  ),
-  re: fc.oneof(
-    { depthSize: "small" },
-    fc.array(tie("piece"), { minLength: 0, maxLength: 4 }).map((parts) => parts.join("")),
-    fc.array(tie("piece"), { minLength: 2, maxLength: 3 }).map((parts) => parts.join("|")),
-  ),
-})).re;
+  fc.constantFrom("\\d", "\\D", "\\w", "\\W", "\\s", "\\S", "\\pL", "\\p{Greek}", "\\PL", "\\pN", "\\p{Lu}"),
+  fc.constantFrom("^", "$", "\\A", "\\z", "\\b", "\\B", "(?:)", "[^\\x00-\\x{10FFFF}]"),
+  re.map((r) => `(${r})`),
+  re.map((r) => `(?:${r})`),
+  re.map((r) => `(?i:${r})`),
+  re.map((r) => `(?s:${r})`),
+  re.map((r) => `(?m:${r})`),
+  re.map((r) => `(?-i:${r})`),
+]);
 
 /** A pattern, sometimes with a leading inline flag group. */
 const sourceArb = fc

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
+import { regexPatternArb } from "../../../test/arbitraries/regex.js";
 import { fcOptions } from "../../../test/support/fc.js";
 import { foldCodePoints, limitDfaMemory, measureRegex } from "./program.js";
 
@@ -10,44 +11,13 @@ function compiledInstructions(source: string, bits: number): number {
 }
 
 /** RE2 patterns built from the constructs whose count differs: repetition of every kind, groups, empties. */
-const patternArb: fc.Arbitrary<string> = fc.letrec<{ re: string; atom: string; piece: string }>((tie) => ({
-  atom: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    fc.constantFrom("a", "b", "k", "\\.", ".", "[a-c]", "[^ab]", "\\d", "\\w", "[\\x{100}-\\x{200}]"),
-    fc.constantFrom("^", "$", "\\b", "\\B", "\\A", "\\z", "(?:)", "[^\\x00-\\x{10FFFF}]", "\\pN"),
-    tie("re").map((r) => `(${r})`),
-    tie("re").map((r) => `(?:${r})`),
-    tie("re").map((r) => `(?i:${r})`),
-  ),
-  piece: fc.oneof(
-    tie("atom"),
-    fc
-      .tuple(
-        tie("atom"),
-        fc.constantFrom(
-          "*",
-          "+",
-          "?",
-          "*?",
-          "+?",
-          "??",
-          "{0}",
-          "{1}",
-          "{2}",
-          "{3,}",
-          "{0,2}",
-          "{1,3}",
-          "{2,4}?",
-        ),
-      )
-      .map(([a, q]) => `${a}${q}`),
-  ),
-  re: fc.oneof(
-    { depthSize: "small" },
-    fc.array(tie("piece"), { minLength: 0, maxLength: 4 }).map((parts) => parts.join("")),
-    fc.array(tie("piece"), { minLength: 2, maxLength: 3 }).map((parts) => parts.join("|")),
-  ),
-})).re;
+const patternArb: fc.Arbitrary<string> = regexPatternArb((re) => [
+  fc.constantFrom("a", "b", "k", "\\.", ".", "[a-c]", "[^ab]", "\\d", "\\w", "[\\x{100}-\\x{200}]"),
+  fc.constantFrom("^", "$", "\\b", "\\B", "\\A", "\\z", "(?:)", "[^\\x00-\\x{10FFFF}]", "\\pN"),
+  re.map((r) => `(${r})`),
+  re.map((r) => `(?:${r})`),
+  re.map((r) => `(?i:${r})`),
+]);
 
 describe("measureRegex", () => {
   it.each([
