@@ -819,6 +819,7 @@ export class BitParallelMatcher {
       ARRAY_OVERHEAD * arrays +
       4 *
         (rowWords +
+          shiftWords +
           W * (10 + intervals + 2 * contexts + 2 * grouped.length) +
           5 * chunkCount +
           4 * grouped.length) +
