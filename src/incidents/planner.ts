@@ -894,6 +894,12 @@ class ConstantNode implements PlanNode {
 const ROW_MODE_FRACTION = 1 / 24;
 /** An AND child selecting at most this fraction of the rows seeds row-at-a-time evaluation. */
 const SEED_FRACTION = 1 / 8;
+/**
+ * The seed fraction when the alternative is a fused scan of every row (a date interval among the
+ * children, or columns without per-code bitsets): a seed row costs about three times a scanned row, so
+ * seeding pays up to about a third of the rows; a quarter keeps a margin.
+ */
+const SCAN_SEED_FRACTION = 1 / 4;
 
 /**
  * AND of children under three-valued logic (false wins, then unknown). Evaluation: a selective child's
@@ -961,7 +967,7 @@ export class AndPlan implements PlanNode {
    * those rows are examined, row by row: a selection vector instead of column scans.
    */
   private seeded(within: Bitset | null): DenseResult | undefined {
-    const best = this.seedLeaf();
+    const best = this.seedLeaf(this.seedFraction(within));
     if (best === undefined) return undefined;
     // A hash leaf's candidates are its hits (surely true) then the rows holding an array (unknown: an
     // element may equal an operand, or not); a text leaf's, the rows of its accepted values (surely true)
@@ -1055,7 +1061,7 @@ export class AndPlan implements PlanNode {
    * `fused scan`, `fused scan with dates`, or `column scans`.
    */
   strategy(): string {
-    const seed = this.seedLeaf();
+    const seed = this.seedLeaf(this.seedFraction(null));
     if (seed !== undefined) return `seeded by ${seed.describe()}`;
     const shape = this.fusedShape();
     if (shape !== undefined) {
@@ -1069,13 +1075,28 @@ export class AndPlan implements PlanNode {
   }
 
   /**
+   * The largest fraction of the rows a seed may select: `SCAN_SEED_FRACTION` when `dense(within)` would
+   * otherwise scan every row (`fused scan`, `fused scan with dates`), else `SEED_FRACTION` (per-code
+   * bitsets and column scans work a word of 32 rows at a time).
+   */
+  private seedFraction(within: Bitset | null): number {
+    const shape = this.fusedShape();
+    if (shape === undefined || shape.codes.length > 3) return SEED_FRACTION;
+    const bitsets =
+      shape.date === undefined &&
+      within === null &&
+      this.children.every((child) => child instanceof DictionaryLeaf && child.column.keepsCodeBitsets());
+    return bitsets ? SEED_FRACTION : SCAN_SEED_FRACTION;
+  }
+
+  /**
    * The child whose rows seed a row-at-a-time pass: the most selective dictionary leaf that rejects
    * missing values, positive hash leaf, or text leaf rejecting missing and null values (by its estimate:
-   * its accepted values are known only once its table is built), when it selects at most `SEED_FRACTION` of
-   * the rows.
+   * its accepted values are known only once its table is built), when it selects at most `fraction` of
+   * the rows (`seedFraction`).
    */
-  private seedLeaf(): DictionaryLeaf | HashLeaf | TextLeaf | undefined {
-    const limit = this.size * SEED_FRACTION;
+  private seedLeaf(fraction: number): DictionaryLeaf | HashLeaf | TextLeaf | undefined {
+    const limit = this.size * fraction;
     let best: DictionaryLeaf | HashLeaf | TextLeaf | undefined;
     let bestCount = limit;
     for (const child of this.children) {
