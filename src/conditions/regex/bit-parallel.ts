@@ -895,34 +895,12 @@ export class BitParallelMatcher {
 
   /** The set of positions that start a match in context `ctx` (cached per context). */
   private initFor(ctx: number): Int32Array {
-    let init = this.initByCtx[ctx];
-    if (init === undefined) {
-      init = new Int32Array(this.words);
-      for (let k = 0; k < this.startTargets.length; k++) {
-        if (((this.startMasks[k] as number) & ~ctx) === 0) {
-          const q = this.startTargets[k] as number;
-          init[q >> 5] = (init[q >> 5] as number) | (1 << (q & 31));
-        }
-      }
-      this.initByCtx[ctx] = init;
-    }
-    return init;
+    return positionsIn(this.initByCtx, this.startTargets, this.startMasks, ctx, this.words);
   }
 
   /** The set of positions after which a match ends in context `ctx` (cached per context). */
   private acceptFor(ctx: number): Int32Array {
-    let accept = this.acceptByCtx[ctx];
-    if (accept === undefined) {
-      accept = new Int32Array(this.words);
-      for (let k = 0; k < this.acceptTargets.length; k++) {
-        if (((this.acceptMasks[k] as number) & ~ctx) === 0) {
-          const p = this.acceptTargets[k] as number;
-          accept[p >> 5] = (accept[p >> 5] as number) | (1 << (p & 31));
-        }
-      }
-      this.acceptByCtx[ctx] = accept;
-    }
-    return accept;
+    return positionsIn(this.acceptByCtx, this.acceptTargets, this.acceptMasks, ctx, this.words);
   }
 
   /** The offset in `intervalBits` of the positions whose class holds `cp`, computed on first use. */
@@ -1421,4 +1399,29 @@ export function bitParallelMatcher(compiled: RE2JS): CompiledMatcher {
     bytes: matcher.bytes + texts.reduce((sum, text) => sum + 64 + 2 * text.length, 64),
     test: (value) => holds(required, value) && matcher.test(value),
   };
+}
+
+/**
+ * The set (of `words` words) of the `targets` whose assertion mask `ctx` satisfies (every asserted context
+ * bit present), cached in `cache` per context.
+ */
+function positionsIn(
+  cache: (Int32Array | undefined)[],
+  targets: Int32Array,
+  masks: Int32Array,
+  ctx: number,
+  words: number,
+): Int32Array {
+  let set = cache[ctx];
+  if (set === undefined) {
+    set = new Int32Array(words);
+    for (let k = 0; k < targets.length; k++) {
+      if (((masks[k] as number) & ~ctx) === 0) {
+        const q = targets[k] as number;
+        set[q >> 5] = (set[q >> 5] as number) | (1 << (q & 31));
+      }
+    }
+    cache[ctx] = set;
+  }
+  return set;
 }
