@@ -328,3 +328,66 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter(value, now)).toBe(expected);
   });
 });
+
+describe("createCommandClient over HTTP: the time limit of one answer (timeoutMs)", () => {
+  const options = { baseUrl: "https://soar.example", apiKey: "key-alice", username: "alice", site: HQ };
+  /** A fetch that never answers: it settles only when its signal aborts. */
+  const silent: typeof fetch = (_url, init) =>
+    new Promise((_resolve, reject) => {
+      init?.signal?.addEventListener("abort", () => reject(init.signal?.reason), { once: true });
+    });
+
+  it("fails with a CommandClientError of status 0 when the server never answers", async () => {
+    const c = createCommandClient({ ...options, fetch: silent, timeoutMs: 50 });
+    const started = Date.now();
+    const error = await c
+      .getIncidentTimelineEntries({ incidentNumber: "20240101-1" })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CommandClientError);
+    expect((error as CommandClientError).status).toBe(0);
+    expect((error as Error).message).toBe(
+      "The request to GetIncidentTimelineEntries took longer than 50 ms.",
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("counts the body too: headers that arrive, then a body that stalls", async () => {
+    const stalling: typeof fetch = async (_url, init) => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"error":'));
+          init?.signal?.addEventListener("abort", () => controller.error(init.signal?.reason), {
+            once: true,
+          });
+        },
+      });
+      return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
+    };
+    const c = createCommandClient({ ...options, fetch: stalling, timeoutMs: 50 });
+    await expect(c.getIncidentTimelineEntries({ incidentNumber: "20240101-1" })).rejects.toThrow(
+      "took longer than 50 ms",
+    );
+  });
+
+  it("leaves the caller's own abort as it is", async () => {
+    const c = createCommandClient({ ...options, fetch: silent, timeoutMs: 60_000 });
+    const controller = new AbortController();
+    const pending = c.getIncidentTimelineEntries(
+      { incidentNumber: "20240101-1" },
+      { signal: controller.signal },
+    );
+    controller.abort(new Error("stop"));
+    await expect(pending).rejects.toThrow("stop");
+  });
+
+  it("refuses a time limit that is not a positive number", () => {
+    for (const timeoutMs of [0, -1, Number.NaN, "30" as unknown as number]) {
+      expect(() => createCommandClient({ ...options, fetch: silent, timeoutMs }), String(timeoutMs)).toThrow(
+        /'timeoutMs' must be a positive number/,
+      );
+    }
+    expect(() =>
+      createCommandClient({ ...options, fetch: silent, timeoutMs: Number.POSITIVE_INFINITY }),
+    ).not.toThrow();
+  });
+});

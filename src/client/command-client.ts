@@ -36,6 +36,12 @@ export type HttpCommandClientOptions = CommandClientCredentials & {
   maxRetryDelayMs?: number;
   /** How to wait before a retry (default `setTimeout`, aborted by the call's signal); tests pass a fake. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * The longest wait for one answer, body included, in milliseconds (default 30,000; `Infinity`: no limit):
+   * past it the request is aborted and the call fails with a `CommandClientError` of status 0. Each retry
+   * of a 429 answer gets its own time.
+   */
+  timeoutMs?: number;
 };
 
 /**
@@ -163,6 +169,8 @@ export class CommandClientError extends Error {
 
 const DEFAULT_MAX_RETRIES = 3;
 const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
+/** The default `timeoutMs` of the HTTP client: the reference server's request timeout (30 s). */
+const DEFAULT_TIMEOUT_MS = 30_000;
 /** The wait before retrying a 429 that carries no usable `Retry-After`. */
 const DEFAULT_RETRY_DELAY_MS = 1_000;
 
@@ -213,10 +221,10 @@ type Exchange = (command: string, requestBody: string, call: CallOptions) => Pro
  * Creates a typed client of the three commands, over HTTP (`baseUrl` and `apiKey` or `jwt`) or in process
  * (`handler`).
  * @param options - over HTTP: `baseUrl`, `apiKey` or `jwt`, `username`, `site`, and optionally `fetch`,
- *   `maxRetries`, `maxRetryDelayMs`, `sleep`; in process: `handler`, `username`, `site`, optionally `caller`
+ *   `maxRetries`, `maxRetryDelayMs`, `sleep`, `timeoutMs`; in process: `handler`, `username`, `site`, optionally `caller`
  * @returns a `CommandClient`
- * @throws {TypeError} over HTTP when neither or both of `apiKey` and `jwt` are given, or `baseUrl` is not
- *   a URL; in process when `handler` is not a function or a credential or `baseUrl` is given too
+ * @throws {TypeError} over HTTP when neither or both of `apiKey` and `jwt` are given, `baseUrl` is not
+ *   a URL, or `timeoutMs` is not a positive number; in process when `handler` is not a function or a credential or `baseUrl` is given too
  * @example
  * const client = createCommandClient({ baseUrl: "https://soar.example/api", apiKey: key, username: "alice",
  *   site: "Security Operations" });
@@ -346,31 +354,46 @@ function httpExchange(options: HttpCommandClientOptions): Exchange {
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
   const sleep = options.sleep ?? defaultSleep;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(typeof timeoutMs === "number" && timeoutMs > 0)) {
+    throw new TypeError(
+      `createCommandClient: 'timeoutMs' must be a positive number, found ${String(timeoutMs)}.`,
+    );
+  }
   const authHeader: Record<string, string> = hasKey ? { d3key: options.apiKey! } : { d3jwt: options.jwt! };
 
   return async (command, body, call) => {
     const url = `${base}/Command/${encodeURIComponent(command)}`;
     for (let attempt = 0; ; attempt++) {
+      const timeout = Number.isFinite(timeoutMs) ? AbortSignal.timeout(timeoutMs) : undefined;
+      const signal =
+        timeout === undefined || call.signal === undefined
+          ? (timeout ?? call.signal)
+          : AbortSignal.any([call.signal, timeout]);
+      const failed = (error: unknown): unknown => {
+        if (call.signal?.aborted) return error;
+        const why = timeout?.aborted
+          ? `took longer than ${timeoutMs} ms`
+          : `failed: ${(error as Error)?.message ?? String(error)}`;
+        return new CommandClientError(`The request to ${command} ${why}.`, {
+          status: 0,
+          command,
+          cause: error,
+        });
+      };
       let response: Response;
+      let text: string;
       try {
         response = await doFetch(url, {
           method: "POST",
           headers: { "content-type": "application/json", accept: "application/json", ...authHeader },
           body,
-          ...(call.signal === undefined ? {} : { signal: call.signal }),
+          ...(signal === undefined ? {} : { signal }),
         });
+        text = await response.text();
       } catch (error) {
-        if (call.signal?.aborted) throw error;
-        throw new CommandClientError(
-          `The request to ${command} failed: ${(error as Error)?.message ?? String(error)}`,
-          {
-            status: 0,
-            command,
-            cause: error,
-          },
-        );
+        throw failed(error);
       }
-      const text = await response.text();
       let parsed: unknown;
       try {
         parsed = text === "" ? undefined : JSON.parse(text);
