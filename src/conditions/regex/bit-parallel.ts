@@ -1122,14 +1122,9 @@ export class BitParallelMatcher {
     let state = 0;
     let id = dfa.ids.get(0) as number;
     for (let i = 0; i < length; i++) {
-      let cp = value.charCodeAt(i);
-      if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < length) {
-        const low = value.charCodeAt(i + 1);
-        if (low >= 0xdc00 && low <= 0xdfff) {
-          cp = (cp - 0xd800) * 1024 + (low - 0xdc00) + 0x10000;
-          i++;
-        }
-      }
+      // A surrogate pair is one code point; a lone surrogate is itself (as RE2 reads UTF-16).
+      const cp = value.codePointAt(i) as number;
+      if (cp > 0xffff) i++;
       const k = cp < 256 ? (latin[cp] as number) : this.intervalOf(cp);
       const cached = id >= 0 ? ((dfa.rows[id] as Int32Array)[k] as number) : 0;
       if (cached !== 0) {
@@ -1196,14 +1191,8 @@ export class BitParallelMatcher {
       let width = 1;
       if (i < length) {
         unit = value.charCodeAt(i);
-        cp = unit;
-        if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < length) {
-          const low = value.charCodeAt(i + 1);
-          if (low >= 0xdc00 && low <= 0xdfff) {
-            cp = (unit - 0xd800) * 1024 + (low - 0xdc00) + 0x10000;
-            width = 2;
-          }
-        }
+        cp = value.codePointAt(i) as number; // a surrogate pair is one code point, a lone surrogate itself
+        if (cp > 0xffff) width = 2;
       }
       if (used !== 0) {
         const next = contextOf(before, unit) & used;
@@ -1273,14 +1262,8 @@ export class BitParallelMatcher {
       let width = 1;
       if (i < length) {
         unit = value.charCodeAt(i);
-        cp = unit;
-        if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < length) {
-          const low = value.charCodeAt(i + 1);
-          if (low >= 0xdc00 && low <= 0xdfff) {
-            cp = (unit - 0xd800) * 1024 + (low - 0xdc00) + 0x10000;
-            width = 2;
-          }
-        }
+        cp = value.codePointAt(i) as number; // a surrogate pair is one code point, a lone surrogate itself
+        if (cp > 0xffff) width = 2;
       }
       const ctx = used === 0 ? 0 : contextOf(before, unit) & used;
       if (this.nullable[ctx] === 1) return true;
