@@ -391,3 +391,107 @@ describe("createCommandClient over HTTP: the time limit of one answer (timeoutMs
     ).not.toThrow();
   });
 });
+
+describe("createCommandClient over HTTP: the size limit of one answer (maxResponseBytes)", () => {
+  const options = { baseUrl: "https://soar.example", apiKey: "key-alice", username: "alice", site: HQ };
+  const ok = '{"returnData":{"Status":"Successful","Data":[]},"error":""}';
+
+  /** A fetch answering `chunks` as a stream (no Content-Length), recording whether the body was cancelled. */
+  function streaming(chunks: () => Iterable<Uint8Array>) {
+    const state = { pulled: 0, cancelled: false };
+    const fetchImpl: typeof fetch = async () => {
+      const source = chunks()[Symbol.iterator]();
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = source.next();
+          if (next.done) controller.close();
+          else {
+            state.pulled += next.value.byteLength;
+            controller.enqueue(next.value);
+          }
+        },
+        cancel() {
+          state.cancelled = true;
+        },
+      });
+      return new Response(body, { status: 200 });
+    };
+    return { fetchImpl, state };
+  }
+
+  it("reads an answer up to the limit", async () => {
+    const bytes = new TextEncoder().encode(ok);
+    const { fetchImpl } = streaming(() => [bytes.subarray(0, 5), bytes.subarray(5)]);
+    const c = createCommandClient({ ...options, fetch: fetchImpl, maxResponseBytes: bytes.length });
+    await expect(c.getIncidentTimelineEntries({ incidentNumber: "20240101-1" })).resolves.toMatchObject({
+      Data: [],
+    });
+  });
+
+  it("stops reading an endless body past the limit and closes it", async () => {
+    const { fetchImpl, state } = streaming(function* () {
+      for (;;) yield new Uint8Array(64 * 1024).fill(0x20);
+    });
+    const c = createCommandClient({ ...options, fetch: fetchImpl, maxResponseBytes: 1_000_000 });
+    const error = await c
+      .getIncidentTimelineEntries({ incidentNumber: "20240101-1" })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CommandClientError);
+    expect((error as CommandClientError).status).toBe(0);
+    expect((error as Error).message).toBe(
+      "The answer to GetIncidentTimelineEntries is longer than 1000000 bytes; it was not read.",
+    );
+    expect(state.cancelled).toBe(true);
+    expect(state.pulled).toBeLessThan(1_000_000 + 3 * 64 * 1024);
+  });
+
+  it("refuses at once a body whose Content-Length is over the limit", async () => {
+    let cancelled = false;
+    const fetchImpl: typeof fetch = async () =>
+      new Response(
+        new ReadableStream({
+          cancel() {
+            cancelled = true;
+          },
+        }),
+        { status: 200, headers: { "content-length": "2000" } },
+      );
+    const c = createCommandClient({ ...options, fetch: fetchImpl, maxResponseBytes: 1999 });
+    await expect(c.getIncidentTimelineEntries({ incidentNumber: "20240101-1" })).rejects.toMatchObject({
+      status: 0,
+      message: "The answer to GetIncidentTimelineEntries is longer than 1999 bytes; it was not read.",
+    });
+    expect(cancelled).toBe(true);
+  });
+
+  it("counts bytes, not characters, and decodes UTF-8 split across chunks", async () => {
+    const text = '{"returnData":{"Status":"Successful","Data":[{"Note":"é€😀"}]},"error":""}';
+    const bytes = new TextEncoder().encode(text);
+    const chunks = [...bytes].map((b) => new Uint8Array([b]));
+    const c1 = createCommandClient({
+      ...options,
+      fetch: streaming(() => chunks).fetchImpl,
+      maxResponseBytes: bytes.length,
+    });
+    await expect(c1.getIncidentTimelineEntries({ incidentNumber: "20240101-1" })).resolves.toMatchObject({
+      Data: [{ Note: "é€😀" }],
+    });
+    const c2 = createCommandClient({
+      ...options,
+      fetch: streaming(() => chunks).fetchImpl,
+      maxResponseBytes: text.length,
+    });
+    await expect(c2.getIncidentTimelineEntries({ incidentNumber: "20240101-1" })).rejects.toMatchObject({
+      status: 0,
+    });
+  });
+
+  it("refuses a size limit that is not a positive number", () => {
+    for (const maxResponseBytes of [0, -1, Number.NaN, "30" as unknown as number]) {
+      expect(
+        () => createCommandClient({ ...options, fetch: streaming(() => []).fetchImpl, maxResponseBytes }),
+        String(maxResponseBytes),
+      ).toThrow(/'maxResponseBytes' must be a positive number/);
+    }
+  });
+});

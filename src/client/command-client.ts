@@ -42,6 +42,12 @@ export type HttpCommandClientOptions = CommandClientCredentials & {
    * of a 429 answer gets its own time.
    */
   timeoutMs?: number;
+  /**
+   * The largest answer body read, in bytes (default 256 MiB; `Infinity`: no limit). A longer body (by its
+   * `Content-Length`, or as it arrives) is not read further: the connection is closed and the call fails
+   * with a `CommandClientError` of status 0, so a misbehaving server cannot exhaust the caller's memory.
+   */
+  maxResponseBytes?: number;
 };
 
 /**
@@ -171,6 +177,8 @@ const DEFAULT_MAX_RETRIES = 3;
 const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
 /** The default `timeoutMs` of the HTTP client: the reference server's request timeout (30 s). */
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The default `maxResponseBytes` of the HTTP client: 256 MiB. */
+const DEFAULT_MAX_RESPONSE_BYTES = 256 * 2 ** 20;
 /** The wait before retrying a 429 that carries no usable `Retry-After`. */
 const DEFAULT_RETRY_DELAY_MS = 1_000;
 
@@ -221,10 +229,10 @@ type Exchange = (command: string, requestBody: string, call: CallOptions) => Pro
  * Creates a typed client of the three commands, over HTTP (`baseUrl` and `apiKey` or `jwt`) or in process
  * (`handler`).
  * @param options - over HTTP: `baseUrl`, `apiKey` or `jwt`, `username`, `site`, and optionally `fetch`,
- *   `maxRetries`, `maxRetryDelayMs`, `sleep`, `timeoutMs`; in process: `handler`, `username`, `site`, optionally `caller`
+ *   `maxRetries`, `maxRetryDelayMs`, `sleep`, `timeoutMs`, `maxResponseBytes`; in process: `handler`, `username`, `site`, optionally `caller`
  * @returns a `CommandClient`
  * @throws {TypeError} over HTTP when neither or both of `apiKey` and `jwt` are given, `baseUrl` is not
- *   a URL, or `timeoutMs` is not a positive number; in process when `handler` is not a function or a credential or `baseUrl` is given too
+ *   a URL, or `timeoutMs` or `maxResponseBytes` is not a positive number; in process when `handler` is not a function or a credential or `baseUrl` is given too
  * @example
  * const client = createCommandClient({ baseUrl: "https://soar.example/api", apiKey: key, username: "alice",
  *   site: "Security Operations" });
@@ -360,6 +368,12 @@ function httpExchange(options: HttpCommandClientOptions): Exchange {
       `createCommandClient: 'timeoutMs' must be a positive number, found ${String(timeoutMs)}.`,
     );
   }
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  if (!(typeof maxResponseBytes === "number" && maxResponseBytes > 0)) {
+    throw new TypeError(
+      `createCommandClient: 'maxResponseBytes' must be a positive number, found ${String(maxResponseBytes)}.`,
+    );
+  }
   const authHeader: Record<string, string> = hasKey ? { d3key: options.apiKey! } : { d3jwt: options.jwt! };
 
   return async (command, body, call) => {
@@ -390,8 +404,14 @@ function httpExchange(options: HttpCommandClientOptions): Exchange {
           body,
           ...(signal === undefined ? {} : { signal }),
         });
-        text = await response.text();
+        text = await readBody(response, maxResponseBytes);
       } catch (error) {
+        if (error instanceof ResponseTooLarge) {
+          throw new CommandClientError(
+            `The answer to ${command} is longer than ${maxResponseBytes} bytes; it was not read.`,
+            { status: 0, command },
+          );
+        }
         throw failed(error);
       }
       let parsed: unknown;
@@ -424,6 +444,39 @@ function httpExchange(options: HttpCommandClientOptions): Exchange {
       return objectBody(command, parsed);
     }
   };
+}
+
+/** Thrown by `readBody` when an answer is longer than allowed. */
+class ResponseTooLarge extends Error {}
+
+/**
+ * Reads a response body as UTF-8 text (invalid sequences replaced, as `Response.text()` does), at most
+ * `maxBytes` bytes: a longer body (by its `Content-Length`, or as it arrives) is cancelled, which closes the
+ * connection.
+ * @throws {ResponseTooLarge} when the body is longer than `maxBytes`
+ */
+async function readBody(response: Response, maxBytes: number): Promise<string> {
+  if (!Number.isFinite(maxBytes)) return response.text();
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw new ResponseTooLarge();
+  }
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    length += value.byteLength;
+    if (length > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new ResponseTooLarge();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
 }
 
 function messageOf(body: unknown, response: Response): string {
