@@ -6,7 +6,7 @@
  */
 
 import { constants } from "node:buffer";
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import { findDuplicateKey } from "../commands/json-duplicate-keys.js";
 import { duplicateKeyMessage } from "../commands/json-text-param.js";
@@ -20,20 +20,22 @@ import { DEFAULT_MAX_LINE_LENGTH, describeShape, formatPosition, readRecords } f
 import { describeSystemError, type InputSource, openInput } from "./source.js";
 
 /**
- * Reads a JSON argument: the text itself, or `@path` for a file's contents.
- * @throws {CliError} `noInput` when the file cannot be read; `invalid` when the text is not JSON, or when
- *   one of its objects repeats a key (docs/semantics.md 3.1, "Duplicate keys")
+ * The largest `@file` JSON argument read, in bytes (16 MiB): far above any Search Conditions within the
+ * default limits of docs/semantics.md 1.7 (1,000 nodes), and small enough that `@/dev/zero` or a mistyped
+ * path to a large export fails at once instead of filling the memory.
+ */
+export const MAX_JSON_ARGUMENT_BYTES = 16 * 2 ** 20;
+
+/**
+ * Reads a JSON argument: the text itself, or `@path` for a file's contents (at most
+ * `MAX_JSON_ARGUMENT_BYTES`; a file, a pipe or a device alike).
+ * @throws {CliError} `noInput` when the file cannot be read; `invalid` when it is longer than
+ *   `MAX_JSON_ARGUMENT_BYTES`, when the text is not JSON, or when one of its objects repeats a key
+ *   (docs/semantics.md 3.1, "Duplicate keys")
  */
 export async function readJsonArgument(argument: string, what: string): Promise<unknown> {
   let text = argument;
-  if (argument.startsWith("@")) {
-    const path = argument.slice(1);
-    try {
-      text = await readFile(path, "utf8");
-    } catch (error) {
-      throw new CliError(`Cannot read ${what} from '${path}': ${describeSystemError(error)}`, EXIT.noInput);
-    }
-  }
+  if (argument.startsWith("@")) text = await readArgumentFile(argument.slice(1), what);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -48,6 +50,41 @@ export async function readJsonArgument(argument: string, what: string): Promise<
   if (duplicate !== undefined)
     throw new CliError(duplicateKeyMessage(`The ${what}`, duplicate, "repeat"), EXIT.invalid);
   return value;
+}
+
+/** Reads an `@file` argument as UTF-8, stopping one byte past `MAX_JSON_ARGUMENT_BYTES`. */
+async function readArgumentFile(path: string, what: string): Promise<string> {
+  const cannot = (error: unknown) =>
+    new CliError(`Cannot read ${what} from '${path}': ${describeSystemError(error)}`, EXIT.noInput);
+  let file: Awaited<ReturnType<typeof open>>;
+  try {
+    file = await open(path, "r");
+  } catch (error) {
+    throw cannot(error);
+  }
+  try {
+    const buffer = Buffer.alloc(MAX_JSON_ARGUMENT_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      let read: number;
+      try {
+        ({ bytesRead: read } = await file.read(buffer, length, buffer.length - length, null));
+      } catch (error) {
+        throw cannot(error);
+      }
+      if (read === 0) break;
+      length += read;
+      if (length > MAX_JSON_ARGUMENT_BYTES) {
+        throw new CliError(
+          `The ${what} in '${path}' are longer than ${MAX_JSON_ARGUMENT_BYTES} bytes, the most this tool reads from a file argument.`,
+          EXIT.invalid,
+        );
+      }
+    }
+    return new TextDecoder().decode(buffer.subarray(0, length));
+  } finally {
+    await file.close().catch(() => {});
+  }
 }
 
 /**
