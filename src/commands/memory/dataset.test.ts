@@ -349,6 +349,19 @@ describe("parseDataset", () => {
     expect(result.issues[0]!.message).toMatch(/^Expected a JSON document: /);
   });
 
+  it("names the largest exact integer when an id is an integer beyond it", () => {
+    const result = validateDataset(withList("incidents", [{ IncidentId: 2 ** 60, Number: "1", Site: "HQ" }]));
+    expect(result.ok).toBe(false);
+    expect(result.ok ? [] : result.issues).toEqual([
+      {
+        code: "invalid_type",
+        path: ["incidents", 0, "IncidentId"],
+        message:
+          "Expected an integer of at least 1 and at most 9007199254740991 (2^53 − 1, the largest exact integer), found the number 1152921504606847000.",
+      },
+    ]);
+  });
+
   it("parses and validates", () => {
     expect(parseDataset(JSON.stringify(BASE)).ok).toBe(true);
     expect(parseDataset('{"sites": [{"name": ""}]}')).toEqual({

@@ -221,7 +221,12 @@ function readValue(
         !Number.isSafeInteger(value) ||
         value < (rule.min ?? Number.MIN_SAFE_INTEGER)
       ) {
-        out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, pathOf(base, key));
+        // An integer past 2^53 − 1 loses digits in JSON.parse: say so, not "not an integer".
+        const unsafe = Number.isInteger(value) && !Number.isSafeInteger(value);
+        const expected = unsafe
+          ? `${expectedOf(rule)} and at most ${Number.MAX_SAFE_INTEGER} (2^53 − 1, the largest exact integer)`
+          : expectedOf(rule);
+        out.add({ code: "invalid_type", expected, found: value }, pathOf(base, key));
         return INVALID;
       }
       return value;
