@@ -66,6 +66,14 @@ export const TEXT_FIELDS = [
 const text = { kind: "text" } as const;
 
 /**
+ * The field whose value orders incidents (docs/semantics.md 1.9, "The order of incidents"): the first sort
+ * key of "the first matching incident", in the set and in the MongoDB and SQL translations alike.
+ */
+export const ORDER_FIELD = "CreatedUtcTime";
+/** The tie-break field of the order of incidents (docs/semantics.md 1.9): the second sort key. */
+export const ID_FIELD = "IncidentId";
+
+/**
  * The default catalogue: the 15 documented fields of specification 2.3 with the kinds and labels of
  * docs/semantics.md 1.6; `IngestionType` and `Status` are alternative fields.
  */

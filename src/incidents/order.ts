@@ -11,13 +11,12 @@
  * `IncidentSet` (typed arrays, no comparator calls), and `ORDER_FIELD`/`ID_FIELD` name the sort of a
  * database query (`toMongoFind`).
  */
+
+import { ID_FIELD, ORDER_FIELD } from "../conditions/catalog.js";
 import { recordDateValue } from "../conditions/dates.js";
 import { ownDataValue } from "./columns.js";
 
-/** The field whose value orders incidents (docs/semantics.md 1.9): the first sort key. */
-export const ORDER_FIELD = "CreatedUtcTime";
-/** The tie-break field of the order (docs/semantics.md 1.9): the second sort key. */
-export const ID_FIELD = "IncidentId";
+export { ID_FIELD, ORDER_FIELD };
 
 /**
  * The first sort key of an incident (docs/semantics.md 1.9).

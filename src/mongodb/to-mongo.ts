@@ -28,12 +28,11 @@ import {
   type Operand,
   type RangeBound,
 } from "../conditions/ast.js";
-import { isForbiddenSegment } from "../conditions/catalog.js";
+import { ID_FIELD, isForbiddenSegment, ORDER_FIELD } from "../conditions/catalog.js";
 import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "../conditions/dates.js";
 import { boundOperator } from "../conditions/operators.js";
 import { requireParsedCondition } from "../conditions/parse.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
-import { ID_FIELD, ORDER_FIELD } from "../incidents/order.js";
 import { toMongoRegex } from "./regex-dialect.js";
 
 /** A MongoDB filter document (the `filter` of `find`, `findOne`, `countDocuments`, `$match`). */
