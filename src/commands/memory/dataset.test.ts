@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../../test/support/fc.js";
 import { DEFAULT_CATALOG, extendCatalog } from "../../conditions/catalog.js";
 import { DEFAULT_PROGRESS_INTERVAL, MAX_DATASET_ISSUES, parseDataset, validateDataset } from "./dataset.js";
+import { loadSampleDataset } from "./sample-dataset.js";
 
 const BASE = {
   sites: [{ name: "HQ", timeZone: "America/New_York" }, { name: "Lab" }],
@@ -347,6 +348,36 @@ describe("parseDataset", () => {
     expect(result.issues).toHaveLength(1);
     expect(result.issues[0]!.path).toEqual([]);
     expect(result.issues[0]!.message).toMatch(/^Expected a JSON document: /);
+  });
+
+  it("returns a deep copy: no object or array of the result is one of the input's", () => {
+    // createMemoryBackend relies on this: it keeps the validated dataset without cloning it again.
+    const sample = loadSampleDataset() as { incidents: Record<string, unknown>[] };
+    sample.incidents.push({
+      ...sample.incidents[0],
+      IncidentId: 999_999,
+      Number: "nested-1",
+      Custom: { a: [1, { b: [null, { c: "d" }] }], e: [] },
+    });
+    const result = validateDataset(sample);
+    if (!result.ok) throw new Error(JSON.stringify(result.issues));
+    const inputObjects = new Set<object>();
+    const collect = (value: unknown) => {
+      if (typeof value !== "object" || value === null) return;
+      inputObjects.add(value);
+      for (const child of Object.values(value)) collect(child);
+    };
+    collect(sample);
+    const shared: string[] = [];
+    const check = (value: unknown, path: string) => {
+      if (typeof value !== "object" || value === null) return;
+      if (inputObjects.has(value)) shared.push(path);
+      for (const [key, child] of Object.entries(value)) check(child, `${path}.${key}`);
+    };
+    check(result.dataset, "$");
+    expect(shared).toEqual([]);
+    const custom = result.dataset.incidents!.at(-1)!.Custom as { a: unknown[] };
+    expect(custom).toEqual({ a: [1, { b: [null, { c: "d" }] }], e: [] });
   });
 
   it("names the largest exact integer when an id is an integer beyond it", () => {

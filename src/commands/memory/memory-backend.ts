@@ -243,7 +243,8 @@ export function createMemoryBackend(
     if (!validated.ok) throw new DatasetError(validated.issues);
     return validated.dataset;
   })();
-  let state = buildState(structuredClone(initial), setOptions);
+  // validateDataset returns a deep copy that shares nothing with `dataset` (tested in dataset.test.ts).
+  let state = buildState(initial, setOptions);
   const clock = options.clock ?? (() => new Date());
   const now = (): Date => {
     const time = clock();
