@@ -433,14 +433,12 @@ describe("createCommandClient over HTTP: the size limit of one answer (maxRespon
       for (;;) yield new Uint8Array(64 * 1024).fill(0x20);
     });
     const c = createCommandClient({ ...options, fetch: fetchImpl, maxResponseBytes: 1_000_000 });
-    const error = await c
-      .getIncidentTimelineEntries({ incidentNumber: "20240101-1" })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(CommandClientError);
-    expect((error as CommandClientError).status).toBe(0);
-    expect((error as Error).message).toBe(
-      "The answer to GetIncidentTimelineEntries is longer than 1000000 bytes; it was not read.",
-    );
+    const pending = c.getIncidentTimelineEntries({ incidentNumber: "20240101-1" });
+    await expect(pending).rejects.toBeInstanceOf(CommandClientError);
+    await expect(pending).rejects.toMatchObject({
+      status: 0,
+      message: "The answer to GetIncidentTimelineEntries is longer than 1000000 bytes; it was not read.",
+    });
     expect(state.cancelled).toBe(true);
     expect(state.pulled).toBeLessThan(1_000_000 + 3 * 64 * 1024);
   });
