@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { BERLIN, DATASET, HQ, setup } from "../../test/support/commands-fixtures.js";
+import { SPEC_TIMELINE_ENTRY_ORDER } from "../../test/support/spec-order.js";
 
 const COMMAND = "GetIncidentTimelineEntries";
 
@@ -32,18 +33,7 @@ describe("GetIncidentTimelineEntries: success", () => {
       body: { error: "", returnData: { Status: "Successful", Data: wire([11, 10, 12, 13]) } },
     });
     const first = (response.body as { returnData: { Data: object[] } }).returnData.Data[0]!;
-    expect(Object.keys(first)).toEqual([
-      "TimelineID",
-      "Time",
-      "Summary",
-      "Note",
-      "EventType",
-      "Tactic",
-      "Technique",
-      "RiskLevel",
-      "Description",
-      "Author",
-    ]);
+    expect(Object.keys(first)).toEqual([...SPEC_TIMELINE_ENTRY_ORDER]);
   });
 
   it.each([

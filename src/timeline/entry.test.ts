@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
+import { SPEC_TIMELINE_ENTRY_ORDER } from "../../test/support/spec-order.js";
 import { referenceIsValidTimelineTime } from "../../test/support/timeline-time-reference.js";
 import {
   formatTimelineProblems,
@@ -72,18 +73,7 @@ describe("validateTimelineEntries (specification 2.2)", () => {
     expect(result).toEqual({ ok: true, entries: [VALID] });
     if (!result.ok) return;
     const [entry] = result.entries;
-    expect(Object.keys(entry!)).toEqual([
-      "TimelineID",
-      "Time",
-      "Summary",
-      "Note",
-      "EventType",
-      "Tactic",
-      "Technique",
-      "RiskLevel",
-      "Description",
-      "Author",
-    ]);
+    expect(Object.keys(entry!)).toEqual([...SPEC_TIMELINE_ENTRY_ORDER]);
     expect(entry).not.toBe(input[0]);
     expect(entry!.Tactic).not.toBe(input[0]!.Tactic);
     expect(input[0]).toHaveProperty("Host", "extra");
@@ -176,20 +166,7 @@ describe("validateTimelineEntries (specification 2.2)", () => {
       [2, "", "not_object"],
       [3, "", "not_object"],
       [4, "", "not_object"],
-      ...(
-        [
-          "TimelineID",
-          "Time",
-          "Summary",
-          "Note",
-          "EventType",
-          "Tactic",
-          "Technique",
-          "RiskLevel",
-          "Description",
-          "Author",
-        ] as const
-      ).map((field) => [5, field, "missing_field"]),
+      ...SPEC_TIMELINE_ENTRY_ORDER.map((field) => [5, field, "missing_field"]),
     ]);
   });
 
@@ -239,18 +216,7 @@ describe("validateTimelineEntries (specification 2.2)", () => {
 });
 
 describe("validateTimelineEntries: the fast path and the detailed path agree (property)", () => {
-  const FIELDS = [
-    "TimelineID",
-    "Time",
-    "Summary",
-    "Note",
-    "EventType",
-    "Tactic",
-    "Technique",
-    "RiskLevel",
-    "Description",
-    "Author",
-  ] as const;
+  const FIELDS = SPEC_TIMELINE_ENTRY_ORDER;
   /** An independent statement of the rule of specification 2.2 for one field's value. */
   const validField = (field: (typeof FIELDS)[number], value: unknown): boolean => {
     if (field === "TimelineID") return Number.isSafeInteger(value);

@@ -6,6 +6,8 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/exit-codes.js";
 import { runCli } from "../../src/cli/program.js";
+import { CLI_INCIDENTS } from "../support/cli-incidents.js";
+import { SPEC_TIMELINE_ENTRY_ORDER } from "../support/spec-order.js";
 
 /** Runs the CLI in-process and captures what it prints. */
 async function run(...argv: string[]) {
@@ -41,27 +43,7 @@ function file(name: string, content: string, encoding: BufferEncoding = "utf8"):
 }
 
 const incidents = [
-  {
-    IncidentId: 3,
-    Number: "INC-3",
-    Severity: "High",
-    Title: "Phishing mail",
-    CreatedUtcTime: "2024-03-01T00:00:00Z",
-  },
-  {
-    IncidentId: 1,
-    Number: "INC-1",
-    Severity: "High",
-    Title: "Phishing link",
-    CreatedUtcTime: "2024-02-01T00:00:00Z",
-  },
-  {
-    IncidentId: 2,
-    Number: "INC-2",
-    Severity: "Low",
-    Title: "Port scan",
-    CreatedUtcTime: "2024-01-01T00:00:00Z",
-  },
+  ...CLI_INCIDENTS,
   { IncidentId: 0, Number: "INC-0", Severity: "High", Title: "Phishing, undated" },
 ];
 const arrayFile = file("incidents.json", JSON.stringify(incidents, null, 2));
@@ -379,18 +361,7 @@ describe("incident-query as an operator's tool (issue 13)", () => {
     expect(code).toBe(EXIT.ok);
     const entries = JSON.parse(out) as Record<string, unknown>[];
     expect(entries.length).toBeGreaterThan(0);
-    expect(Object.keys(entries[0]!)).toEqual([
-      "TimelineID",
-      "Time",
-      "Summary",
-      "Note",
-      "EventType",
-      "Tactic",
-      "Technique",
-      "RiskLevel",
-      "Description",
-      "Author",
-    ]);
+    expect(Object.keys(entries[0]!)).toEqual([...SPEC_TIMELINE_ENTRY_ORDER]);
     const wrong = await run("timeline", "--data", arrayFile, "--incident", "1");
     expect(wrong.code).toBe(EXIT.dataError);
     expect(wrong.err).toContain(

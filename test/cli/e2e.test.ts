@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/exit-codes.js";
+import { CLI_INCIDENTS } from "../support/cli-incidents.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const MAIN = join(ROOT, "dist/cli/main.js");
@@ -36,29 +37,7 @@ function file(name: string, content: string | Buffer): string {
   return path;
 }
 
-const incidents = [
-  {
-    IncidentId: 3,
-    Number: "INC-3",
-    Severity: "High",
-    Title: "Phishing mail",
-    CreatedUtcTime: "2024-03-01T00:00:00Z",
-  },
-  {
-    IncidentId: 1,
-    Number: "INC-1",
-    Severity: "High",
-    Title: "Phishing link",
-    CreatedUtcTime: "2024-02-01T00:00:00Z",
-  },
-  {
-    IncidentId: 2,
-    Number: "INC-2",
-    Severity: "Low",
-    Title: "Port scan",
-    CreatedUtcTime: "2024-01-01T00:00:00Z",
-  },
-];
+const incidents = CLI_INCIDENTS;
 const ndjson = `${incidents.map((i) => JSON.stringify(i)).join("\n")}\n`;
 const entry = (id: number) => ({
   TimelineID: id,
