@@ -14,7 +14,7 @@
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CREATED_FROM_MS, type GeneratedIncident } from "./generate-incidents.js";
 
@@ -75,7 +75,17 @@ export interface PeerModules {
   readonly versions: Readonly<Record<string, string>>;
 }
 
-const benchDir = dirname(fileURLToPath(import.meta.url));
+/**
+ * The folder `bench/` (its `node_modules` holds the peers, `results/` the saved runs), whether this module
+ * runs from the sources or compiled into `bench/.build/bench/` (`npm run bench:build`).
+ */
+export const BENCH_DIR = (() => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return basename(dirname(dirname(here))) === "bench" && basename(dirname(here)) === ".build"
+    ? dirname(dirname(here))
+    : here;
+})();
+const benchDir = BENCH_DIR;
 const PEER_PACKAGES = ["arquero", "@duckdb/node-api", "roaring"] as const;
 
 /**

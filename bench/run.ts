@@ -19,7 +19,6 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { Query } from "mingo";
@@ -39,6 +38,7 @@ import {
 } from "./harness.js";
 import {
   arqueroCount,
+  BENCH_DIR,
   buildArquero,
   buildDuckDb,
   buildRoaring,
@@ -551,7 +551,7 @@ async function main(): Promise<void> {
     write(`\ntargets on ${largest.size.toLocaleString("en-US")} incidents:`);
     for (const t of reached) write(`  ${t.met ? "MET " : "MISS"} ${t.name}: ${t.reached} (goal ${t.goal})`);
   }
-  const out = join(dirname(fileURLToPath(import.meta.url)), "results", "latest.json");
+  const out = join(BENCH_DIR, "results", "latest.json");
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(
     out,

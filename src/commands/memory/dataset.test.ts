@@ -352,7 +352,7 @@ describe("parseDataset", () => {
 
   it("returns a deep copy: no object or array of the result is one of the input's", () => {
     // createMemoryBackend relies on this: it keeps the validated dataset without cloning it again.
-    const sample = loadSampleDataset() as { incidents: Record<string, unknown>[] };
+    const sample = loadSampleDataset() as unknown as { incidents: Record<string, unknown>[] };
     sample.incidents.push({
       ...sample.incidents[0],
       IncidentId: 999_999,

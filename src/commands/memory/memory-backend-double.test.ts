@@ -153,14 +153,15 @@ describe("the playbook-run hook", () => {
 
 describe("changes after creation", () => {
   it("is never changed by later changes to the dataset object it was created from", async () => {
-    const dataset = buildDataset() as { incidents: Record<string, unknown>[] };
-    dataset.incidents[0]!.Tags = ["a", { nested: ["b"] }];
+    const dataset = buildDataset();
+    const incidents = dataset.incidents as unknown as Record<string, unknown>[];
+    incidents[0]!.Tags = ["a", { nested: ["b"] }];
     const backend = createMemoryBackend(dataset);
     const before = backend.snapshot();
-    dataset.incidents[0]!.Severity = "High";
-    (dataset.incidents[0]!.Tags as unknown[]).push("c");
-    ((dataset.incidents[0]!.Tags as { nested: string[] }[])[1]!.nested as string[]).push("d");
-    dataset.incidents.push({ ...dataset.incidents[0], IncidentId: 99 });
+    incidents[0]!.Severity = "High";
+    (incidents[0]!.Tags as unknown[]).push("c");
+    ((incidents[0]!.Tags as { nested: string[] }[])[1]!.nested as string[]).push("d");
+    incidents.push({ ...incidents[0], IncidentId: 99 });
     expect(backend.snapshot()).toEqual(before);
     const high = parseSearchConditions({ Severity: "High" });
     expect(await backend.findFirstIncident(FIXTURE_SITE, high)).toBeUndefined();
