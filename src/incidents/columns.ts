@@ -18,7 +18,7 @@
  * throws is missing. Caller objects are never modified.
  */
 
-import { dateFieldMs } from "../conditions/dates.js";
+import { dateFieldMs, isoUtcMs } from "../conditions/dates.js";
 import { type Bitset, emptyBitset } from "./bitset.js";
 
 /**
@@ -74,6 +74,35 @@ export const MAX_CODE_BITSETS = 24;
 /** The default number of distinct values past which a dictionary column is dropped (not selective enough to encode). */
 export const DEFAULT_MAX_DICTIONARY = 4096;
 
+/** Slots of a dictionary column's cache of ASCII bytes → code (`codeOfAscii`). */
+const ASCII_CACHE_SLOTS = 4096;
+/** Values longer than this are not cached by their bytes. */
+const ASCII_CACHE_MAX_BYTES = 64;
+
+/**
+ * A cheap hash of the bytes `b[start, end)` for the dictionary's cache: the length and the first two, the
+ * middle and the last two bytes (labels differ there; a collision only costs a cache miss).
+ */
+function sampleHash(b: Uint8Array, start: number, end: number): number {
+  const length = end - start;
+  if (length === 0) return 0;
+  const h =
+    Math.imul(length, 0x9e3779b1) ^
+    (b[start]! << 2) ^
+    (b[start + (length > 1 ? 1 : 0)]! << 7) ^
+    (b[start + (length >>> 1)]! << 12) ^
+    (b[Math.max(end - 2, start)]! << 17) ^
+    (b[end - 1]! << 22);
+  return h ^ (h >>> 13);
+}
+
+/** A hash of the bytes `b[start, end)` (FNV-1a, signed 32 bits): equal for equal bytes, that is all. */
+function hashAscii(b: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  return h ^ (h >>> 15);
+}
+
 /**
  * One field's scalar values dictionary-encoded. `values[code]` is the value of a code ≥ 3; `counts[code]`
  * the number of rows with that code. Dropped (`dropped`, arrays released) when the field has more than
@@ -92,6 +121,12 @@ export class DictionaryColumn {
   private rowPostingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
   /** Per-code row bitsets (low-cardinality columns only), built on demand by `codeBitsets()`. */
   private codeBitsCache: Bitset[] | undefined;
+  /**
+   * A direct-mapped cache from the ASCII bytes of a string value to its code (`codeOfAscii`): per slot, the
+   * bytes' hash and the code (0 when empty). Allocated on first use.
+   */
+  private asciiHashes: Int32Array | undefined;
+  private asciiCodes: Int32Array | undefined;
 
   constructor(field: string, capacity: number, maxDictionary: number) {
     this.field = field;
@@ -135,8 +170,52 @@ export class DictionaryColumn {
     return this.index.get(value);
   }
 
+  /**
+   * The code of the string whose ASCII bytes are `b[start, end)`, when the cache of `rememberAscii` holds
+   * it; -1 otherwise (then read the string and `set` it). Exact: a cached code is checked against its value.
+   */
+  codeOfAscii(b: Uint8Array, start: number, end: number): number {
+    const codes = this.asciiCodes;
+    const length = end - start;
+    if (codes === undefined || length > ASCII_CACHE_MAX_BYTES) return -1;
+    const h = sampleHash(b, start, end);
+    const slot = h & (ASCII_CACHE_SLOTS - 1);
+    const code = codes[slot]!;
+    if (code === 0 || this.asciiHashes![slot] !== h) return -1;
+    const value = this.values[code];
+    if (typeof value !== "string" || value.length !== length) return -1;
+    for (let i = 0; i < length; i++) if (value.charCodeAt(i) !== b[start + i]) return -1;
+    return code;
+  }
+
+  /** Caches the code of the string whose ASCII bytes are `b[start, end)`, when the column holds it. */
+  rememberAscii(b: Uint8Array, start: number, end: number, value: string): void {
+    if (this.dropped || end - start > ASCII_CACHE_MAX_BYTES) return;
+    const code = this.index.get(value);
+    if (code === undefined) return;
+    if (this.asciiCodes === undefined) {
+      this.asciiCodes = new Int32Array(ASCII_CACHE_SLOTS);
+      this.asciiHashes = new Int32Array(ASCII_CACHE_SLOTS);
+    }
+    const h = sampleHash(b, start, end);
+    this.asciiCodes[h & (ASCII_CACHE_SLOTS - 1)] = code;
+    this.asciiHashes![h & (ASCII_CACHE_SLOTS - 1)] = h;
+  }
+
+  /** Stores row `row`'s value by its code (one `codeOfAscii` gave). */
+  setCode(row: number, code: number, capacity: number): void {
+    if (row >= this.codes.length) this.codes = grow(this.codes, capacity);
+    this.codes[row] = code;
+    this.counts[code]!++;
+    this.postingCache = undefined;
+    this.rowPostingCache = undefined;
+    this.codeBitsCache = undefined;
+  }
+
   private drop(): void {
     this.dropped = true;
+    this.asciiCodes = undefined;
+    this.asciiHashes = undefined;
     this.codes = new Uint8Array(0);
     this.values.length = 0;
     this.counts.length = 0;
@@ -266,9 +345,81 @@ export class DateColumn {
     if (state === DATE_COMPLEX) this.complexRows.push(row);
   }
 
+  /**
+   * Stores row `row`'s value, the string of the ASCII bytes `b[start, end)`, as `set` would store that
+   * string (`isoUtcMsAscii` reads it without building it).
+   */
+  setAscii(row: number, b: Uint8Array, start: number, end: number, capacity: number): void {
+    if (row >= this.ms.length) {
+      this.ms = grow(this.ms, capacity);
+      this.states = grow(this.states, capacity);
+    }
+    const ms = isoUtcMsAscii(b, start, end);
+    const state = Number.isNaN(ms) ? DATE_OTHER : DATE_VALUE;
+    this.ms[row] = ms;
+    this.states[row] = state;
+    this.counts[state]!++;
+  }
+
   bytes(): number {
     return this.ms.byteLength + this.states.byteLength;
   }
+}
+
+/**
+ * `isoUtcMs` (the one ISO-8601 UTC reader, docs/semantics.md 1.5) of the string whose ASCII bytes are
+ * `b[start, end)`, without building the string: the 20-byte form `YYYY-MM-DDTHH:MM:SSZ` is read here, any
+ * other length by `isoUtcMs` itself.
+ */
+export function isoUtcMsAscii(b: Uint8Array, start: number, end: number): number {
+  if (end - start !== 20) {
+    if (end - start !== 24) return Number.NaN;
+    let text = "";
+    for (let i = start; i < end; i++) text += String.fromCharCode(b[i]!);
+    return isoUtcMs(text);
+  }
+  if (
+    b[start + 4] !== 45 ||
+    b[start + 7] !== 45 ||
+    b[start + 10] !== 84 ||
+    b[start + 13] !== 58 ||
+    b[start + 16] !== 58 ||
+    b[start + 19] !== 90
+  ) {
+    return Number.NaN;
+  }
+  const hi = digitPair(b, start);
+  const lo = digitPair(b, start + 2);
+  const month = digitPair(b, start + 5);
+  const day = digitPair(b, start + 8);
+  const hour = digitPair(b, start + 11);
+  const minute = digitPair(b, start + 14);
+  const second = digitPair(b, start + 17);
+  if (hi < 0 || lo < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23) return Number.NaN;
+  if (minute < 0 || minute > 59 || second < 0 || second > 59) return Number.NaN;
+  const year = hi * 100 + lo;
+  const leap = month === 2 && (year % 4 === 0 && year % 100 !== 0 ? true : year % 400 === 0);
+  if (day > DAYS_IN_MONTH[month]! + (leap ? 1 : 0)) return Number.NaN;
+  return daysFromCivil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000;
+}
+
+/** Two ASCII digits at `i` as a number, or -1 when either is not a digit. */
+function digitPair(b: Uint8Array, i: number): number {
+  const a = b[i]! - 48;
+  const c = b[i + 1]! - 48;
+  return a < 0 || a > 9 || c < 0 || c > 9 ? -1 : a * 10 + c;
+}
+
+const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -305,4 +456,130 @@ export class HashIndex {
   get size(): number {
     return this.map.size;
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Value ids
+
+/**
+ * The ids of the distinct scalar values of a column (`values[id]`), as a `Map` from value to id would give
+ * them (SameValueZero), with one more way in: a string can be looked up by its ASCII bytes
+ * (`getAscii`), so that a reader of JSON bytes decodes only the strings it has not seen (issue 14, "Ten
+ * million incidents in one process"). Strings live in an open-addressing table of their hashes (typed
+ * arrays, checked against `values`), other scalars in a `Map`.
+ */
+export class ValueIds {
+  private readonly values: readonly unknown[];
+  /** Per slot, two words: id + 1 (0 when empty) and the string's hash (one cache line per probe). */
+  private table = new Int32Array(128);
+  private strings = 0;
+  private readonly others = new Map<unknown, number>();
+  /** The hash of the bytes of the last `getAscii` that missed. */
+  private missed = 0;
+
+  /** @param values - the column's distinct values, by id (read, never written) */
+  constructor(values: readonly unknown[]) {
+    this.values = values;
+  }
+
+  /** Number of values. */
+  get size(): number {
+    return this.strings + this.others.size;
+  }
+
+  /** The id of a value, or undefined. */
+  get(value: unknown): number | undefined {
+    if (typeof value !== "string") return this.others.get(value);
+    const h = hashString(value);
+    const table = this.table;
+    const mask = table.length - 2;
+    for (let slot = (h << 1) & mask; ; slot = (slot + 2) & mask) {
+      const entry = table[slot]!;
+      if (entry === 0) return undefined;
+      if (table[slot + 1] === h && this.values[entry - 1] === value) return entry - 1;
+    }
+  }
+
+  /**
+   * The id of the string whose ASCII bytes are `b[start, end)`, or -1 (then `setMissed` records the string
+   * without hashing it again).
+   */
+  getAscii(b: Uint8Array, start: number, end: number): number {
+    const h = hashAscii(b, start, end);
+    const table = this.table;
+    const mask = table.length - 2;
+    const length = end - start;
+    for (let slot = (h << 1) & mask; ; slot = (slot + 2) & mask) {
+      const entry = table[slot]!;
+      if (entry === 0) {
+        this.missed = h;
+        return -1;
+      }
+      if (table[slot + 1] !== h) continue;
+      const value = this.values[entry - 1] as string;
+      if (value.length !== length) continue;
+      let i = 0;
+      while (i < length && value.charCodeAt(i) === b[start + i]) i++;
+      if (i === length) return entry - 1;
+    }
+  }
+
+  /** Records `id` as the id of `value` (not yet recorded). */
+  set(value: unknown, id: number): void {
+    if (typeof value !== "string") {
+      this.others.set(value, id);
+      return;
+    }
+    this.place(hashString(value), id);
+  }
+
+  /** Records `id` as the id of `value`, the string of the bytes the last `getAscii` missed. */
+  setMissed(_value: string, id: number): void {
+    this.place(this.missed, id);
+  }
+
+  /** Forgets every value. */
+  clear(): void {
+    this.table = new Int32Array(128);
+    this.strings = 0;
+    this.others.clear();
+  }
+
+  /** Bytes of the string table. */
+  bytes(): number {
+    return this.table.byteLength;
+  }
+
+  /** Enters a new string's id (the table kept at most half full). */
+  private place(h: number, id: number): void {
+    if ((this.strings + 1) * 4 > this.table.length) this.rehash(this.table.length * 2);
+    this.strings++;
+    const table = this.table;
+    const mask = table.length - 2;
+    let slot = (h << 1) & mask;
+    while (table[slot] !== 0) slot = (slot + 2) & mask;
+    table[slot] = id + 1;
+    table[slot + 1] = h;
+  }
+
+  private rehash(size: number): void {
+    const old = this.table;
+    const table = new Int32Array(size);
+    const mask = size - 2;
+    for (let from = 0; from < old.length; from += 2) {
+      if (old[from] === 0) continue;
+      let slot = (old[from + 1]! << 1) & mask;
+      while (table[slot] !== 0) slot = (slot + 2) & mask;
+      table[slot] = old[from]!;
+      table[slot + 1] = old[from + 1]!;
+    }
+    this.table = table;
+  }
+}
+
+/** `hashAscii` of a string's UTF-16 code units (the same hash as its bytes, for an ASCII string). */
+function hashString(text: string): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h ^ (h >>> 15);
 }

@@ -23,6 +23,7 @@
 import type { Condition } from "../conditions/ast.js";
 import { DEFAULT_CATALOG } from "../conditions/catalog.js";
 import { type CompileOptions, compile } from "../conditions/compile.js";
+import { formatPath } from "../conditions/issues.js";
 import type { ParseOptions } from "../conditions/options.js";
 import {
   DATE_VALUE,
@@ -33,7 +34,15 @@ import {
   ownDataValue,
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
-import { LineScanner, type NdjsonSource, readNdjson } from "./ndjson.js";
+import {
+  FIELD_ASCII,
+  FIELD_VALUE,
+  findRepeatedKey,
+  LineScanner,
+  type NdjsonSource,
+  readNdjson,
+  SCAN_OK,
+} from "./ndjson.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
 import { buildPlan, denseChoice, firstPath, type Storage } from "./planner.js";
 import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
@@ -331,10 +340,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       (buffer, start, end, line) => {
         // The indexed fields straight from the bytes; JSON.parse for what the scanner leaves to it (and for
         // every error, whose message is JSON.parse's or the decoder's).
-        if (!scanner.scan(buffer, start, end, values)) {
+        const status = scanner.scanLine(buffer, start, end);
+        if (status === SCAN_OK) set.insertLine(scanner, buffer);
+        else {
+          let text: string;
           let record: unknown;
           try {
-            record = JSON.parse(decoder.decode(buffer.subarray(start, end)));
+            text = decoder.decode(buffer.subarray(start, end));
+            record = JSON.parse(text);
           } catch (error) {
             throw new SyntaxError(
               `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
@@ -345,9 +358,17 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
               `NDJSON line ${line}: expected an incident object, found ${describe(record)}.`,
             );
           }
+          // docs/semantics.md 3.1, "Duplicate keys": JSON.parse would keep the last of two equal keys.
+          const repeated = findRepeatedKey(text);
+          if (repeated !== undefined) {
+            const key = repeated.key.length > 100 ? `${repeated.key.slice(0, 100)}…` : repeated.key;
+            throw new SyntaxError(
+              `NDJSON line ${line}: the incident repeats the key '${key}' in one object (at ${formatPath(repeated.path)}): each key may appear once.`,
+            );
+          }
           for (let k = 0; k < fields.length; k++) values[k] = ownDataValue(record, fields[k]!);
+          set.insertValues(values);
         }
-        set.insertValues(values);
         records.pushBytes(buffer, start, end);
       },
       () => records.flush(),
@@ -377,14 +398,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     this.records.push(incident);
   }
 
-  /**
-   * Writes the next row's values (one per `fields` entry, as `ownDataValue` reads them) into the columns;
-   * the caller then keeps the record in `records`.
-   */
-  private insertValues(values: readonly unknown[]): void {
-    const row = this.records.length;
-    if (row >= this.capacity) this.capacity = Math.ceil(this.capacity * 1.5) + 16;
-    // The columns of each field, looked up once (until a text column appears).
+  /** The columns and index of each `fields` entry, looked up once (until a text column appears). */
+  private columnTargets(): NonNullable<IncidentSet<T>["targets"]> {
     let targets = this.targets;
     if (targets === undefined) {
       targets = this.fields.map((field) => ({
@@ -395,25 +410,84 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       }));
       this.targets = targets;
     }
-    const capacity = this.capacity;
-    for (let k = 0; k < targets.length; k++) {
-      const value = values[k];
-      const { dictionary, date, hash } = targets[k]!;
-      let text = targets[k]!.text;
-      if (dictionary !== undefined && !dictionary.dropped) {
-        if (this.textBudget !== undefined && this.overflows(dictionary, value)) {
-          text = TextColumn.fromDictionary(dictionary, row, capacity, this.textBudget);
-          this.texts.set(this.fields[k]!, text);
-          this.targets = undefined;
-        }
-        dictionary.set(row, value, capacity);
-      }
-      text?.set(row, value, capacity);
-      date?.set(row, value, capacity);
-      hash?.set(row, value);
-    }
+    return targets;
+  }
+
+  /**
+   * Writes the next row's values (one per `fields` entry, as `ownDataValue` reads them) into the columns;
+   * the caller then keeps the record in `records`.
+   */
+  private insertValues(values: readonly unknown[]): void {
+    const row = this.records.length;
+    if (row >= this.capacity) this.capacity = Math.ceil(this.capacity * 1.5) + 16;
+    const targets = this.columnTargets();
+    for (let k = 0; k < targets.length; k++) this.insertField(k, targets[k]!, row, values[k]);
     const dated = this.orderColumn.states[row] === DATE_VALUE;
     this.creation.set(row, dated ? this.orderColumn.ms[row]! : undefined, values[this.idIndex]);
+  }
+
+  /** Writes field `k`'s value of row `row` into its columns. */
+  private insertField(
+    k: number,
+    target: NonNullable<IncidentSet<T>["targets"]>[number],
+    row: number,
+    value: unknown,
+  ): void {
+    const { dictionary, date, hash } = target;
+    const capacity = this.capacity;
+    let text = target.text;
+    if (dictionary !== undefined && !dictionary.dropped) {
+      if (this.textBudget !== undefined && this.overflows(dictionary, value)) {
+        text = TextColumn.fromDictionary(dictionary, row, capacity, this.textBudget);
+        this.texts.set(this.fields[k]!, text);
+        this.targets = undefined;
+      }
+      dictionary.set(row, value, capacity);
+    }
+    text?.set(row, value, capacity);
+    date?.set(row, value, capacity);
+    hash?.set(row, value);
+  }
+
+  /**
+   * Writes the next row's fields, as `scanner` read them from the line in `b` (`SCAN_OK`), into the columns,
+   * exactly as `insertValues` would write their values: strings of ASCII bytes are looked up by their bytes
+   * and built only when a column has not seen them.
+   */
+  private insertLine(scanner: LineScanner, b: Uint8Array): void {
+    const row = this.records.length;
+    if (row >= this.capacity) this.capacity = Math.ceil(this.capacity * 1.5) + 16;
+    const capacity = this.capacity;
+    const targets = this.columnTargets();
+    const { kinds, starts, ends } = scanner;
+    for (let k = 0; k < targets.length; k++) {
+      const kind = kinds[k];
+      if (kind !== FIELD_ASCII) {
+        this.insertField(k, targets[k]!, row, kind === FIELD_VALUE ? scanner.values[k] : undefined);
+        continue;
+      }
+      const target = targets[k]!;
+      const start = starts[k]!;
+      const end = ends[k]!;
+      const { dictionary, text, date, hash } = target;
+      if (dictionary !== undefined && !dictionary.dropped) {
+        const code = dictionary.codeOfAscii(b, start, end);
+        if (code >= 0) dictionary.setCode(row, code, capacity);
+        else {
+          const value = scanner.value(b, k) as string;
+          this.insertField(k, target, row, value);
+          dictionary.rememberAscii(b, start, end, value);
+          continue;
+        }
+      } else if (text !== undefined) text.setAscii(row, b, start, end, capacity, scanner.decodeAscii);
+      if (date !== undefined) date.setAscii(row, b, start, end, capacity);
+      if (hash !== undefined) {
+        if (hash instanceof CompactHashIndex) hash.setAscii(row, b, start, end);
+        else hash.set(row, scanner.value(b, k));
+      }
+    }
+    const dated = this.orderColumn.states[row] === DATE_VALUE;
+    this.creation.set(row, dated ? this.orderColumn.ms[row]! : undefined, scanner.value(b, this.idIndex));
   }
 
   /** True when `value` is a new scalar that a full dictionary column would be dropped for. */

@@ -221,6 +221,17 @@ export function hashKey(value: string | number | boolean): number {
       h = Math.imul(floatWords[0]! ^ 0x27d4eb2f, 0x85ebca6b) ^ Math.imul(floatWords[1]!, 0xc2b2ae35);
     }
   } else h = value ? 0x3c6ef372 : 0x1b873593;
+  return finishHash(h);
+}
+
+/** `hashKey` of the string whose ASCII bytes are `b[start, end)`, without building it. */
+export function hashKeyAscii(b: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  return finishHash(h);
+}
+
+function finishHash(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;
@@ -271,6 +282,16 @@ export class CompactHashIndex extends HashIndex {
       this.hashes[row] = 0;
       if (Array.isArray(value)) this.arrayRows.push(row);
     }
+    this.rows = Math.max(this.rows, row + 1);
+    this.distinct = -1;
+  }
+
+  /** `set` of the string whose ASCII bytes are `b[start, end)`, without building it. */
+  setAscii(row: number, b: Uint8Array, start: number, end: number): void {
+    if (row >= this.hashes.length) {
+      this.hashes = grow(this.hashes, new Uint32Array(Math.max(row + 1, this.hashes.length * 2)));
+    }
+    this.hashes[row] = hashKeyAscii(b, start, end) || 1;
     this.rows = Math.max(this.rows, row + 1);
     this.distinct = -1;
   }
