@@ -74,28 +74,6 @@ export const MAX_CODE_BITSETS = 24;
 /** The default number of distinct values past which a dictionary column is dropped (not selective enough to encode). */
 export const DEFAULT_MAX_DICTIONARY = 4096;
 
-/** Slots of a dictionary column's cache of ASCII bytes → code (`codeOfAscii`). */
-const ASCII_CACHE_SLOTS = 4096;
-/** Values longer than this are not cached by their bytes. */
-const ASCII_CACHE_MAX_BYTES = 64;
-
-/**
- * A cheap hash of the bytes `b[start, end)` for the dictionary's cache: the length and the first two, the
- * middle and the last two bytes (labels differ there; a collision only costs a cache miss).
- */
-function sampleHash(b: Uint8Array, start: number, end: number): number {
-  const length = end - start;
-  if (length === 0) return 0;
-  const h =
-    Math.imul(length, 0x9e3779b1) ^
-    (b[start]! << 2) ^
-    (b[start + (length > 1 ? 1 : 0)]! << 7) ^
-    (b[start + (length >>> 1)]! << 12) ^
-    (b[Math.max(end - 2, start)]! << 17) ^
-    (b[end - 1]! << 22);
-  return h ^ (h >>> 13);
-}
-
 /** A hash of the bytes `b[start, end)` (FNV-1a, signed 32 bits): equal for equal bytes, that is all. */
 function hashAscii(b: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5 | 0;
@@ -114,19 +92,14 @@ export class DictionaryColumn {
   readonly values: unknown[] = [undefined, null, undefined];
   readonly counts: number[] = [0, 0, 0];
   dropped = false;
-  private readonly index = new Map<unknown, number>();
+  /** Value → code, as a `Map` would give it (a string also by its ASCII bytes: `codeOfAscii`). */
+  private readonly index = new ValueIds(this.values);
   private readonly maxDictionary: number;
   /** Per-code row lists in creation order, built on demand by `postings()`. */
   private postingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
   private rowPostingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
   /** Per-code row bitsets (low-cardinality columns only), built on demand by `codeBitsets()`. */
   private codeBitsCache: Bitset[] | undefined;
-  /**
-   * A direct-mapped cache from the ASCII bytes of a string value to its code (`codeOfAscii`): per slot, the
-   * bytes' hash and the code (0 when empty). Allocated on first use.
-   */
-  private asciiHashes: Int32Array | undefined;
-  private asciiCodes: Int32Array | undefined;
 
   constructor(field: string, capacity: number, maxDictionary: number) {
     this.field = field;
@@ -171,35 +144,11 @@ export class DictionaryColumn {
   }
 
   /**
-   * The code of the string whose ASCII bytes are `b[start, end)`, when the cache of `rememberAscii` holds
-   * it; -1 otherwise (then read the string and `set` it). Exact: a cached code is checked against its value.
+   * The code of the string whose ASCII bytes are `b[start, end)`, or -1 when no row holds it (then read the
+   * string and `set` it): the string is not built.
    */
   codeOfAscii(b: Uint8Array, start: number, end: number): number {
-    const codes = this.asciiCodes;
-    const length = end - start;
-    if (codes === undefined || length > ASCII_CACHE_MAX_BYTES) return -1;
-    const h = sampleHash(b, start, end);
-    const slot = h & (ASCII_CACHE_SLOTS - 1);
-    const code = codes[slot]!;
-    if (code === 0 || this.asciiHashes![slot] !== h) return -1;
-    const value = this.values[code];
-    if (typeof value !== "string" || value.length !== length) return -1;
-    for (let i = 0; i < length; i++) if (value.charCodeAt(i) !== b[start + i]) return -1;
-    return code;
-  }
-
-  /** Caches the code of the string whose ASCII bytes are `b[start, end)`, when the column holds it. */
-  rememberAscii(b: Uint8Array, start: number, end: number, value: string): void {
-    if (this.dropped || end - start > ASCII_CACHE_MAX_BYTES) return;
-    const code = this.index.get(value);
-    if (code === undefined) return;
-    if (this.asciiCodes === undefined) {
-      this.asciiCodes = new Int32Array(ASCII_CACHE_SLOTS);
-      this.asciiHashes = new Int32Array(ASCII_CACHE_SLOTS);
-    }
-    const h = sampleHash(b, start, end);
-    this.asciiCodes[h & (ASCII_CACHE_SLOTS - 1)] = code;
-    this.asciiHashes![h & (ASCII_CACHE_SLOTS - 1)] = h;
+    return this.index.getAscii(b, start, end);
   }
 
   /** Stores row `row`'s value by its code (one `codeOfAscii` gave). */
@@ -214,8 +163,6 @@ export class DictionaryColumn {
 
   private drop(): void {
     this.dropped = true;
-    this.asciiCodes = undefined;
-    this.asciiHashes = undefined;
     this.codes = new Uint8Array(0);
     this.values.length = 0;
     this.counts.length = 0;

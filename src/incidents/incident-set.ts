@@ -476,7 +476,6 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         else {
           const value = scanner.value(b, k) as string;
           this.insertField(k, target, row, value);
-          dictionary.rememberAscii(b, start, end, value);
           continue;
         }
       } else if (text !== undefined) text.setAscii(row, b, start, end, capacity, scanner.decodeAscii);

@@ -242,6 +242,10 @@ export class LineScanner {
   private readonly shapeFlags = new Uint8Array(MAX_SHAPE);
   private readonly shapeStart = new Int32Array(MAX_SHAPE + 1);
   private shapeBytes = new Uint8Array(1024);
+  private shapeView = new DataView(this.shapeBytes.buffer);
+  /** A view of the buffer of the line being scanned (words read four bytes at a time), and that buffer. */
+  private view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private viewOf: Uint8Array | undefined;
   /** The keys of the objects open in the line (a stack): their bytes, flags and fields (-1 nested). */
   private keyStarts = new Int32Array(64);
   private keyEnds = new Int32Array(64);
@@ -295,6 +299,10 @@ export class LineScanner {
   scanLine(b: Uint8Array, start: number, end: number): number {
     const kinds = this.kinds;
     for (let k = 0; k < kinds.length; k++) kinds[k] = FIELD_MISSING;
+    if (b !== this.viewOf) {
+      this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      this.viewOf = b;
+    }
     this.high = false;
     this.duplicate = false;
     this.keyTop = 0;
@@ -325,6 +333,13 @@ export class LineScanner {
           const close = keyStart + length;
           if (close < end && b[close] === QUOTE) {
             let i = 0;
+            const view = this.view;
+            const shapeView = this.shapeView;
+            while (
+              i + 4 <= length &&
+              view.getInt32(keyStart + i, true) === shapeView.getInt32(from + i, true)
+            )
+              i += 4;
             while (i < length && b[keyStart + i] === shapeBytes[from + i]) i++;
             if (i === length) {
               keyEnd = close;
@@ -491,6 +506,7 @@ export class LineScanner {
         const wider = new Uint8Array(Math.max(this.shapeBytes.length * 2, at + length));
         wider.set(this.shapeBytes);
         this.shapeBytes = wider;
+        this.shapeView = new DataView(wider.buffer);
       }
       this.shapeBytes.set(b.subarray(s, s + length), at);
       this.shapeField[i] = this.keyFields[i]!;
@@ -506,6 +522,24 @@ export class LineScanner {
    * the string is not valid JSON. Sets `escaped` when it holds an escape and `high` on a byte ≥ 0x80.
    */
   private scanString(b: Uint8Array, p: number, end: number): number {
+    // Four bytes at a time while none is a quote, a backslash, a control character or ≥ 0x80.
+    const view = this.view;
+    while (p + 4 <= end) {
+      const x = view.getInt32(p, true);
+      const quote = x ^ 0x22222222;
+      const backslash = x ^ 0x5c5c5c5c;
+      if (
+        ((x - 0x20202020) |
+          0 |
+          x |
+          (((quote - 0x01010101) | 0) & ~quote) |
+          (((backslash - 0x01010101) | 0) & ~backslash)) &
+        0x80808080
+      ) {
+        break;
+      }
+      p += 4;
+    }
     for (; p < end; p++) {
       const kind = STRING_CLASS[b[p]!]!;
       if (kind === 0) continue;
