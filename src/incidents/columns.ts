@@ -93,7 +93,7 @@ export class DictionaryColumn {
   readonly counts: number[] = [0, 0, 0];
   dropped = false;
   /** Value → code, as a `Map` would give it (a string also by its ASCII bytes: `codeOfAscii`). */
-  private readonly index = new ValueIds(this.values);
+  private readonly index = new ValueIds(this.values, true);
   private readonly maxDictionary: number;
   /** Per-code row lists in creation order, built on demand by `postings()`. */
   private postingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
@@ -423,10 +423,24 @@ export class ValueIds {
   private readonly others = new Map<unknown, number>();
   /** The hash of the bytes of the last `getAscii` that missed. */
   private missed = 0;
+  /**
+   * With `pooled`: the bytes of each ASCII string value, packed (`pool[poolAt[id], +poolLength[id])`; -1
+   * for an id that is not an ASCII string), so that `getAscii` compares bytes in a few cache lines instead of
+   * reading strings scattered over the heap.
+   */
+  private readonly pooled: boolean;
+  private pool = new Uint8Array(0);
+  private poolUsed = 0;
+  private poolAt = new Int32Array(0);
+  private poolLength = new Int32Array(0);
 
-  /** @param values - the column's distinct values, by id (read, never written) */
-  constructor(values: readonly unknown[]) {
+  /**
+   * @param values - the column's distinct values, by id (read, never written)
+   * @param pooled - keep a copy of the bytes of the ASCII string values (for columns of few values)
+   */
+  constructor(values: readonly unknown[], pooled = false) {
     this.values = values;
+    this.pooled = pooled;
   }
 
   /** Number of values. */
@@ -463,11 +477,19 @@ export class ValueIds {
         return -1;
       }
       if (table[slot + 1] !== h) continue;
-      const value = this.values[entry - 1] as string;
-      if (value.length !== length) continue;
+      const id = entry - 1;
+      const at = id < this.poolAt.length ? this.poolAt[id]! : -1;
       let i = 0;
-      while (i < length && value.charCodeAt(i) === b[start + i]) i++;
-      if (i === length) return entry - 1;
+      if (at >= 0) {
+        if (this.poolLength[id] !== length) continue;
+        const pool = this.pool;
+        while (i < length && pool[at + i] === b[start + i]) i++;
+      } else {
+        const value = this.values[id] as string;
+        if (value.length !== length) continue;
+        while (i < length && value.charCodeAt(i) === b[start + i]) i++;
+      }
+      if (i === length) return id;
     }
   }
 
@@ -478,23 +500,52 @@ export class ValueIds {
       return;
     }
     this.place(hashString(value), id);
+    if (this.pooled) this.keepBytes(value, id);
   }
 
   /** Records `id` as the id of `value`, the string of the bytes the last `getAscii` missed. */
-  setMissed(_value: string, id: number): void {
+  setMissed(value: string, id: number): void {
     this.place(this.missed, id);
+    if (this.pooled) this.keepBytes(value, id);
+  }
+
+  /** Copies an ASCII string's bytes into the pool (`pooled`). */
+  private keepBytes(value: string, id: number): void {
+    if (id >= this.poolAt.length) {
+      const size = Math.max(16, id * 2);
+      const at = new Int32Array(size).fill(-1);
+      at.set(this.poolAt);
+      const length = new Int32Array(size);
+      length.set(this.poolLength);
+      this.poolAt = at;
+      this.poolLength = length;
+    }
+    for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) > 0x7f) return;
+    if (this.poolUsed + value.length > this.pool.length) {
+      const wider = new Uint8Array(Math.max(256, (this.poolUsed + value.length) * 2));
+      wider.set(this.pool.subarray(0, this.poolUsed));
+      this.pool = wider;
+    }
+    for (let i = 0; i < value.length; i++) this.pool[this.poolUsed + i] = value.charCodeAt(i);
+    this.poolAt[id] = this.poolUsed;
+    this.poolLength[id] = value.length;
+    this.poolUsed += value.length;
   }
 
   /** Forgets every value. */
   clear(): void {
     this.table = new Int32Array(128);
     this.strings = 0;
+    this.pool = new Uint8Array(0);
+    this.poolUsed = 0;
+    this.poolAt = new Int32Array(0);
+    this.poolLength = new Int32Array(0);
     this.others.clear();
   }
 
-  /** Bytes of the string table. */
+  /** Bytes of the string table (and the pool). */
   bytes(): number {
-    return this.table.byteLength;
+    return this.table.byteLength + this.pool.byteLength + this.poolAt.byteLength + this.poolLength.byteLength;
   }
 
   /** Enters a new string's id (the table kept at most half full). */

@@ -285,19 +285,20 @@ describe("the byte readers of the columns", () => {
   it("ValueIds finds values as a Map does, strings also by their bytes", () => {
     fc.assert(
       fc.property(
+        fc.boolean(),
         fc.array(
           fc.oneof(
             fc.string({ maxLength: 3 }),
             fc.integer({ min: -2, max: 2 }),
-            fc.constantFrom(-0, true, "0"),
+            fc.constantFrom(-0, true, "0", "é", "aé"),
           ),
           {
             maxLength: 300,
           },
         ),
-        (items) => {
+        (pooled, items) => {
           const values: unknown[] = [];
-          const ids = new ValueIds(values);
+          const ids = new ValueIds(values, pooled);
           const map = new Map<unknown, number>();
           for (const item of items) {
             const ascii = typeof item === "string" && isAscii(item);
