@@ -287,9 +287,11 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * Builds a compact set from NDJSON (one incident object per line; issue 14): the columns are built as the
    * lines are read, and each record is kept as the bytes of its line (about its JSON size, outside the
    * JavaScript heap) instead of as an object, so that millions of incidents fit in one process
-   * (docs/performance.md, "Compact sets"). The indexed fields are read straight from each line's bytes;
-   * a line the byte reader cannot read exactly as `JSON.parse` would (an escaped key, a byte order mark,
-   * non-JSON, invalid UTF-8) goes through `JSON.parse`, so values and errors are always `JSON.parse`'s. The
+   * (docs/performance.md, "Compact sets"). The indexed fields are read straight from each line's bytes
+   * (strings of ASCII bytes are looked up in the columns by their bytes, and built only when new); a line
+   * the byte reader cannot read exactly as `JSON.parse` would (non-JSON, invalid UTF-8, a top level that is
+   * not an object) goes through `JSON.parse`, so values and errors are always `JSON.parse`'s. A line that
+   * repeats a key in one object, at any depth, is refused (docs/semantics.md 3.1, "Duplicate keys"). The
    * hash indexes (`hashFields`) hold 32-bit hashes in typed arrays, and every row they name is checked
    * against its kept line, so lookups answer exactly as a set of objects does.
    *
@@ -311,7 +313,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @param options - as for the constructor
    * @returns the set, once the source is exhausted
    * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON: `NDJSON line N: ` and the
-   *   decoder's or `JSON.parse`'s message
+   *   decoder's or `JSON.parse`'s message; when a line repeats a key in one object: `NDJSON line N: the
+   *   incident repeats the key 'K' in one object (at PATH): each key may appear once.`
    * @throws {TypeError} (rejects) when a line holds JSON other than an object (`NDJSON line N: expected an
    *   incident object, found …`), a chunk is neither a string nor a `Uint8Array`, or an option is malformed
    *   (see the constructor)
