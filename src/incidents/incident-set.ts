@@ -375,6 +375,16 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         records.pushBytes(buffer, start, end);
       },
       () => records.flush(),
+      // Most lines are read in one pass: the scanner finds where the object ends and checks that the line
+      // ends there (the splitter's search for `\n` is skipped); any other line goes to the sink above.
+      (chunk, from, length) => {
+        let start = from;
+        while (start < length && (chunk[start] === 32 || chunk[start] === 9 || chunk[start] === 13)) start++;
+        if (scanner.scanLine(chunk, start, length, true) !== SCAN_OK) return -1;
+        set.insertLine(scanner, chunk);
+        records.pushBytes(chunk, start, scanner.lineEnd);
+        return scanner.next;
+      },
     );
     for (const index of set.hashes.values()) if (index instanceof CompactHashIndex) index.prepare();
     // As the constructor does: a large set builds its text indexes now, so that no query pays for them.

@@ -140,7 +140,8 @@ describe("LineScanner against JSON.parse", () => {
   const line = fc
     .tuple(
       fc.array(fc.tuple(key, fc.boolean(), fc.oneof(json(3), numberText)), { maxLength: 7 }),
-      fc.constantFrom("", " ", "\t", "\r\n", " \n "),
+      // Any JSON blank but \n, which ends an NDJSON line (CRLF lines are in the set-level property below).
+      fc.constantFrom("", " ", "\t", "\r", " \r\t "),
       fc.boolean(),
     )
     .map(([pairs, blank, bom]) => {
@@ -164,6 +165,8 @@ describe("LineScanner against JSON.parse", () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(line, line, mutated), { minLength: 1, maxLength: 4 }), (lines) => {
         for (const bytes of lines) {
+          // The splitter never hands over a line holding `\n` (it ends the line there).
+          if (bytes.includes(10)) continue;
           const want = expected(bytes, fields);
           const got = scanned(scanner, bytes);
           if (got === "fallback") {

@@ -254,7 +254,7 @@ describe("LineScanner", () => {
     ],
     [
       "blanks everywhere",
-      ' {\t"Title" :\r\n "a b" , "Tags":[ ] } ',
+      ' {\t"Title" :\r "a b" , "Tags":[ ] } ',
       [undefined, undefined, "a b", undefined, [], undefined, undefined],
     ],
     ["duplicate keys (refused by fromNdjson)", '{"Severity":"Low","Severity":"High"}', "to JSON.parse"],
@@ -295,6 +295,7 @@ describe("LineScanner", () => {
       ["High", undefined, undefined, undefined, undefined, undefined, undefined],
     ],
     ["an array", '[{"Severity":"High"}]', "to JSON.parse"],
+    ["a line break between tokens (it ends an NDJSON line)", '{"Severity":\n"High"}', "to JSON.parse"],
     ["a trailing comma", '{"Severity":"High",}', "to JSON.parse"],
     ["trailing bytes", '{"Severity":"High"}x', "to JSON.parse"],
     ["a raw control character", '{"Title":"a\tb"}', "to JSON.parse"],

@@ -44,10 +44,16 @@ export class NdjsonSplitter {
   private readonly encoder = new TextEncoder();
 
   /**
-   * Splits one chunk, calling `sink` for each non-blank line it ends.
+   * Splits one chunk, calling `sink` for each non-blank line it ends. `whole`, when given, is offered each
+   * line that starts in this chunk first: it consumes the line at `from` (number `line`) when it can find its
+   * end itself, returning the index after its `\n`, or returns -1 (then the line goes to `sink` as usual).
    * @throws {TypeError} when the chunk is neither a string nor a `Uint8Array`
    */
-  push(piece: Uint8Array | string, sink: LineSink): void {
+  push(
+    piece: Uint8Array | string,
+    sink: LineSink,
+    whole?: (chunk: Uint8Array, from: number, length: number, line: number) => number,
+  ): void {
     let chunk: Uint8Array;
     if (typeof piece === "string") chunk = this.encoder.encode(piece);
     else if (piece instanceof Uint8Array) {
@@ -60,6 +66,14 @@ export class NdjsonSplitter {
     let from = 0;
     const length = chunk.length;
     for (;;) {
+      if (whole !== undefined && this.pieces.length === 0 && from < length) {
+        const next = whole(chunk, from, length, this.line + 1);
+        if (next >= 0) {
+          this.line++;
+          from = next;
+          continue;
+        }
+      }
       const end = indexOfLf(chunk, from, length);
       if (end < 0) break;
       this.line++;
@@ -115,17 +129,19 @@ function isBlank(b: number): boolean {
 
 /**
  * Feeds every chunk of `source` through a splitter, then ends it; `afterChunk` runs after each chunk's lines
- * (and after the last line), before the chunk's buffer is released to its owner.
+ * (and after the last line), before the chunk's buffer is released to its owner; `whole` is offered each
+ * line first (see `NdjsonSplitter.push`).
  * @throws {TypeError} (rejects) when a chunk is neither a string nor a `Uint8Array`; whatever `sink` throws
  */
 export async function readNdjson(
   source: NdjsonSource,
   sink: LineSink,
   afterChunk?: () => void,
+  whole?: (chunk: Uint8Array, from: number, length: number, line: number) => number,
 ): Promise<void> {
   const splitter = new NdjsonSplitter();
   for await (const piece of source as AsyncIterable<Uint8Array | string>) {
-    splitter.push(piece, sink);
+    splitter.push(piece, sink, whole);
     afterChunk?.();
   }
   splitter.end(sink);
@@ -259,6 +275,9 @@ export class LineScanner {
   private high = false;
   /** Per scan: a key repeats in one object. */
   private duplicate = false;
+  /** After an `open` scan: the end of the line's content (after its closing brace), and the index after its `\n`. */
+  lineEnd = 0;
+  next = 0;
   /** Per string: it held an escape. */
   private escaped = false;
   /** Containers open while skipping a nested value: 1 object, 2 array; and each object's first key. */
@@ -293,10 +312,13 @@ export class LineScanner {
 
   /**
    * Reads the fields of the JSON line `b[start, end)` (a byte order mark at its start is skipped, as
-   * `TextDecoder` drops it) into `kinds`, `starts`, `ends` and `values`.
+   * `TextDecoder` drops it) into `kinds`, `starts`, `ends` and `values`. With `open`, `end` is only a limit:
+   * the line is the object at `start` followed by blanks and a `\n` (then `SCAN_OK` sets `next` to the index
+   * after that `\n`, and the line's content ends at its closing brace); a line that does not end so before
+   * `end` is `SCAN_FALLBACK`.
    * @returns `SCAN_OK`, `SCAN_DUPLICATE` or `SCAN_FALLBACK` (see the class comment)
    */
-  scanLine(b: Uint8Array, start: number, end: number): number {
+  scanLine(b: Uint8Array, start: number, end: number, open = false): number {
     const kinds = this.kinds;
     for (let k = 0; k < kinds.length; k++) kinds[k] = FIELD_MISSING;
     if (b !== this.viewOf) {
@@ -383,7 +405,15 @@ export class LineScanner {
         break;
       }
     }
-    if (skipSpace(b, p, end) !== end) return SCAN_FALLBACK;
+    if (open) {
+      // The line ends at the first `\n` after the object, blanks (spaces, tabs, CR) between.
+      let q = p;
+      while (q < end && (b[q] === 32 || b[q] === 9 || b[q] === 13)) q++;
+      if (q >= end || b[q] !== LF) return SCAN_FALLBACK;
+      this.next = q + 1;
+      this.lineEnd = p;
+      end = p;
+    } else if (skipSpace(b, p, end) !== end) return SCAN_FALLBACK;
     if (this.high) {
       try {
         this.strict.decode(b.subarray(start, end));
@@ -719,11 +749,12 @@ function equalBytes(key: Uint8Array, b: Uint8Array, start: number, end: number):
   return true;
 }
 
-/** The first index at or after `p` that is not JSON whitespace (space, tab, LF, CR). */
+/** The first index at or after `p` that is not JSON whitespace other than `\n` (space, tab, CR). */
 function skipSpace(b: Uint8Array, p: number, end: number): number {
   while (p < end) {
     const c = b[p]!;
-    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break;
+    // No `\n`: it ends an NDJSON line, so a line holds none (and an open scan must stop at it).
+    if (c !== 32 && c !== 9 && c !== 13) break;
     p++;
   }
   return p;
