@@ -18,7 +18,7 @@
  * throws is missing. Caller objects are never modified.
  */
 
-import { dateFieldMs } from "../conditions/dates.js";
+import { dateFieldMs, isoUtcMs } from "../conditions/dates.js";
 import { type Bitset, emptyBitset } from "./bitset.js";
 
 /**
@@ -74,6 +74,13 @@ export const MAX_CODE_BITSETS = 24;
 /** The default number of distinct values past which a dictionary column is dropped (not selective enough to encode). */
 export const DEFAULT_MAX_DICTIONARY = 4096;
 
+/** A hash of the bytes `b[start, end)` (FNV-1a, signed 32 bits): equal for equal bytes, that is all. */
+function hashAscii(b: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  return h ^ (h >>> 15);
+}
+
 /**
  * One field's scalar values dictionary-encoded. `values[code]` is the value of a code ≥ 3; `counts[code]`
  * the number of rows with that code. Dropped (`dropped`, arrays released) when the field has more than
@@ -85,7 +92,8 @@ export class DictionaryColumn {
   readonly values: unknown[] = [undefined, null, undefined];
   readonly counts: number[] = [0, 0, 0];
   dropped = false;
-  private readonly index = new Map<unknown, number>();
+  /** Value → code, as a `Map` would give it (a string also by its ASCII bytes: `codeOfAscii`). */
+  private readonly index = new ValueIds(this.values, true);
   private readonly maxDictionary: number;
   /** Per-code row lists in creation order, built on demand by `postings()`. */
   private postingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
@@ -133,6 +141,24 @@ export class DictionaryColumn {
   /** The code of a scalar value, or undefined when no row holds it. */
   codeOf(value: unknown): number | undefined {
     return this.index.get(value);
+  }
+
+  /**
+   * The code of the string whose ASCII bytes are `b[start, end)`, or -1 when no row holds it (then read the
+   * string and `set` it): the string is not built.
+   */
+  codeOfAscii(b: Uint8Array, start: number, end: number): number {
+    return this.index.getAscii(b, start, end);
+  }
+
+  /** Stores row `row`'s value by its code (one `codeOfAscii` gave). */
+  setCode(row: number, code: number, capacity: number): void {
+    if (row >= this.codes.length) this.codes = grow(this.codes, capacity);
+    this.codes[row] = code;
+    this.counts[code]!++;
+    this.postingCache = undefined;
+    this.rowPostingCache = undefined;
+    this.codeBitsCache = undefined;
   }
 
   private drop(): void {
@@ -266,9 +292,81 @@ export class DateColumn {
     if (state === DATE_COMPLEX) this.complexRows.push(row);
   }
 
+  /**
+   * Stores row `row`'s value, the string of the ASCII bytes `b[start, end)`, as `set` would store that
+   * string (`isoUtcMsAscii` reads it without building it).
+   */
+  setAscii(row: number, b: Uint8Array, start: number, end: number, capacity: number): void {
+    if (row >= this.ms.length) {
+      this.ms = grow(this.ms, capacity);
+      this.states = grow(this.states, capacity);
+    }
+    const ms = isoUtcMsAscii(b, start, end);
+    const state = Number.isNaN(ms) ? DATE_OTHER : DATE_VALUE;
+    this.ms[row] = ms;
+    this.states[row] = state;
+    this.counts[state]!++;
+  }
+
   bytes(): number {
     return this.ms.byteLength + this.states.byteLength;
   }
+}
+
+/**
+ * `isoUtcMs` (the one ISO-8601 UTC reader, docs/semantics.md 1.5) of the string whose ASCII bytes are
+ * `b[start, end)`, without building the string: the 20-byte form `YYYY-MM-DDTHH:MM:SSZ` is read here, any
+ * other length by `isoUtcMs` itself.
+ */
+export function isoUtcMsAscii(b: Uint8Array, start: number, end: number): number {
+  if (end - start !== 20) {
+    if (end - start !== 24) return Number.NaN;
+    let text = "";
+    for (let i = start; i < end; i++) text += String.fromCharCode(b[i]!);
+    return isoUtcMs(text);
+  }
+  if (
+    b[start + 4] !== 45 ||
+    b[start + 7] !== 45 ||
+    b[start + 10] !== 84 ||
+    b[start + 13] !== 58 ||
+    b[start + 16] !== 58 ||
+    b[start + 19] !== 90
+  ) {
+    return Number.NaN;
+  }
+  const hi = digitPair(b, start);
+  const lo = digitPair(b, start + 2);
+  const month = digitPair(b, start + 5);
+  const day = digitPair(b, start + 8);
+  const hour = digitPair(b, start + 11);
+  const minute = digitPair(b, start + 14);
+  const second = digitPair(b, start + 17);
+  if (hi < 0 || lo < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23) return Number.NaN;
+  if (minute < 0 || minute > 59 || second < 0 || second > 59) return Number.NaN;
+  const year = hi * 100 + lo;
+  const leap = month === 2 && (year % 4 === 0 && year % 100 !== 0 ? true : year % 400 === 0);
+  if (day > DAYS_IN_MONTH[month]! + (leap ? 1 : 0)) return Number.NaN;
+  return daysFromCivil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000;
+}
+
+/** Two ASCII digits at `i` as a number, or -1 when either is not a digit. */
+function digitPair(b: Uint8Array, i: number): number {
+  const a = b[i]! - 48;
+  const c = b[i + 1]! - 48;
+  return a < 0 || a > 9 || c < 0 || c > 9 ? -1 : a * 10 + c;
+}
+
+const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -305,4 +403,181 @@ export class HashIndex {
   get size(): number {
     return this.map.size;
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Value ids
+
+/**
+ * The ids of the distinct scalar values of a column (`values[id]`), as a `Map` from value to id would give
+ * them (SameValueZero), with one more way in: a string can be looked up by its ASCII bytes
+ * (`getAscii`), so that a reader of JSON bytes decodes only the strings it has not seen (issue 14, "Ten
+ * million incidents in one process"). Strings live in an open-addressing table of their hashes (typed
+ * arrays, checked against `values`), other scalars in a `Map`.
+ */
+export class ValueIds {
+  private readonly values: readonly unknown[];
+  /** Per slot, two words: id + 1 (0 when empty) and the string's hash (one cache line per probe). */
+  private table = new Int32Array(128);
+  private strings = 0;
+  private readonly others = new Map<unknown, number>();
+  /** The hash of the bytes of the last `getAscii` that missed. */
+  private missed = 0;
+  /**
+   * With `pooled`: the bytes of each ASCII string value, packed (`pool[poolAt[id], +poolLength[id])`; -1
+   * for an id that is not an ASCII string), so that `getAscii` compares bytes in a few cache lines instead of
+   * reading strings scattered over the heap.
+   */
+  private readonly pooled: boolean;
+  private pool = new Uint8Array(0);
+  private poolUsed = 0;
+  private poolAt = new Int32Array(0);
+  private poolLength = new Int32Array(0);
+
+  /**
+   * @param values - the column's distinct values, by id (read, never written)
+   * @param pooled - keep a copy of the bytes of the ASCII string values (for columns of few values)
+   */
+  constructor(values: readonly unknown[], pooled = false) {
+    this.values = values;
+    this.pooled = pooled;
+  }
+
+  /** Number of values. */
+  get size(): number {
+    return this.strings + this.others.size;
+  }
+
+  /** The id of a value, or undefined. */
+  get(value: unknown): number | undefined {
+    if (typeof value !== "string") return this.others.get(value);
+    const h = hashString(value);
+    const table = this.table;
+    const mask = table.length - 2;
+    for (let slot = (h << 1) & mask; ; slot = (slot + 2) & mask) {
+      const entry = table[slot]!;
+      if (entry === 0) return undefined;
+      if (table[slot + 1] === h && this.values[entry - 1] === value) return entry - 1;
+    }
+  }
+
+  /**
+   * The id of the string whose ASCII bytes are `b[start, end)`, or -1 (then `setMissed` records the string
+   * without hashing it again).
+   */
+  getAscii(b: Uint8Array, start: number, end: number): number {
+    const h = hashAscii(b, start, end);
+    const table = this.table;
+    const mask = table.length - 2;
+    const length = end - start;
+    for (let slot = (h << 1) & mask; ; slot = (slot + 2) & mask) {
+      const entry = table[slot]!;
+      if (entry === 0) {
+        this.missed = h;
+        return -1;
+      }
+      if (table[slot + 1] !== h) continue;
+      const id = entry - 1;
+      const at = id < this.poolAt.length ? this.poolAt[id]! : -1;
+      let i = 0;
+      if (at >= 0) {
+        if (this.poolLength[id] !== length) continue;
+        const pool = this.pool;
+        while (i < length && pool[at + i] === b[start + i]) i++;
+      } else {
+        const value = this.values[id] as string;
+        if (value.length !== length) continue;
+        while (i < length && value.charCodeAt(i) === b[start + i]) i++;
+      }
+      if (i === length) return id;
+    }
+  }
+
+  /** Records `id` as the id of `value` (not yet recorded). */
+  set(value: unknown, id: number): void {
+    if (typeof value !== "string") {
+      this.others.set(value, id);
+      return;
+    }
+    this.place(hashString(value), id);
+    if (this.pooled) this.keepBytes(value, id);
+  }
+
+  /** Records `id` as the id of `value`, the string of the bytes the last `getAscii` missed. */
+  setMissed(value: string, id: number): void {
+    this.place(this.missed, id);
+    if (this.pooled) this.keepBytes(value, id);
+  }
+
+  /** Copies an ASCII string's bytes into the pool (`pooled`). */
+  private keepBytes(value: string, id: number): void {
+    if (id >= this.poolAt.length) {
+      const size = Math.max(16, id * 2);
+      const at = new Int32Array(size).fill(-1);
+      at.set(this.poolAt);
+      const length = new Int32Array(size);
+      length.set(this.poolLength);
+      this.poolAt = at;
+      this.poolLength = length;
+    }
+    for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) > 0x7f) return;
+    if (this.poolUsed + value.length > this.pool.length) {
+      const wider = new Uint8Array(Math.max(256, (this.poolUsed + value.length) * 2));
+      wider.set(this.pool.subarray(0, this.poolUsed));
+      this.pool = wider;
+    }
+    for (let i = 0; i < value.length; i++) this.pool[this.poolUsed + i] = value.charCodeAt(i);
+    this.poolAt[id] = this.poolUsed;
+    this.poolLength[id] = value.length;
+    this.poolUsed += value.length;
+  }
+
+  /** Forgets every value. */
+  clear(): void {
+    this.table = new Int32Array(128);
+    this.strings = 0;
+    this.pool = new Uint8Array(0);
+    this.poolUsed = 0;
+    this.poolAt = new Int32Array(0);
+    this.poolLength = new Int32Array(0);
+    this.others.clear();
+  }
+
+  /** Bytes of the string table (and the pool). */
+  bytes(): number {
+    return this.table.byteLength + this.pool.byteLength + this.poolAt.byteLength + this.poolLength.byteLength;
+  }
+
+  /** Enters a new string's id (the table kept at most half full). */
+  private place(h: number, id: number): void {
+    if ((this.strings + 1) * 4 > this.table.length) this.rehash(this.table.length * 2);
+    this.strings++;
+    const table = this.table;
+    const mask = table.length - 2;
+    let slot = (h << 1) & mask;
+    while (table[slot] !== 0) slot = (slot + 2) & mask;
+    table[slot] = id + 1;
+    table[slot + 1] = h;
+  }
+
+  private rehash(size: number): void {
+    const old = this.table;
+    const table = new Int32Array(size);
+    const mask = size - 2;
+    for (let from = 0; from < old.length; from += 2) {
+      if (old[from] === 0) continue;
+      let slot = (old[from + 1]! << 1) & mask;
+      while (table[slot] !== 0) slot = (slot + 2) & mask;
+      table[slot] = old[from]!;
+      table[slot + 1] = old[from + 1]!;
+    }
+    this.table = table;
+  }
+}
+
+/** `hashAscii` of a string's UTF-16 code units (the same hash as its bytes, for an ASCII string). */
+function hashString(text: string): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h ^ (h >>> 15);
 }

@@ -23,6 +23,7 @@
 import type { Condition } from "../conditions/ast.js";
 import { DEFAULT_CATALOG } from "../conditions/catalog.js";
 import { type CompileOptions, compile } from "../conditions/compile.js";
+import { formatPath } from "../conditions/issues.js";
 import type { ParseOptions } from "../conditions/options.js";
 import {
   DATE_VALUE,
@@ -33,7 +34,15 @@ import {
   ownDataValue,
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
-import { LineScanner, type NdjsonSource, readNdjson } from "./ndjson.js";
+import {
+  FIELD_ASCII,
+  FIELD_VALUE,
+  findRepeatedKey,
+  LineScanner,
+  type NdjsonSource,
+  readNdjson,
+  SCAN_OK,
+} from "./ndjson.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
 import { buildPlan, denseChoice, firstPath, type Storage } from "./planner.js";
 import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
@@ -278,9 +287,11 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * Builds a compact set from NDJSON (one incident object per line; issue 14): the columns are built as the
    * lines are read, and each record is kept as the bytes of its line (about its JSON size, outside the
    * JavaScript heap) instead of as an object, so that millions of incidents fit in one process
-   * (docs/performance.md, "Compact sets"). The indexed fields are read straight from each line's bytes;
-   * a line the byte reader cannot read exactly as `JSON.parse` would (an escaped key, a byte order mark,
-   * non-JSON, invalid UTF-8) goes through `JSON.parse`, so values and errors are always `JSON.parse`'s. The
+   * (docs/performance.md, "Compact sets"). The indexed fields are read straight from each line's bytes
+   * (strings of ASCII bytes are looked up in the columns by their bytes, and built only when new); a line
+   * the byte reader cannot read exactly as `JSON.parse` would (non-JSON, invalid UTF-8, a top level that is
+   * not an object) goes through `JSON.parse`, so values and errors are always `JSON.parse`'s. A line that
+   * repeats a key in one object, at any depth, is refused (docs/semantics.md 3.1, "Duplicate keys"). The
    * hash indexes (`hashFields`) hold 32-bit hashes in typed arrays, and every row they name is checked
    * against its kept line, so lookups answer exactly as a set of objects does.
    *
@@ -302,7 +313,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @param options - as for the constructor
    * @returns the set, once the source is exhausted
    * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON: `NDJSON line N: ` and the
-   *   decoder's or `JSON.parse`'s message
+   *   decoder's or `JSON.parse`'s message; when a line repeats a key in one object: `NDJSON line N: the
+   *   incident repeats the key 'K' in one object (at PATH): each key may appear once.`
    * @throws {TypeError} (rejects) when a line holds JSON other than an object (`NDJSON line N: expected an
    *   incident object, found …`), a chunk is neither a string nor a `Uint8Array`, or an option is malformed
    *   (see the constructor)
@@ -331,10 +343,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       (buffer, start, end, line) => {
         // The indexed fields straight from the bytes; JSON.parse for what the scanner leaves to it (and for
         // every error, whose message is JSON.parse's or the decoder's).
-        if (!scanner.scan(buffer, start, end, values)) {
+        const status = scanner.scanLine(buffer, start, end);
+        if (status === SCAN_OK) set.insertLine(scanner, buffer);
+        else {
+          let text: string;
           let record: unknown;
           try {
-            record = JSON.parse(decoder.decode(buffer.subarray(start, end)));
+            text = decoder.decode(buffer.subarray(start, end));
+            record = JSON.parse(text);
           } catch (error) {
             throw new SyntaxError(
               `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
@@ -345,12 +361,30 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
               `NDJSON line ${line}: expected an incident object, found ${describe(record)}.`,
             );
           }
+          // docs/semantics.md 3.1, "Duplicate keys": JSON.parse would keep the last of two equal keys.
+          const repeated = findRepeatedKey(text);
+          if (repeated !== undefined) {
+            const key = repeated.key.length > 100 ? `${repeated.key.slice(0, 100)}…` : repeated.key;
+            throw new SyntaxError(
+              `NDJSON line ${line}: the incident repeats the key '${key}' in one object (at ${formatPath(repeated.path)}): each key may appear once.`,
+            );
+          }
           for (let k = 0; k < fields.length; k++) values[k] = ownDataValue(record, fields[k]!);
+          set.insertValues(values);
         }
-        set.insertValues(values);
         records.pushBytes(buffer, start, end);
       },
       () => records.flush(),
+      // Most lines are read in one pass: the scanner finds where the object ends and checks that the line
+      // ends there (the splitter's search for `\n` is skipped); any other line goes to the sink above.
+      (chunk, from, length) => {
+        let start = from;
+        while (start < length && (chunk[start] === 32 || chunk[start] === 9 || chunk[start] === 13)) start++;
+        if (scanner.scanLine(chunk, start, length, true) !== SCAN_OK) return -1;
+        set.insertLine(scanner, chunk);
+        records.pushBytes(chunk, start, scanner.lineEnd);
+        return scanner.next;
+      },
     );
     for (const index of set.hashes.values()) if (index instanceof CompactHashIndex) index.prepare();
     // As the constructor does: a large set builds its text indexes now, so that no query pays for them.
@@ -377,14 +411,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     this.records.push(incident);
   }
 
-  /**
-   * Writes the next row's values (one per `fields` entry, as `ownDataValue` reads them) into the columns;
-   * the caller then keeps the record in `records`.
-   */
-  private insertValues(values: readonly unknown[]): void {
-    const row = this.records.length;
-    if (row >= this.capacity) this.capacity = Math.ceil(this.capacity * 1.5) + 16;
-    // The columns of each field, looked up once (until a text column appears).
+  /** The columns and index of each `fields` entry, looked up once (until a text column appears). */
+  private columnTargets(): NonNullable<IncidentSet<T>["targets"]> {
     let targets = this.targets;
     if (targets === undefined) {
       targets = this.fields.map((field) => ({
@@ -395,25 +423,83 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       }));
       this.targets = targets;
     }
-    const capacity = this.capacity;
-    for (let k = 0; k < targets.length; k++) {
-      const value = values[k];
-      const { dictionary, date, hash } = targets[k]!;
-      let text = targets[k]!.text;
-      if (dictionary !== undefined && !dictionary.dropped) {
-        if (this.textBudget !== undefined && this.overflows(dictionary, value)) {
-          text = TextColumn.fromDictionary(dictionary, row, capacity, this.textBudget);
-          this.texts.set(this.fields[k]!, text);
-          this.targets = undefined;
-        }
-        dictionary.set(row, value, capacity);
-      }
-      text?.set(row, value, capacity);
-      date?.set(row, value, capacity);
-      hash?.set(row, value);
-    }
+    return targets;
+  }
+
+  /**
+   * Writes the next row's values (one per `fields` entry, as `ownDataValue` reads them) into the columns;
+   * the caller then keeps the record in `records`.
+   */
+  private insertValues(values: readonly unknown[]): void {
+    const row = this.records.length;
+    if (row >= this.capacity) this.capacity = Math.ceil(this.capacity * 1.5) + 16;
+    const targets = this.columnTargets();
+    for (let k = 0; k < targets.length; k++) this.insertField(k, targets[k]!, row, values[k]);
     const dated = this.orderColumn.states[row] === DATE_VALUE;
     this.creation.set(row, dated ? this.orderColumn.ms[row]! : undefined, values[this.idIndex]);
+  }
+
+  /** Writes field `k`'s value of row `row` into its columns. */
+  private insertField(
+    k: number,
+    target: NonNullable<IncidentSet<T>["targets"]>[number],
+    row: number,
+    value: unknown,
+  ): void {
+    const { dictionary, date, hash } = target;
+    const capacity = this.capacity;
+    let text = target.text;
+    if (dictionary !== undefined && !dictionary.dropped) {
+      if (this.textBudget !== undefined && this.overflows(dictionary, value)) {
+        text = TextColumn.fromDictionary(dictionary, row, capacity, this.textBudget);
+        this.texts.set(this.fields[k]!, text);
+        this.targets = undefined;
+      }
+      dictionary.set(row, value, capacity);
+    }
+    text?.set(row, value, capacity);
+    date?.set(row, value, capacity);
+    hash?.set(row, value);
+  }
+
+  /**
+   * Writes the next row's fields, as `scanner` read them from the line in `b` (`SCAN_OK`), into the columns,
+   * exactly as `insertValues` would write their values: strings of ASCII bytes are looked up by their bytes
+   * and built only when a column has not seen them.
+   */
+  private insertLine(scanner: LineScanner, b: Uint8Array): void {
+    const row = this.records.length;
+    if (row >= this.capacity) this.capacity = Math.ceil(this.capacity * 1.5) + 16;
+    const capacity = this.capacity;
+    const targets = this.columnTargets();
+    const { kinds, starts, ends } = scanner;
+    for (let k = 0; k < targets.length; k++) {
+      const kind = kinds[k];
+      if (kind !== FIELD_ASCII) {
+        this.insertField(k, targets[k]!, row, kind === FIELD_VALUE ? scanner.values[k] : undefined);
+        continue;
+      }
+      const target = targets[k]!;
+      const start = starts[k]!;
+      const end = ends[k]!;
+      const { dictionary, text, date, hash } = target;
+      if (dictionary !== undefined && !dictionary.dropped) {
+        const code = dictionary.codeOfAscii(b, start, end);
+        if (code >= 0) dictionary.setCode(row, code, capacity);
+        else {
+          const value = scanner.value(b, k) as string;
+          this.insertField(k, target, row, value);
+          continue;
+        }
+      } else if (text !== undefined) text.setAscii(row, b, start, end, capacity, scanner.decodeAscii);
+      if (date !== undefined) date.setAscii(row, b, start, end, capacity);
+      if (hash !== undefined) {
+        if (hash instanceof CompactHashIndex) hash.setAscii(row, b, start, end);
+        else hash.set(row, scanner.value(b, k));
+      }
+    }
+    const dated = this.orderColumn.states[row] === DATE_VALUE;
+    this.creation.set(row, dated ? this.orderColumn.ms[row]! : undefined, scanner.value(b, this.idIndex));
   }
 
   /** True when `value` is a new scalar that a full dictionary column would be dropped for. */

@@ -254,14 +254,10 @@ describe("LineScanner", () => {
     ],
     [
       "blanks everywhere",
-      ' {\t"Title" :\r\n "a b" , "Tags":[ ] } ',
+      ' {\t"Title" :\r "a b" , "Tags":[ ] } ',
       [undefined, undefined, "a b", undefined, [], undefined, undefined],
     ],
-    [
-      "duplicate keys (the last wins)",
-      '{"Severity":"Low","Severity":"High"}',
-      ["High", undefined, undefined, undefined, undefined, undefined, undefined],
-    ],
+    ["duplicate keys (refused by fromNdjson)", '{"Severity":"Low","Severity":"High"}', "to JSON.parse"],
     [
       "an own __proto__",
       '{"__proto__":{"a":1}}',
@@ -288,9 +284,18 @@ describe("LineScanner", () => {
       [undefined, undefined, "\uFEFFx", undefined, undefined, "ü", undefined],
     ],
     ["an empty object", "{}", [undefined, undefined, undefined, undefined, undefined, undefined, undefined]],
-    ["an escaped key", '{"Sev\\u0065rity":"High"}', "to JSON.parse"],
-    ["a byte order mark", '\uFEFF{"Severity":"High"}', "to JSON.parse"],
+    [
+      "an escaped key",
+      '{"Sev\\u0065rity":"High"}',
+      ["High", undefined, undefined, undefined, undefined, undefined, undefined],
+    ],
+    [
+      "a byte order mark",
+      '\uFEFF{"Severity":"High"}',
+      ["High", undefined, undefined, undefined, undefined, undefined, undefined],
+    ],
     ["an array", '[{"Severity":"High"}]', "to JSON.parse"],
+    ["a line break between tokens (it ends an NDJSON line)", '{"Severity":\n"High"}', "to JSON.parse"],
     ["a trailing comma", '{"Severity":"High",}', "to JSON.parse"],
     ["trailing bytes", '{"Severity":"High"}x', "to JSON.parse"],
     ["a raw control character", '{"Title":"a\tb"}', "to JSON.parse"],

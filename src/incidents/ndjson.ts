@@ -44,10 +44,16 @@ export class NdjsonSplitter {
   private readonly encoder = new TextEncoder();
 
   /**
-   * Splits one chunk, calling `sink` for each non-blank line it ends.
+   * Splits one chunk, calling `sink` for each non-blank line it ends. `whole`, when given, is offered each
+   * line that starts in this chunk first: it consumes the line at `from` (number `line`) when it can find its
+   * end itself, returning the index after its `\n`, or returns -1 (then the line goes to `sink` as usual).
    * @throws {TypeError} when the chunk is neither a string nor a `Uint8Array`
    */
-  push(piece: Uint8Array | string, sink: LineSink): void {
+  push(
+    piece: Uint8Array | string,
+    sink: LineSink,
+    whole?: (chunk: Uint8Array, from: number, length: number, line: number) => number,
+  ): void {
     let chunk: Uint8Array;
     if (typeof piece === "string") chunk = this.encoder.encode(piece);
     else if (piece instanceof Uint8Array) {
@@ -60,6 +66,14 @@ export class NdjsonSplitter {
     let from = 0;
     const length = chunk.length;
     for (;;) {
+      if (whole !== undefined && this.pieces.length === 0 && from < length) {
+        const next = whole(chunk, from, length, this.line + 1);
+        if (next >= 0) {
+          this.line++;
+          from = next;
+          continue;
+        }
+      }
       const end = indexOfLf(chunk, from, length);
       if (end < 0) break;
       this.line++;
@@ -115,17 +129,19 @@ function isBlank(b: number): boolean {
 
 /**
  * Feeds every chunk of `source` through a splitter, then ends it; `afterChunk` runs after each chunk's lines
- * (and after the last line), before the chunk's buffer is released to its owner.
+ * (and after the last line), before the chunk's buffer is released to its owner; `whole` is offered each
+ * line first (see `NdjsonSplitter.push`).
  * @throws {TypeError} (rejects) when a chunk is neither a string nor a `Uint8Array`; whatever `sink` throws
  */
 export async function readNdjson(
   source: NdjsonSource,
   sink: LineSink,
   afterChunk?: () => void,
+  whole?: (chunk: Uint8Array, from: number, length: number, line: number) => number,
 ): Promise<void> {
   const splitter = new NdjsonSplitter();
   for await (const piece of source as AsyncIterable<Uint8Array | string>) {
-    splitter.push(piece, sink);
+    splitter.push(piece, sink, whole);
     afterChunk?.();
   }
   splitter.end(sink);
@@ -168,17 +184,37 @@ const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
 
-/** Entries of the per-field cache of repeated string values (direct-mapped by hash). */
-const INTERN_SLOTS = 1024;
-/** Lookups after which a field whose values rarely repeat stops being looked up in the cache. */
-const INTERN_TRIAL = 4096;
-/** Key positions whose field is remembered from the previous line (lines usually share a key order). */
-const KEY_ORDER = 64;
-/** String values longer than this are not looked up in the cache (titles, keys and dates rarely repeat). */
-const INTERN_MAX_BYTES = 40;
+/** `scanLine`: the fields are read (`kinds`, `starts`, `ends`, `values`). */
+export const SCAN_OK = 0;
+/**
+ * `scanLine`: the line must go to `JSON.parse` (then `kinds` is meaningless): it is not JSON, not an
+ * object, or not valid UTF-8 (the parse or the decoder throws), or a form the scanner leaves to it.
+ */
+export const SCAN_FALLBACK = 1;
+/** `scanLine`: the line is a valid JSON object that repeats a key in one object (docs/semantics.md 3.1). */
+export const SCAN_DUPLICATE = 2;
+
+/** A field's kind after `scanLine`: absent from the line. */
+export const FIELD_MISSING = 0;
+/** A string of ASCII bytes without escapes: its content is `b[starts[k], ends[k])` (quotes excluded). */
+export const FIELD_ASCII = 1;
+/** Any other value (a number, a literal, a string with escapes or non-ASCII text, an array, an object): `values[k]`. */
+export const FIELD_VALUE = 2;
+
+/** Key positions of the previous line remembered (most lines repeat the keys of the line before). */
+const MAX_SHAPE = 256;
+/** New keys of one object compared pair by pair up to this count; a set of the decoded keys past it. */
+const PAIRWISE_KEYS = 32;
+
+/** Byte classes inside a JSON string: 0 plain ASCII, 1 `"`, 2 `\`, 3 a control character, 4 ≥ 0x80. */
+const STRING_CLASS = new Uint8Array(256);
+for (let c = 0; c < 0x20; c++) STRING_CLASS[c] = 3;
+STRING_CLASS[QUOTE] = 1;
+STRING_CLASS[BACKSLASH] = 2;
+for (let c = 0x80; c < 0x100; c++) STRING_CLASS[c] = 4;
 
 /** FNV-1a over `b[start, end)`. */
-function hashBytes(b: Uint8Array, start: number, end: number): number {
+export function hashBytes(b: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
   for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
   return h >>> 0;
@@ -189,49 +225,82 @@ function isHex(c: number | undefined): boolean {
 }
 
 /**
- * Reads chosen top-level fields of JSON lines from their UTF-8 bytes (see the file comment). `scan` answers
- * `true` and fills the values only when they are exactly what `JSON.parse` of the line followed by
- * `ownDataValue` would give (a missing field is `undefined`; duplicate keys: the last wins); `false` means
- * "use `JSON.parse`" and says nothing about the line's validity.
+ * Reads chosen top-level fields of JSON lines from their UTF-8 bytes, validating the whole line as JSON on
+ * the way (see the file comment). `scanLine` answers `SCAN_OK` only when the fields it reports are exactly
+ * what `JSON.parse` of the line followed by `ownDataValue` would give (a missing field is `FIELD_MISSING`),
+ * `SCAN_DUPLICATE` when the line is valid JSON that repeats a key in one object, at any depth (keys compared
+ * after decoding their escapes, as `JSON.parse` compares them), and `SCAN_FALLBACK` otherwise.
+ *
+ * Strings of ASCII bytes without escapes are not decoded: `kinds[k]` is `FIELD_ASCII` and the bytes are
+ * `b[starts[k], ends[k])`, so that the columns can look them up by their bytes and decode only new values.
+ * Repeated top-level keys in the order of the previous line are matched by comparing bytes, and such a
+ * line needs no duplicate check of its top-level keys.
  */
 export class LineScanner {
-  /** The fields read, in the order of `scan`'s values. */
+  /** The fields read, in the order of the results. */
   readonly fields: readonly string[];
+  /** Per field after `scanLine`: `FIELD_MISSING`, `FIELD_ASCII` or `FIELD_VALUE`. */
+  readonly kinds: Uint8Array;
+  /** Per `FIELD_ASCII` field: the start and end of its string's content in the line's buffer. */
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  /** Per `FIELD_VALUE` field: its value, as `JSON.parse` gives it. */
+  readonly values: unknown[];
   private readonly keys: Uint8Array[] = [];
   private readonly keyHashes: Uint32Array;
   /** Open addressing over key hashes: field index + 1, 0 when empty. */
   private readonly keySlots: Int32Array;
-  /** Per field, allocated on its first string: the cache's hashes and strings (`INTERN_SLOTS` each). */
-  private readonly internHashes: (Uint32Array | undefined)[];
-  private readonly interned: ((string | undefined)[] | undefined)[];
-  /** Per field: cache lookups and hits (see `INTERN_TRIAL`), and whether the cache is still used. */
-  private readonly internTries: Int32Array;
-  private readonly internHits: Int32Array;
-  private readonly interning: Uint8Array;
-  /** Per key position: the field found there on the previous line, -1 when none. */
-  private readonly keyOrder = new Int32Array(KEY_ORDER).fill(-1);
+  /** Field indexes by name, for keys written with escapes. */
+  private readonly names = new Map<string, number>();
+  /** The previous line's top-level keys: their count, fields, flags (1 escaped, 2 non-ASCII) and bytes. */
+  private shapeCount = 0;
+  private readonly shapeField = new Int32Array(MAX_SHAPE);
+  private readonly shapeFlags = new Uint8Array(MAX_SHAPE);
+  private readonly shapeStart = new Int32Array(MAX_SHAPE + 1);
+  private shapeBytes = new Uint8Array(1024);
+  private shapeView = new DataView(this.shapeBytes.buffer);
+  /** A view of the buffer of the line being scanned (words read four bytes at a time), and that buffer. */
+  private view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private viewOf: Uint8Array | undefined;
+  /** The keys of the objects open in the line (a stack): their bytes, flags and fields (-1 nested). */
+  private keyStarts = new Int32Array(64);
+  private keyEnds = new Int32Array(64);
+  private keyFlags = new Uint8Array(64);
+  private keyFields = new Int32Array(64);
+  private keyTop = 0;
   private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   private readonly strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   private readonly encoder = new TextEncoder();
   /** Per scan: a byte ≥ 0x80 was seen (the line must be checked as UTF-8). */
   private high = false;
+  /** Per scan: a key repeats in one object. */
+  private duplicate = false;
+  /** After an `open` scan: the end of the line's content (after its closing brace), and the index after its `\n`. */
+  lineEnd = 0;
+  next = 0;
   /** Per string: it held an escape. */
   private escaped = false;
-  /** Containers open while skipping a nested value: 1 object, 2 array. */
+  /** Containers open while skipping a nested value: 1 object, 2 array; and each object's first key. */
   private stack = new Uint8Array(64);
+  private frames = new Int32Array(64);
 
   /** @param fields - top-level field names; a name that is not well-formed UTF-16 is never found in bytes */
   constructor(fields: readonly string[]) {
     this.fields = fields;
+    this.kinds = new Uint8Array(fields.length);
+    this.starts = new Int32Array(fields.length);
+    this.ends = new Int32Array(fields.length);
+    this.values = new Array<unknown>(fields.length).fill(undefined);
     let size = 16;
     while (size < fields.length * 4) size *= 2;
     this.keySlots = new Int32Array(size);
     this.keyHashes = new Uint32Array(fields.length);
     fields.forEach((field, index) => {
+      if (!this.names.has(field)) this.names.set(field, index);
       const bytes = this.encoder.encode(field);
       this.keys.push(bytes);
-      // A lone surrogate encodes as U+FFFD: such a name can only be written with an escape, which `scan`
-      // leaves to JSON.parse, so it is not entered in the table.
+      // A lone surrogate encodes as U+FFFD: such a name can only be written with an escape (found through
+      // `names`), so it is not entered in the byte table.
       if (!isWellFormed(field)) return;
       const h = hashBytes(bytes, 0, bytes.length);
       this.keyHashes[index] = h;
@@ -239,63 +308,148 @@ export class LineScanner {
       while (this.keySlots[slot] !== 0) slot = (slot + 1) & (size - 1);
       this.keySlots[slot] = index + 1;
     });
-    this.internHashes = new Array<Uint32Array | undefined>(fields.length).fill(undefined);
-    this.interned = new Array<(string | undefined)[] | undefined>(fields.length).fill(undefined);
-    this.internTries = new Int32Array(fields.length);
-    this.internHits = new Int32Array(fields.length);
-    this.interning = new Uint8Array(fields.length).fill(1);
+  }
+
+  /**
+   * Reads the fields of the JSON line `b[start, end)` (a byte order mark at its start is skipped, as
+   * `TextDecoder` drops it) into `kinds`, `starts`, `ends` and `values`. With `open`, `end` is only a limit:
+   * the line is the object at `start` followed by blanks and a `\n` (then `SCAN_OK` sets `next` to the index
+   * after that `\n`, and the line's content ends at its closing brace); a line that does not end so before
+   * `end` is `SCAN_FALLBACK`.
+   * @returns `SCAN_OK`, `SCAN_DUPLICATE` or `SCAN_FALLBACK` (see the class comment)
+   */
+  scanLine(b: Uint8Array, start: number, end: number, open = false): number {
+    const kinds = this.kinds;
+    for (let k = 0; k < kinds.length; k++) kinds[k] = FIELD_MISSING;
+    if (b !== this.viewOf) {
+      this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      this.viewOf = b;
+    }
+    this.high = false;
+    this.duplicate = false;
+    this.keyTop = 0;
+    let p = start;
+    if (end - p >= 3 && b[p] === 0xef && b[p + 1] === 0xbb && b[p + 2] === 0xbf) {
+      p += 3;
+      this.high = true;
+    }
+    p = skipSpace(b, p, end);
+    if (p >= end || b[p] !== OPEN_BRACE) return SCAN_FALLBACK;
+    p = skipSpace(b, p + 1, end);
+    let count = 0;
+    let matched = 0;
+    let same = true;
+    if (p < end && b[p] === CLOSE_BRACE) p++;
+    else {
+      const shapeBytes = this.shapeBytes;
+      for (;;) {
+        if (p >= end || b[p] !== QUOTE) return SCAN_FALLBACK;
+        const keyStart = p + 1;
+        let keyEnd = -1;
+        let field = -1;
+        let flags = 0;
+        if (same && count < this.shapeCount) {
+          // The key at this position on the previous line, byte for byte (its text was valid then).
+          const from = this.shapeStart[count]!;
+          const length = this.shapeStart[count + 1]! - from;
+          const close = keyStart + length;
+          if (close < end && b[close] === QUOTE) {
+            let i = 0;
+            const view = this.view;
+            const shapeView = this.shapeView;
+            while (
+              i + 4 <= length &&
+              view.getInt32(keyStart + i, true) === shapeView.getInt32(from + i, true)
+            )
+              i += 4;
+            while (i < length && b[keyStart + i] === shapeBytes[from + i]) i++;
+            if (i === length) {
+              keyEnd = close;
+              field = this.shapeField[count]!;
+              flags = this.shapeFlags[count]!;
+              if ((flags & 2) !== 0) this.high = true;
+              matched = count + 1;
+            }
+          }
+        }
+        if (keyEnd < 0) {
+          same = false;
+          const wasHigh: boolean = this.high;
+          this.high = false;
+          this.escaped = false;
+          keyEnd = this.scanString(b, keyStart, end);
+          if (keyEnd < 0) return SCAN_FALLBACK;
+          flags = (this.escaped ? 1 : 0) | (this.high ? 2 : 0);
+          this.high = wasHigh || this.high;
+          field =
+            (flags & 1) !== 0
+              ? (this.names.get(this.keyText(b, keyStart, keyEnd, 1)) ?? -1)
+              : this.fieldOf(b, keyStart, keyEnd);
+        }
+        this.pushKey(keyStart, keyEnd, flags, field);
+        count++;
+        p = skipSpace(b, keyEnd + 1, end);
+        if (p >= end || b[p] !== COLON) return SCAN_FALLBACK;
+        p = skipSpace(b, p + 1, end);
+        if (p >= end) return SCAN_FALLBACK;
+        const valueEnd = field < 0 ? this.skipValue(b, p, end) : this.readValue(b, p, end, field);
+        if (valueEnd < 0) return SCAN_FALLBACK;
+        p = skipSpace(b, valueEnd, end);
+        if (p >= end) return SCAN_FALLBACK;
+        if (b[p] === COMMA) {
+          p = skipSpace(b, p + 1, end);
+          continue;
+        }
+        if (b[p] !== CLOSE_BRACE) return SCAN_FALLBACK;
+        p++;
+        break;
+      }
+    }
+    if (open) {
+      // The line ends at the first `\n` after the object, blanks (spaces, tabs, CR) between.
+      let q = p;
+      while (q < end && (b[q] === 32 || b[q] === 9 || b[q] === 13)) q++;
+      if (q >= end || b[q] !== LF) return SCAN_FALLBACK;
+      this.next = q + 1;
+      this.lineEnd = p;
+      end = p;
+    } else if (skipSpace(b, p, end) !== end) return SCAN_FALLBACK;
+    if (this.high) {
+      try {
+        this.strict.decode(b.subarray(start, end));
+      } catch {
+        return SCAN_FALLBACK;
+      }
+    }
+    // Keys in the previous line's order are distinct (it was checked); each other key is compared.
+    if (!same) {
+      if (this.repeats(b, 0, count, matched)) this.duplicate = true;
+      else this.keepShape(b, matched, count);
+    }
+    return this.duplicate ? SCAN_DUPLICATE : SCAN_OK;
   }
 
   /**
    * Reads the fields of the JSON line `b[start, end)` into `out` (one value per field, `undefined` when
    * absent).
    * @returns true when `out` holds exactly what `JSON.parse` would give; false when the line must go to
-   *   `JSON.parse` (then `out` is meaningless)
+   *   `JSON.parse` (then `out` is meaningless), or repeats a key
    */
   scan(b: Uint8Array, start: number, end: number, out: unknown[]): boolean {
-    for (let k = 0; k < this.fields.length; k++) out[k] = undefined;
-    this.high = false;
-    let p = skipSpace(b, start, end);
-    if (p >= end || b[p] !== OPEN_BRACE) return false;
-    p = skipSpace(b, p + 1, end);
-    if (p < end && b[p] === CLOSE_BRACE) p++;
-    else {
-      for (let position = 0; ; position++) {
-        if (p >= end || b[p] !== QUOTE) return false;
-        this.escaped = false;
-        const keyEnd = this.scanString(b, p + 1, end);
-        if (keyEnd < 0 || this.escaped) return false;
-        let field = position < KEY_ORDER ? this.keyOrder[position]! : -1;
-        if (field < 0 || !equalBytes(this.keys[field]!, b, p + 1, keyEnd)) {
-          field = this.fieldOf(b, p + 1, keyEnd);
-          if (position < KEY_ORDER) this.keyOrder[position] = field;
-        }
-        p = skipSpace(b, keyEnd + 1, end);
-        if (p >= end || b[p] !== COLON) return false;
-        p = skipSpace(b, p + 1, end);
-        if (p >= end) return false;
-        const valueEnd = field < 0 ? this.skipValue(b, p, end) : this.readValue(b, p, end, field, out);
-        if (valueEnd < 0) return false;
-        p = skipSpace(b, valueEnd, end);
-        if (p >= end) return false;
-        if (b[p] === COMMA) {
-          p = skipSpace(b, p + 1, end);
-          continue;
-        }
-        if (b[p] !== CLOSE_BRACE) return false;
-        p++;
-        break;
-      }
-    }
-    if (skipSpace(b, p, end) !== end) return false;
-    if (this.high) {
-      try {
-        this.strict.decode(b.subarray(start, end));
-      } catch {
-        return false;
-      }
-    }
+    if (this.scanLine(b, start, end) !== SCAN_OK) return false;
+    for (let k = 0; k < this.fields.length; k++) out[k] = this.value(b, k);
     return true;
+  }
+
+  /** The string of the ASCII bytes `b[start, end)`. */
+  readonly decodeAscii = (b: Uint8Array, start: number, end: number): string =>
+    this.decoder.decode(b.subarray(start, end));
+
+  /** Field `k`'s value after `SCAN_OK` (`b`: the line's buffer), as `JSON.parse` gives it. */
+  value(b: Uint8Array, k: number): unknown {
+    const kind = this.kinds[k];
+    if (kind === FIELD_ASCII) return this.decoder.decode(b.subarray(this.starts[k], this.ends[k]));
+    return kind === FIELD_VALUE ? this.values[k] : undefined;
   }
 
   /** The index of the field whose UTF-8 name is `b[start, end)`, or -1. */
@@ -310,42 +464,146 @@ export class LineScanner {
     }
   }
 
+  /** The text of the key `b[start, end)` (its content, without quotes): decoded, escapes included. */
+  private keyText(b: Uint8Array, start: number, end: number, flags: number): string {
+    return (flags & 1) !== 0
+      ? (JSON.parse(this.decoder.decode(b.subarray(start - 1, end + 1))) as string)
+      : this.decoder.decode(b.subarray(start, end));
+  }
+
+  /** Pushes a key on the stack of the open objects' keys. */
+  private pushKey(start: number, end: number, flags: number, field: number): void {
+    const top = this.keyTop;
+    if (top === this.keyStarts.length) {
+      const size = top * 2;
+      this.keyStarts = widen32(this.keyStarts, size);
+      this.keyEnds = widen32(this.keyEnds, size);
+      this.keyFields = widen32(this.keyFields, size);
+      const flagsWide = new Uint8Array(size);
+      flagsWide.set(this.keyFlags);
+      this.keyFlags = flagsWide;
+    }
+    this.keyStarts[top] = start;
+    this.keyEnds[top] = end;
+    this.keyFlags[top] = flags;
+    this.keyFields[top] = field;
+    this.keyTop = top + 1;
+  }
+
+  /**
+   * True when a key of `[from, to)` on the key stack equals an earlier one of that range; the keys before
+   * `known` are known to be distinct.
+   */
+  private repeats(b: Uint8Array, from: number, to: number, known: number): boolean {
+    const n = to - from;
+    if (n < 2) return false;
+    const { keyStarts, keyEnds, keyFlags } = this;
+    if (n > PAIRWISE_KEYS) {
+      const seen = new Set<string>();
+      for (let i = from; i < to; i++) seen.add(this.keyText(b, keyStarts[i]!, keyEnds[i]!, keyFlags[i]!));
+      return seen.size < n;
+    }
+    for (let i = Math.max(from + 1, known); i < to; i++) {
+      const si = keyStarts[i]!;
+      const li = keyEnds[i]! - si;
+      const fi = keyFlags[i]! & 1;
+      for (let j = from; j < i; j++) {
+        const sj = keyStarts[j]!;
+        const lj = keyEnds[j]! - sj;
+        if ((fi | (keyFlags[j]! & 1)) === 0) {
+          if (li !== lj) continue;
+          let k = 0;
+          while (k < li && b[si + k] === b[sj + k]) k++;
+          if (k === li) return true;
+        } else if (
+          this.keyText(b, si, si + li, keyFlags[i]!) === this.keyText(b, sj, sj + lj, keyFlags[j]!)
+        ) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Remembers the line's top-level keys from position `from` on (the ones before are the same). */
+  private keepShape(b: Uint8Array, from: number, count: number): void {
+    const n = Math.min(count, MAX_SHAPE);
+    let at = this.shapeStart[from]!;
+    for (let i = from; i < n; i++) {
+      const s = this.keyStarts[i]!;
+      const length = this.keyEnds[i]! - s;
+      if (at + length > this.shapeBytes.length) {
+        const wider = new Uint8Array(Math.max(this.shapeBytes.length * 2, at + length));
+        wider.set(this.shapeBytes);
+        this.shapeBytes = wider;
+        this.shapeView = new DataView(wider.buffer);
+      }
+      this.shapeBytes.set(b.subarray(s, s + length), at);
+      this.shapeField[i] = this.keyFields[i]!;
+      this.shapeFlags[i] = this.keyFlags[i]!;
+      at += length;
+      this.shapeStart[i + 1] = at;
+    }
+    this.shapeCount = n;
+  }
+
   /**
    * Scans a string's body from `p` (after the opening quote): the index of the closing quote, or -1 when
    * the string is not valid JSON. Sets `escaped` when it holds an escape and `high` on a byte ≥ 0x80.
    */
   private scanString(b: Uint8Array, p: number, end: number): number {
+    // Four bytes at a time while none is a quote, a backslash, a control character or ≥ 0x80.
+    const view = this.view;
+    while (p + 4 <= end) {
+      const x = view.getInt32(p, true);
+      const quote = x ^ 0x22222222;
+      const backslash = x ^ 0x5c5c5c5c;
+      if (
+        ((x - 0x20202020) |
+          0 |
+          x |
+          (((quote - 0x01010101) | 0) & ~quote) |
+          (((backslash - 0x01010101) | 0) & ~backslash)) &
+        0x80808080
+      ) {
+        break;
+      }
+      p += 4;
+    }
     for (; p < end; p++) {
-      const c = b[p]!;
-      if (c === QUOTE) return p;
-      if (c === BACKSLASH) {
-        this.escaped = true;
-        if (++p >= end) return -1;
-        const e = b[p]!;
-        if (e === 0x75) {
-          if (p + 4 >= end) return -1;
-          if (!isHex(b[p + 1]) || !isHex(b[p + 2]) || !isHex(b[p + 3]) || !isHex(b[p + 4])) return -1;
-          p += 4;
-        } else if (
-          e !== QUOTE &&
-          e !== BACKSLASH &&
-          e !== 0x2f &&
-          e !== 0x62 &&
-          e !== 0x66 &&
-          e !== 0x6e &&
-          e !== 0x72 &&
-          e !== 0x74
-        ) {
-          return -1;
-        }
-      } else if (c < 0x20) return -1;
-      else if (c >= 0x80) this.high = true;
+      const kind = STRING_CLASS[b[p]!]!;
+      if (kind === 0) continue;
+      if (kind === 1) return p;
+      if (kind === 4) {
+        this.high = true;
+        continue;
+      }
+      if (kind === 3) return -1;
+      this.escaped = true;
+      if (++p >= end) return -1;
+      const e = b[p]!;
+      if (e === 0x75) {
+        if (p + 4 >= end) return -1;
+        if (!isHex(b[p + 1]) || !isHex(b[p + 2]) || !isHex(b[p + 3]) || !isHex(b[p + 4])) return -1;
+        p += 4;
+      } else if (
+        e !== QUOTE &&
+        e !== BACKSLASH &&
+        e !== 0x2f &&
+        e !== 0x62 &&
+        e !== 0x66 &&
+        e !== 0x6e &&
+        e !== 0x72 &&
+        e !== 0x74
+      ) {
+        return -1;
+      }
     }
     return -1;
   }
 
-  /** Reads the value at `p` into `out[field]`: the index after it, or -1 (see `scan`). */
-  private readValue(b: Uint8Array, p: number, end: number, field: number, out: unknown[]): number {
+  /** Reads the value at `p` as field `field`'s: the index after it, or -1 (see `scanLine`). */
+  private readValue(b: Uint8Array, p: number, end: number, field: number): number {
     const c = b[p]!;
     if (c === QUOTE) {
       const wasHigh = this.high;
@@ -355,75 +613,40 @@ export class LineScanner {
       if (q < 0) return -1;
       const high = this.high;
       this.high = wasHigh || high;
-      if (this.escaped) out[field] = JSON.parse(this.decoder.decode(b.subarray(p, q + 1)));
-      else if (high || q - p - 1 > INTERN_MAX_BYTES || this.interning[field] === 0)
-        out[field] = this.decoder.decode(b.subarray(p + 1, q));
-      else out[field] = this.intern(b, p + 1, q, field);
+      if (this.escaped) {
+        this.values[field] = JSON.parse(this.decoder.decode(b.subarray(p, q + 1)));
+        this.kinds[field] = FIELD_VALUE;
+      } else if (high) {
+        this.values[field] = this.decoder.decode(b.subarray(p + 1, q));
+        this.kinds[field] = FIELD_VALUE;
+      } else {
+        this.starts[field] = p + 1;
+        this.ends[field] = q;
+        this.kinds[field] = FIELD_ASCII;
+      }
       return q + 1;
     }
+    let q: number;
+    let value: unknown;
     if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      const q = this.skipValue(b, p, end);
+      q = this.skipValue(b, p, end);
       if (q < 0) return -1;
-      out[field] = JSON.parse(this.decoder.decode(b.subarray(p, q)));
-      return q;
-    }
-    if (c === MINUS || (c >= ZERO && c <= NINE)) {
-      const q = scanNumber(b, p, end);
+      value = JSON.parse(this.decoder.decode(b.subarray(p, q)));
+    } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
+      q = scanNumber(b, p, end);
       if (q < 0) return -1;
-      out[field] = numberValue(b, p, q, this.decoder);
-      return q;
+      value = numberValue(b, p, q, this.decoder);
+    } else {
+      q = scanLiteral(b, p, end);
+      if (q < 0) return -1;
+      value = c === 0x74 ? true : c === 0x66 ? false : null;
     }
-    const q = scanLiteral(b, p, end);
-    if (q < 0) return -1;
-    out[field] = c === 0x74 ? true : c === 0x66 ? false : null;
+    this.values[field] = value;
+    this.kinds[field] = FIELD_VALUE;
     return q;
   }
 
-  /** The string of the ASCII bytes `b[start, end)`, the same string object each time they repeat. */
-  private intern(b: Uint8Array, start: number, end: number, field: number): string {
-    const tries = ++this.internTries[field]!;
-    if (tries === INTERN_TRIAL && this.internHits[field]! * 4 < tries) this.interning[field] = 0;
-    // A cheap hash (length, first, middle and last bytes): a collision only costs a cache miss.
-    const length = end - start;
-    const h =
-      length === 0
-        ? 0
-        : (Math.imul(length, 0x9e3779b1) ^
-            (b[start]! << 3) ^
-            (b[start + (length >>> 1)]! << 9) ^
-            (b[end - 2]! << 13) ^
-            (b[end - 1]! << 17)) >>>
-          0;
-    let interned = this.interned[field];
-    let internHashes = this.internHashes[field];
-    if (interned === undefined || internHashes === undefined) {
-      interned = new Array<string | undefined>(INTERN_SLOTS).fill(undefined);
-      internHashes = new Uint32Array(INTERN_SLOTS);
-      this.interned[field] = interned;
-      this.internHashes[field] = internHashes;
-    }
-    const slot = (h ^ (h >>> 10)) & (INTERN_SLOTS - 1);
-    const known = interned[slot];
-    if (known !== undefined && internHashes[slot] === h && known.length === end - start) {
-      let same = true;
-      for (let i = start; i < end; i++) {
-        if (known.charCodeAt(i - start) !== b[i]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) {
-        this.internHits[field]!++;
-        return known;
-      }
-    }
-    const text = this.decoder.decode(b.subarray(start, end));
-    interned[slot] = text;
-    internHashes[slot] = h;
-    return text;
-  }
-
-  /** Skips any JSON value at `p`, validating it: the index after it, or -1. */
+  /** Skips any JSON value at `p`, validating it and checking its objects' keys: the index after it, or -1. */
   private skipValue(b: Uint8Array, p: number, end: number): number {
     let depth = 0;
     for (;;) {
@@ -435,7 +658,9 @@ export class LineScanner {
           const wider = new Uint8Array(depth * 2);
           wider.set(this.stack);
           this.stack = wider;
+          this.frames = widen32(this.frames, depth * 2);
         }
+        this.frames[depth] = this.keyTop;
         this.stack[depth++] = c === OPEN_BRACE ? 1 : 2;
         p = skipSpace(b, p + 1, end);
         if (p < end && b[p] === (c === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET)) {
@@ -476,20 +701,33 @@ export class LineScanner {
         }
         if (d !== (inObject ? CLOSE_BRACE : CLOSE_BRACKET)) return -1;
         depth--;
+        if (inObject) {
+          const from = this.frames[depth]!;
+          if (!this.duplicate && this.repeats(b, from, this.keyTop, from)) this.duplicate = true;
+          this.keyTop = from;
+        }
         p++;
       }
     }
   }
 
-  /** Skips `"key" :` at `p` and the blanks after it: the index of the value, or -1. */
+  /** Skips `"key" :` at `p` (the key pushed on the key stack) and the blanks after it: the index of the value, or -1. */
   private skipKey(b: Uint8Array, p: number, end: number): number {
     if (p >= end || b[p] !== QUOTE) return -1;
+    this.escaped = false;
     const q = this.scanString(b, p + 1, end);
     if (q < 0) return -1;
+    this.pushKey(p + 1, q, this.escaped ? 1 : 0, -1);
     p = skipSpace(b, q + 1, end);
     if (p >= end || b[p] !== COLON) return -1;
     return skipSpace(b, p + 1, end);
   }
+}
+
+function widen32(from: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {
+  const to = new Int32Array(size);
+  to.set(from.subarray(0, Math.min(from.length, size)));
+  return to;
 }
 
 /** `String.prototype.isWellFormed` (Node 20): no lone surrogate. */
@@ -511,11 +749,12 @@ function equalBytes(key: Uint8Array, b: Uint8Array, start: number, end: number):
   return true;
 }
 
-/** The first index at or after `p` that is not JSON whitespace (space, tab, LF, CR). */
+/** The first index at or after `p` that is not JSON whitespace other than `\n` (space, tab, CR). */
 function skipSpace(b: Uint8Array, p: number, end: number): number {
   while (p < end) {
     const c = b[p]!;
-    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break;
+    // No `\n`: it ends an NDJSON line, so a line holds none (and an open scan must stop at it).
+    if (c !== 32 && c !== 9 && c !== 13) break;
     p++;
   }
   return p;
@@ -594,4 +833,56 @@ export function fieldOfLine(
 ): unknown {
   const out: unknown[] = [undefined];
   return scanner.scan(b, start, end, out) ? out[0] : ownDataValue(parse(), scanner.fields[0]!);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Duplicate keys (docs/semantics.md 3.1, "Duplicate keys"), for the message of a refused line
+
+/** The first repeated key of JSON text: the path of its second occurrence (keys and indexes) and the key. */
+export interface RepeatedKey {
+  readonly path: readonly (string | number)[];
+  readonly key: string;
+}
+
+/**
+ * Finds the first key that occurs twice in one object of `text`, which must be valid JSON (call it after
+ * `JSON.parse` succeeded: the walk trusts the grammar). One pass without recursion, at any depth; keys are
+ * compared after decoding their escapes, as `JSON.parse` compares them.
+ * @returns the repeated key and where it is, or `undefined` when every object's keys are distinct
+ */
+export function findRepeatedKey(text: string): RepeatedKey | undefined {
+  const keys: (Set<string> | undefined)[] = [];
+  const path: (string | number)[] = [];
+  const expectKey: boolean[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      let j = i + 1;
+      while (text.charCodeAt(j) !== QUOTE) j += text.charCodeAt(j) === BACKSLASH ? 2 : 1;
+      const depth = keys.length - 1;
+      const seen = keys[depth];
+      if (seen !== undefined && expectKey[depth]) {
+        const raw = text.slice(i + 1, j);
+        const key = raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
+        if (seen.has(key)) return { path: [...path.slice(0, depth), key], key };
+        seen.add(key);
+        path[depth] = key;
+        expectKey[depth] = false;
+      }
+      i = j;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      keys.push(c === OPEN_BRACE ? new Set() : undefined);
+      expectKey.push(c === OPEN_BRACE);
+      path[keys.length - 1] = 0;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      keys.pop();
+      expectKey.pop();
+      path.length = keys.length;
+    } else if (c === COMMA) {
+      const depth = keys.length - 1;
+      if (keys[depth] === undefined) path[depth] = (path[depth] as number) + 1;
+      else expectKey[depth] = true;
+    }
+  }
+  return undefined;
 }

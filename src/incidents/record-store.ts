@@ -221,6 +221,17 @@ export function hashKey(value: string | number | boolean): number {
       h = Math.imul(floatWords[0]! ^ 0x27d4eb2f, 0x85ebca6b) ^ Math.imul(floatWords[1]!, 0xc2b2ae35);
     }
   } else h = value ? 0x3c6ef372 : 0x1b873593;
+  return finishHash(h);
+}
+
+/** `hashKey` of the string whose ASCII bytes are `b[start, end)`, without building it. */
+export function hashKeyAscii(b: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  return finishHash(h);
+}
+
+function finishHash(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;
@@ -275,6 +286,16 @@ export class CompactHashIndex extends HashIndex {
     this.distinct = -1;
   }
 
+  /** `set` of the string whose ASCII bytes are `b[start, end)`, without building it. */
+  setAscii(row: number, b: Uint8Array, start: number, end: number): void {
+    if (row >= this.hashes.length) {
+      this.hashes = grow(this.hashes, new Uint32Array(Math.max(row + 1, this.hashes.length * 2)));
+    }
+    this.hashes[row] = hashKeyAscii(b, start, end) || 1;
+    this.rows = Math.max(this.rows, row + 1);
+    this.distinct = -1;
+  }
+
   override rowsOf(value: unknown): readonly number[] {
     if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") return [];
     this.prepare(false);
@@ -313,16 +334,39 @@ export class CompactHashIndex extends HashIndex {
     let bits = 1;
     while (bits < 30 && 1 << bits < n) bits++;
     const shift = 32 - bits;
-    const offsets = new Int32Array((1 << bits) + 1);
     const hashes = this.hashes;
-    for (let row = 0; row < n; row++) if (hashes[row] !== 0) offsets[(hashes[row]! >>> shift) + 1]!++;
-    for (let b = 1; b < offsets.length; b++) offsets[b]! += offsets[b - 1]!;
-    const cursor = offsets.slice(0, offsets.length - 1);
-    const bucketRows = new Int32Array(offsets[offsets.length - 1]!);
-    for (let row = 0; row < n; row++) {
+    // The rows with a hash, sorted by bucket (the top `bits` bits of the hash) and by row within a bucket:
+    // a least-significant-digit radix sort, 8 bits a pass, each pass reading its input in order and
+    // writing 256 runs (a counting sort straight into 2^bits buckets writes all over memory).
+    let count = 0;
+    for (let row = 0; row < n; row++) if (hashes[row] !== 0) count++;
+    let keys = new Int32Array(count);
+    let rows = new Int32Array(count);
+    for (let row = 0, at = 0; row < n; row++) {
       const h = hashes[row]!;
-      if (h !== 0) bucketRows[cursor[h >>> shift]!++] = row;
+      if (h === 0) continue;
+      keys[at] = h >>> shift;
+      rows[at++] = row;
     }
+    let nextKeys = new Int32Array(count);
+    let nextRows = new Int32Array(count);
+    const counts = new Int32Array(257);
+    for (let low = 0; low < bits; low += 8) {
+      counts.fill(0);
+      for (let i = 0; i < count; i++) counts[((keys[i]! >>> low) & 0xff) + 1]!++;
+      for (let d = 1; d < 257; d++) counts[d]! += counts[d - 1]!;
+      for (let i = 0; i < count; i++) {
+        const at = counts[(keys[i]! >>> low) & 0xff]!++;
+        nextKeys[at] = keys[i]!;
+        nextRows[at] = rows[i]!;
+      }
+      [keys, nextKeys] = [nextKeys, keys];
+      [rows, nextRows] = [nextRows, rows];
+    }
+    const offsets = new Int32Array((1 << bits) + 1);
+    for (let i = 0; i < count; i++) offsets[keys[i]! + 1]!++;
+    for (let b = 1; b < offsets.length; b++) offsets[b]! += offsets[b - 1]!;
+    const bucketRows = rows;
     this.shift = shift;
     this.offsets = offsets;
     this.bucketRows = bucketRows;

@@ -32,7 +32,7 @@
 import { RE2JS } from "re2js";
 import type { RegexLiteral } from "../conditions/regex/matcher.js";
 import { parseRegexTree, REGEX_OP, type RegexTreeNode } from "../conditions/regex/program.js";
-import { CODE_COMPLEX, CODE_MISSING, CODE_NULL, type DictionaryColumn } from "./columns.js";
+import { CODE_COMPLEX, CODE_MISSING, CODE_NULL, type DictionaryColumn, ValueIds } from "./columns.js";
 import type { BudgetTimer } from "./search-budget.js";
 
 /** Value id of a row whose field is missing. */
@@ -702,7 +702,8 @@ export class TextColumn {
   /** Ids of the values that are not strings (never in the trigram index). */
   readonly scalarIds: number[] = [];
   rows = 0;
-  private readonly index = new Map<unknown, number>();
+  /** Value → id (a string also by its ASCII bytes: `setAscii`). */
+  private readonly index = new ValueIds(this.values);
   private readonly budget: { remaining: number };
   /** The text index: undefined before first use, null when it did not fit the budget. */
   private indexCache: TextIndex | null | undefined;
@@ -784,6 +785,38 @@ export class TextColumn {
     this.rows = Math.max(this.rows, row + 1);
     this.postingCache = undefined;
     this.acceptCache.clear();
+  }
+
+  /**
+   * `set` of the string whose ASCII bytes are `b[start, end)` (fromNdjson): the string is built (`decode`)
+   * only when the column does not hold it yet.
+   */
+  setAscii(
+    row: number,
+    b: Uint8Array,
+    start: number,
+    end: number,
+    capacity: number,
+    decode: (b: Uint8Array, start: number, end: number) => string,
+  ): void {
+    let id = this.index.getAscii(b, start, end);
+    if (id < 0) {
+      const value = decode(b, start, end);
+      id = this.values.length;
+      this.values.push(value);
+      this.counts.push(0);
+      this.index.setMissed(value, id);
+    }
+    if (row >= this.ids.length) {
+      const next = new Int32Array(Math.max(capacity, Math.ceil(this.ids.length * 1.5) + 16));
+      next.set(this.ids);
+      this.ids = next;
+    }
+    this.counts[id]!++;
+    this.ids[row] = id;
+    this.rows = Math.max(this.rows, row + 1);
+    this.postingCache = undefined;
+    if (this.acceptCache.size > 0) this.acceptCache.clear();
   }
 
   /**
