@@ -8,10 +8,10 @@
 import { constants } from "node:buffer";
 import { open } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
-import { findDuplicateKey } from "../commands/json-duplicate-keys.js";
 import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import type { Condition } from "../conditions/ast.js";
 import { formatIssues } from "../conditions/issues.js";
+import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { safeParseSearchConditions } from "../conditions/parse.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import type { CliContext } from "./program.js";

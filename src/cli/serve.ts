@@ -16,9 +16,9 @@ import {
   loadSampleDataset,
   parseDataset,
 } from "../commands/index.js";
-import { findDuplicateKey } from "../commands/json-duplicate-keys.js";
 import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import { DEFAULT_CATALOG, extendCatalog, type FieldCatalog, type FieldSpec } from "../conditions/catalog.js";
+import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { createPostgresBackend, type PostgresBackend } from "../postgres/backend.js";
 import type { ApiKey, JwtOptions } from "../server/auth.js";
 import {

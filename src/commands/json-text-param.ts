@@ -5,7 +5,7 @@
  */
 
 import { describeValue, formatPath } from "../conditions/issues.js";
-import { type DuplicateKey, findDuplicateKey } from "./json-duplicate-keys.js";
+import { type DuplicateKey, findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 
 /** What a JSON-text parameter may hold once read. */
 export type JsonTextKind = "object" | "objectOrArray";

@@ -24,6 +24,7 @@ import type { Condition } from "../conditions/ast.js";
 import { DEFAULT_CATALOG } from "../conditions/catalog.js";
 import { type CompileOptions, compile } from "../conditions/compile.js";
 import { formatPath } from "../conditions/issues.js";
+import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import type { ParseOptions } from "../conditions/options.js";
 import {
   DATE_VALUE,
@@ -34,15 +35,7 @@ import {
   ownDataValue,
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
-import {
-  FIELD_ASCII,
-  FIELD_VALUE,
-  findRepeatedKey,
-  LineScanner,
-  type NdjsonSource,
-  readNdjson,
-  SCAN_OK,
-} from "./ndjson.js";
+import { FIELD_ASCII, FIELD_VALUE, LineScanner, type NdjsonSource, readNdjson, SCAN_OK } from "./ndjson.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
 import { buildPlan, denseChoice, firstPath, type Storage } from "./planner.js";
 import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
@@ -362,7 +355,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
             );
           }
           // docs/semantics.md 3.1, "Duplicate keys": JSON.parse would keep the last of two equal keys.
-          const repeated = findRepeatedKey(text);
+          const repeated = findDuplicateKey(text);
           if (repeated !== undefined) {
             const key = repeated.key.length > 100 ? `${repeated.key.slice(0, 100)}…` : repeated.key;
             throw new SyntaxError(

@@ -6,22 +6,16 @@
  * chunks at every byte, the byte readers of the columns (`isoUtcMsAscii`, `ValueIds`, the dictionary's
  * cache) against the string readers, and hostile lines (deep nesting, a huge line, invalid UTF-8).
  */
+
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
 import { isoUtcMs } from "../conditions/dates.js";
+import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { DictionaryColumn, isoUtcMsAscii, ownDataValue, ValueIds } from "./columns.js";
 import { IncidentSet } from "./incident-set.js";
-import {
-  FIELD_ASCII,
-  FIELD_MISSING,
-  findRepeatedKey,
-  LineScanner,
-  SCAN_DUPLICATE,
-  SCAN_FALLBACK,
-  SCAN_OK,
-} from "./ndjson.js";
+import { FIELD_ASCII, FIELD_MISSING, LineScanner, SCAN_DUPLICATE, SCAN_FALLBACK, SCAN_OK } from "./ndjson.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -36,7 +30,7 @@ function expected(bytes: Uint8Array, fields: readonly string[]): unknown[] | "du
     return "error";
   }
   if (typeof record !== "object" || record === null || Array.isArray(record)) return "error";
-  if (findRepeatedKey(text) !== undefined) return "duplicate";
+  if (findDuplicateKey(text) !== undefined) return "duplicate";
   return fields.map((field) => ownDataValue(record, field));
 }
 

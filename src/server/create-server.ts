@@ -39,9 +39,9 @@ import {
   loadSampleDataset,
   MESSAGES,
 } from "../commands/index.js";
-import { type DuplicateKey, findDuplicateKey } from "../commands/json-duplicate-keys.js";
 import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import type { FieldCatalog } from "../conditions/catalog.js";
+import { type DuplicateKey, findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { type ApiKey, type AuthFailure, createAuthenticator, type JwtOptions } from "./auth.js";
 
 /** Default rate limit: requests per minute per credential (issue 6; docs/semantics.md 3.1). */

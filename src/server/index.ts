@@ -1,6 +1,6 @@
 // incident-query/server: the reference command server (Fastify 5) over the command handler.
 
-export type { DuplicateKey } from "../commands/json-duplicate-keys.js";
+export type { DuplicateKey } from "../conditions/json-duplicate-keys.js";
 export type { ApiKey, Authenticator, AuthFailure, AuthOptions, AuthResult, JwtOptions } from "./auth.js";
 export { API_KEY_HEADER, createAuthenticator, JWT_HEADER } from "./auth.js";
 export type { ServerLoggerOptions, ServerOptions } from "./create-server.js";

@@ -7,7 +7,7 @@
  * section 2.3: MUST).
  */
 
-import type { PathSegment } from "../conditions/issues.js";
+import type { PathSegment } from "./issues.js";
 
 /** Where the first repeated key is: the path of its second occurrence, and the key. */
 export interface DuplicateKey {
