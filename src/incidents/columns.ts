@@ -130,12 +130,7 @@ export class DictionaryColumn {
           this.codes = widen(this.codes, Uint32Array);
       } else code = known;
     } else code = CODE_COMPLEX;
-    if (row >= this.codes.length) this.codes = grow(this.codes, capacity);
-    this.codes[row] = code;
-    this.counts[code]!++;
-    this.postingCache = undefined;
-    this.rowPostingCache = undefined;
-    this.codeBitsCache = undefined;
+    this.setCode(row, code, capacity);
   }
 
   /** The code of a scalar value, or undefined when no row holds it. */

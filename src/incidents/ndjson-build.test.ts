@@ -10,6 +10,7 @@
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { mutatedBytes } from "../../test/arbitraries/bytes.js";
 import { fcOptions } from "../../test/support/fc.js";
 import { isoUtcMs } from "../conditions/dates.js";
 import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
@@ -142,16 +143,7 @@ describe("LineScanner against JSON.parse", () => {
       const body = pairs.map(([k, esc, v]) => `${keyText(k, esc)}${blank}:${blank}${v}`);
       return encode(`${bom ? "\uFEFF" : ""}{${blank}${body.join(`,${blank}`)}${blank}}`);
     });
-  const mutated = fc
-    .tuple(line, fc.nat(), fc.integer({ min: 0, max: 255 }), fc.constantFrom("insert", "replace", "delete"))
-    .map(([bytes, at, byte, how]) => {
-      const i = bytes.length === 0 ? 0 : at % bytes.length;
-      const list = [...bytes];
-      if (how === "insert") list.splice(i, 0, byte);
-      else if (how === "replace") list[i] = byte;
-      else list.splice(i, 1);
-      return new Uint8Array(list);
-    });
+  const mutated = mutatedBytes(line);
 
   it("reads exactly what JSON.parse gives, and finds every repeated key, line after line", () => {
     // One scanner for all lines: the remembered key order of the previous line must never mislead it.

@@ -9,6 +9,7 @@
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { mutatedBytes } from "../../test/arbitraries/bytes.js";
 import { fcOptions } from "../../test/support/fc.js";
 import { ownDataValue } from "./columns.js";
 import { IncidentSet } from "./incident-set.js";
@@ -358,16 +359,7 @@ describe("LineScanner", () => {
         const body = pairs.map(([k, v]) => `${JSON.stringify(k)}${blank}:${blank}${JSON.stringify(v)}`);
         return encode(`{${blank}${body.join(`,${blank}`)}${blank}}`);
       });
-    const mutated = fc
-      .tuple(line, fc.nat(), fc.integer({ min: 0, max: 255 }), fc.constantFrom("insert", "replace", "delete"))
-      .map(([bytes, at, byte, how]) => {
-        const i = bytes.length === 0 ? 0 : at % bytes.length;
-        const list = [...bytes];
-        if (how === "insert") list.splice(i, 0, byte);
-        else if (how === "replace") list[i] = byte;
-        else list.splice(i, 1);
-        return new Uint8Array(list);
-      });
+    const mutated = mutatedBytes(line);
     const scanner = new LineScanner(fields);
     fc.assert(
       fc.property(fc.oneof(line, mutated), (bytes) => agrees(scanner, bytes)),
