@@ -7,7 +7,14 @@ import { analyzeLiteral, compileRegex } from "../conditions/regex/matcher.js";
 import { IncidentSet } from "./incident-set.js";
 import { compareOrderKeys, orderKeyOf } from "./order.js";
 import { startBudget } from "./search-budget.js";
-import { checkLiteral, regexGramQuery, TextColumn, type TextIndex } from "./text-index.js";
+import {
+  checkLiteral,
+  foldVariant,
+  proveLiteral,
+  regexGramQuery,
+  TextColumn,
+  type TextIndex,
+} from "./text-index.js";
 
 /** A text column over `values` (one row each) with its text index built, under a budget of `bytes`. */
 function indexed(values: readonly unknown[], bytes = 1 << 26): { column: TextColumn; index: TextIndex } {
@@ -123,12 +130,193 @@ describe("checkLiteral: a literal pattern on the corpus answers as the pattern d
     expect(column.textIndex()).toBeUndefined(); // nothing fits a budget of 0
     const roomy = indexed(values);
     // Room for the index but not for its lowered copy (one byte per character of an ASCII corpus).
-    const needed = roomy.index.bytes() - roomy.index.corpus.length;
+    const needed = roomy.index.bytes() - (roomy.index.corpus?.length ?? 0);
     const exact = indexed(values, needed);
     expect(exact.index.bytes()).toBe(needed);
     expect(literalAnswers(exact.index, values, "beta", "i").done).toBe(false);
     expect(literalAnswers(exact.index, values, "beta", "").accepted).toEqual([0]);
     expect(literalAnswers(roomy.index, values, "BETA", "i").accepted).toEqual([0]);
+  });
+});
+
+/** What `proveLiteral` answers for a literal over every string value: accepted, undecided, and call order. */
+function provedAnswers(index: TextIndex, source: string, flags: string) {
+  const literal = analyzeLiteral(source, flags);
+  if (literal === undefined) throw new Error(`${source} is not a literal`);
+  const accepted: number[] = [];
+  const undecided: number[] = [];
+  const order: number[] = [];
+  const held = proveLiteral(
+    index,
+    literal,
+    startBudget(undefined),
+    (id) => {
+      accepted.push(id);
+      order.push(id);
+    },
+    (id) => {
+      undecided.push(id);
+      order.push(id);
+    },
+  );
+  return { held, accepted, undecided, order };
+}
+
+/** Checks `proveLiteral` against the pattern itself on every value of `values` (distinct). */
+function expectProvedAsPattern(values: readonly unknown[], source: string, flags: string): number {
+  const { column, index } = indexed(values);
+  const { held, accepted, undecided, order } = provedAnswers(index, source, flags);
+  const matcher = compileRegex(source, flags);
+  if (held < 0) {
+    expect(order).toEqual([]);
+    return held;
+  }
+  expect(order.length).toBe(held);
+  expect([...order].sort((a, b) => a - b)).toEqual(order); // ascending, each once
+  expect(new Set(order).size).toBe(order.length);
+  column.values.forEach((value, id) => {
+    if (typeof value !== "string") {
+      expect(order).not.toContain(id);
+      return;
+    }
+    const matches = matcher.test(value);
+    // Accepted values match; a value neither accepted nor undecided does not.
+    if (accepted.includes(id)) expect([value, source, flags, matches]).toEqual([value, source, flags, true]);
+    else if (!undecided.includes(id))
+      expect([value, source, flags, matches]).toEqual([value, source, flags, false]);
+  });
+  return held;
+}
+
+describe("proveLiteral: a literal answered from the trigram lists answers as the pattern does", () => {
+  const values = [
+    "Suspicious phishing email",
+    "PHISHING on host",
+    "Anomalous malware download", // `mal` first seen in Anomalous: left undecided, not wrongly rejected
+    "ishing phis shing",
+    "phishing",
+    "x phishing",
+    "Repeated login detected",
+    "\u212Aernel panic", // KELVIN SIGN: RE2 folds it with k under `i`
+    "kernel panic",
+    "Kernel panic",
+    "ma\u017Fk me", // LONG S: RE2 folds it with s under `i`
+    "mask me",
+    "ünïcode phishing",
+    "a\u0000phishing",
+    "semi;colon",
+    "semi colon", // space and `;` share a folded symbol
+    "semi\u0005colon",
+    "line\nbreak phishing",
+    "😀 phishing 😀",
+    "",
+    "ph",
+    42,
+    true,
+  ];
+  it.each([
+    ["phishing", ""],
+    ["phishing", "i"],
+    ["PHISHING", ""],
+    ["^phishing", ""],
+    ["^phishing$", ""],
+    ["phishing$", ""],
+    ["^Suspicious", ""],
+    ["^suspicious", "i"],
+    ["malware", ""],
+    ["kernel", "i"],
+    ["KERNEL", "i"],
+    ["^kernel", ""],
+    ["mask", "i"],
+    ["MASK", "i"],
+    ["semi colon", ""],
+    ["semi colon", "i"],
+    ["detected", ""],
+    ["break phishing", ""],
+  ])("%s with flags '%s'", (source, flags) => {
+    expect(expectProvedAsPattern(values, source, flags)).toBeGreaterThanOrEqual(0);
+  });
+
+  it("declines literals it cannot prove: under three characters, or written with a character of variant 2", () => {
+    const { index } = indexed(values);
+    expect(provedAnswers(index, "ph", "").held).toBe(-1);
+    expect(provedAnswers(index, "\u212Aernel", "").held).toBe(-1);
+    expect(provedAnswers(index, "ünïcode", "").held).toBe(-1);
+    expect(foldVariant(";".charCodeAt(0))).toBe(2); // shares its symbol with the space, which comes first
+    expect(foldVariant(" ".charCodeAt(0))).toBe(0);
+    expect(provedAnswers(index, "semi;colon", "").held).toBe(-1);
+    expect(provedAnswers(index, "phishing 😀", "").held).toBe(-1);
+  });
+
+  it("accepts the values it proves without reading them (no value left undecided on plain titles)", () => {
+    const { index } = indexed([
+      "Suspicious phishing email",
+      "phishing on host",
+      "Failed login",
+      "x phishing",
+    ]);
+    expect(provedAnswers(index, "phishing", "")).toMatchObject({ accepted: [0, 1, 3], undecided: [] });
+    expect(provedAnswers(index, "^PHISHING", "i")).toMatchObject({ accepted: [1], undecided: [] });
+  });
+
+  it("agrees with the pattern on random values and literals (case folding, surrogates, newlines)", () => {
+    let proved = 0;
+    const unit = fc.constantFrom(
+      "a",
+      "b",
+      "s",
+      "k",
+      "S",
+      "K",
+      "\u212A",
+      "\u017F",
+      "\u03A3",
+      "\u03C3",
+      "\u03C2",
+      "\u0130",
+      "\u0131",
+      "i",
+      "I",
+      " ",
+      ";",
+      "\u0005",
+      "\n",
+      "\u0000",
+      "-",
+      "~",
+      "\uD83D",
+      "\uDE00",
+      "1",
+    );
+    const text = fc.string({ unit, maxLength: 24 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(text, fc.constant(7), fc.constant("")), { maxLength: 30 }),
+        fc.string({
+          unit: fc.constantFrom("a", "b", "s", "k", "S", "K", "i", "I", " ", "-", "1"),
+          minLength: 3,
+          maxLength: 7,
+        }),
+        fc.constantFrom("", "^", "$", "^$"),
+        fc.constantFrom("", "i"),
+        fc.nat(),
+        (values, word, anchors, flags, pick) => {
+          // Half the time the literal is cut from a value, so that matches are common.
+          const strings = values.filter((v): v is string => typeof v === "string" && v.length >= 3);
+          const from = strings.length > 0 && pick % 2 === 0 ? strings[pick % strings.length]! : undefined;
+          const cut =
+            from === undefined
+              ? word
+              : from.slice(pick % (from.length - 2), (pick % (from.length - 2)) + 3 + (pick % 4));
+          if (!/^[a-zA-Z0-9 \-~]+$/.test(cut)) return; // a literal of plain characters (no escapes needed)
+          const source = `${anchors.startsWith("^") ? "^" : ""}${cut}${anchors.endsWith("$") && anchors !== "^" ? "$" : ""}`;
+          if (analyzeLiteral(source, flags) === undefined) return;
+          if (expectProvedAsPattern(values, source, flags) >= 0) proved++;
+        },
+      ),
+      fcOptions(400),
+    );
+    expect(proved).toBeGreaterThan(100); // the proof itself ran, not only its refusals
   });
 });
 
