@@ -64,9 +64,9 @@ import { type BudgetTimer, startBudget } from "./search-budget.js";
 import {
   type AcceptTable,
   checkLiteral,
-  proveLiteral,
   type GramQuery,
   gramCount,
+  proveLiteral,
   regexGramQuery,
   TEXT_COMPLEX,
   TEXT_MISSING,

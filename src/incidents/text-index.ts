@@ -649,7 +649,7 @@ function buildTextIndex(
           if (meta !== undefined) {
             const where = k - 2 - from;
             meta[entry] =
-              (where < 255 ? where : 255) | ((variant[ua]! | (variant[ub]! << 2) | (variant[uc]! << 4)) << 8);
+              Math.min(where, 255) | ((variant[ua]! | (variant[ub]! << 2) | (variant[uc]! << 4)) << 8);
           }
         }
       }
