@@ -401,7 +401,7 @@ export class TextLeaf implements PlanNode {
     } else {
       // A literal is answered from the trigram lists when it can be (text-index.ts `proveLiteral`).
       const literal = this.literal;
-      let checked = literal === undefined ? -1 : proveLiteral(index, literal, timer, accept, test);
+      let checked = literal === undefined ? -1 : proveLiteral(index, literal, timer, accept, test, values);
       if (checked < 0) {
         const candidates = index.grams.candidates(this.query) ?? idsBelow(index.count);
         if (literal === undefined || !checkLiteral(index, literal, candidates, timer, accept, test)) {

@@ -140,7 +140,7 @@ describe("checkLiteral: a literal pattern on the corpus answers as the pattern d
 });
 
 /** What `proveLiteral` answers for a literal over every string value: accepted, undecided, and call order. */
-function provedAnswers(index: TextIndex, source: string, flags: string) {
+function provedAnswers(index: TextIndex, source: string, flags: string, values?: readonly unknown[]) {
   const literal = analyzeLiteral(source, flags);
   if (literal === undefined) throw new Error(`${source} is not a literal`);
   const accepted: number[] = [];
@@ -158,14 +158,25 @@ function provedAnswers(index: TextIndex, source: string, flags: string) {
       undecided.push(id);
       order.push(id);
     },
+    values,
   );
   return { held, accepted, undecided, order };
 }
 
 /** Checks `proveLiteral` against the pattern itself on every value of `values` (distinct). */
-function expectProvedAsPattern(values: readonly unknown[], source: string, flags: string): number {
+function expectProvedAsPattern(
+  values: readonly unknown[],
+  source: string,
+  flags: string,
+  withValues = false,
+): number {
   const { column, index } = indexed(values);
-  const { held, accepted, undecided, order } = provedAnswers(index, source, flags);
+  const { held, accepted, undecided, order } = provedAnswers(
+    index,
+    source,
+    flags,
+    withValues ? column.values : undefined,
+  );
   const matcher = compileRegex(source, flags);
   if (held < 0) {
     expect(order).toEqual([]);
@@ -235,6 +246,16 @@ describe("proveLiteral: a literal answered from the trigram lists answers as the
     ["break phishing", ""],
   ])("%s with flags '%s'", (source, flags) => {
     expect(expectProvedAsPattern(values, source, flags)).toBeGreaterThanOrEqual(0);
+    expect(expectProvedAsPattern(values, source, flags, true)).toBeGreaterThanOrEqual(0);
+  });
+
+  it("reads a value the lists do not prove where they place the literal (case-sensitive)", () => {
+    const { column, index } = indexed(["Anomalous malware", "Anomalous mall", "malware"]);
+    expect(provedAnswers(index, "malware", "")).toMatchObject({ accepted: [2], undecided: [0] });
+    expect(provedAnswers(index, "malware", "", column.values)).toMatchObject({
+      accepted: [0, 2],
+      undecided: [],
+    });
   });
 
   it("declines literals it cannot prove: under three characters, or written with a character of variant 2", () => {
@@ -311,7 +332,7 @@ describe("proveLiteral: a literal answered from the trigram lists answers as the
           if (!/^[a-zA-Z0-9 \-~]+$/.test(cut)) return; // a literal of plain characters (no escapes needed)
           const source = `${anchors.startsWith("^") ? "^" : ""}${cut}${anchors.endsWith("$") && anchors !== "^" ? "$" : ""}`;
           if (analyzeLiteral(source, flags) === undefined) return;
-          if (expectProvedAsPattern(values, source, flags) >= 0) proved++;
+          if (expectProvedAsPattern(values, source, flags, pick % 3 === 0) >= 0) proved++;
         },
       ),
       fcOptions(400),

@@ -746,6 +746,8 @@ const PROVE_MIN_LENGTH = 3;
  * Calls `accept(id)` or `undecided(id)` in ascending id order, for string values with ids below
  * `index.count` only (the caller tests the non-string values and those added since the index was built).
  * @param timer - ticked once per list entry read
+ * @param values - the column's values by id, when given: a case-sensitive literal not proved from the lists
+ *   is first compared with the value where the lists place it (a match there is accepted)
  * @throws {SearchTimeoutError} from `timer`
  * @returns the number of values holding the literal's trigrams (those passed to `accept` or `undecided`); -1
  *   when it cannot answer (no `meta` in the index, a literal of fewer than three characters, or one with a
@@ -757,6 +759,7 @@ export function proveLiteral(
   timer: BudgetTimer,
   accept: (id: number) => void,
   undecided: (id: number) => void,
+  values?: readonly unknown[],
 ): number {
   const meta = index.grams.meta;
   const text = literal.text;
@@ -860,16 +863,16 @@ export function proveLiteral(
   }
   const starts = index.starts;
   const anchorEnd = literal.anchorEnd;
+  // A value not proved from the lists is read where the literal would start (found from the shortest list)
+  // when case matters: the literal there is a match; elsewhere, the pattern decides.
+  const hint = values !== undefined && !literal.ignoreCase;
   for (let k = 0; k < m; k++) {
     const id = cand[k]!;
     const at = base[k]!;
-    if (
-      proved[k] === 1 &&
-      at >= 0 &&
-      (!anchorStart || at === 0) &&
-      (!anchorEnd || at + n === starts[id + 1]! - 1 - starts[id]!)
-    )
-      accept(id);
+    const length = starts[id + 1]! - 1 - starts[id]!;
+    const placed = at >= 0 && (!anchorStart || at === 0) && (!anchorEnd || at + n === length);
+    if (placed && proved[k] === 1) accept(id);
+    else if (placed && hint && (values[id] as string).startsWith(text, at)) accept(id);
     else undecided(id);
   }
   return m;
