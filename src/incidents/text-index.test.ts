@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { regexPatternArb } from "../../test/arbitraries/regex.js";
 import { fcOptions } from "../../test/support/fc.js";
 import { evaluate } from "../conditions/evaluate.js";
 import { parseSearchConditions } from "../conditions/parse.js";
@@ -138,6 +139,23 @@ describe("checkLiteral: a literal pattern on the corpus answers as the pattern d
     expect(literalAnswers(roomy.index, values, "BETA", "i").accepted).toEqual([0]);
   });
 });
+
+/**
+ * `text` with the case of its ASCII letters changed where `seed`'s bits say, `k` and `s` sometimes as the
+ * Kelvin sign and the long s (RE2 folds them together): values that match a literal only under `i`.
+ */
+function recase(text: string, seed: number): string {
+  let out = "";
+  for (let k = 0; k < text.length; k++) {
+    const c = text[k]!;
+    const bit = (seed >>> (k % 30)) & 1;
+    if (c === "k" && bit === 1 && k % 3 === 0) out += "\u212A";
+    else if (c === "s" && bit === 1 && k % 3 === 0) out += "\u017F";
+    else if (bit === 1) out += c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase();
+    else out += c;
+  }
+  return out;
+}
 
 /** What `proveLiteral` answers for a literal over every string value: accepted, undecided, and call order. */
 function provedAnswers(index: TextIndex, source: string, flags: string, values?: readonly unknown[]) {
@@ -321,7 +339,9 @@ describe("proveLiteral: a literal answered from the trigram lists answers as the
         fc.constantFrom("", "^", "$", "^$"),
         fc.constantFrom("", "i"),
         fc.nat(),
-        (values, word, anchors, flags, pick) => {
+        (drawn, word, anchors, flags, pick) => {
+          // Each value also with its letters' case changed (and k, s as U+212A, U+017F): near misses.
+          const values = [...drawn, ...drawn.map((v) => (typeof v === "string" ? recase(v, pick) : v))];
           // Half the time the literal is cut from a value, so that matches are common.
           const strings = values.filter((v): v is string => typeof v === "string" && v.length >= 3);
           const from = strings.length > 0 && pick % 2 === 0 ? strings[pick % strings.length]! : undefined;
@@ -338,6 +358,108 @@ describe("proveLiteral: a literal answered from the trigram lists answers as the
       fcOptions(400),
     );
     expect(proved).toBeGreaterThan(100); // the proof itself ran, not only its refusals
+  });
+});
+
+describe("IncidentSet: text index (literals proved from the lists) against evaluate", () => {
+  const unit = fc.constantFrom(
+    "a",
+    "b",
+    "s",
+    "k",
+    "S",
+    "K",
+    "\u212A",
+    "\u017F",
+    "\u03A3",
+    "\u03C3",
+    "\u03C2",
+    "\u0130",
+    "\u0131",
+    "i",
+    "I",
+    " ",
+    ";",
+    "\n",
+    "-",
+    "\uD83D",
+    "\uDE00",
+    "1",
+  );
+  const title = fc.oneof(
+    { weight: 6, arbitrary: fc.string({ unit, maxLength: 16 }) },
+    { weight: 1, arbitrary: fc.constant("") },
+    { weight: 1, arbitrary: fc.constant(12) },
+    { weight: 1, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.array(fc.string({ unit, maxLength: 8 }), { maxLength: 3 }) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
+  const literal = fc
+    .tuple(
+      fc.constantFrom("", "^"),
+      fc.string({
+        unit: fc.constantFrom("a", "b", "s", "k", "S", "K", "i", "I", " ", "-", "1"),
+        minLength: 3,
+        maxLength: 6,
+      }),
+      fc.constantFrom("", "$"),
+    )
+    .map(([a, text, b]) => `${a}${text}${b}`);
+  const pattern = fc.oneof(
+    literal,
+    regexPatternArb(() => [
+      fc.constantFrom("a", "b", "s", "k", "K", "i", " ", "\\d", ".", "[ab]", "[sk]", "^", "$"),
+    ]),
+  );
+
+  it("count and findAll answer as evaluate on generated titles and patterns", () => {
+    fc.assert(
+      fc.property(
+        fc.array(title, { minLength: 1, maxLength: 40 }),
+        fc.array(fc.tuple(pattern, fc.constantFrom("", "i", "m", "s")), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom("", "^", "$"), fc.constantFrom("", "i")), {
+          maxLength: 3,
+        }),
+        (drawn, generated, cuts) => {
+          const titles = [
+            ...drawn,
+            ...drawn.map((t, i) => (typeof t === "string" ? recase(t, i * 7919 + 13) : t)),
+          ];
+          const incidents = titles.map((t, i) =>
+            t === undefined ? { IncidentId: i } : { IncidentId: i, Title: t },
+          );
+          // Literals cut from the titles (so that some match), with an anchor and a flag.
+          const strings = titles.filter((t): t is string => typeof t === "string" && t.length >= 3);
+          const patterns = [...generated];
+          for (const [pick, anchor, flags] of cuts) {
+            if (strings.length === 0) break;
+            const from = strings[pick % strings.length]!;
+            const at = pick % (from.length - 2);
+            const text = from.slice(at, at + 3 + (pick % 5)).replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
+            patterns.push([anchor === "^" ? `^${text}` : anchor === "$" ? `${text}$` : text, flags]);
+          }
+          // maxDictionary 0: Title is a text column, indexed on the first pattern.
+          const set = new IncidentSet(incidents, { maxDictionary: 0 });
+          for (const [source, flags] of patterns) {
+            const raw = { Title: { $regex: source, $options: flags } };
+            let condition: ReturnType<typeof parseSearchConditions>;
+            try {
+              condition = parseSearchConditions(raw);
+            } catch {
+              continue; // a pattern RE2 refuses
+            }
+            const expected = incidents.filter((incident) => evaluate(condition, incident));
+            expect([source, flags, set.count(condition)]).toEqual([source, flags, expected.length]);
+            expect(set.findAll(condition).map((incident) => incident.IncidentId)).toEqual(
+              expected
+                .sort((a, b) => compareOrderKeys(orderKeyOf(a), orderKeyOf(b)))
+                .map((incident) => incident.IncidentId),
+            );
+          }
+        },
+      ),
+      fcOptions(300),
+    );
   });
 });
 
