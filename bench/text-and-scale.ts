@@ -47,7 +47,75 @@ interface TextQuery {
   readonly name: string;
   readonly conditions: unknown;
   readonly hand: (r: GeneratedIncident) => boolean;
+  /**
+   * The `k`-th fresh pattern of the same shape (another literal, prefix, number or pair of the generated
+   * titles), for first-use timings: no two `k` give the same pattern, and none equals `conditions`' pattern,
+   * so no cache of the set, the parser or the compiler has seen it.
+   */
+  readonly fresh: (k: number) => { conditions: unknown; hand: (r: GeneratedIncident) => boolean };
 }
+
+/** Words of the generated titles (each in about 1/5 to 1/12 of them), for fresh literal patterns. */
+const FRESH_WORDS = [
+  "malware",
+  "ransomware",
+  "PowerShell",
+  "privilege",
+  "transfer",
+  "tunnelling",
+  "credential",
+  "mailbox",
+  "connection",
+  "escalation",
+  "download",
+  "activity",
+  "execution",
+  "dumping",
+  "Suspicious",
+  "Unusual",
+  "Critical",
+  "Repeated",
+  "Failed",
+  "Possible",
+  "Confirmed",
+  "Anomalous",
+  "detected",
+  "reported",
+  "observed",
+  "blocked",
+  "flagged",
+  "email",
+  "rule",
+  "scan",
+];
+const FRESH_ADJECTIVES = [
+  "Suspicious",
+  "Unusual",
+  "Critical",
+  "Repeated",
+  "Failed",
+  "Possible",
+  "Confirmed",
+  "Anomalous",
+];
+const FRESH_SUBJECTS = [
+  "login",
+  "phishing email",
+  "malware download",
+  "ransomware activity",
+  "PowerShell execution",
+  "privilege escalation",
+  "data transfer",
+  "DNS tunnelling",
+  "port scan",
+  "credential dumping",
+  "VPN connection",
+  "mailbox rule",
+];
+/** `word` with its case changed (every other letter upper case), for case-insensitive fresh patterns. */
+const mixedCase = (word: string) =>
+  [...word].map((c, i) => (i % 2 === 0 ? c.toUpperCase() : c.toLowerCase())).join("");
+const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 const sampleFrom = Date.parse("2024-01-01T00:00:00Z");
 const sampleTo = Date.parse("2024-07-01T00:00:00Z");
@@ -58,52 +126,96 @@ export function textQueries(): TextQuery[] {
     const native = new RegExp(source, flags);
     return (r: GeneratedIncident) => native.test(r.Title);
   };
+  const word = (k: number) => FRESH_WORDS[k % FRESH_WORDS.length]!;
+  const sample = (literal: string) => (r: GeneratedIncident) => {
+    if (r.IngestionType !== "Webhook" && r.IngestionType !== "Schedule Job") return false;
+    if (!r.Title.includes(literal)) return false;
+    if (r.Severity !== "High" && r.Severity !== "Critical") return false;
+    const t = Date.parse(r.CreatedUtcTime);
+    return t > sampleFrom && t < sampleTo;
+  };
+  const prefix = (k: number) =>
+    `${FRESH_ADJECTIVES[k % FRESH_ADJECTIVES.length]} ${FRESH_SUBJECTS[(k * 5 + 1) % FRESH_SUBJECTS.length]}`;
+  const pair = (k: number) => {
+    const a = FRESH_SUBJECTS[k % FRESH_SUBJECTS.length]!;
+    const b = FRESH_SUBJECTS[(k + 5 + Math.floor(k / FRESH_SUBJECTS.length)) % FRESH_SUBJECTS.length]!;
+    return `(${a}|${b.split(" ")[0]}) .* on`;
+  };
   return [
     {
       name: "unanchored (phishing)",
       conditions: { Title: { $regex: "phishing" } },
       hand: (r) => r.Title.includes("phishing"),
+      fresh: (k) => {
+        const w = word(k);
+        return { conditions: { Title: { $regex: w } }, hand: (r) => r.Title.includes(w) };
+      },
     },
     {
       name: "unanchored, i (Ransomware)",
       conditions: { Title: { $regex: "Ransomware", $options: "i" } },
       hand: re("Ransomware", "i"),
+      fresh: (k) => {
+        const w = mixedCase(word(k + 7));
+        return { conditions: { Title: { $regex: w, $options: "i" } }, hand: re(w, "i") };
+      },
     },
     {
       name: "anchored (^Suspicious login)",
       conditions: { Title: { $regex: "^Suspicious login" } },
       hand: (r) => r.Title.startsWith("Suspicious login"),
+      fresh: (k) => {
+        const p = prefix(k + 1);
+        return { conditions: { Title: { $regex: `^${p}` } }, hand: (r) => r.Title.startsWith(p) };
+      },
     },
     {
       name: "anchored, i (^confirmed dns)",
       conditions: { Title: { $regex: "^confirmed dns", $options: "i" } },
       hand: re("^confirmed dns", "i"),
+      fresh: (k) => {
+        const p = `^${prefix(k + 2)
+          .toLowerCase()
+          .slice(0, -2)}`;
+        return { conditions: { Title: { $regex: p, $options: "i" } }, hand: re(p, "i") };
+      },
     },
     {
       name: "selective (srv-42\\d\\d$)",
       conditions: { Title: { $regex: "srv-42\\d\\d$" } },
       hand: re("srv-42\\d\\d$"),
+      fresh: (k) => {
+        const p = `srv-${10 + (k % 32)}\\d\\d$`;
+        return { conditions: { Title: { $regex: p } }, hand: re(p) };
+      },
     },
     {
       name: "alternation ((port scan|VPN) .* on)",
       conditions: { Title: { $regex: "(port scan|VPN) .* on" } },
       hand: re("(port scan|VPN) .* on"),
+      fresh: (k) => {
+        const p = pair(k);
+        return { conditions: { Title: { $regex: p } }, hand: re(p) };
+      },
     },
     {
       name: "spec sample",
       conditions: SPEC_SAMPLE,
-      hand: (r) => {
-        if (r.IngestionType !== "Webhook" && r.IngestionType !== "Schedule Job") return false;
-        if (!r.Title.includes("phishing")) return false;
-        if (r.Severity !== "High" && r.Severity !== "Critical") return false;
-        const t = Date.parse(r.CreatedUtcTime);
-        return t > sampleFrom && t < sampleTo;
+      hand: sample("phishing"),
+      fresh: (k) => {
+        // A word without its last letter: a plain literal as the sample's, never the pattern of another family.
+        const w = word(k + 3).slice(0, -1);
+        return { conditions: { ...SPEC_SAMPLE, Title: { $regex: escapeRe(w) } }, hand: sample(w) };
       },
     },
     {
       name: "no usable literal ([a-z]{4}\\d$)",
       conditions: { Title: { $regex: "[a-z]{4}-\\d$" } },
       hand: re("[a-z]{4}-\\d$"),
+      fresh: (k) => {
+        const p = `[a-z]{${3 + Math.floor(k / 10)}}-${k % 10}$`;
+        return { conditions: { Title: { $regex: p } }, hand: re(p) };
+      },
     },
   ];
 }
@@ -150,6 +262,15 @@ function firstCompiled(rows: readonly GeneratedIncident[], test: (r: unknown) =>
   return firstBy(rows, test as (r: GeneratedIncident) => boolean);
 }
 
+/** Patterns run before any timing, to warm the code paths (never a fresh pattern: see `regexKey`). */
+const WARM_PATTERNS = ["login", "^Failed port", "malware downl", "srv-1\\d\\d$", "(DNS|VPN) .* from"];
+
+/** The `$regex` and `$options` of a query's `Title` (what every cache of a pattern is keyed by). */
+function regexKey(conditions: unknown): string {
+  const title = (conditions as { Title?: { $regex?: string; $options?: string } }).Title;
+  return `${title?.$options ?? ""}/${title?.$regex ?? ""}`;
+}
+
 /** Result rows of the text part. */
 export interface TextRow {
   readonly name: string;
@@ -179,7 +300,7 @@ export function runTextBench(size: number, rounds: number, write: (line: string)
   const indexBuiltWithSet = set.footprint().textIndexBytes > 0;
   const [indexMs] = time(() => set.count({ Title: { $regex: "qqqq" } }));
   // Warm the code paths on other patterns, so that "cold" measures uncached answers, not the JIT.
-  for (const warm of ["login", "^Failed port", "malware downl", "srv-1\\d\\d$", "(DNS|VPN) .* from"]) {
+  for (const warm of WARM_PATTERNS) {
     set.count({ Title: { $regex: warm } });
     set.findAll({ Title: { $regex: warm, $options: "i" } });
     set.findFirst({ Title: { $regex: warm } });
@@ -188,7 +309,7 @@ export function runTextBench(size: number, rounds: number, write: (line: string)
     `text: ${size} incidents; set built in ${f(buildMs)} ms; ${indexBuiltWithSet ? "trigram index built with the set" : "trigram index built by the first pattern"}, first pattern ${f(indexMs)} ms, ${(set.footprint().textIndexBytes / 2 ** 20).toFixed(1)} MiB (bound ${(set.footprint().textIndexLimit / 2 ** 20).toFixed(0)} MiB)`,
   );
   const out: TextRow[] = [];
-  for (const query of textQueries()) {
+  for (const query of process.env.BENCH_FIRST_USE_ONLY === "1" ? [] : textQueries()) {
     const condition = parseSearchConditions(query.conditions);
     const predicate = compile(condition);
     const [coldCount, cold] = time(() => set.count(condition));
@@ -244,7 +365,79 @@ export function runTextBench(size: number, rounds: number, write: (line: string)
     );
   }
   for (const row of out) write(`  ${row.name}: ${row.explain}`);
+  runFirstUse(rows, set, rounds, write);
   return out;
+}
+
+/**
+ * First use: in each round, each engine answers a pattern no engine has seen (`TextQuery.fresh`), so no
+ * cache helps — neither the set's (accept tables, trigram queries, postings of the pattern) nor the
+ * parser's or compiler's. `count`, `findAll` and `findFirst` each get their own fresh pattern per round, and
+ * the hand-written and compiled scans (`compile` timed too) answer the same one right before. Prints the
+ * median over rounds of the per-round ratios. Each family has 24 distinct fresh patterns: at most 8 rounds.
+ * @throws {Error} when two engines disagree on a fresh pattern
+ */
+function runFirstUse(
+  rows: readonly GeneratedIncident[],
+  set: IncidentSet<GeneratedIncident>,
+  rounds: number,
+  write: (line: string) => void,
+): void {
+  write("first use (a fresh pattern of the same shape each round and engine; median of per-round ratios):");
+  // Every pattern the set has seen: the warm-up patterns (with and without `i`) and the section's own. A
+  // fresh pattern must be none of them, and never repeat, or a cache could answer it.
+  const seen = new Set<string>();
+  for (const warm of WARM_PATTERNS) for (const options of ["", "i"]) seen.add(`${options}/${warm}`);
+  for (const query of textQueries()) seen.add(regexKey(query.conditions));
+  const fresh = (query: TextQuery, k: number) => {
+    const pattern = query.fresh(k);
+    const key = regexKey(pattern.conditions);
+    if (seen.has(key)) throw new Error(`${query.name}: fresh pattern ${k} (${key}) was seen before`);
+    seen.add(key);
+    return pattern;
+  };
+  write(
+    `${"pattern".padEnd(38)}${"count/hand".padStart(12)}${"count/comp".padStart(12)}${"findAll/hand".padStart(14)}${"findFirst/hand".padStart(16)}`,
+  );
+  for (const query of textQueries()) {
+    const ratios = {
+      count: [] as number[],
+      compiled: [] as number[],
+      findAll: [] as number[],
+      findFirst: [] as number[],
+    };
+    for (let round = 0; round < rounds; round++) {
+      const a = fresh(query, 3 * round);
+      const [hand, handCount] = time(() => countBy(rows, a.hand));
+      const [compiled, compiledCount] = time(() =>
+        countCompiled(rows, compile(parseSearchConditions(a.conditions))),
+      );
+      const [ours, count] = time(() => set.count(a.conditions));
+      if (new Set([handCount, compiledCount, count]).size !== 1)
+        throw new Error(
+          `${query.name} (fresh ${3 * round}): counts disagree: ${handCount} ${compiledCount} ${count}`,
+        );
+      ratios.count.push(hand / ours);
+      ratios.compiled.push(compiled / ours);
+      const b = fresh(query, 3 * round + 1);
+      const [handB, handBCount] = time(() => countBy(rows, b.hand));
+      const [all, allCount] = time(() => set.findAll(b.conditions).length);
+      if (handBCount !== allCount)
+        throw new Error(`${query.name}: findAll disagrees: ${handBCount} ${allCount}`);
+      ratios.findAll.push(handB / all);
+      const c = fresh(query, 3 * round + 2);
+      const [handC, handFirst] = time(() => firstBy(rows, c.hand));
+      const [first, found] = time(
+        () => (set.findFirst(c.conditions) as GeneratedIncident | undefined)?.IncidentId ?? -1,
+      );
+      if (handFirst !== found) throw new Error(`${query.name}: findFirst disagrees: ${handFirst} ${found}`);
+      ratios.findFirst.push(handC / first);
+    }
+    const x = (values: number[]) => `${median(values).toFixed(1)}×`;
+    write(
+      `${query.name.padEnd(38)}${x(ratios.count).padStart(12)}${x(ratios.compiled).padStart(12)}${x(ratios.findAll).padStart(14)}${x(ratios.findFirst).padStart(16)}`,
+    );
+  }
 }
 
 /** Writes `size` generated incidents as NDJSON (batches of at most 1M, ids and numbers kept unique). */

@@ -66,6 +66,7 @@ import {
   checkLiteral,
   type GramQuery,
   gramCount,
+  proveLiteral,
   regexGramQuery,
   TEXT_COMPLEX,
   TEXT_MISSING,
@@ -398,10 +399,15 @@ export class TextLeaf implements PlanNode {
       for (let id = 0; id < values.length; id++) test(id);
       this.candidateCount = values.length;
     } else {
-      const candidates = index.grams.candidates(this.query) ?? idsBelow(index.count);
+      // A literal is answered from the trigram lists when it can be (text-index.ts `proveLiteral`).
       const literal = this.literal;
-      if (literal === undefined || !checkLiteral(index, literal, candidates, timer, accept, test)) {
-        for (let k = 0; k < candidates.length; k++) test(candidates[k]!);
+      let checked = literal === undefined ? -1 : proveLiteral(index, literal, timer, accept, test, values);
+      if (checked < 0) {
+        const candidates = index.grams.candidates(this.query) ?? idsBelow(index.count);
+        if (literal === undefined || !checkLiteral(index, literal, candidates, timer, accept, test)) {
+          for (let k = 0; k < candidates.length; k++) test(candidates[k]!);
+        }
+        checked = candidates.length;
       }
       // The non-string values below the index's count (never candidates), then the values added since.
       let scalars = 0;
@@ -412,7 +418,7 @@ export class TextLeaf implements PlanNode {
       }
       sorted = scalars === 0;
       for (let id = index.count; id < values.length; id++) test(id);
-      this.candidateCount = candidates.length + scalars + (values.length - index.count);
+      this.candidateCount = checked + scalars + (values.length - index.count);
     }
     const ids = Int32Array.from(accepted);
     if (!sorted) ids.sort();

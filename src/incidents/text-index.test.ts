@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { regexPatternArb } from "../../test/arbitraries/regex.js";
 import { fcOptions } from "../../test/support/fc.js";
 import { evaluate } from "../conditions/evaluate.js";
 import { parseSearchConditions } from "../conditions/parse.js";
@@ -7,7 +8,14 @@ import { analyzeLiteral, compileRegex } from "../conditions/regex/matcher.js";
 import { IncidentSet } from "./incident-set.js";
 import { compareOrderKeys, orderKeyOf } from "./order.js";
 import { startBudget } from "./search-budget.js";
-import { checkLiteral, regexGramQuery, TextColumn, type TextIndex } from "./text-index.js";
+import {
+  checkLiteral,
+  foldVariant,
+  proveLiteral,
+  regexGramQuery,
+  TextColumn,
+  type TextIndex,
+} from "./text-index.js";
 
 /** A text column over `values` (one row each) with its text index built, under a budget of `bytes`. */
 function indexed(values: readonly unknown[], bytes = 1 << 26): { column: TextColumn; index: TextIndex } {
@@ -123,12 +131,335 @@ describe("checkLiteral: a literal pattern on the corpus answers as the pattern d
     expect(column.textIndex()).toBeUndefined(); // nothing fits a budget of 0
     const roomy = indexed(values);
     // Room for the index but not for its lowered copy (one byte per character of an ASCII corpus).
-    const needed = roomy.index.bytes() - roomy.index.corpus.length;
+    const needed = roomy.index.bytes() - (roomy.index.corpus?.length ?? 0);
     const exact = indexed(values, needed);
     expect(exact.index.bytes()).toBe(needed);
     expect(literalAnswers(exact.index, values, "beta", "i").done).toBe(false);
     expect(literalAnswers(exact.index, values, "beta", "").accepted).toEqual([0]);
     expect(literalAnswers(roomy.index, values, "BETA", "i").accepted).toEqual([0]);
+  });
+});
+
+/**
+ * `text` with the case of its ASCII letters changed where `seed`'s bits say, `k` and `s` sometimes as the
+ * Kelvin sign and the long s (RE2 folds them together): values that match a literal only under `i`.
+ */
+function recase(text: string, seed: number): string {
+  let out = "";
+  for (let k = 0; k < text.length; k++) {
+    const c = text[k]!;
+    const bit = (seed >>> (k % 30)) & 1;
+    if (c === "k" && bit === 1 && k % 3 === 0) out += "\u212A";
+    else if (c === "s" && bit === 1 && k % 3 === 0) out += "\u017F";
+    else if (bit === 1) out += c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase();
+    else out += c;
+  }
+  return out;
+}
+
+/** What `proveLiteral` answers for a literal over every string value: accepted, undecided, and call order. */
+function provedAnswers(index: TextIndex, source: string, flags: string, values?: readonly unknown[]) {
+  const literal = analyzeLiteral(source, flags);
+  if (literal === undefined) throw new Error(`${source} is not a literal`);
+  const accepted: number[] = [];
+  const undecided: number[] = [];
+  const order: number[] = [];
+  const held = proveLiteral(
+    index,
+    literal,
+    startBudget(undefined),
+    (id) => {
+      accepted.push(id);
+      order.push(id);
+    },
+    (id) => {
+      undecided.push(id);
+      order.push(id);
+    },
+    values,
+  );
+  return { held, accepted, undecided, order };
+}
+
+/** Checks `proveLiteral` against the pattern itself on every value of `values` (distinct). */
+function expectProvedAsPattern(
+  values: readonly unknown[],
+  source: string,
+  flags: string,
+  withValues = false,
+): number {
+  const { column, index } = indexed(values);
+  const { held, accepted, undecided, order } = provedAnswers(
+    index,
+    source,
+    flags,
+    withValues ? column.values : undefined,
+  );
+  const matcher = compileRegex(source, flags);
+  if (held < 0) {
+    expect(order).toEqual([]);
+    return held;
+  }
+  expect(order.length).toBe(held);
+  expect([...order].sort((a, b) => a - b)).toEqual(order); // ascending, each once
+  expect(new Set(order).size).toBe(order.length);
+  column.values.forEach((value, id) => {
+    if (typeof value !== "string") {
+      expect(order).not.toContain(id);
+      return;
+    }
+    const matches = matcher.test(value);
+    // Accepted values match; a value neither accepted nor undecided does not.
+    if (accepted.includes(id)) expect([value, source, flags, matches]).toEqual([value, source, flags, true]);
+    else if (!undecided.includes(id))
+      expect([value, source, flags, matches]).toEqual([value, source, flags, false]);
+  });
+  return held;
+}
+
+describe("proveLiteral: a literal answered from the trigram lists answers as the pattern does", () => {
+  const values = [
+    "Suspicious phishing email",
+    "PHISHING on host",
+    "Anomalous malware download", // `mal` first seen in Anomalous: left undecided, not wrongly rejected
+    "ishing phis shing",
+    "phishing",
+    "x phishing",
+    "Repeated login detected",
+    "\u212Aernel panic", // KELVIN SIGN: RE2 folds it with k under `i`
+    "kernel panic",
+    "Kernel panic",
+    "ma\u017Fk me", // LONG S: RE2 folds it with s under `i`
+    "mask me",
+    "ünïcode phishing",
+    "a\u0000phishing",
+    "semi;colon",
+    "semi colon", // space and `;` share a folded symbol
+    "semi\u0005colon",
+    "line\nbreak phishing",
+    "😀 phishing 😀",
+    "",
+    "ph",
+    42,
+    true,
+  ];
+  it.each([
+    ["phishing", ""],
+    ["phishing", "i"],
+    ["PHISHING", ""],
+    ["^phishing", ""],
+    ["^phishing$", ""],
+    ["phishing$", ""],
+    ["^Suspicious", ""],
+    ["^suspicious", "i"],
+    ["malware", ""],
+    ["kernel", "i"],
+    ["KERNEL", "i"],
+    ["^kernel", ""],
+    ["mask", "i"],
+    ["MASK", "i"],
+    ["semi colon", ""],
+    ["semi colon", "i"],
+    ["detected", ""],
+    ["break phishing", ""],
+  ])("%s with flags '%s'", (source, flags) => {
+    expect(expectProvedAsPattern(values, source, flags)).toBeGreaterThanOrEqual(0);
+    expect(expectProvedAsPattern(values, source, flags, true)).toBeGreaterThanOrEqual(0);
+  });
+
+  it("reads a value the lists do not prove where they place the literal (case-sensitive)", () => {
+    const { column, index } = indexed(["Anomalous malware", "Anomalous mall", "malware"]);
+    expect(provedAnswers(index, "malware", "")).toMatchObject({ accepted: [2], undecided: [0] });
+    expect(provedAnswers(index, "malware", "", column.values)).toMatchObject({
+      accepted: [0, 2],
+      undecided: [],
+    });
+  });
+
+  it("declines literals it cannot prove: under three characters, or written with a character of variant 2", () => {
+    const { index } = indexed(values);
+    expect(provedAnswers(index, "ph", "").held).toBe(-1);
+    expect(provedAnswers(index, "\u212Aernel", "").held).toBe(-1);
+    expect(provedAnswers(index, "ünïcode", "").held).toBe(-1);
+    expect(foldVariant(";".charCodeAt(0))).toBe(2); // shares its symbol with the space, which comes first
+    expect(foldVariant(" ".charCodeAt(0))).toBe(0);
+    expect(provedAnswers(index, "semi;colon", "").held).toBe(-1);
+    expect(provedAnswers(index, "phishing 😀", "").held).toBe(-1);
+  });
+
+  it("accepts the values it proves without reading them (no value left undecided on plain titles)", () => {
+    const { index } = indexed([
+      "Suspicious phishing email",
+      "phishing on host",
+      "Failed login",
+      "x phishing",
+    ]);
+    expect(provedAnswers(index, "phishing", "")).toMatchObject({ accepted: [0, 1, 3], undecided: [] });
+    expect(provedAnswers(index, "^PHISHING", "i")).toMatchObject({ accepted: [1], undecided: [] });
+  });
+
+  it("agrees with the pattern on random values and literals (case folding, surrogates, newlines)", () => {
+    let proved = 0;
+    const unit = fc.constantFrom(
+      "a",
+      "b",
+      "s",
+      "k",
+      "S",
+      "K",
+      "\u212A",
+      "\u017F",
+      "\u03A3",
+      "\u03C3",
+      "\u03C2",
+      "\u0130",
+      "\u0131",
+      "i",
+      "I",
+      " ",
+      ";",
+      "\u0005",
+      "\n",
+      "\u0000",
+      "-",
+      "~",
+      "\uD83D",
+      "\uDE00",
+      "1",
+    );
+    const text = fc.string({ unit, maxLength: 24 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(text, fc.constant(7), fc.constant("")), { maxLength: 30 }),
+        fc.string({
+          unit: fc.constantFrom("a", "b", "s", "k", "S", "K", "i", "I", " ", "-", "1"),
+          minLength: 3,
+          maxLength: 7,
+        }),
+        fc.constantFrom("", "^", "$", "^$"),
+        fc.constantFrom("", "i"),
+        fc.nat(),
+        (drawn, word, anchors, flags, pick) => {
+          // Each value also with its letters' case changed (and k, s as U+212A, U+017F): near misses.
+          const values = [...drawn, ...drawn.map((v) => (typeof v === "string" ? recase(v, pick) : v))];
+          // Half the time the literal is cut from a value, so that matches are common.
+          const strings = values.filter((v): v is string => typeof v === "string" && v.length >= 3);
+          const from = strings.length > 0 && pick % 2 === 0 ? strings[pick % strings.length]! : undefined;
+          const cut =
+            from === undefined
+              ? word
+              : from.slice(pick % (from.length - 2), (pick % (from.length - 2)) + 3 + (pick % 4));
+          if (!/^[a-zA-Z0-9 \-~]+$/.test(cut)) return; // a literal of plain characters (no escapes needed)
+          const source = `${anchors.startsWith("^") ? "^" : ""}${cut}${anchors.endsWith("$") && anchors !== "^" ? "$" : ""}`;
+          if (analyzeLiteral(source, flags) === undefined) return;
+          if (expectProvedAsPattern(values, source, flags, pick % 3 === 0) >= 0) proved++;
+        },
+      ),
+      fcOptions(400),
+    );
+    expect(proved).toBeGreaterThan(100); // the proof itself ran, not only its refusals
+  });
+});
+
+describe("IncidentSet: text index (literals proved from the lists) against evaluate", () => {
+  const unit = fc.constantFrom(
+    "a",
+    "b",
+    "s",
+    "k",
+    "S",
+    "K",
+    "\u212A",
+    "\u017F",
+    "\u03A3",
+    "\u03C3",
+    "\u03C2",
+    "\u0130",
+    "\u0131",
+    "i",
+    "I",
+    " ",
+    ";",
+    "\n",
+    "-",
+    "\uD83D",
+    "\uDE00",
+    "1",
+  );
+  const title = fc.oneof(
+    { weight: 6, arbitrary: fc.string({ unit, maxLength: 16 }) },
+    { weight: 1, arbitrary: fc.constant("") },
+    { weight: 1, arbitrary: fc.constant(12) },
+    { weight: 1, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.array(fc.string({ unit, maxLength: 8 }), { maxLength: 3 }) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
+  const literal = fc
+    .tuple(
+      fc.constantFrom("", "^"),
+      fc.string({
+        unit: fc.constantFrom("a", "b", "s", "k", "S", "K", "i", "I", " ", "-", "1"),
+        minLength: 3,
+        maxLength: 6,
+      }),
+      fc.constantFrom("", "$"),
+    )
+    .map(([a, text, b]) => `${a}${text}${b}`);
+  const pattern = fc.oneof(
+    literal,
+    regexPatternArb(() => [
+      fc.constantFrom("a", "b", "s", "k", "K", "i", " ", "\\d", ".", "[ab]", "[sk]", "^", "$"),
+    ]),
+  );
+
+  it("count and findAll answer as evaluate on generated titles and patterns", () => {
+    fc.assert(
+      fc.property(
+        fc.array(title, { minLength: 1, maxLength: 40 }),
+        fc.array(fc.tuple(pattern, fc.constantFrom("", "i", "m", "s")), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom("", "^", "$"), fc.constantFrom("", "i")), {
+          maxLength: 3,
+        }),
+        (drawn, generated, cuts) => {
+          const titles = [
+            ...drawn,
+            ...drawn.map((t, i) => (typeof t === "string" ? recase(t, i * 7919 + 13) : t)),
+          ];
+          const incidents = titles.map((t, i) =>
+            t === undefined ? { IncidentId: i } : { IncidentId: i, Title: t },
+          );
+          // Literals cut from the titles (so that some match), with an anchor and a flag.
+          const strings = titles.filter((t): t is string => typeof t === "string" && t.length >= 3);
+          const patterns = [...generated];
+          for (const [pick, anchor, flags] of cuts) {
+            if (strings.length === 0) break;
+            const from = strings[pick % strings.length]!;
+            const at = pick % (from.length - 2);
+            const text = from.slice(at, at + 3 + (pick % 5)).replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
+            patterns.push([anchor === "^" ? `^${text}` : anchor === "$" ? `${text}$` : text, flags]);
+          }
+          // maxDictionary 0: Title is a text column, indexed on the first pattern.
+          const set = new IncidentSet(incidents, { maxDictionary: 0 });
+          for (const [source, flags] of patterns) {
+            const raw = { Title: { $regex: source, $options: flags } };
+            let condition: ReturnType<typeof parseSearchConditions>;
+            try {
+              condition = parseSearchConditions(raw);
+            } catch {
+              continue; // a pattern RE2 refuses
+            }
+            const expected = incidents.filter((incident) => evaluate(condition, incident));
+            expect([source, flags, set.count(condition)]).toEqual([source, flags, expected.length]);
+            expect(set.findAll(condition).map((incident) => incident.IncidentId)).toEqual(
+              expected
+                .sort((a, b) => compareOrderKeys(orderKeyOf(a), orderKeyOf(b)))
+                .map((incident) => incident.IncidentId),
+            );
+          }
+        },
+      ),
+      fcOptions(300),
+    );
   });
 });
 

@@ -75,6 +75,36 @@ function getFoldTable(): Uint8Array {
   return foldTable;
 }
 
+/**
+ * The variant of a character within its folded symbol (see `GramIndex.meta`): 0 for a lower-case ASCII letter,
+ * a digit, or the first printable ASCII character of its shared symbol; 1 for an upper-case ASCII letter; 2
+ * for any other character (the other ASCII characters of a shared symbol, the Kelvin sign, the long s, and
+ * characters that fold to `OPAQUE`, which no trigram holds). A symbol and a variant 0 or 1 name one character.
+ */
+export function foldVariant(c: number): number {
+  if (c >= 97 && c <= 122) return 0;
+  if (c >= 65 && c <= 90) return 1;
+  if (c >= 48 && c <= 57) return 0;
+  if (c >= 128) return 2;
+  // The first printable (32–126) non-alphanumeric ASCII character with the same `c % 27` is canonical.
+  for (let d = c % 27; d < c; d += 27) {
+    const alnum = (d >= 48 && d <= 57) || (d >= 65 && d <= 90) || (d >= 97 && d <= 122);
+    if (d >= 32 && !alnum) return 2;
+  }
+  return c >= 32 && c <= 126 ? 0 : 2;
+}
+
+/** `foldVariant` of every ASCII character (built with the fold table). */
+let variantTable: Uint8Array | undefined;
+
+function getVariantTable(): Uint8Array {
+  if (variantTable === undefined) {
+    variantTable = new Uint8Array(0x10000).fill(2);
+    for (let c = 0; c < 128; c++) variantTable[c] = foldVariant(c);
+  }
+  return variantTable;
+}
+
 /** A query over trigrams: every value (`all`), all of `grams` and `subs`, or any of `subs`. */
 export type GramQuery =
   | { readonly op: "all" }
@@ -308,6 +338,13 @@ export class GramIndex {
     readonly ids: Int32Array,
     /** Number of distinct values when built. */
     readonly valueCount: number,
+    /**
+     * Per entry of `ids` (when it fits the budget): where the trigram first occurs in the value and how it
+     * is written there — bits 0–7 its offset in UTF-16 units (255: at 255 or later), bits 8–13 the
+     * `foldVariant` of its three characters (2 bits each, first character lowest). Lets `proveLiteral`
+     * answer a literal from the lists alone.
+     */
+    readonly meta?: Uint16Array,
   ) {}
 
   /** Number of values holding trigram `key`. */
@@ -316,7 +353,7 @@ export class GramIndex {
   }
 
   bytes(): number {
-    return this.offsets.byteLength + this.ids.byteLength;
+    return this.offsets.byteLength + this.ids.byteLength + (this.meta?.byteLength ?? 0);
   }
 
   /** An upper bound of the values `query` selects (no list is read). */
@@ -435,12 +472,13 @@ const MAX_CORPUS = 1 << 28;
 
 /**
  * The text index of a text column, over the values with ids `0 … count-1`:
- * - `corpus`: the values joined in one string (non-string values as empty text), value `id` spanning
- *   `[starts[id], starts[id + 1] - 1)`; a literal pattern is checked on it with the engine's native string
- *   search (`checkLiteral`), a few contiguous reads instead of one object per value;
+ * - `grams`: the trigram lists (`GramIndex`), with where each trigram first occurs in each value
+ *   (`GramIndex.meta`) when that fits the budget: a literal is then answered from the lists (`proveLiteral`);
+ * - `starts`: value `id` spans `[starts[id], starts[id + 1] - 1)` of the corpus (its length is read there);
+ * - `corpus` (when it fits the budget beside the lists): the values joined in one string (non-string values
+ *   as empty text); a literal is checked on it with the engine's native string search (`checkLiteral`);
  * - `nonAscii`: per id, 1 when the value has a character outside ASCII (a case-insensitive literal is then
- *   left to the pattern itself: only ASCII folding is exact here);
- * - `grams`: the trigram lists (`GramIndex`).
+ *   left to the pattern itself: only ASCII folding is exact on the corpus).
  * The ASCII-lowercased corpus, for case-insensitive literals (`lowered()`), is built with the index of a
  * large set (`TextColumn.buildIndex`) when the budget allows, else by the first such literal.
  */
@@ -448,7 +486,8 @@ export class TextIndex {
   private loweredCache: string | null | undefined;
 
   constructor(
-    readonly corpus: string,
+    /** The values joined by `SEPARATOR`; undefined when it did not fit the budget beside the lists. */
+    readonly corpus: string | undefined,
     readonly starts: Int32Array,
     readonly nonAscii: Uint8Array,
     readonly grams: GramIndex,
@@ -463,8 +502,9 @@ export class TextIndex {
 
   /** Bytes held: the corpus (and its lowered copy when built), the offsets, the flags, the trigram lists. */
   bytes(): number {
+    const corpus = this.corpus === undefined ? 0 : this.corpus.length * this.charBytes;
     return (
-      this.corpus.length * this.charBytes * (this.loweredCache ? 2 : 1) +
+      corpus * (this.loweredCache ? 2 : 1) +
       this.starts.byteLength +
       this.nonAscii.byteLength +
       this.grams.bytes()
@@ -474,10 +514,11 @@ export class TextIndex {
   /**
    * The corpus with ASCII letters lowercased (other characters kept; same offsets), built with the index by
    * `TextColumn.buildIndex` when it fits the set's budget beside it, else on first use if it fits then;
-   * undefined when it does not fit.
+   * undefined when it does not fit, or the index has no corpus.
    */
   lowered(): string | undefined {
     if (this.loweredCache !== undefined) return this.loweredCache ?? undefined;
+    if (this.corpus === undefined) return undefined;
     const size = this.corpus.length * this.charBytes;
     if (size > this.budget.remaining) {
       this.loweredCache = null;
@@ -490,14 +531,16 @@ export class TextIndex {
 
   /** Builds the lowered corpus without charging the budget (the index being built is charged as a whole). */
   lowerNow(): void {
+    const corpus = this.corpus;
+    if (corpus === undefined) return;
     // `toLowerCase` keeps the length of ASCII text; values with other characters keep their text (their
     // case-insensitive answers come from the pattern itself, see `checkLiteral`).
     let lowered: string;
-    if (!this.anyNonAscii) lowered = this.corpus.toLowerCase();
+    if (!this.anyNonAscii) lowered = corpus.toLowerCase();
     else {
       const parts: string[] = new Array(this.count);
       for (let id = 0; id < this.count; id++) {
-        const text = this.corpus.slice(this.starts[id], this.starts[id + 1]! - 1);
+        const text = corpus.slice(this.starts[id], this.starts[id + 1]! - 1);
         parts[id] = this.nonAscii[id] === 0 ? text.toLowerCase() : text;
       }
       lowered = parts.join(SEPARATOR);
@@ -507,9 +550,10 @@ export class TextIndex {
 }
 
 /**
- * Builds the text index of `values` (see `TextIndex`), or returns null when it would take more than
- * `budget` bytes (then nothing is kept). Two passes over the corpus: count each trigram's values, then
- * fill the lists. `withLowered`: also the lowered corpus, when it fits beside the index.
+ * Builds the text index of `values` (see `TextIndex`), or returns null when its lists alone would take more
+ * than `budget` bytes (then nothing is kept). Two passes over the values: count each trigram's values, then
+ * fill the lists. Then, each only when it fits the budget with what came before: the lists' `meta`, the
+ * corpus, and (`withLowered`) the lowered corpus.
  */
 function buildTextIndex(
   values: readonly unknown[],
@@ -522,8 +566,8 @@ function buildTextIndex(
     const value = values[id];
     chars += (typeof value === "string" ? value.length : 0) + 1;
   }
-  // The corpus and offsets alone must fit (at one byte per character, checked again below).
-  if (chars > MAX_CORPUS || chars + 4 * (count + 1) + (GRAM_KEYS + 1) * 4 > budget.remaining) return null;
+  // The offsets and lists alone must fit (checked again below, with the lists' length).
+  if (chars > MAX_CORPUS || 5 * (count + 1) + (GRAM_KEYS + 1) * 4 > budget.remaining) return null;
   const parts: string[] = new Array(count);
   const starts = new Int32Array(count + 1);
   let at = 0;
@@ -572,46 +616,61 @@ function buildTextIndex(
     }
   }
   const charBytes: 1 | 2 = wide > 0xff ? 2 : 1;
-  const bytes =
-    corpus.length * charBytes + starts.byteLength + nonAscii.byteLength + (GRAM_KEYS + 1) * 4 + entries * 4;
-  if (bytes > budget.remaining) return null;
+  const listBytes = starts.byteLength + nonAscii.byteLength + (GRAM_KEYS + 1) * 4 + entries * 4;
+  if (listBytes > budget.remaining) return null;
+  const withMeta = listBytes + entries * 2 <= budget.remaining;
+  const corpusBytes = corpus.length * charBytes;
+  const withCorpus = listBytes + (withMeta ? entries * 2 : 0) + corpusBytes <= budget.remaining;
   for (let key = 0; key < GRAM_KEYS; key++) counts[key + 1]! += counts[key]!;
   const offsets = counts;
   const cursor = offsets.slice(0, GRAM_KEYS);
   const ids = new Int32Array(entries);
+  const meta = withMeta ? new Uint16Array(entries) : undefined;
+  const variant = getVariantTable();
   last.fill(-1);
-  // Pass 2: the value ids, ascending within each trigram.
+  // Pass 2: the value ids, ascending within each trigram; with where each first occurs and how it is written.
   for (let id = 0; id < count; id++) {
     const from = starts[id]!;
     const to = starts[id + 1]! - 1;
     if (to - from < 3) continue;
-    let a = fold[corpus.charCodeAt(from)]!;
-    let b = fold[corpus.charCodeAt(from + 1)]!;
+    let ua = corpus.charCodeAt(from);
+    let ub = corpus.charCodeAt(from + 1);
+    let a = fold[ua]!;
+    let b = fold[ub]!;
     for (let k = from + 2; k < to; k++) {
-      const c = fold[corpus.charCodeAt(k)]!;
+      const uc = corpus.charCodeAt(k);
+      const c = fold[uc]!;
       if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
         const key = (a << 12) | (b << 6) | c;
         if (last[key] !== id) {
           last[key] = id;
-          ids[cursor[key]!++] = id;
+          const entry = cursor[key]!++;
+          ids[entry] = id;
+          if (meta !== undefined) {
+            const where = k - 2 - from;
+            meta[entry] =
+              Math.min(where, 255) | ((variant[ua]! | (variant[ub]! << 2) | (variant[uc]! << 4)) << 8);
+          }
         }
       }
       a = b;
       b = c;
+      ua = ub;
+      ub = uc;
     }
   }
   const index = new TextIndex(
-    corpus,
+    withCorpus ? corpus : undefined,
     starts,
     nonAscii,
-    new GramIndex(offsets, ids, count),
+    new GramIndex(offsets, ids, count, meta),
     count,
     charBytes,
     anyNonAscii,
     budget,
   );
   // The lowered corpus too, when asked and it fits beside the rest: no case-insensitive literal pays for it.
-  if (withLowered && index.bytes() + corpus.length * charBytes <= budget.remaining) index.lowerNow();
+  if (withCorpus && withLowered && index.bytes() + corpusBytes <= budget.remaining) index.lowerNow();
   return index;
 }
 
@@ -624,8 +683,8 @@ function buildTextIndex(
  * @param candidates - ids below `index.count`, ascending
  * @param timer - the query's budget timer, ticked once per candidate checked here
  * @throws {SearchTimeoutError} from `timer`
- * @returns false when the lowered corpus a case-insensitive literal needs does not fit the budget (nothing
- *   was called: test the candidates with the pattern instead); true otherwise
+ * @returns false when the index has no corpus, or the lowered corpus a case-insensitive literal needs does not
+ *   fit the budget (nothing was called: test the candidates with the pattern instead); true otherwise
  */
 export function checkLiteral(
   index: TextIndex,
@@ -636,7 +695,7 @@ export function checkLiteral(
   undecided: (id: number) => void,
 ): boolean {
   const corpus = literal.ignoreCase ? index.lowered() : index.corpus;
-  if (corpus === undefined) return false;
+  if (corpus === undefined) return false; // no corpus within the budget
   const text = literal.ignoreCase ? literal.text.toLowerCase() : literal.text;
   const n = text.length;
   const { starts, nonAscii } = index;
@@ -668,6 +727,155 @@ export function checkLiteral(
     if (match) accept(id);
   }
   return true;
+}
+
+/** A literal shorter than this is not proved from the lists (`proveLiteral`): too few trigrams. */
+const PROVE_MIN_LENGTH = 3;
+
+/**
+ * Answers a literal pattern (as `checkLiteral`) from the trigram lists' `meta` alone, without reading the
+ * values: the literal's trigrams at offsets 0, 3, 6, … and `length - 3` cover every character of it. A value
+ * holds the literal at offset `p` for sure when each of these trigrams first occurs in it at `p` plus its
+ * offset in the literal, written as the literal writes it (same folded symbols and, where case matters, the
+ * same `foldVariant`; under `i`, ASCII letters need only the same symbol, which is exactly RE2's simple case
+ * folding of ASCII letters: `k` with `K` and U+212A, `s` with `S` and U+017F). `^`/`$` then ask for `p = 0`
+ * / `p + length` = the value's length. A value lacking one of the trigrams cannot match (it is skipped); a
+ * `^literal` whose trigram first occurs after its offset in the literal cannot either. Every other value
+ * holding all of them (a trigram first seen elsewhere, an offset past 254) is left to `undecided`.
+ *
+ * Calls `accept(id)` or `undecided(id)` in ascending id order, for string values with ids below
+ * `index.count` only (the caller tests the non-string values and those added since the index was built).
+ * @param timer - ticked once per list entry read
+ * @param values - the column's values by id, when given: a case-sensitive literal not proved from the lists
+ *   is first compared with the value where the lists place it (a match there is accepted)
+ * @throws {SearchTimeoutError} from `timer`
+ * @returns the number of values holding the literal's trigrams (those passed to `accept` or `undecided`); -1
+ *   when it cannot answer (no `meta` in the index, a literal of fewer than three characters, or one with a
+ *   character that no trigram records as written: nothing was called)
+ */
+export function proveLiteral(
+  index: TextIndex,
+  literal: RegexLiteral,
+  timer: BudgetTimer,
+  accept: (id: number) => void,
+  undecided: (id: number) => void,
+  values?: readonly unknown[],
+): number {
+  const meta = index.grams.meta;
+  const text = literal.text;
+  const n = text.length;
+  if (meta === undefined || n < PROVE_MIN_LENGTH) return -1;
+  const symbols: number[] = [];
+  const variants: number[] = [];
+  const strict: boolean[] = []; // whether the character's variant must match too
+  for (let k = 0; k < n; k++) {
+    const c = text.charCodeAt(k);
+    const symbol = foldSymbol(c);
+    if (symbol === OPAQUE) return -1;
+    const v = c < 128 ? foldVariant(c) : 2;
+    const letter = symbol < 26;
+    const mustMatch = !(literal.ignoreCase && letter);
+    if (mustMatch && v === 2) return -1;
+    symbols.push(symbol);
+    variants.push(v);
+    strict.push(mustMatch);
+  }
+  const covers: number[] = [];
+  for (let o = 0; o + 3 <= n; o += 3) covers.push(o);
+  if (covers[covers.length - 1] !== n - 3) covers.push(n - 3);
+  const { ids, offsets } = index.grams;
+  interface Cover {
+    offset: number;
+    from: number;
+    to: number;
+    want: number;
+    mask: number;
+  }
+  const lists: Cover[] = covers.map((o) => {
+    const key = (symbols[o]! << 12) | (symbols[o + 1]! << 6) | symbols[o + 2]!;
+    let want = 0;
+    let mask = 0;
+    for (let j = 0; j < 3; j++) {
+      if (strict[o + j]) {
+        want |= variants[o + j]! << (2 * j);
+        mask |= 3 << (2 * j);
+      }
+    }
+    return { offset: o, from: offsets[key]!, to: offsets[key + 1]!, want: want << 8, mask: mask << 8 };
+  });
+  lists.sort((a, b) => a.to - a.from - (b.to - b.from));
+  const anchorStart = literal.anchorStart;
+  // The candidates: ids of the shortest list, with where the literal would start, and whether proved so far.
+  const first = lists[0]!;
+  const size = first.to - first.from;
+  timer.tick(size);
+  const cand = new Int32Array(size);
+  const base = new Int32Array(size);
+  const proved = new Uint8Array(size);
+  let m = 0;
+  for (let e = first.from; e < first.to; e++) {
+    const info = meta[e]!;
+    const where = info & 255;
+    if (anchorStart && where > first.offset) continue; // first seen past where `^` needs it
+    cand[m] = ids[e]!;
+    base[m] = where - first.offset;
+    proved[m] = where < 255 && (info & first.mask) === first.want ? 1 : 0;
+    m++;
+  }
+  for (let l = 1; l < lists.length && m > 0; l++) {
+    const list = lists[l]!;
+    const { offset, want, mask } = list;
+    const end = list.to;
+    timer.tick(Math.min(end - list.from, m * 16));
+    let out = 0; // kept candidates are compacted in place (out ≤ k)
+    let e = list.from;
+    const gallop = end - e > 4 * m;
+    for (let k = 0; k < m && e < end; k++) {
+      const id = cand[k]!;
+      if (gallop) {
+        // Exponential search from the last place, then binary: about log(gap) reads per candidate.
+        let step = 1;
+        let hi = e;
+        while (hi < end && ids[hi]! < id) {
+          e = hi + 1;
+          hi += step;
+          step <<= 1;
+        }
+        if (hi > end) hi = end;
+        while (e < hi) {
+          const mid = (e + hi) >>> 1;
+          if (ids[mid]! < id) e = mid + 1;
+          else hi = mid;
+        }
+      } else while (e < end && ids[e]! < id) e++;
+      if (e === end || ids[e] !== id) continue;
+      const info = meta[e]!;
+      const where = info & 255;
+      e++;
+      if (anchorStart && where > offset) continue;
+      const at = base[k]!;
+      cand[out] = id;
+      base[out] = at;
+      proved[out] = proved[k] === 1 && where < 255 && where - offset === at && (info & mask) === want ? 1 : 0;
+      out++;
+    }
+    m = out;
+  }
+  const starts = index.starts;
+  const anchorEnd = literal.anchorEnd;
+  // A value not proved from the lists is read where the literal would start (found from the shortest list)
+  // when case matters: the literal there is a match; elsewhere, the pattern decides.
+  const hint = values !== undefined && !literal.ignoreCase;
+  for (let k = 0; k < m; k++) {
+    const id = cand[k]!;
+    const at = base[k]!;
+    const length = starts[id + 1]! - 1 - starts[id]!;
+    const placed = at >= 0 && (!anchorStart || at === 0) && (!anchorEnd || at + n === length);
+    if (placed && proved[k] === 1) accept(id);
+    else if (placed && hint && (values[id] as string).startsWith(text, at)) accept(id);
+    else undecided(id);
+  }
+  return m;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -554,12 +554,18 @@ describe("adversarial: the text index agrees with evaluate", () => {
     roomy.count(raw);
     const used = roomy.footprint().textIndexBytes;
     expect(used).toBeGreaterThan(0);
-    // A bound below what the index needs: no index, the pattern runs on rows, the answer is the same.
-    const tight = new IncidentSet(TEXT_FILLER, { maxDictionary: 3, textIndex: { maxBytes: used - 1 } });
+    // A bound just below: the index leaves out what does not fit (the corpus), stays within the bound and
+    // answers the same.
+    const smaller = new IncidentSet(TEXT_FILLER, { maxDictionary: 3, textIndex: { maxBytes: used - 1 } });
+    expect(smaller.count(raw)).toBe(roomy.count(raw));
+    expect(smaller.footprint().textIndexBytes).toBeGreaterThan(0);
+    expect(smaller.footprint().textIndexBytes).toBeLessThanOrEqual(used - 1);
+    // A bound below what the trigram lists need: no index, the pattern runs on rows, the answer is the same.
+    const tight = new IncidentSet(TEXT_FILLER, { maxDictionary: 3, textIndex: { maxBytes: 64 * 1024 } });
     expect(tight.explain(raw).columns).toMatch(/row predicate/);
     expect(tight.count(raw)).toBe(roomy.count(raw));
     expect(tight.footprint().textIndexBytes).toBe(0);
-    expect(tight.footprint().textIndexLimit).toBe(used - 1);
+    expect(tight.footprint().textIndexLimit).toBe(64 * 1024);
     // Off: the column is dropped as before.
     const off = new IncidentSet(TEXT_FILLER, { maxDictionary: 3, textIndex: false });
     expect(off.explain(raw).columns).toMatch(/row predicate/);

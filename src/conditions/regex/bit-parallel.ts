@@ -795,8 +795,10 @@ export class BitParallelMatcher {
       });
     this.next = new Int32Array(W);
 
+    // The DFA steps in context 0; a program whose only assertion is the end of the text (`$` without `m`)
+    // sees context 0 at every character and `END_TEXT` only after the last, where `testDfa` checks it.
     this.dfa =
-      W === 1 && used === 0 && intervals <= DFA_INTERVALS
+      W === 1 && (used & ~END_TEXT) === 0 && intervals <= DFA_INTERVALS
         ? { ids: new Map([[0, 0]]), states: [0], rows: [new Int32Array(intervals)] }
         : undefined;
     // Tables: 256 rows of each chunk's extent, per context the program can see.
@@ -1109,10 +1111,11 @@ export class BitParallelMatcher {
   }
 
   /**
-   * `test` for one-word programs without assertions, as a lazily built DFA: its states are the sets of
-   * positions met so far (at most `DFA_STATES`), its transitions filled on first use, by class interval.
-   * Past the states' budget a missing transition is computed and not kept: the bit-parallel step, never
-   * worse.
+   * `test` for one-word programs without assertions other than the end of the text, as a lazily built DFA:
+   * its states are the sets of positions met so far (at most `DFA_STATES`), its transitions filled on first
+   * use, by class interval. Past the states' budget a missing transition is computed and not kept: the
+   * bit-parallel step, never worse. Every character is read in context 0 (no assertion holds before a
+   * character); after the last one, the context is `used` (`END_TEXT` when the program asserts it).
    */
   private testDfa(value: string, dfa: Dfa): boolean {
     if (this.nullable[0] === 1) return true;
@@ -1145,7 +1148,8 @@ export class BitParallelMatcher {
       }
       if ((state & accept) !== 0) return true;
     }
-    return false;
+    const end = this.used; // 0, or END_TEXT: what holds after the last character
+    return end !== 0 && (this.nullable[end] === 1 || (state & (this.acceptFor(end)[0] as number)) !== 0);
   }
 
   /** The class interval of code point `cp`. */
