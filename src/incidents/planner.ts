@@ -457,7 +457,11 @@ export class TextLeaf implements PlanNode {
     if (id < 0)
       return id === TEXT_MISSING ? this.missingAnswer : id === TEXT_COMPLEX ? UNKNOWN : this.nullAnswer;
     if (this.accept !== undefined) return this.accept.table[id] === 1 ? TRUE : FALSE;
-    const memo = (this.memo ??= memoOf(this.column, this.key));
+    let memo = this.memo;
+    if (memo === undefined) {
+      memo = memoOf(this.column, this.key);
+      this.memo = memo;
+    }
     const shift = (id & 3) << 1;
     let known = (memo[id >>> 2]! >>> shift) & 3;
     if (known === 0) {
