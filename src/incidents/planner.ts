@@ -1042,7 +1042,7 @@ export class AndPlan implements PlanNode {
     this.size = size;
     this.timer = timer;
     this.order = order;
-    const deferred = deferTextLeaves(children, size);
+    const deferred = deferTextLeaves(children, size, order?.column);
     // Most selective first; deferred text leaves after the other column leaves; residual leaves (unknown
     // everywhere) last.
     this.children = children
@@ -1581,13 +1581,19 @@ const TEXT_ROW_COST = 4;
 /**
  * The text leaves among an AND's children that should run last, row by row, on the rows the others leave
  * (the cost model of docs/performance.md, "Text conditions in a conjunction"): every `perRow` leaf, and a
- * leaf whose accept table would cost more than that, i.e. when
- * `rowsLeft × TEXT_ROW_COST + firstCost < valueTests + textRows`, where `rowsLeft` is the rows × the other
- * column leaves' estimates, `firstCost` the rows the others' cheapest seed (or a scan, an eighth of the
- * rows in word operations) examines, `valueTests` the candidate values the table would test (0 once
- * cached), and `textRows` the rows the text leaf would seed. None when no other child is a column leaf.
+ * leaf whose accept table and seed would cost more than that, i.e. when
+ * `rowsLeft × TEXT_ROW_COST + firstCost < valueTests + 2 × textRows`, where `rowsLeft` is the rows × the
+ * other column leaves' estimates, `firstCost` what the others' cheapest start costs (a seed's rows; a
+ * `CreatedUtcTime` segment of at most half the rows, or a scan, in word operations: an eighth of their
+ * rows), `valueTests` the candidate values the table would test (0 once cached), and `textRows` the rows
+ * the text leaf would seed (each checked against the other children). None when no other child is a
+ * column leaf.
  */
-function deferTextLeaves(children: readonly PlanNode[], size: number): TextLeaf[] {
+function deferTextLeaves(
+  children: readonly PlanNode[],
+  size: number,
+  orderColumn: DateColumn | undefined,
+): TextLeaf[] {
   let rowsLeft = size;
   let firstCost = size / 8;
   let columns = 0;
@@ -1599,13 +1605,20 @@ function deferTextLeaves(children: readonly PlanNode[], size: number): TextLeaf[
       firstCost = Math.min(firstCost, child.trueCount + child.unknownCount);
     else if (child instanceof HashLeaf && child.positive)
       firstCost = Math.min(firstCost, child.hits.length + child.index.arrayRows.length);
+    else if (
+      child instanceof DateLeaf &&
+      child.column === orderColumn &&
+      child.decidesByInterval() &&
+      child.estimate <= 0.5
+    )
+      firstCost = Math.min(firstCost, (child.estimate * size) / 8); // a segment scan in word operations
   }
   if (columns === 0) return [];
   const deferred: TextLeaf[] = [];
   for (const child of children) {
     if (!(child instanceof TextLeaf)) continue;
-    if (child.perRow || rowsLeft * TEXT_ROW_COST + firstCost < child.valueTests() + child.estimate * size)
-      deferred.push(child);
+    const seeded = child.valueTests() + 2 * child.estimate * size;
+    if (child.perRow || rowsLeft * TEXT_ROW_COST + firstCost < seeded) deferred.push(child);
   }
   return deferred;
 }
