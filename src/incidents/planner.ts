@@ -60,6 +60,7 @@ import {
   type HashIndex,
 } from "./columns.js";
 import { type CreationOrder, type MsInterval, ORDER_FIELD } from "./order.js";
+import { CompactHashIndex, hashKey } from "./record-store.js";
 import { type BudgetTimer, startBudget } from "./search-budget.js";
 import {
   type AcceptTable,
@@ -873,16 +874,23 @@ export function hashLeafEligible(node: FieldNode): node is HashEligibleNode {
   }
 }
 
-/** A field node answered by a hash index (equality on a selective field). */
+/**
+ * A field node answered by a hash index (equality on a selective field). On a compact set's index
+ * (`CompactHashIndex`) the rows are first probed by hash alone (`probed`: a superset of the hits, read from
+ * no record); the exact hits are read back from the records only when asked for (`hits`), since the paths
+ * that walk candidates check each row against the whole condition anyway.
+ */
 export class HashLeaf implements PlanNode {
   readonly condition: HashEligibleNode;
   readonly index: HashIndex;
   readonly positive: boolean;
-  /** Rows whose scalar value equals an operand (surely true for `$eq`/`$in`). */
-  readonly hits: readonly number[];
+  /** Rows that may equal an operand (exactly the hits on a plain `HashIndex`), each once. */
+  readonly probed: readonly number[];
   readonly estimate: number;
   readonly size: number;
   private bits: { hit: Bitset; array: Bitset } | undefined;
+  private exact: readonly number[] | undefined;
+  private readonly values: readonly unknown[];
   private readonly timer: BudgetTimer;
 
   constructor(node: HashEligibleNode, index: HashIndex, size: number, timer: BudgetTimer = UNBOUNDED) {
@@ -892,21 +900,50 @@ export class HashLeaf implements PlanNode {
     this.size = size;
     this.positive = node.kind === "eq" || node.kind === "in";
     const operands = node.kind === "eq" || node.kind === "ne" ? [node.operand] : node.operands;
-    const hits: number[] = [];
-    const seen = new Set<unknown>();
+    const values: unknown[] = [];
     for (const operand of operands) {
-      if (operand.type === "null" || operand.type === "date" || seen.has(operand.value)) continue;
-      seen.add(operand.value);
-      for (const row of index.rowsOf(operand.value)) hits.push(row);
+      if (operand.type === "null" || operand.type === "date" || values.includes(operand.value)) continue;
+      values.push(operand.value);
     }
-    this.hits = hits;
-    const fraction = size === 0 ? 0 : (hits.length + index.arrayRows.length / 2) / size;
+    this.values = values;
+    if (index instanceof CompactHashIndex) {
+      // Distinct operands with one hash probe the same rows: each hash once.
+      const seen = new Set<number>();
+      const probed: number[] = [];
+      for (const value of values) {
+        const h = hashKey(value as string | number | boolean);
+        if (seen.has(h)) continue;
+        seen.add(h);
+        for (const row of index.probe(value)) probed.push(row);
+      }
+      this.probed = probed;
+    } else {
+      const hits: number[] = [];
+      for (const value of values) for (const row of index.rowsOf(value)) hits.push(row);
+      this.probed = hits;
+      this.exact = hits;
+    }
+    const fraction = size === 0 ? 0 : (this.probed.length + index.arrayRows.length / 2) / size;
     this.estimate = this.positive ? fraction : 1 - fraction;
   }
 
-  /** Candidate rows of a positive leaf: the hits and every row holding an array. */
+  /** Rows whose scalar value equals an operand (surely true for `$eq`/`$in`), each once. */
+  get hits(): readonly number[] {
+    if (this.exact === undefined) {
+      const index = this.index as CompactHashIndex;
+      const values = this.values;
+      this.timer.tick(this.probed.length);
+      this.exact = this.probed.filter((row) => values.some((value) => index.holds(row, value)));
+    }
+    return this.exact;
+  }
+
+  /**
+   * Candidate rows of a positive leaf, for paths that check each against the whole condition: the probed
+   * rows (a superset of the hits) and every row holding an array, each once.
+   */
   candidates(): number[] {
-    return [...this.hits, ...this.index.arrayRows];
+    return [...this.probed, ...this.index.arrayRows];
   }
 
   private bitsets(): { hit: Bitset; array: Bitset } {
@@ -1110,7 +1147,12 @@ export class AndPlan implements PlanNode {
     // element may equal an operand, or not); a text leaf's, the rows of its accepted values (surely true)
     // then those holding an array or an object (unknown). A dictionary leaf's seed rows are re-read with
     // the others.
-    const rows = best instanceof DictionaryLeaf ? best.seedRows() : best.candidates();
+    const rows =
+      best instanceof DictionaryLeaf
+        ? best.seedRows()
+        : best instanceof HashLeaf
+          ? [...best.hits, ...best.index.arrayRows]
+          : best.candidates();
     const sure =
       best instanceof HashLeaf
         ? best.hits.length
@@ -1251,7 +1293,7 @@ export class AndPlan implements PlanNode {
           bestCount = count;
         }
       } else if (child instanceof HashLeaf && child.positive) {
-        const count = child.hits.length + child.index.arrayRows.length;
+        const count = child.probed.length + child.index.arrayRows.length;
         if (count <= bestCount) {
           best = child;
           bestCount = count;
@@ -1604,7 +1646,7 @@ function deferTextLeaves(
     if (child instanceof DictionaryLeaf && child.accept[CODE_MISSING] === FALSE)
       firstCost = Math.min(firstCost, child.trueCount + child.unknownCount);
     else if (child instanceof HashLeaf && child.positive)
-      firstCost = Math.min(firstCost, child.hits.length + child.index.arrayRows.length);
+      firstCost = Math.min(firstCost, child.probed.length + child.index.arrayRows.length);
     else if (
       child instanceof DateLeaf &&
       child.column === orderColumn &&
@@ -1694,6 +1736,14 @@ function fusedScanWithDates(
  */
 export function buildPlan(condition: Condition, storage: Storage, timer: BudgetTimer = UNBOUNDED): PlanNode {
   const size = storage.size;
+  // A field node needs no recursion (the common single-field query allocates nothing more).
+  if (
+    condition.kind !== "and" &&
+    condition.kind !== "or" &&
+    condition.kind !== "nor" &&
+    condition.kind !== "not"
+  )
+    return leafPlan(condition, storage, timer);
   const build = (child: Condition) => buildPlan(child, storage, timer);
   switch (condition.kind) {
     case "and":
@@ -1717,16 +1767,6 @@ export function buildPlan(condition: Condition, storage: Storage, timer: BudgetT
       );
     case "not":
       return new NotPlan(condition, build(condition.child), size);
-    case "eq":
-    case "ne":
-    case "range":
-    case "in":
-    case "nin":
-    case "all":
-    case "regex":
-    case "exists":
-    case "size":
-      return leafPlan(condition, storage, timer);
     default:
       return assertNever(condition);
   }
@@ -1820,12 +1860,6 @@ export function firstPath(condition: Condition, storage: Storage, timer: BudgetT
   const size = storage.size;
   const orderColumn = storage.orderColumn;
   const plan = buildPlan(condition, storage, timer);
-  const check = storage.check(condition);
-  const verify = (row: number): boolean => {
-    timer.tick();
-    const answer = plan.row(row);
-    return answer === TRUE || (answer === UNKNOWN && check(row));
-  };
   const leaves = conjuncts(plan);
   // The window of the creation order, and the selectivity of everything else.
   let from = 0;
@@ -1844,54 +1878,84 @@ export function firstPath(condition: Condition, storage: Storage, timer: BudgetT
   rest = Math.max(rest, 1 / Math.max(size, 1));
   const complexRows = orderColumn.complexRows;
   const tail = windowed && complexRows.length > 0;
-  const finish = (row: number): number => (row >= 0 || !tail ? row : firstOf(complexRows, rank, verify));
   const window = to - from;
-  const paths: AccessPath<number>[] = [
+  // The candidate paths as data (name, cost, what to walk); the cheapest one gets the only closure.
+  const choices: FirstChoice[] = [
     {
+      kind: "scan",
       name: windowed ? `date-range ${ORDER_FIELD}` : "scan",
       cost: Math.min(window, 1 / rest) + (tail ? complexRows.length : 0),
-      run: () => finish(scanFirst(creation.order, from, to, verify)),
     },
   ];
   for (const leaf of leaves) {
     if (leaf instanceof HashLeaf && leaf.positive) {
       const candidates = leaf.candidates();
-      // Verified by the whole predicate (the hash only narrows; its row() would build bitsets).
-      paths.push({
-        name: `hash ${leaf.index.field}`,
-        cost: candidates.length,
-        run: () =>
-          firstOf(candidates, rank, (row) => {
-            timer.tick();
-            return check(row);
-          }),
-      });
+      choices.push({ kind: "hash", name: `hash ${leaf.index.field}`, cost: candidates.length, candidates });
     } else if (leaf instanceof TextLeaf && leaf.listsRows()) {
-      // The rows of the accepted values (the pattern tested once per candidate value), then those the
-      // column cannot decide; each verified by the whole plan.
-      paths.push({
+      choices.push({
+        kind: "text",
         name: `text-index ${leaf.column.field}`,
         cost: 2 * size * leaf.estimate + leaf.column.complexRows.length,
-        run: () => {
-          const best = firstOf(leaf.acceptedRows(), rank, verify);
-          const complex = firstOf(leaf.column.complexRows, rank, verify);
-          return best < 0 || (complex >= 0 && rank[complex]! < rank[best]!) ? complex : best;
-        },
+        leaf,
       });
     } else if (leaf instanceof DictionaryLeaf && leaf.accept[CODE_MISSING] === FALSE && leaf.estimate > 0) {
       const entries = window * leaf.estimate;
       const others = Math.max(rest / leaf.estimate, 1 / Math.max(size, 1));
-      paths.push({
+      choices.push({
+        kind: "postings",
         name: `postings ${leaf.column.field}${windowed ? ` in date-range ${ORDER_FIELD}` : ""}`,
         cost: 2 * Math.min(entries, 1 / others) + 4 * leaf.acceptedCodes().length,
-        run: () => finish(postingsFirst(leaf, storage, creation, verify, from, to)),
+        leaf,
       });
     }
   }
-  let best = paths[0]!;
-  for (const path of paths) if (path.cost < best.cost) best = path;
-  return best;
+  let choice = choices[0]!;
+  for (const other of choices) if (other.cost < choice.cost) choice = other;
+  return {
+    name: choice.name,
+    cost: choice.cost,
+    run: () => {
+      const check = storage.check(condition);
+      if (choice.kind === "hash") {
+        // Verified by the whole predicate (the hash only narrows; its row() would build bitsets).
+        return firstOf(choice.candidates, rank, (row) => {
+          timer.tick();
+          return check(row);
+        });
+      }
+      const verify = (row: number): boolean => {
+        timer.tick();
+        const answer = plan.row(row);
+        return answer === TRUE || (answer === UNKNOWN && check(row));
+      };
+      if (choice.kind === "text") {
+        // The rows of the accepted values (the pattern tested once per candidate value), then those the
+        // column cannot decide; each verified by the whole plan.
+        const best = firstOf(choice.leaf.acceptedRows(), rank, verify);
+        const complex = firstOf(choice.leaf.column.complexRows, rank, verify);
+        return best < 0 || (complex >= 0 && rank[complex]! < rank[best]!) ? complex : best;
+      }
+      const row =
+        choice.kind === "scan"
+          ? scanFirst(creation.order, from, to, verify)
+          : postingsFirst(choice.leaf, storage, creation, verify, from, to);
+      // Rows whose CreatedUtcTime holds an array sort with the undated: checked after the window.
+      return row >= 0 || !tail ? row : firstOf(complexRows, rank, verify);
+    },
+  };
 }
+
+/** A candidate access path of `findFirst` (see `firstPath`), as data: what it walks and its cost. */
+type FirstChoice =
+  | { readonly kind: "scan"; readonly name: string; readonly cost: number }
+  | { readonly kind: "hash"; readonly name: string; readonly cost: number; readonly candidates: number[] }
+  | { readonly kind: "text"; readonly name: string; readonly cost: number; readonly leaf: TextLeaf }
+  | {
+      readonly kind: "postings";
+      readonly name: string;
+      readonly cost: number;
+      readonly leaf: DictionaryLeaf;
+    };
 
 /** The first row of the creation order in positions [from, to) that `verify` accepts, or -1. */
 function scanFirst(order: Int32Array, from: number, to: number, verify: RowCheck): number {
@@ -1981,7 +2045,7 @@ function candidateChoice(
     | undefined;
   for (const leaf of conjuncts(plan)) {
     if (leaf instanceof HashLeaf && leaf.positive) {
-      const cost = leaf.hits.length + leaf.index.arrayRows.length;
+      const cost = leaf.probed.length + leaf.index.arrayRows.length;
       if (cost <= limit && (best === undefined || cost < best.cost)) best = { kind: "hash", leaf, cost };
     } else if (
       leaf instanceof DateLeaf &&
