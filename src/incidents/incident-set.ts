@@ -75,7 +75,8 @@ export interface IncidentSetOptions extends ParseOptions {
    * pattern is tested once per candidate value. A set built with at least 50,000 incidents builds the index
    * in its constructor; a smaller one on the field's first pattern. The index is kept across `add`s.
    * `maxBytes` bounds the indexes of the set, all fields together (an integer ≥ 0, default 256 MiB): a field
-   * whose index would not fit gets none, and its patterns run on rows (the lowercased copy is left out when
+   * whose index would not fit gets none, and its patterns run row by row on the column's value ids (each
+   * distinct value tested once and remembered; last in a conjunction) (the lowercased copy is left out when
    * only it does not fit). `false` turns the text index off (such fields are dropped, as before). Default:
    * on. `footprint()` reports the bytes in use.
    */
@@ -92,8 +93,10 @@ export interface IncidentSetPlan {
    * How `count` answers: `histogram` (one dictionary leaf), `segment CreatedUtcTime` (a date range alone),
    * `candidates hash <field>` or `candidates date-range CreatedUtcTime` (a short candidate list, each row
    * re-checked), or `columns` (a pass over the columns; for an AND, the strategy: `seeded by <leaf>`,
-   * `fused code bitsets`, `fused scan`, `fused scan with dates`, `column scans`). Rows the columns cannot
-   * decide always go to the row predicate.
+   * `fused code bitsets`, `fused scan`, `fused scan with dates`, `column scans`; when a `$regex` on a text
+   * column runs last, row by row, on the rows the other children leave: `segment CreatedUtcTime, then per
+   * row text <field> (…)` or `<strategy of the others>, then per row text <field> (…)`; docs/performance.md,
+   * "Text conditions in a conjunction"). Rows the columns cannot decide always go to the row predicate.
    */
   readonly count: string;
   /** How `findAll` answers: as `count`, without `histogram` and `segment`. */
