@@ -35,7 +35,7 @@ import {
 import { toCondition } from "./condition-input.js";
 import { LineScanner, type NdjsonSource, readNdjson } from "./ndjson.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
-import { buildPlan, denseChoice, firstPath, type Storage } from "./planner.js";
+import { buildPlan, denseChoice, firstPath, type RowCheck, type Storage } from "./planner.js";
 import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
 import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budget.js";
 import { validateIncidentSetOptions } from "./set-options.js";
@@ -169,6 +169,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   /** The bytes the text indexes may still take; undefined when the text index is off. */
   private readonly textBudget: { remaining: number } | undefined;
   private readonly textLimit: number;
+  /** The row check of each condition object a query used (`Storage.check`); dropped with the condition. */
+  private readonly checks = new WeakMap<Condition, RowCheck>();
 
   /**
    * Builds a set from incident records.
@@ -239,9 +241,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         return this.creation;
       },
       check: (condition) => {
-        const predicate = compile(condition, this.compileOptions);
-        const records = this.records;
-        return (row) => predicate(records.peek(row));
+        // One row check per condition object (a caller repeating a parsed condition reuses it).
+        let known = this.checks.get(condition);
+        if (known === undefined) {
+          const predicate = compile(condition, this.compileOptions);
+          known = (row) => predicate(this.records.peek(row));
+          this.checks.set(condition, known);
+        }
+        return known;
       },
     };
     list.forEach((incident, index) => {
