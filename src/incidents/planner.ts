@@ -648,7 +648,6 @@ export type DateEligibleNode = Extract<FieldNode, { kind: "range" | "eq" | "ne" 
  */
 export function dateLeafEligible(node: FieldNode): node is DateEligibleNode {
   if (node.fieldKind !== "date" || node.path.length !== 1) return false;
-  const dateOrNull = (o: Operand) => o.type === "date" || o.type === "null";
   switch (node.kind) {
     case "range":
       return (
@@ -852,10 +851,19 @@ function intervalOf(node: DateEligibleNode): MsInterval | undefined {
 /** The field nodes a hash index can answer (see `hashLeafEligible`). */
 export type HashEligibleNode = Extract<FieldNode, { kind: "eq" | "ne" | "in" | "nin" }>;
 
+/** A string, number or boolean operand (module-level: no closure per planned node). */
+function scalar(o: Operand): boolean {
+  return o.type === "string" || o.type === "number" || o.type === "boolean";
+}
+
+/** A date or null operand. */
+function dateOrNull(o: Operand): boolean {
+  return o.type === "date" || o.type === "null";
+}
+
 /** Whether a field node can use a hash index: `$eq`/`$in`/`$ne`/`$nin` with string, number or boolean operands. */
 export function hashLeafEligible(node: FieldNode): node is HashEligibleNode {
   if (node.path.length !== 1) return false;
-  const scalar = (o: Operand) => o.type === "string" || o.type === "number" || o.type === "boolean";
   switch (node.kind) {
     case "eq":
     case "ne":
@@ -1911,38 +1919,82 @@ export function firstPath(condition: Condition, storage: Storage, timer: BudgetT
   }
   let choice = choices[0]!;
   for (const other of choices) if (other.cost < choice.cost) choice = other;
-  return {
-    name: choice.name,
-    cost: choice.cost,
-    run: () => {
-      const check = storage.check(condition);
-      if (choice.kind === "hash") {
-        // Verified by the whole predicate (the hash only narrows; its row() would build bitsets).
-        return firstOf(choice.candidates, rank, (row) => {
-          timer.tick();
-          return check(row);
-        });
-      }
-      const verify = (row: number): boolean => {
-        timer.tick();
-        const answer = plan.row(row);
-        return answer === TRUE || (answer === UNKNOWN && check(row));
-      };
-      if (choice.kind === "text") {
-        // The rows of the accepted values (the pattern tested once per candidate value), then those the
-        // column cannot decide; each verified by the whole plan.
-        const best = firstOf(choice.leaf.acceptedRows(), rank, verify);
-        const complex = firstOf(choice.leaf.column.complexRows, rank, verify);
-        return best < 0 || (complex >= 0 && rank[complex]! < rank[best]!) ? complex : best;
-      }
-      const row =
-        choice.kind === "scan"
-          ? scanFirst(creation.order, from, to, verify)
-          : postingsFirst(choice.leaf, storage, creation, verify, from, to);
-      // Rows whose CreatedUtcTime holds an array sort with the undated: checked after the window.
-      return row >= 0 || !tail ? row : firstOf(complexRows, rank, verify);
-    },
-  };
+  return new FirstPath(choice, { condition, plan, storage, creation, timer, from, to, tail });
+}
+
+/** What running a `findFirst` path needs (see `FirstPath`). */
+interface FirstPathContext {
+  readonly condition: Condition;
+  readonly plan: PlanNode;
+  readonly storage: Storage;
+  readonly creation: CreationOrder;
+  readonly timer: BudgetTimer;
+  /** The window of the creation order. */
+  readonly from: number;
+  readonly to: number;
+  /** Whether rows whose `CreatedUtcTime` holds an array are checked after the window. */
+  readonly tail: boolean;
+}
+
+/**
+ * The chosen access path of `findFirst` (`firstPath`), run by a method: no closure is made per query on the
+ * way to a key's row.
+ */
+class FirstPath implements AccessPath<number> {
+  readonly name: string;
+  readonly cost: number;
+
+  constructor(
+    private readonly choice: FirstChoice,
+    private readonly context: FirstPathContext,
+  ) {
+    this.name = choice.name;
+    this.cost = choice.cost;
+  }
+
+  run(): number {
+    const { choice } = this;
+    const { condition, plan, storage, creation, timer, from, to, tail } = this.context;
+    const rank = creation.rank;
+    const check = storage.check(condition);
+    // Verified by the whole predicate (the hash only narrows; its row() would build bitsets).
+    if (choice.kind === "hash") return firstChecked(choice.candidates, rank, check, timer);
+    const verify = (row: number): boolean => {
+      timer.tick();
+      const answer = plan.row(row);
+      return answer === TRUE || (answer === UNKNOWN && check(row));
+    };
+    if (choice.kind === "text") {
+      // The rows of the accepted values (the pattern tested once per candidate value), then those the
+      // column cannot decide; each verified by the whole plan.
+      const best = firstOf(choice.leaf.acceptedRows(), rank, verify);
+      const complex = firstOf(choice.leaf.column.complexRows, rank, verify);
+      return best < 0 || (complex >= 0 && rank[complex]! < rank[best]!) ? complex : best;
+    }
+    const row =
+      choice.kind === "scan"
+        ? scanFirst(creation.order, from, to, verify)
+        : postingsFirst(choice.leaf, storage, creation, verify, from, to);
+    // Rows whose CreatedUtcTime holds an array sort with the undated: checked after the window.
+    return row >= 0 || !tail ? row : firstOf(storage.orderColumn.complexRows, rank, verify);
+  }
+}
+
+/** The earliest (by rank) of `rows` that `check` accepts, or -1; one `timer` tick per row checked. */
+function firstChecked(
+  rows: ArrayLike<number>,
+  rank: Int32Array,
+  check: RowCheck,
+  timer: BudgetTimer,
+): number {
+  let best = -1;
+  for (let k = 0; k < rows.length; k++) {
+    const row = rows[k]!;
+    if (best >= 0 && rank[row]! >= rank[best]!) continue;
+    timer.tick();
+    if (check(row)) best = row;
+  }
+  return best;
 }
 
 /** A candidate access path of `findFirst` (see `firstPath`), as data: what it walks and its cost. */
