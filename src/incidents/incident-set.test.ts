@@ -191,13 +191,24 @@ describe("IncidentSet: access paths", () => {
 
   it("plans count/findAll on columns, with the row predicate only for what columns cannot answer", () => {
     // Title has 4000 distinct values: a column under the default limit (the regex runs once per value),
-    // dropped under a limit of 1000 (the regex runs on the rows the other columns leave).
+    // a text column under a limit of 1000 (no trigram in "9$": the regex runs per row, on the rows the
+    // other columns leave, memoized per value), dropped with the text index off (the row predicate).
     expect(set.explain({ Severity: "High", Title: { $regex: "9$" } }).columns).toMatch(
       /^and\(dictionary Title \(400 true, 0 unknown\), dictionary Severity \(\d+ true, 0 unknown\)\)$/,
     );
     expect(
-      new IncidentSet(many, { maxDictionary: 1000 }).explain({ Severity: "High", Title: { $regex: "9$" } })
-        .columns,
+      new IncidentSet(many, { maxDictionary: 1000 }).explain({ Severity: "High", Title: { $regex: "9$" } }),
+    ).toMatchObject({
+      columns: expect.stringMatching(
+        /^and\(dictionary Severity \(\d+ true, 0 unknown\), text Title \(per row, memo per value\)\)$/,
+      ),
+      count: expect.stringMatching(/, then per row text Title \(per row, memo per value\)$/),
+    });
+    expect(
+      new IncidentSet(many, { maxDictionary: 1000, textIndex: false }).explain({
+        Severity: "High",
+        Title: { $regex: "9$" },
+      }).columns,
     ).toMatch(/^and\(dictionary Severity \(\d+ true, 0 unknown\), row predicate \(regex\)\)$/);
   });
 

@@ -37,7 +37,7 @@ import {
 import { toCondition } from "./condition-input.js";
 import { FIELD_ASCII, FIELD_VALUE, LineScanner, type NdjsonSource, readNdjson, SCAN_OK } from "./ndjson.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
-import { buildPlan, denseChoice, firstPath, type Storage } from "./planner.js";
+import { buildPlan, denseChoice, firstPath, type RowCheck, type Storage } from "./planner.js";
 import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
 import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budget.js";
 import { validateIncidentSetOptions } from "./set-options.js";
@@ -77,7 +77,8 @@ export interface IncidentSetOptions extends ParseOptions {
    * pattern is tested once per candidate value. A set built with at least 50,000 incidents builds the index
    * in its constructor; a smaller one on the field's first pattern. The index is kept across `add`s.
    * `maxBytes` bounds the indexes of the set, all fields together (an integer ≥ 0, default 256 MiB): a field
-   * whose index would not fit gets none, and its patterns run on rows (the lowercased copy is left out when
+   * whose index would not fit gets none, and its patterns run row by row on the column's value ids (each
+   * distinct value tested once and remembered; last in a conjunction) (the lowercased copy is left out when
    * only it does not fit). `false` turns the text index off (such fields are dropped, as before). Default:
    * on. `footprint()` reports the bytes in use.
    */
@@ -94,8 +95,10 @@ export interface IncidentSetPlan {
    * How `count` answers: `histogram` (one dictionary leaf), `segment CreatedUtcTime` (a date range alone),
    * `candidates hash <field>` or `candidates date-range CreatedUtcTime` (a short candidate list, each row
    * re-checked), or `columns` (a pass over the columns; for an AND, the strategy: `seeded by <leaf>`,
-   * `fused code bitsets`, `fused scan`, `fused scan with dates`, `column scans`). Rows the columns cannot
-   * decide always go to the row predicate.
+   * `fused code bitsets`, `fused scan`, `fused scan with dates`, `column scans`; when a `$regex` on a text
+   * column runs last, row by row, on the rows the other children leave: `segment CreatedUtcTime, then per
+   * row text <field> (…)` or `<strategy of the others>, then per row text <field> (…)`; docs/performance.md,
+   * "Text conditions in a conjunction"). Rows the columns cannot decide always go to the row predicate.
    */
   readonly count: string;
   /** How `findAll` answers: as `count`, without `histogram` and `segment`. */
@@ -168,6 +171,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   /** The bytes the text indexes may still take; undefined when the text index is off. */
   private readonly textBudget: { remaining: number } | undefined;
   private readonly textLimit: number;
+  /** The row check of each condition object a query used (`Storage.check`); dropped with the condition. */
+  private readonly checks = new WeakMap<Condition, RowCheck>();
 
   /**
    * Builds a set from incident records.
@@ -238,9 +243,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         return this.creation;
       },
       check: (condition) => {
-        const predicate = compile(condition, this.compileOptions);
-        const records = this.records;
-        return (row) => predicate(records.peek(row));
+        // One row check per condition object (a caller repeating a parsed condition reuses it).
+        let known = this.checks.get(condition);
+        if (known === undefined) {
+          const predicate = compile(condition, this.compileOptions);
+          known = (row) => predicate(this.records.peek(row));
+          this.checks.set(condition, known);
+        }
+        return known;
       },
     };
     list.forEach((incident, index) => {

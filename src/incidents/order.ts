@@ -149,6 +149,12 @@ export function mergeRows(a: Int32Array, b: Int32Array, time: Float64Array, id: 
   return out;
 }
 
+/** A typed array with one entry per row (see `CreationOrder.inOrder`). */
+export type RowArray = Uint8Array | Uint16Array | Uint32Array | Int32Array;
+
+/** Permuted copies a creation order keeps at most (`inOrder`). */
+const MAX_PERMUTED = 8;
+
 /** An interval of epoch ms with its inclusivity (a `CreatedUtcTime` range, or one instant for `$eq`). */
 export interface MsInterval {
   readonly lo: number;
@@ -175,6 +181,10 @@ export class CreationOrder {
   dated = 0;
   private rows = 0;
   private ordered = 0;
+  /** Row-aligned arrays permuted into creation order (`inOrder`), by source array; cleared by `update`. */
+  private readonly permuted = new Map<RowArray, RowArray>();
+  /** Per-code bitsets over positions of the order (`codeBitsetsInOrder`), by codes array; cleared by `update`. */
+  private readonly positionBits = new Map<RowArray, Uint32Array[]>();
 
   /** @param capacity - rows to allocate keys for (the arrays grow as rows are added) */
   constructor(capacity: number) {
@@ -211,6 +221,51 @@ export class CreationOrder {
     for (let j = 0; j < size; j++) rank[this.order[j]!] = j;
     this.rank = rank;
     this.ordered = size;
+    this.permuted.clear();
+    this.positionBits.clear();
+  }
+
+  /**
+   * Per code of a dictionary column (`codes`, one per row, below `codeCount`): a bitset over the positions
+   * of the order, bit `j` set when row `order[j]` holds the code, so that a segment of the order is
+   * selected by word operations. Built on first use (one pass over the rows), kept until the next `update`
+   * that adds rows (at most `MAX_PERMUTED` columns; counted in `bytes`). The order must be up to date.
+   */
+  codeBitsetsInOrder(codes: RowArray, codeCount: number): readonly Uint32Array[] {
+    const known = this.positionBits.get(codes);
+    if (known !== undefined && known.length >= codeCount) return known;
+    const order = this.order;
+    const words = (order.length + 31) >>> 5;
+    const bits: Uint32Array[] = [];
+    for (let c = 0; c < codeCount; c++) bits.push(new Uint32Array(words));
+    for (let j = 0; j < order.length; j++) bits[codes[order[j]!]!]![j >>> 5]! |= 1 << (j & 31);
+    if (this.positionBits.size >= MAX_PERMUTED) {
+      const oldest = this.positionBits.keys().next().value;
+      if (oldest !== undefined) this.positionBits.delete(oldest);
+    }
+    this.positionBits.set(codes, bits);
+    return bits;
+  }
+
+  /**
+   * A row-aligned array (one entry per row: a dictionary column's codes, a text column's value ids) permuted
+   * into creation order: entry `j` is `values[order[j]]`, so that a pass over a segment of the order reads
+   * it sequentially. Built on first use (one pass over the rows), kept until the next `update` that adds
+   * rows (at most `MAX_PERMUTED` arrays, the oldest dropped first; counted in `bytes`). The order must be up
+   * to date, and `values` must not change until then (rows are only ever added).
+   */
+  inOrder<A extends RowArray>(values: A): A {
+    const known = this.permuted.get(values);
+    if (known !== undefined) return known as A;
+    const order = this.order;
+    const out = new (values.constructor as new (length: number) => A)(order.length);
+    for (let j = 0; j < order.length; j++) out[j] = values[order[j]!]!;
+    if (this.permuted.size >= MAX_PERMUTED) {
+      const oldest = this.permuted.keys().next().value;
+      if (oldest !== undefined) this.permuted.delete(oldest);
+    }
+    this.permuted.set(values, out);
+    return out;
   }
 
   /**
@@ -241,7 +296,10 @@ export class CreationOrder {
 
   /** Bytes held by the keys, the order and the ranks. */
   bytes(): number {
-    return this.time.byteLength + this.id.byteLength + this.order.byteLength + this.rank.byteLength;
+    let bytes = this.time.byteLength + this.id.byteLength + this.order.byteLength + this.rank.byteLength;
+    for (const copy of this.permuted.values()) bytes += copy.byteLength;
+    for (const bits of this.positionBits.values()) for (const b of bits) bytes += b.byteLength;
+    return bytes;
   }
 }
 

@@ -60,6 +60,7 @@ import {
   type HashIndex,
 } from "./columns.js";
 import { type CreationOrder, type MsInterval, ORDER_FIELD } from "./order.js";
+import { CompactHashIndex, hashKey } from "./record-store.js";
 import { type BudgetTimer, startBudget } from "./search-budget.js";
 import {
   type AcceptTable,
@@ -303,7 +304,10 @@ export class DictionaryLeaf implements PlanNode {
  * after the index was built are tested one by one. Rows holding an array or an object are unknown (the row
  * predicate decides). A pattern without a required trigram is answered this
  * way only when the column has at most a quarter as many distinct values as rows (one test per value is
- * then cheaper than one per row); otherwise `create` declines and the row predicate runs.
+ * then cheaper than one per row). Otherwise (no required trigram, or no trigram index within the budget, on a
+ * column with many distinct values) the leaf is `perRow`: each row takes its value's answer, tested on the
+ * first row holding that value (a memo per value id), so a conjunction runs it last, only on the rows its
+ * other children leave (`AndPlan`), instead of parsing those rows' records.
  */
 export class TextLeaf implements PlanNode {
   readonly condition: RegexNode;
@@ -318,11 +322,19 @@ export class TextLeaf implements PlanNode {
   private readonly key: string;
   /** The pattern as a literal, when it is one (checked on the corpus). */
   private readonly literal: RegexLiteral | undefined;
-  /** Per value id: 0 not yet tested, 1 false, 2 true (row-at-a-time answers). */
+  /** Per value id, two bits: 0 not yet tested, 1 false, 2 true (row-at-a-time answers; `memoOf`). */
   private memo: Uint8Array | undefined;
   /** Per value id: 0 false, 1 true, for every value, and the true ids (`table()`). */
   private accept: AcceptTable | undefined;
   private candidateCount = -1;
+  /**
+   * True when the leaf has no answer per value to build (no trigram index within the budget, or a pattern
+   * without a required trigram, on a column with more than a quarter as many distinct values as rows): it
+   * answers row by row only (`row`, memoized per value id), and is never a seed or a candidate list.
+   */
+  readonly perRow: boolean;
+  /** The value tests `table()` would run (candidate values), before any is cached. */
+  private readonly tableTests: number;
 
   private constructor(
     node: RegexNode,
@@ -330,6 +342,7 @@ export class TextLeaf implements PlanNode {
     size: number,
     query: GramQuery,
     timer: BudgetTimer,
+    perRow: boolean,
   ) {
     this.condition = node;
     this.column = column;
@@ -342,33 +355,44 @@ export class TextLeaf implements PlanNode {
     this.nullAnswer = leaf.one(null) ? TRUE : FALSE;
     this.key = `${node.fieldKind}/${node.flags}/${node.source}`;
     this.literal = analyzeLiteral(node.source, node.flags);
-    this.accept = column.cachedAccept(this.key);
-    const index = query.op === "all" ? undefined : column.textIndex();
+    this.perRow = perRow;
+    this.accept = perRow ? undefined : column.cachedAccept(this.key);
+    const index = query.op === "all" || perRow ? undefined : column.textIndex();
     const values = column.values.length;
     const narrowed =
       index === undefined
         ? values
         : index.grams.estimate(query) + column.scalarIds.length + (values - index.count);
+    this.tableTests = narrowed;
     const rowsPerValue =
       values === 0 ? 0 : (size - column.missingCount - column.nullCount - column.complexRows.length) / values;
     const special =
       (this.missingAnswer === TRUE ? column.missingCount : 0) +
       (this.nullAnswer === TRUE ? column.nullCount : 0) +
       column.complexRows.length / 2;
-    this.estimate = size === 0 ? 0 : Math.min(1, (narrowed * rowsPerValue + special) / size);
+    // Without an index nothing narrows: the residual leaf's guess (a literal selects fewer rows).
+    const fraction = perRow ? (this.literal === undefined ? 0.2 : 0.1) : (narrowed * rowsPerValue) / size;
+    this.estimate = size === 0 ? 0 : Math.min(1, fraction + special / size);
   }
 
   /**
-   * The leaf of a `$regex` node on a text column, or undefined when the column cannot narrow it (no
-   * required trigram, or no trigram index within the budget) and has more than a quarter as many distinct
-   * values as rows.
+   * The value tests an accept table would cost now: 0 when cached, `Infinity` for a per-row leaf, else
+   * the candidate values (the trigram index's estimate, the non-string values and those added since).
    */
-  static create(node: RegexNode, column: TextColumn, size: number, timer: BudgetTimer): TextLeaf | undefined {
+  valueTests(): number {
+    return this.accept !== undefined ? 0 : this.perRow ? Number.POSITIVE_INFINITY : this.tableTests;
+  }
+
+  /**
+   * The leaf of a `$regex` node on a text column: `perRow` when the column cannot narrow it (no required
+   * trigram, or no trigram index within the budget) and has more than a quarter as many distinct values as
+   * rows.
+   */
+  static create(node: RegexNode, column: TextColumn, size: number, timer: BudgetTimer): TextLeaf {
     const query = regexGramQuery(node.source, node.flags);
     const perValue = column.values.length * 4 <= size;
-    if (query.op === "all" && !perValue) return undefined;
-    if (query.op !== "all" && column.textIndex() === undefined && !perValue) return undefined;
-    return new TextLeaf(node, column, size, query, timer);
+    const perRow = !perValue && (query.op === "all" || column.textIndex() === undefined);
+    return new TextLeaf(node, column, size, query, timer, perRow);
   }
 
   /**
@@ -391,7 +415,7 @@ export class TextLeaf implements PlanNode {
     };
     const test = (id: number) => {
       timer.tick();
-      const known = memo === undefined ? 0 : memo[id]!;
+      const known = memo === undefined ? 0 : (memo[id >>> 2]! >>> ((id & 3) << 1)) & 3;
       if (known === 0 ? one(values[id]) : known === 2) accept(id);
     };
     let sorted = true;
@@ -428,15 +452,28 @@ export class TextLeaf implements PlanNode {
   }
 
   row(i: number): Tri {
-    const id = this.column.ids[i]!;
+    return this.answerOfId(this.column.ids[i]!);
+  }
+
+  /**
+   * The answer for a row holding value id `id` (or `TEXT_MISSING`, `TEXT_NULL`, `TEXT_COMPLEX`): from the
+   * accept table when built, else from the memo of the column and pattern (`memoOf`), testing the value on
+   * its first use.
+   */
+  answerOfId(id: number): Tri {
     if (id < 0)
       return id === TEXT_MISSING ? this.missingAnswer : id === TEXT_COMPLEX ? UNKNOWN : this.nullAnswer;
     if (this.accept !== undefined) return this.accept.table[id] === 1 ? TRUE : FALSE;
-    this.memo ??= new Uint8Array(this.column.values.length);
-    let known = this.memo[id]!;
+    let memo = this.memo;
+    if (memo === undefined) {
+      memo = memoOf(this.column, this.key);
+      this.memo = memo;
+    }
+    const shift = (id & 3) << 1;
+    let known = (memo[id >>> 2]! >>> shift) & 3;
     if (known === 0) {
       known = this.one(this.column.values[id]) ? 2 : 1;
-      this.memo[id] = known;
+      memo[id >>> 2]! |= known << shift;
     }
     return known === 2 ? TRUE : FALSE;
   }
@@ -497,7 +534,16 @@ export class TextLeaf implements PlanNode {
     return this.missingAnswer === FALSE && this.nullAnswer === FALSE;
   }
 
+  /**
+   * True when the leaf can list its rows (`acceptedRows`, `candidates`: a seed or a candidate list): it
+   * builds an accept table (not `perRow`) and rejects missing and null values.
+   */
+  listsRows(): boolean {
+    return !this.perRow && this.rejectsSpecial();
+  }
+
   dense(within: Bitset | null): DenseResult {
+    if (this.perRow) return this.denseByRows(within);
     const { size, timer } = this;
     const accept = this.table().table;
     const ids = this.column.ids;
@@ -530,13 +576,73 @@ export class TextLeaf implements PlanNode {
     return { t, p };
   }
 
+  /**
+   * `dense` row by row (a per-row leaf): `row(i)` for each row of `within` (every row when null), one
+   * `timer` tick each; rows holding an array or an object are possible, not true.
+   */
+  denseByRows(within: Bitset | null): DenseResult {
+    const { size, timer } = this;
+    const t = emptyBitset(size);
+    const p = this.column.complexRows.length === 0 ? t : emptyBitset(size);
+    const visit = (i: number) => {
+      timer.tick();
+      const answer = this.row(i);
+      if (answer === FALSE) return;
+      p[i >>> 5]! |= 1 << (i & 31);
+      if (answer === TRUE) t[i >>> 5]! |= 1 << (i & 31);
+    };
+    if (within === null) for (let i = 0; i < size; i++) visit(i);
+    else {
+      const rows = bitsToRows(within);
+      for (let k = 0; k < rows.length; k++) visit(rows[k]!);
+    }
+    return { t, p };
+  }
+
   describe(): string {
+    if (this.perRow) return `text ${this.column.field} (per row, memo per value)`;
     const how =
       this.query.op === "all"
         ? "every distinct value"
         : `${gramCount(this.query)} trigrams${this.candidateCount < 0 ? "" : `, ${this.candidateCount} candidate values`}`;
     return `text-index ${this.column.field} (${how})`;
   }
+}
+
+/**
+ * Per text column, per pattern key (`TextLeaf`): each value id's answer in two bits (value id `id` in bits
+ * `2 × (id % 4)` of byte `id / 4`: 0 not tested, 1 false, 2 true), a quarter of a byte per value so that
+ * the memo of ten million rows' titles stays in the processor's cache.
+ */
+const MEMOS = new WeakMap<TextColumn, Map<string, Uint8Array>>();
+/** Patterns memoized per text column at most (the least recently used dropped first). */
+const MAX_MEMOS = 8;
+
+/**
+ * The memo of a text column and pattern key, covering every value id of the column (grown as values are
+ * added: a value id's answer never changes, values are only appended). Kept across queries, at most
+ * `MAX_MEMOS` patterns per column, a quarter of a byte per distinct value each.
+ */
+function memoOf(column: TextColumn, key: string): Uint8Array {
+  let byKey = MEMOS.get(column);
+  if (byKey === undefined) {
+    byKey = new Map();
+    MEMOS.set(column, byKey);
+  }
+  let memo = byKey.get(key);
+  const bytes = (column.values.length + 3) >>> 2;
+  if (memo !== undefined) byKey.delete(key);
+  if (memo === undefined || memo.length < bytes) {
+    const next = new Uint8Array(bytes + (bytes >>> 3) + 16);
+    if (memo !== undefined) next.set(memo);
+    memo = next;
+  }
+  if (byKey.size >= MAX_MEMOS) {
+    const oldest = byKey.keys().next().value;
+    if (oldest !== undefined) byKey.delete(oldest);
+  }
+  byKey.set(key, memo);
+  return memo;
 }
 
 /** The field nodes a date column can answer (see `dateLeafEligible`). */
@@ -548,7 +654,6 @@ export type DateEligibleNode = Extract<FieldNode, { kind: "range" | "eq" | "ne" 
  */
 export function dateLeafEligible(node: FieldNode): node is DateEligibleNode {
   if (node.fieldKind !== "date" || node.path.length !== 1) return false;
-  const dateOrNull = (o: Operand) => o.type === "date" || o.type === "null";
   switch (node.kind) {
     case "range":
       return (
@@ -752,10 +857,19 @@ function intervalOf(node: DateEligibleNode): MsInterval | undefined {
 /** The field nodes a hash index can answer (see `hashLeafEligible`). */
 export type HashEligibleNode = Extract<FieldNode, { kind: "eq" | "ne" | "in" | "nin" }>;
 
+/** A string, number or boolean operand (module-level: no closure per planned node). */
+function scalar(o: Operand): boolean {
+  return o.type === "string" || o.type === "number" || o.type === "boolean";
+}
+
+/** A date or null operand. */
+function dateOrNull(o: Operand): boolean {
+  return o.type === "date" || o.type === "null";
+}
+
 /** Whether a field node can use a hash index: `$eq`/`$in`/`$ne`/`$nin` with string, number or boolean operands. */
 export function hashLeafEligible(node: FieldNode): node is HashEligibleNode {
   if (node.path.length !== 1) return false;
-  const scalar = (o: Operand) => o.type === "string" || o.type === "number" || o.type === "boolean";
   switch (node.kind) {
     case "eq":
     case "ne":
@@ -774,16 +888,23 @@ export function hashLeafEligible(node: FieldNode): node is HashEligibleNode {
   }
 }
 
-/** A field node answered by a hash index (equality on a selective field). */
+/**
+ * A field node answered by a hash index (equality on a selective field). On a compact set's index
+ * (`CompactHashIndex`) the rows are first probed by hash alone (`probed`: a superset of the hits, read from
+ * no record); the exact hits are read back from the records only when asked for (`hits`), since the paths
+ * that walk candidates check each row against the whole condition anyway.
+ */
 export class HashLeaf implements PlanNode {
   readonly condition: HashEligibleNode;
   readonly index: HashIndex;
   readonly positive: boolean;
-  /** Rows whose scalar value equals an operand (surely true for `$eq`/`$in`). */
-  readonly hits: readonly number[];
+  /** Rows that may equal an operand (exactly the hits on a plain `HashIndex`), each once. */
+  readonly probed: readonly number[];
   readonly estimate: number;
   readonly size: number;
   private bits: { hit: Bitset; array: Bitset } | undefined;
+  private exact: readonly number[] | undefined;
+  private readonly values: readonly unknown[];
   private readonly timer: BudgetTimer;
 
   constructor(node: HashEligibleNode, index: HashIndex, size: number, timer: BudgetTimer = UNBOUNDED) {
@@ -793,21 +914,50 @@ export class HashLeaf implements PlanNode {
     this.size = size;
     this.positive = node.kind === "eq" || node.kind === "in";
     const operands = node.kind === "eq" || node.kind === "ne" ? [node.operand] : node.operands;
-    const hits: number[] = [];
-    const seen = new Set<unknown>();
+    const values: unknown[] = [];
     for (const operand of operands) {
-      if (operand.type === "null" || operand.type === "date" || seen.has(operand.value)) continue;
-      seen.add(operand.value);
-      for (const row of index.rowsOf(operand.value)) hits.push(row);
+      if (operand.type === "null" || operand.type === "date" || values.includes(operand.value)) continue;
+      values.push(operand.value);
     }
-    this.hits = hits;
-    const fraction = size === 0 ? 0 : (hits.length + index.arrayRows.length / 2) / size;
+    this.values = values;
+    if (index instanceof CompactHashIndex) {
+      // Distinct operands with one hash probe the same rows: each hash once.
+      const seen = new Set<number>();
+      const probed: number[] = [];
+      for (const value of values) {
+        const h = hashKey(value as string | number | boolean);
+        if (seen.has(h)) continue;
+        seen.add(h);
+        for (const row of index.probe(value)) probed.push(row);
+      }
+      this.probed = probed;
+    } else {
+      const hits: number[] = [];
+      for (const value of values) for (const row of index.rowsOf(value)) hits.push(row);
+      this.probed = hits;
+      this.exact = hits;
+    }
+    const fraction = size === 0 ? 0 : (this.probed.length + index.arrayRows.length / 2) / size;
     this.estimate = this.positive ? fraction : 1 - fraction;
   }
 
-  /** Candidate rows of a positive leaf: the hits and every row holding an array. */
+  /** Rows whose scalar value equals an operand (surely true for `$eq`/`$in`), each once. */
+  get hits(): readonly number[] {
+    if (this.exact === undefined) {
+      const index = this.index as CompactHashIndex;
+      const values = this.values;
+      this.timer.tick(this.probed.length);
+      this.exact = this.probed.filter((row) => values.some((value) => index.holds(row, value)));
+    }
+    return this.exact;
+  }
+
+  /**
+   * Candidate rows of a positive leaf, for paths that check each against the whole condition: the probed
+   * rows (a superset of the hits) and every row holding an array, each once.
+   */
   candidates(): number[] {
-    return [...this.hits, ...this.index.arrayRows];
+    return [...this.probed, ...this.index.arrayRows];
   }
 
   private bitsets(): { hit: Bitset; array: Bitset } {
@@ -921,20 +1071,49 @@ export class AndPlan implements PlanNode {
   readonly size: number;
   private readonly timer: BudgetTimer;
 
-  constructor(node: Condition, children: PlanNode[], size: number, timer: BudgetTimer = UNBOUNDED) {
+  /**
+   * Text leaves run last, row by row, on the rows the other children leave (see `deferTextLeaves`); empty
+   * when none is.
+   */
+  readonly deferred: readonly TextLeaf[];
+  /** The other children, as one node (an AND of them, or the one child), when `deferred` is not empty. */
+  private readonly first: PlanNode | undefined;
+
+  /** The creation order and its date column, for `segmentScan` (absent: no segment scans). */
+  private readonly order: OrderAccess | undefined;
+
+  constructor(
+    node: Condition,
+    children: PlanNode[],
+    size: number,
+    timer: BudgetTimer = UNBOUNDED,
+    order?: OrderAccess,
+  ) {
     this.condition = node;
     this.size = size;
     this.timer = timer;
-    // Most selective first; residual leaves (unknown everywhere) last.
+    this.order = order;
+    const deferred = deferTextLeaves(children, size, order?.column);
+    // Most selective first; deferred text leaves after the other column leaves; residual leaves (unknown
+    // everywhere) last.
     this.children = children
       .map((child, index) => ({
         child,
         index,
-        key: child instanceof ResidualLeaf ? 2 + child.estimate : child.estimate,
+        key:
+          child instanceof ResidualLeaf
+            ? 4 + child.estimate
+            : deferred.includes(child as TextLeaf)
+              ? 2 + child.estimate
+              : child.estimate,
       }))
       .sort((a, b) => a.key - b.key || a.index - b.index)
       .map((entry) => entry.child);
     this.estimate = children.reduce((product, child) => product * child.estimate, 1);
+    this.deferred = deferred;
+    const rest = this.children.filter((child) => !deferred.includes(child as TextLeaf));
+    this.first =
+      deferred.length === 0 ? undefined : rest.length === 1 ? rest[0]! : new AndPlan(node, rest, size, timer);
   }
 
   row(i: number): Tri {
@@ -942,6 +1121,9 @@ export class AndPlan implements PlanNode {
   }
 
   dense(within: Bitset | null): DenseResult {
+    const segment = this.segmentChoice();
+    if (segment !== undefined) return this.segmentScan(within, segment);
+    if (this.first !== undefined) return this.thenRows(this.first.dense(within), this.deferred);
     const seeded = this.seeded(within);
     if (seeded !== undefined) return seeded;
     const fused = this.fused(within);
@@ -979,7 +1161,12 @@ export class AndPlan implements PlanNode {
     // element may equal an operand, or not); a text leaf's, the rows of its accepted values (surely true)
     // then those holding an array or an object (unknown). A dictionary leaf's seed rows are re-read with
     // the others.
-    const rows = best instanceof DictionaryLeaf ? best.seedRows() : best.candidates();
+    const rows =
+      best instanceof DictionaryLeaf
+        ? best.seedRows()
+        : best instanceof HashLeaf
+          ? [...best.hits, ...best.index.arrayRows]
+          : best.candidates();
     const sure =
       best instanceof HashLeaf
         ? best.hits.length
@@ -1067,6 +1254,13 @@ export class AndPlan implements PlanNode {
    * `fused scan`, `fused scan with dates`, or `column scans`.
    */
   strategy(): string {
+    if (this.segmentChoice() !== undefined) {
+      return `segment ${ORDER_FIELD}, then per row ${this.deferred.map((leaf) => leaf.describe()).join(", ")}`;
+    }
+    if (this.first !== undefined) {
+      const first = this.first instanceof AndPlan ? this.first.strategy() : this.first.describe();
+      return `${first}, then per row ${this.deferred.map((leaf) => leaf.describe()).join(", ")}`;
+    }
     const seed = this.seedLeaf(this.seedFraction(null));
     if (seed !== undefined) return `seeded by ${seed.describe()}`;
     const shape = this.fusedShape();
@@ -1113,12 +1307,12 @@ export class AndPlan implements PlanNode {
           bestCount = count;
         }
       } else if (child instanceof HashLeaf && child.positive) {
-        const count = child.hits.length + child.index.arrayRows.length;
+        const count = child.probed.length + child.index.arrayRows.length;
         if (count <= bestCount) {
           best = child;
           bestCount = count;
         }
-      } else if (child instanceof TextLeaf && child.rejectsSpecial()) {
+      } else if (child instanceof TextLeaf && child.listsRows()) {
         const count = child.estimate * this.size;
         if (count <= bestCount) {
           best = child;
@@ -1170,6 +1364,119 @@ export class AndPlan implements PlanNode {
 
   private hasResidual(): boolean {
     return this.children.some((child) => child instanceof ResidualLeaf);
+  }
+
+  /**
+   * The segment of the creation order to scan (`segmentScan`): when text leaves are deferred and a child is
+   * a `CreatedUtcTime` interval deciding every row (`DateLeaf.decidesByInterval`) whose segment holds at
+   * most half the rows; undefined otherwise.
+   */
+  private segmentChoice(): { date: DateLeaf; from: number; to: number } | undefined {
+    const order = this.order;
+    if (order === undefined || this.deferred.length === 0) return undefined;
+    for (const child of this.children) {
+      if (child instanceof DateLeaf && child.column === order.column && child.decidesByInterval()) {
+        const [from, to] = order.creation().segment(child.interval!);
+        return to - from <= this.size / 2 ? { date: child, from, to } : undefined;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The rows of a `CreatedUtcTime` segment, read in creation order: the interval decides every row (those
+   * outside are false). Dictionary children deciding every row, of columns with few codes, select positions
+   * by word operations on per-code bitsets over the order (`CreationOrder.codeBitsetsInOrder`); on the
+   * positions left, the other dictionary children read their codes, and deferred text leaves their value
+   * ids, from copies permuted into creation order (`CreationOrder.inOrder`: reads in ascending positions),
+   * other children answer by row, and text leaves run last. `timer` counts each word-wide pass's positions
+   * once per pass, then ticks once per position left.
+   */
+  private segmentScan(
+    within: Bitset | null,
+    { date, from, to }: { date: DateLeaf; from: number; to: number },
+  ): DenseResult {
+    const creation = this.order!.creation();
+    const order = creation.order;
+    const codes: Codes[] = [];
+    const accepts: Uint8Array[] = [];
+    const selectors: { bits: readonly Uint32Array[]; accepted: number[] }[] = [];
+    const others: PlanNode[] = [];
+    const texts: TextLeaf[] = [];
+    const textIds: Int32Array[] = [];
+    for (const child of this.children) {
+      if (child === date) continue;
+      if (child instanceof DictionaryLeaf) {
+        const column = child.column;
+        if (child.unknownCount === 0 && column.keepsCodeBitsets()) {
+          const accepted: number[] = [];
+          for (let code = 0; code < child.accept.length; code++)
+            if (child.accept[code] !== FALSE && column.counts[code]! > 0) accepted.push(code);
+          selectors.push({ bits: creation.codeBitsetsInOrder(column.codes, column.values.length), accepted });
+        } else {
+          codes.push(creation.inOrder(column.codes));
+          accepts.push(child.accept);
+        }
+      } else if (child instanceof TextLeaf && this.deferred.includes(child)) {
+        texts.push(child);
+        textIds.push(creation.inOrder(child.column.ids));
+      } else others.push(child);
+    }
+    const outT = emptyBitset(this.size);
+    const outP = emptyBitset(this.size);
+    const timer = this.timer;
+    const positions = segmentPositions(from, to, selectors, timer);
+    const dictionaries = codes.length;
+    const single = texts.length === 1 && others.length === 0 && dictionaries === 0 ? texts[0]! : undefined;
+    const singleIds = textIds[0];
+    let unknown = false;
+    for (let k = 0; k < positions.length; k++) {
+      timer.tick();
+      const j = positions[k]!;
+      const i = order[j]!;
+      if (within !== null && (within[i >>> 5]! & (1 << (i & 31))) === 0) continue;
+      let answer: Tri;
+      if (single !== undefined) answer = single.answerOfId(singleIds![j]!);
+      else {
+        answer = TRUE;
+        for (let c = 0; c < dictionaries && answer !== FALSE; c++) {
+          answer = and3(answer, accepts[c]![codes[c]![j]!] as Tri);
+        }
+        if (answer === FALSE) continue;
+        if (others.length > 0) answer = allOf(others, i, answer);
+        for (let n = 0; n < texts.length && answer !== FALSE; n++) {
+          answer = and3(answer, texts[n]!.answerOfId(textIds[n]![j]!));
+        }
+      }
+      if (answer === FALSE) continue;
+      outP[i >>> 5]! |= 1 << (i & 31);
+      if (answer === TRUE) outT[i >>> 5]! |= 1 << (i & 31);
+      else unknown = true;
+    }
+    return { t: outT, p: unknown ? outP : outT };
+  }
+
+  /**
+   * Finishes `leaves` row by row over the rows `result` leaves possible: a row stays true when `result`
+   * says true and every leaf says true, possible unless one says false.
+   */
+  private thenRows(result: DenseResult, leaves: readonly PlanNode[]): DenseResult {
+    const outT = emptyBitset(this.size);
+    const outP = emptyBitset(this.size);
+    const { t, p } = result;
+    const rows = bitsToRows(p);
+    const timer = this.timer;
+    for (let k = 0; k < rows.length; k++) {
+      timer.tick();
+      const i = rows[k]!;
+      const w = i >>> 5;
+      const bit = 1 << (i & 31);
+      const answer = allOf(leaves, i, (t[w]! & bit) !== 0 ? TRUE : UNKNOWN);
+      if (answer === FALSE) continue;
+      outP[w]! |= bit;
+      if (answer === TRUE) outT[w]! |= bit;
+    }
+    return { t: outT, p: outP };
   }
 
   /** Finishes children `from…` row by row over the possible rows `p`. */
@@ -1264,6 +1571,114 @@ export class NotPlan implements PlanNode {
   }
 }
 
+/**
+ * The positions `j` in `[from, to)` of the creation order where every selector holds: for each, the OR of
+ * its accepted codes' bitsets over positions (`CreationOrder.codeBitsetsInOrder`), ANDed word by word.
+ * `timer` counts each word-wide pass's positions once per pass.
+ */
+function segmentPositions(
+  from: number,
+  to: number,
+  selectors: readonly { bits: readonly Uint32Array[]; accepted: readonly number[] }[],
+  timer: BudgetTimer,
+): Int32Array {
+  if (to <= from) return new Int32Array(0);
+  const w0 = from >>> 5;
+  const w1 = (to - 1) >>> 5;
+  const words = w1 - w0 + 1;
+  const acc = new Uint32Array(words).fill(0xffffffff);
+  // The segment's first and last words hold positions outside it.
+  acc[0]! &= 0xffffffff << (from & 31);
+  acc[words - 1]! &= 0xffffffff >>> (31 - ((to - 1) & 31));
+  const part = new Uint32Array(words);
+  for (const { bits, accepted } of selectors) {
+    part.fill(0);
+    for (const code of accepted) {
+      const b = bits[code]!;
+      for (let w = 0; w < words; w++) part[w]! |= b[w0 + w]!;
+      timer.tick(32 * words); // a word-wide pass
+    }
+    for (let w = 0; w < words; w++) acc[w]! &= part[w]!;
+    timer.tick(32 * words);
+  }
+  let n = 0;
+  for (let w = 0; w < words; w++) n += popcount32(acc[w]!);
+  const out = new Int32Array(n);
+  let k = 0;
+  for (let w = 0; w < words; w++) {
+    let x = acc[w]!;
+    while (x !== 0) {
+      const low = x & -x;
+      out[k++] = ((w0 + w) << 5) + 31 - Math.clz32(low);
+      x ^= low;
+    }
+  }
+  return out;
+}
+
+/** The set bits of a 32-bit word. */
+function popcount32(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+/** What an AND plan needs of the creation order for segment scans (`AndPlan.segmentScan`). */
+export interface OrderAccess {
+  /** The date column of `ORDER_FIELD`. */
+  readonly column: DateColumn;
+  /** The creation order, up to date. */
+  creation(): CreationOrder;
+}
+
+/** A text leaf's row check costs about this many cheap column checks (a memo read, else a string search). */
+const TEXT_ROW_COST = 4;
+
+/**
+ * The text leaves among an AND's children that should run last, row by row, on the rows the others leave
+ * (the cost model of docs/performance.md, "Text conditions in a conjunction"): every `perRow` leaf, and a
+ * leaf whose accept table and seed would cost more than that, i.e. when
+ * `rowsLeft × TEXT_ROW_COST + firstCost < valueTests + 2 × textRows`, where `rowsLeft` is the rows × the
+ * other column leaves' estimates, `firstCost` what the others' cheapest start costs (a seed's rows; a
+ * `CreatedUtcTime` segment of at most half the rows, or a scan, in word operations: an eighth of their
+ * rows), `valueTests` the candidate values the table would test (0 once cached), and `textRows` the rows
+ * the text leaf would seed (each checked against the other children). None when no other child is a
+ * column leaf.
+ */
+function deferTextLeaves(
+  children: readonly PlanNode[],
+  size: number,
+  orderColumn: DateColumn | undefined,
+): TextLeaf[] {
+  let rowsLeft = size;
+  let firstCost = size / 8;
+  let columns = 0;
+  for (const child of children) {
+    if (child instanceof TextLeaf || child instanceof ResidualLeaf) continue;
+    columns++;
+    rowsLeft *= child.estimate;
+    if (child instanceof DictionaryLeaf && child.accept[CODE_MISSING] === FALSE)
+      firstCost = Math.min(firstCost, child.trueCount + child.unknownCount);
+    else if (child instanceof HashLeaf && child.positive)
+      firstCost = Math.min(firstCost, child.probed.length + child.index.arrayRows.length);
+    else if (
+      child instanceof DateLeaf &&
+      child.column === orderColumn &&
+      child.decidesByInterval() &&
+      child.estimate <= 0.5
+    )
+      firstCost = Math.min(firstCost, (child.estimate * size) / 8); // a segment scan in word operations
+  }
+  if (columns === 0) return [];
+  const deferred: TextLeaf[] = [];
+  for (const child of children) {
+    if (!(child instanceof TextLeaf)) continue;
+    const seeded = child.valueTests() + 2 * child.estimate * size;
+    if (child.perRow || rowsLeft * TEXT_ROW_COST + firstCost < seeded) deferred.push(child);
+  }
+  return deferred;
+}
+
 /** One pass ANDing three dictionary columns' accept tables into `t` (see `AndPlan.fused`). */
 function fusedScan(
   t: Bitset,
@@ -1335,12 +1750,23 @@ function fusedScanWithDates(
  */
 export function buildPlan(condition: Condition, storage: Storage, timer: BudgetTimer = UNBOUNDED): PlanNode {
   const size = storage.size;
+  // A field node needs no recursion (the common single-field query allocates nothing more).
+  if (
+    condition.kind !== "and" &&
+    condition.kind !== "or" &&
+    condition.kind !== "nor" &&
+    condition.kind !== "not"
+  )
+    return leafPlan(condition, storage, timer);
   const build = (child: Condition) => buildPlan(child, storage, timer);
   switch (condition.kind) {
     case "and":
       if (condition.children.length === 0) return new ConstantNode(condition, true, size);
       if (condition.children.length === 1) return build(condition.children[0]!);
-      return new AndPlan(condition, condition.children.map(build), size, timer);
+      return new AndPlan(condition, condition.children.map(build), size, timer, {
+        column: storage.orderColumn,
+        creation: () => storage.creation(timer),
+      });
     case "or":
       if (condition.children.length === 0) return new ConstantNode(condition, false, size);
       if (condition.children.length === 1) return build(condition.children[0]!);
@@ -1355,16 +1781,6 @@ export function buildPlan(condition: Condition, storage: Storage, timer: BudgetT
       );
     case "not":
       return new NotPlan(condition, build(condition.child), size);
-    case "eq":
-    case "ne":
-    case "range":
-    case "in":
-    case "nin":
-    case "all":
-    case "regex":
-    case "exists":
-    case "size":
-      return leafPlan(condition, storage, timer);
     default:
       return assertNever(condition);
   }
@@ -1382,8 +1798,7 @@ function leafPlan(node: FieldNode, storage: Storage, timer: BudgetTimer): PlanNo
   if (dictionary !== undefined) return new DictionaryLeaf(node, dictionary, storage, timer);
   const text = storage.text(field);
   if (text !== undefined && node.kind === "regex") {
-    const leaf = TextLeaf.create(node, text, size, timer);
-    if (leaf !== undefined) return leaf;
+    return TextLeaf.create(node, text, size, timer);
   }
   return new ResidualLeaf(node, size);
 }
@@ -1459,12 +1874,6 @@ export function firstPath(condition: Condition, storage: Storage, timer: BudgetT
   const size = storage.size;
   const orderColumn = storage.orderColumn;
   const plan = buildPlan(condition, storage, timer);
-  const check = storage.check(condition);
-  const verify = (row: number): boolean => {
-    timer.tick();
-    const answer = plan.row(row);
-    return answer === TRUE || (answer === UNKNOWN && check(row));
-  };
   const leaves = conjuncts(plan);
   // The window of the creation order, and the selectivity of everything else.
   let from = 0;
@@ -1483,54 +1892,128 @@ export function firstPath(condition: Condition, storage: Storage, timer: BudgetT
   rest = Math.max(rest, 1 / Math.max(size, 1));
   const complexRows = orderColumn.complexRows;
   const tail = windowed && complexRows.length > 0;
-  const finish = (row: number): number => (row >= 0 || !tail ? row : firstOf(complexRows, rank, verify));
   const window = to - from;
-  const paths: AccessPath<number>[] = [
+  // The candidate paths as data (name, cost, what to walk); the cheapest one gets the only closure.
+  const choices: FirstChoice[] = [
     {
+      kind: "scan",
       name: windowed ? `date-range ${ORDER_FIELD}` : "scan",
       cost: Math.min(window, 1 / rest) + (tail ? complexRows.length : 0),
-      run: () => finish(scanFirst(creation.order, from, to, verify)),
     },
   ];
   for (const leaf of leaves) {
     if (leaf instanceof HashLeaf && leaf.positive) {
       const candidates = leaf.candidates();
-      // Verified by the whole predicate (the hash only narrows; its row() would build bitsets).
-      paths.push({
-        name: `hash ${leaf.index.field}`,
-        cost: candidates.length,
-        run: () =>
-          firstOf(candidates, rank, (row) => {
-            timer.tick();
-            return check(row);
-          }),
-      });
-    } else if (leaf instanceof TextLeaf && leaf.rejectsSpecial()) {
-      // The rows of the accepted values (the pattern tested once per candidate value), then those the
-      // column cannot decide; each verified by the whole plan.
-      paths.push({
+      choices.push({ kind: "hash", name: `hash ${leaf.index.field}`, cost: candidates.length, candidates });
+    } else if (leaf instanceof TextLeaf && leaf.listsRows()) {
+      choices.push({
+        kind: "text",
         name: `text-index ${leaf.column.field}`,
         cost: 2 * size * leaf.estimate + leaf.column.complexRows.length,
-        run: () => {
-          const best = firstOf(leaf.acceptedRows(), rank, verify);
-          const complex = firstOf(leaf.column.complexRows, rank, verify);
-          return best < 0 || (complex >= 0 && rank[complex]! < rank[best]!) ? complex : best;
-        },
+        leaf,
       });
     } else if (leaf instanceof DictionaryLeaf && leaf.accept[CODE_MISSING] === FALSE && leaf.estimate > 0) {
       const entries = window * leaf.estimate;
       const others = Math.max(rest / leaf.estimate, 1 / Math.max(size, 1));
-      paths.push({
+      choices.push({
+        kind: "postings",
         name: `postings ${leaf.column.field}${windowed ? ` in date-range ${ORDER_FIELD}` : ""}`,
         cost: 2 * Math.min(entries, 1 / others) + 4 * leaf.acceptedCodes().length,
-        run: () => finish(postingsFirst(leaf, storage, creation, verify, from, to)),
+        leaf,
       });
     }
   }
-  let best = paths[0]!;
-  for (const path of paths) if (path.cost < best.cost) best = path;
+  let choice = choices[0]!;
+  for (const other of choices) if (other.cost < choice.cost) choice = other;
+  return new FirstPath(choice, { condition, plan, storage, creation, timer, from, to, tail });
+}
+
+/** What running a `findFirst` path needs (see `FirstPath`). */
+interface FirstPathContext {
+  readonly condition: Condition;
+  readonly plan: PlanNode;
+  readonly storage: Storage;
+  readonly creation: CreationOrder;
+  readonly timer: BudgetTimer;
+  /** The window of the creation order. */
+  readonly from: number;
+  readonly to: number;
+  /** Whether rows whose `CreatedUtcTime` holds an array are checked after the window. */
+  readonly tail: boolean;
+}
+
+/**
+ * The chosen access path of `findFirst` (`firstPath`), run by a method: no closure is made per query on the
+ * way to a key's row.
+ */
+class FirstPath implements AccessPath<number> {
+  readonly name: string;
+  readonly cost: number;
+
+  constructor(
+    private readonly choice: FirstChoice,
+    private readonly context: FirstPathContext,
+  ) {
+    this.name = choice.name;
+    this.cost = choice.cost;
+  }
+
+  run(): number {
+    const { choice } = this;
+    const { condition, plan, storage, creation, timer, from, to, tail } = this.context;
+    const rank = creation.rank;
+    const check = storage.check(condition);
+    // Verified by the whole predicate (the hash only narrows; its row() would build bitsets).
+    if (choice.kind === "hash") return firstChecked(choice.candidates, rank, check, timer);
+    const verify = (row: number): boolean => {
+      timer.tick();
+      const answer = plan.row(row);
+      return answer === TRUE || (answer === UNKNOWN && check(row));
+    };
+    if (choice.kind === "text") {
+      // The rows of the accepted values (the pattern tested once per candidate value), then those the
+      // column cannot decide; each verified by the whole plan.
+      const best = firstOf(choice.leaf.acceptedRows(), rank, verify);
+      const complex = firstOf(choice.leaf.column.complexRows, rank, verify);
+      return best < 0 || (complex >= 0 && rank[complex]! < rank[best]!) ? complex : best;
+    }
+    const row =
+      choice.kind === "scan"
+        ? scanFirst(creation.order, from, to, verify)
+        : postingsFirst(choice.leaf, storage, creation, verify, from, to);
+    // Rows whose CreatedUtcTime holds an array sort with the undated: checked after the window.
+    return row >= 0 || !tail ? row : firstOf(storage.orderColumn.complexRows, rank, verify);
+  }
+}
+
+/** The earliest (by rank) of `rows` that `check` accepts, or -1; one `timer` tick per row checked. */
+function firstChecked(
+  rows: ArrayLike<number>,
+  rank: Int32Array,
+  check: RowCheck,
+  timer: BudgetTimer,
+): number {
+  let best = -1;
+  for (let k = 0; k < rows.length; k++) {
+    const row = rows[k]!;
+    if (best >= 0 && rank[row]! >= rank[best]!) continue;
+    timer.tick();
+    if (check(row)) best = row;
+  }
   return best;
 }
+
+/** A candidate access path of `findFirst` (see `firstPath`), as data: what it walks and its cost. */
+type FirstChoice =
+  | { readonly kind: "scan"; readonly name: string; readonly cost: number }
+  | { readonly kind: "hash"; readonly name: string; readonly cost: number; readonly candidates: number[] }
+  | { readonly kind: "text"; readonly name: string; readonly cost: number; readonly leaf: TextLeaf }
+  | {
+      readonly kind: "postings";
+      readonly name: string;
+      readonly cost: number;
+      readonly leaf: DictionaryLeaf;
+    };
 
 /** The first row of the creation order in positions [from, to) that `verify` accepts, or -1. */
 function scanFirst(order: Int32Array, from: number, to: number, verify: RowCheck): number {
@@ -1620,7 +2103,7 @@ function candidateChoice(
     | undefined;
   for (const leaf of conjuncts(plan)) {
     if (leaf instanceof HashLeaf && leaf.positive) {
-      const cost = leaf.hits.length + leaf.index.arrayRows.length;
+      const cost = leaf.probed.length + leaf.index.arrayRows.length;
       if (cost <= limit && (best === undefined || cost < best.cost)) best = { kind: "hash", leaf, cost };
     } else if (
       leaf instanceof DateLeaf &&
@@ -1675,7 +2158,7 @@ export function denseChoice(
     if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) {
       return { name: "histogram", cost: 0, run: () => plan.trueCount };
     }
-    if (plan instanceof TextLeaf && plan.unknownCount === 0) {
+    if (plan instanceof TextLeaf && !plan.perRow && plan.unknownCount === 0) {
       return { name: "histogram text-index", cost: 0, run: () => plan.trueCount() };
     }
   }

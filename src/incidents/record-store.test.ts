@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
 import { HashIndex } from "./columns.js";
+import { IncidentSet } from "./incident-set.js";
 import { CompactHashIndex, CompactRecords, hashKey } from "./record-store.js";
 
 /** Both indexes over the same values. */
@@ -68,6 +69,44 @@ describe("CompactHashIndex", () => {
     expect(compact.rowsOf(pair[1])).toEqual([1]);
     expect(compact.rowsOf(pair[1])).toEqual(reference.rowsOf(pair[1]));
     expect(compact.size).toBe(1); // distinct hashes
+    // `probe` reads no record: a superset, each row once; `holds` tells them apart.
+    expect([...compact.probe(pair[1])].sort()).toEqual([0, 1, 2]);
+    expect([0, 1, 2].map((row) => compact.holds(row, pair[1]))).toEqual([false, true, false]);
+  });
+
+  it("answers a set's queries exactly when keys collide (probed rows are checked)", async () => {
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; pair === undefined; i++) {
+      const key = `n${i}`;
+      const h = hashKey(key) & 0xfffff;
+      const other = seen.get(h);
+      if (other !== undefined && hashKey(other) === hashKey(key)) pair = [other, key];
+      else seen.set(h, key);
+    }
+    const rows = [pair[0], pair[1], pair[0], "x"].map((key, k) => ({
+      IncidentId: k + 1,
+      Number: key,
+      Severity: k === 2 ? "High" : "Low",
+      CreatedUtcTime: `2024-01-0${4 - k}T00:00:00Z`,
+    }));
+    const set = await IncidentSet.fromNdjson(rows.map((row) => `${JSON.stringify(row)}\n`));
+    const objects = new IncidentSet(rows);
+    const queries = [
+      { Number: pair[0] },
+      { Number: pair[1] },
+      { Number: { $in: [pair[0], pair[1]] } },
+      { Number: { $in: [pair[1], "x"] } },
+      { Number: pair[0], Severity: "High" },
+      { Number: { $nin: [pair[1]] } },
+    ];
+    for (const query of queries) {
+      expect(set.count(query)).toBe(objects.count(query));
+      expect(set.findAll(query)).toEqual(objects.findAll(query));
+      expect(set.findFirst(query)).toEqual(objects.findFirst(query));
+    }
+    expect(set.count({ Number: pair[1] })).toBe(1);
+    expect(set.explain({ Number: pair[0] }).columns).toBe("hash Number (2 hits)");
   });
 
   it("agrees with HashIndex on generated columns", () => {

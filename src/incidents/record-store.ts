@@ -254,7 +254,11 @@ export class CompactHashIndex extends HashIndex {
   /** Per row: the hash of its scalar value, never 0; 0 when the value is not a scalar. */
   private hashes = new Uint32Array(64);
   private rows = 0;
-  /** Rows covered by the buckets: `bucketRows[offsets[b] … offsets[b+1]-1]` have hashes with top bits b. */
+  /**
+   * The buckets: entries `offsets[b] … offsets[b+1]-1` have hashes with top bits b; entry k is the pair
+   * `bucketRows[2k]` (the hash, as an int32) and `bucketRows[2k+1]` (the row), side by side so that a lookup
+   * reads one cache line per entry instead of the row's hash elsewhere.
+   */
   private built = 0;
   private shift = 31;
   private offsets = new Int32Array(3);
@@ -303,14 +307,40 @@ export class CompactHashIndex extends HashIndex {
     const { hashes, bucketRows, offsets } = this;
     const rows: number[] = [];
     const bucket = h >>> this.shift;
+    const key = h | 0;
     for (let k = offsets[bucket]!; k < offsets[bucket + 1]!; k++) {
-      const row = bucketRows[k]!;
-      if (hashes[row] === h && sameKey(this.read(row), value)) rows.push(row);
+      const row = bucketRows[2 * k + 1]!;
+      if (bucketRows[2 * k] === key && sameKey(this.read(row), value)) rows.push(row);
     }
     for (let row = this.built; row < this.rows; row++) {
       if (hashes[row] === h && sameKey(this.read(row), value)) rows.push(row);
     }
     return rows;
+  }
+
+  /**
+   * The rows whose kept hash is `value`'s (a superset of `rowsOf(value)`: a row of another value with the
+   * same hash is included), without reading any record: for callers that check every row they get against
+   * the whole condition anyway. Each row at most once, in no particular order; empty for a non-scalar.
+   */
+  probe(value: unknown): number[] {
+    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") return [];
+    this.prepare(false);
+    const h = hashKey(value) || 1;
+    const { hashes, bucketRows, offsets } = this;
+    const rows: number[] = [];
+    const bucket = h >>> this.shift;
+    const end = offsets[bucket + 1]!;
+    const key = h | 0;
+    for (let k = offsets[bucket]!; k < end; k++)
+      if (bucketRows[2 * k] === key) rows.push(bucketRows[2 * k + 1]!);
+    for (let row = this.built; row < this.rows; row++) if (hashes[row] === h) rows.push(row);
+    return rows;
+  }
+
+  /** True when row `row`'s value is `value` (read back from its record; SameValueZero, as `Map` keys). */
+  holds(row: number, value: unknown): boolean {
+    return sameKey(this.read(row), value);
   }
 
   override get size(): number {
@@ -366,7 +396,13 @@ export class CompactHashIndex extends HashIndex {
     const offsets = new Int32Array((1 << bits) + 1);
     for (let i = 0; i < count; i++) offsets[keys[i]! + 1]!++;
     for (let b = 1; b < offsets.length; b++) offsets[b]! += offsets[b - 1]!;
-    const bucketRows = rows;
+    // Each bucket entry keeps its full hash beside its row, so a probe compares hashes without a second read.
+    const bucketRows = new Int32Array(2 * count);
+    for (let i = 0; i < count; i++) {
+      const row = rows[i]!;
+      bucketRows[2 * i] = hashes[row]! | 0;
+      bucketRows[2 * i + 1] = row;
+    }
     this.shift = shift;
     this.offsets = offsets;
     this.bucketRows = bucketRows;
@@ -376,7 +412,7 @@ export class CompactHashIndex extends HashIndex {
   /** Distinct hashes among the rows (each bucket's hashes sorted, then counted). */
   private countDistinct(): number {
     this.prepare();
-    const { offsets, bucketRows, hashes } = this;
+    const { offsets, bucketRows } = this;
     let total = 0;
     let scratch = new Uint32Array(16);
     for (let b = 0; b + 1 < offsets.length; b++) {
@@ -388,7 +424,7 @@ export class CompactHashIndex extends HashIndex {
       }
       if (scratch.length < length) scratch = new Uint32Array(length);
       const run = scratch.subarray(0, length);
-      for (let k = 0; k < length; k++) run[k] = hashes[bucketRows[from + k]!]!;
+      for (let k = 0; k < length; k++) run[k] = bucketRows[2 * (from + k)]! >>> 0;
       run.sort();
       total++;
       for (let k = 1; k < length; k++) if (run[k] !== run[k - 1]) total++;

@@ -455,7 +455,7 @@ const TEXT_REQUIRED: Record<string, RegExp> = {
   "count: histogram text-index": /^histogram text-index$/,
   "count: columns seeded by a text-index leaf": /^columns: seeded by text-index /,
   "findFirst: text-index": /^text-index \w+$/,
-  "plan: row predicate for a pattern without trigrams": /row predicate \(regex\)/,
+  "plan: per-row text leaf for a pattern without trigrams": /text Title \(per row, memo per value\)/,
 };
 const textSeen = new Set<string>();
 
@@ -518,9 +518,9 @@ describe("adversarial: the text index agrees with evaluate", () => {
       "columns",
     ],
     [
-      "plan: row predicate for a pattern without trigrams",
+      "plan: per-row text leaf for a pattern without trigrams",
       { Title: { $regex: "^.*$" } },
-      /row predicate \(regex\)/,
+      /text Title \(per row, memo per value\)/,
       "columns",
     ],
   ])("takes the path '%s' and agrees with evaluate", (name, raw, path, where) => {
@@ -560,9 +560,10 @@ describe("adversarial: the text index agrees with evaluate", () => {
     expect(smaller.count(raw)).toBe(roomy.count(raw));
     expect(smaller.footprint().textIndexBytes).toBeGreaterThan(0);
     expect(smaller.footprint().textIndexBytes).toBeLessThanOrEqual(used - 1);
-    // A bound below what the trigram lists need: no index, the pattern runs on rows, the answer is the same.
+    // A bound below what the trigram lists need: no index, the pattern runs per row (memoized per value),
+    // the answer is the same.
     const tight = new IncidentSet(TEXT_FILLER, { maxDictionary: 3, textIndex: { maxBytes: 64 * 1024 } });
-    expect(tight.explain(raw).columns).toMatch(/row predicate/);
+    expect(tight.explain(raw).columns).toMatch(/text Title \(per row, memo per value\)/);
     expect(tight.count(raw)).toBe(roomy.count(raw));
     expect(tight.footprint().textIndexBytes).toBe(0);
     expect(tight.footprint().textIndexLimit).toBe(64 * 1024);

@@ -1,0 +1,172 @@
+/**
+ * Properties of `IncidentSet` when a `$regex` on a text column runs row by row (issue 14, docs/performance.md
+ * "Text conditions in a conjunction"): a text column with many distinct values and no trigram index (or one
+ * the cost model passes over) runs its pattern last, on the rows the label and date children leave, memoized
+ * per value, and through a segment of the creation order when a `CreatedUtcTime` interval decides every row.
+ * `count`, `findAll` and `findFirst` must equal a sorted linear scan with the reference interpreter on
+ * titles that are missing, null, numbers, booleans, arrays or objects, with incidents added between queries.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { IncidentSet, type IncidentSetOptions } from "../../src/incidents/incident-set.js";
+import { fcOptions } from "../support/fc.js";
+import { referenceScan } from "../support/reference-scan.js";
+
+type Incident = Record<string, unknown>;
+
+const WORDS = ["phish", "Phishing", "login", "ing", "VPN", "dns", "PHISH", "mail", "\n", "k", "K"];
+
+/** A title: mostly distinct strings (so that the column has many values), sometimes an oddity. */
+const titleArb: fc.Arbitrary<unknown> = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc
+      .tuple(fc.array(fc.constantFrom(...WORDS), { maxLength: 4 }), fc.nat(99))
+      .map(([w, n]) => `${w.join(" ")} ${n}`),
+  },
+  { weight: 1, arbitrary: fc.constantFrom(null, 7, true, ["phish 1"], { phish: 1 }, "phishing", "") },
+);
+
+const dateArb: fc.Arbitrary<unknown> = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc
+      .integer({ min: 0, max: 11 })
+      .map((m) => `2024-${String(m + 1).padStart(2, "0")}-15T00:00:00Z`),
+  },
+  { weight: 1, arbitrary: fc.constantFrom(null, "not a date", 5) },
+);
+
+/** Incidents; `arrays`: a `CreatedUtcTime` may hold an array (no segment scans then). */
+function incidentsArb(arrays: boolean): fc.Arbitrary<Incident[]> {
+  const incident = fc
+    .record(
+      {
+        IncidentId: fc.integer({ min: 1, max: 50 }),
+        Title: titleArb,
+        Severity: fc.oneof(fc.constantFrom("High", "Critical", "Low"), fc.constantFrom(null, ["High"], 3)),
+        IngestionType: fc.constantFrom("Webhook", "Schedule Job", "Manual Creation"),
+        CreatedUtcTime: arrays ? fc.oneof(dateArb, fc.constant(["2024-03-15T00:00:00Z"])) : dateArb,
+      },
+      { requiredKeys: ["IncidentId", "IngestionType"] },
+    )
+    .map((r) => r as Incident);
+  return fc.array(incident, { minLength: 0, maxLength: 60 });
+}
+
+const patternArb = fc.constantFrom(
+  { $regex: "phish" },
+  { $regex: "phish", $options: "i" },
+  { $regex: "^Ph" },
+  { $regex: "ing$" },
+  { $regex: "^k", $options: "i" },
+  { $regex: "(VPN|dns) \\d" },
+  { $regex: "1$", $options: "m" },
+  { $regex: "." },
+);
+
+/** A conjunction of a title pattern with label and date children, sometimes under `$or` / `$nor`. */
+const queryArb = fc
+  .tuple(
+    patternArb,
+    fc.subarray(["severity", "ingestion", "range", "open"] as const),
+    fc.integer({ min: 0, max: 11 }),
+    fc.integer({ min: 1, max: 6 }),
+    fc.constantFrom("and", "or", "nor"),
+  )
+  .map(([pattern, parts, from, span, wrap]) => {
+    const month = (m: number) => ({ $date: `2024-${String(Math.min(m, 12)).padStart(2, "0")}-01T00:00:00Z` });
+    const query: Record<string, unknown> = { Title: pattern };
+    if (parts.includes("severity")) query.Severity = { $in: ["High", "Critical"] };
+    if (parts.includes("ingestion")) query.IngestionType = "Webhook|Schedule Job";
+    if (parts.includes("range")) query.CreatedUtcTime = { $gt: month(from + 1), $lt: month(from + 1 + span) };
+    else if (parts.includes("open")) query.CreatedUtcTime = { $gte: month(from + 1) };
+    if (wrap === "and") return query;
+    return { [wrap === "or" ? "$or" : "$nor"]: [query, { Severity: "Low", Title: { $regex: "mail" } }] };
+  });
+
+const layouts: [string, IncidentSetOptions][] = [
+  ["no text index (per-row leaves)", { maxDictionary: 2, textIndex: { maxBytes: 0 } }],
+  ["a text index the cost model may pass over", { maxDictionary: 2 }],
+];
+
+describe.each(layouts)(
+  "text conditions run per row agree with a sorted linear scan (%s)",
+  (_name, options) => {
+    it.each([false, true])("count, findAll and findFirst (CreatedUtcTime arrays: %s)", (arrays) => {
+      fc.assert(
+        fc.property(
+          incidentsArb(arrays),
+          fc.array(queryArb, { minLength: 1, maxLength: 4 }),
+          fc.nat(),
+          (incidents, queries, split) => {
+            const cut = incidents.length === 0 ? 0 : split % (incidents.length + 1);
+            const set = new IncidentSet(incidents.slice(0, cut), options);
+            const check = (rows: readonly Incident[]) => {
+              for (const raw of queries) {
+                const expected = referenceScan(rows, raw);
+                expect(set.count(raw)).toBe(expected.length);
+                expect(set.findAll(raw)).toEqual(expected);
+                expect(set.findFirst(raw)).toBe(expected[0]);
+              }
+            };
+            check(incidents.slice(0, cut));
+            // Memos and permuted copies kept across queries must follow the rows added since.
+            for (const incident of incidents.slice(cut)) set.add(incident);
+            check(incidents);
+          },
+        ),
+        fcOptions(150),
+      );
+    });
+  },
+);
+
+describe("text conditions in a conjunction: the plan", () => {
+  // 400 incidents, 400 distinct titles (more than a quarter as many as rows), no text index: the title
+  // pattern runs per row after the labels, over the rows of a CreatedUtcTime segment.
+  const incidents: Incident[] = Array.from({ length: 400 }, (_, k) => ({
+    IncidentId: k + 1,
+    Title: `${k % 7 === 0 ? "phishing" : "login"} alert ${k}`,
+    Severity: k % 3 === 0 ? "High" : "Low",
+    IngestionType: k % 2 === 0 ? "Webhook" : "Manual Creation",
+    CreatedUtcTime: `2024-${String((k % 12) + 1).padStart(2, "0")}-10T00:00:00Z`,
+  }));
+  const set = new IncidentSet(incidents, { maxDictionary: 16, textIndex: { maxBytes: 0 } });
+  const sample = {
+    IngestionType: "Webhook|Schedule Job",
+    Title: { $regex: "phishing" },
+    Severity: { $in: ["High", "Critical"] },
+    // A third of the rows: a segment of at most half of them is scanned.
+    CreatedUtcTime: { $gt: { $date: "2024-01-01T00:00:00Z" }, $lt: { $date: "2024-05-01T00:00:00Z" } },
+  };
+
+  it("explains the segment scan with the text leaf last, and answers as the scan does", () => {
+    expect(set.explain(sample)).toMatchObject({
+      columns: expect.stringMatching(/, text Title \(per row, memo per value\)\)$/),
+      count: "columns: segment CreatedUtcTime, then per row text Title (per row, memo per value)",
+    });
+    const expected = referenceScan(incidents, sample);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(set.count(sample)).toBe(expected.length);
+    expect(set.findAll(sample)).toEqual(expected);
+    expect(set.findFirst(sample)).toBe(expected[0]);
+  });
+
+  it("without a date interval: the other children first, then the text leaf per row", () => {
+    const query = { Severity: "High", Title: { $regex: "phishing" } };
+    expect(set.explain(query).count).toMatch(
+      /^columns: .*, then per row text Title \(per row, memo per value\)$/,
+    );
+    expect(set.count(query)).toBe(referenceScan(incidents, query).length);
+  });
+
+  it("ticks the budget in the segment scan", () => {
+    let now = 0;
+    const clock = () => {
+      now += 1;
+      return now;
+    };
+    expect(() => set.count(sample, { maxTimeMS: 0, clock })).toThrow(/took longer than 0 ms/);
+  });
+});
