@@ -514,7 +514,10 @@ export function generate(condition: Condition): Generated {
   // The helpers the body uses, copied once per call from the factory's constants into locals: each use of
   // a factory constant costs the predicate's bytecode a load and a hole check, and the optimizing compiler
   // inlines a predicate into its caller only while its bytecode stays small (460 bytes in V8).
-  const used = HELPER_NAMES.filter(([name]) => new RegExp(`\\b${name}\\b`).test(body));
+  // (`U` and `T` mark the slots: used wherever a field is read. A name inside a field's string literal only
+  // adds an unused local.)
+  const reads = slots !== "[]";
+  const used = HELPER_NAMES.filter(([name]) => (name.length === 1 ? reads : body.includes(name)));
   const source = [
     '"use strict";',
     `const ${HELPER_NAMES.map(([name, from]) => `$${name} = H.${from}`).join(", ")};`,
