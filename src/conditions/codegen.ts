@@ -28,6 +28,13 @@
  * `Object.hasOwn` and a guarded read (`walkRest`). Outside this guarantee: a Proxy whose traps throw or
  * disagree with each other, and a record whose own accessors change the record or its prototype chain while
  * it is being evaluated.
+ *
+ * Kept small enough to be inlined into its caller (V8 inlines a function of at most 460 bytes of bytecode):
+ * helpers are copied into locals once per call (each use of a factory constant costs a load and a hole
+ * check), the non-record test (`typeof r`, `isArray(r)`) runs only where the answer differs from a
+ * non-record's (a field of `null` throws into the fallback, which answers it; a primitive's or an array's
+ * fields are read, then the answer is replaced), a string value skips the array test (`typeof v !==
+ * "string"` first), and `$eq`/`$in`/`$ne`/`$nin` on scalars need no separate `undefined` test.
  */
 
 import { assertNever, type Condition, type FieldNode, type Operand, type RangeBound } from "./ast.js";
@@ -59,6 +66,11 @@ export const HELPERS = Object.freeze({
   getPrototypeOf: Object.getPrototypeOf,
   /** Throws (to the generated code's catch, which answers the record exactly): a value read was inherited. */
   inherited: (): never => {
+    throw INHERITED;
+  },
+  /** True when `key` is an own property of `record`; otherwise throws like `inherited`. */
+  ownOrInherited: (record: object, key: string): true => {
+    if (hasOwn(record, key)) return true;
     throw INHERITED;
   },
   dateFieldMs,
@@ -151,11 +163,12 @@ class Generator {
    * An expression that proves the value just read into `v` from `r[k]` own, or throws `INHERITED` (the
    * catch then answers the record with the exact fallback): `undefined` needs no proof; otherwise the value
    * is own when the record's prototype is `null` or lacks the key, or when `Object.hasOwn` says so. Placed
-   * right after the read, where the optimizing compiler still knows the record's hidden classes: for a plain
-   * record it folds the prototype to a constant and `key in prototype` to false, so the proof costs nothing.
+   * right after the read, where the optimizing compiler still knows the record's hidden classes (a test in
+   * between merges control paths, and with them what the compiler knows): for a plain record it folds the
+   * prototype to a constant and `key in prototype` to false, so the proof costs nothing.
    */
   private own(k: string): string {
-    return `(v === undefined || (P = getProto(r)) === null || !(${k} in P) || hasOwn(r, ${k}) || inherited())`;
+    return `(v === undefined || (P = getProto(r)) === null || !(${k} in P) || ownOr(r, ${k}))`;
   }
 
   /** The declarations of the slot locals (before the `try`, so that the fallback sees them). */
@@ -279,7 +292,8 @@ class Generator {
     const arrayPart = delegate;
     // Scalar test first; array traversal only for arrays (an array itself never equals an operand).
     if (dates.length > 0) return `(isArray(v) ? ${arrayPart} : (${parts.join(" || ")}))`;
-    return `(${parts.join(" || ")} || (isArray(v) && ${arrayPart}))`;
+    // A string is never an array: asking `typeof` first keeps the array test off the common path.
+    return `(${parts.join(" || ")} || (typeof v !== "string" && isArray(v) && ${arrayPart}))`;
   }
 
   /** The scalar (non-array) test of a range, or undefined to delegate. */
@@ -407,7 +421,26 @@ class Generator {
       missing = leaf.missing; // `many(NOTHING)` is `missing` for every leaf
     }
     const read = this.read(key);
+    if (node.path.length === 1 && undefinedIsMissing(node)) return `(${read}, ${one})`;
     return missing ? `(${read} === undefined || ${one})` : `(${read} !== undefined && ${one})`;
+  }
+}
+
+/**
+ * True when the inline test of a single-segment node (`Generator.one`) already answers `missing` for the
+ * value `undefined`, so that no separate `undefined` test is needed: `$eq`/`$in`/`$ne`/`$nin` on scalars
+ * other than `null` and dates (whose `===` tests are false for `undefined`, and so is the array test).
+ */
+function undefinedIsMissing(node: FieldNode): boolean {
+  switch (node.kind) {
+    case "eq":
+    case "ne":
+      return node.operand.type !== "null" && node.operand.type !== "date";
+    case "in":
+    case "nin":
+      return node.operands.every((o) => o.type !== "null" && o.type !== "date");
+    default:
+      return false;
   }
 }
 
@@ -438,6 +471,18 @@ function readsDates(node: FieldNode): boolean {
   }
 }
 
+/** The helpers of generated code: the local name, and the `HELPERS` property it is taken from. */
+const HELPER_NAMES: readonly (readonly [string, keyof typeof HELPERS])[] = [
+  ["isArray", "isArray"],
+  ["ownOr", "ownOrInherited"],
+  ["getProto", "getPrototypeOf"],
+  ["dateFieldMs", "dateFieldMs"],
+  ["openFieldMs", "openFieldMs"],
+  ["isoUtcMs", "isoUtcMs"],
+  ["U", "UNREAD"],
+  ["T", "THREW"],
+];
+
 /**
  * Generates the code of a condition (see `Generated`).
  * @param condition - a parsed condition
@@ -452,20 +497,35 @@ export function generate(condition: Condition): Generated {
   const slow = g.constant(null);
   const constantNames = g.constants.map((_, i) => `K${i} = K[${i}]`);
   const slots = g.slotArray();
-  const source = [
-    '"use strict";',
-    "const isArray = H.isArray, hasOwn = H.hasOwn, getProto = H.getPrototypeOf, inherited = H.inherited, dateFieldMs = H.dateFieldMs, openFieldMs = H.openFieldMs, isoUtcMs = H.isoUtcMs, U = H.UNREAD, T = H.THREW;",
-    constantNames.length === 0 ? "" : `const ${constantNames.join(", ")};`,
-    `const slow = ${slow};`,
-    "return function predicate(r) {",
-    `if (typeof r !== "object" || r === null || isArray(r)) return ${String(emptyRecordResult(condition, (node) => g.missing.get(node)!))};`,
+  const empty = emptyRecordResult(condition, (node) => g.missing.get(node)!);
+  const body = [
     g.slotDeclarations(),
     "try {",
     "let v, d, P;",
     g.dateDeclarations(),
     g.pathDeclarations(),
-    `return ${root};`,
+    // The non-record test only where the answer differs from a non-record's (reading a field of a
+    // primitive reads its wrapper's properties; of null, throws into the fallback, which answers it).
+    empty
+      ? `return (${root}) || typeof r !== "object" || r === null || isArray(r);`
+      : `return (${root}) && typeof r === "object" && r !== null && !isArray(r);`,
     `} catch { return slow(r, ${slots}); }`,
+  ].join("\n");
+  // The helpers the body uses, copied once per call from the factory's constants into locals: each use of
+  // a factory constant costs the predicate's bytecode a load and a hole check, and the optimizing compiler
+  // inlines a predicate into its caller only while its bytecode stays small (460 bytes in V8).
+  // (`U` and `T` mark the slots: used wherever a field is read. A name inside a field's string literal only
+  // adds an unused local.)
+  const reads = slots !== "[]";
+  const used = HELPER_NAMES.filter(([name]) => (name.length === 1 ? reads : body.includes(name)));
+  const source = [
+    '"use strict";',
+    `const ${HELPER_NAMES.map(([name, from]) => `$${name} = H.${from}`).join(", ")};`,
+    constantNames.length === 0 ? "" : `const ${constantNames.join(", ")};`,
+    `const slow = ${slow};`,
+    "return function predicate(r) {",
+    used.length === 0 ? "" : `const ${used.map(([name]) => `${name} = $${name}`).join(", ")};`,
+    body,
     "};",
   ].join("\n");
   return { source, constants: g.constants, slowIndex: Number(slow.slice(1)) };

@@ -165,6 +165,142 @@ describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codege
     }
   });
 
+  it("answers a non-record as an empty record whatever it holds, also after running hot (the test follows the reads)", () => {
+    const fn = Object.assign(() => 1, { Severity: "High", Status: "Open" });
+    const array = Object.assign(["a", "b", "c"], { Severity: "High", Status: "Open" });
+    const nonRecords: unknown[] = [
+      null,
+      undefined,
+      0,
+      3,
+      "abc",
+      "",
+      true,
+      10n,
+      Symbol("s"),
+      fn,
+      array,
+      [],
+      [["High"]],
+    ];
+    const conditions = [
+      { length: 3 },
+      { length: { $ne: 3 } },
+      { length: { $gte: 0 } },
+      { "0": "a" },
+      { "0": { $exists: false } },
+      { Severity: "High" },
+      { Severity: { $ne: "High" } },
+      { Severity: { $in: ["High", "Low"] }, Status: { $nin: ["Closed"] } },
+      [{ Severity: "High", Status: "Open" }, { length: 0 }],
+      { name: { $exists: true } },
+    ];
+    const plain = Array.from({ length: 2000 }, (_, i) => ({
+      Severity: i % 2 ? "High" : "Low",
+      Status: "Open",
+    }));
+    for (const json of conditions) {
+      const condition = parseSearchConditions(json);
+      const predicate = compile(condition, { codegen, cache: false });
+      for (let round = 0; round < 20; round++) for (const r of plain) predicate(r);
+      for (const value of nonRecords)
+        expect(predicate(value), `${JSON.stringify(json)} on ${String(value)}`).toBe(evaluate(condition, {}));
+      expect(predicate(new String("abc")), JSON.stringify(json)).toBe(evaluate(condition, new String("abc")));
+    }
+  });
+
+  it("reads every field exactly once, throwing getters, inherited values, arrays, nulls and numbers in any field", () => {
+    const queries = [
+      [
+        { Severity: "Critical", Status: "Open" },
+        { IngestionType: "Manual Escalation", Category: "Fraud" },
+      ],
+      { Type: { $in: ["Phishing", "Malware", "Ransomware"] } },
+      { Number: "INC-7" },
+      { Score: 7 },
+      { Status: { $ne: "Closed" }, DataSource: { $nin: ["Splunk", "QRadar"] }, Stage: "Triage" },
+      { Status: "Open", Level: { $in: ["High", 3] }, Score: { $ne: "7" } },
+    ];
+    const fields = [
+      "Severity",
+      "Status",
+      "IngestionType",
+      "Category",
+      "Type",
+      "Number",
+      "DataSource",
+      "Stage",
+      "Score",
+      "Level",
+    ];
+    const values: unknown[] = [
+      "Critical",
+      "Open",
+      "Manual Escalation",
+      "Fraud",
+      "Phishing",
+      "INC-7",
+      "7",
+      7,
+      3,
+      "3",
+      "Closed",
+      "Splunk",
+      "Triage",
+      "High",
+      null,
+      undefined,
+      ["Critical", "x"],
+      [7],
+      [["Open"]],
+      [null],
+      {},
+      { Open: 1 },
+    ];
+    const KINDS = ["data", "getter", "throwing", "inherited", "absent"] as const;
+    const make = (assign: Record<string, [(typeof KINDS)[number], unknown]>, reads: Map<string, number>) => {
+      const proto: Record<string, unknown> = {};
+      const record = Object.create(proto) as Record<string, unknown>;
+      for (const [field, [kind, value]] of Object.entries(assign)) {
+        if (kind === "data") record[field] = value;
+        else if (kind === "inherited") proto[field] = value;
+        else if (kind === "getter" || kind === "throwing")
+          Object.defineProperty(record, field, {
+            enumerable: true,
+            get: () => {
+              reads.set(field, (reads.get(field) ?? 0) + 1);
+              if (kind === "throwing") throw new Error("boom");
+              return value;
+            },
+          });
+      }
+      return record;
+    };
+    const arbitraryRecord = fc.dictionary(
+      fc.constantFrom(...fields),
+      fc.tuple(fc.constantFrom(...KINDS), fc.constantFrom(...values)),
+    );
+    for (const json of queries) {
+      const condition = parseSearchConditions(json);
+      const predicate = compile(condition, { codegen, cache: false });
+      const plain = Array.from({ length: 500 }, (_, i) =>
+        Object.fromEntries(fields.map((f, j) => [f, values[(i + j) % values.length]])),
+      );
+      for (let round = 0; round < 20; round++) for (const r of plain) predicate(r);
+      fc.assert(
+        fc.property(arbitraryRecord, (assign) => {
+          const reads = new Map<string, number>();
+          const expected = evaluate(condition, make(assign, new Map()));
+          expect(predicate(make(assign, reads))).toBe(expected);
+          for (const [field, n] of reads) expect(n, field).toBe(1);
+        }),
+        fcOptions(300),
+      );
+      const proto = JSON.parse('{"__proto__": {"Status": "Open"}, "Severity": "Critical"}');
+      expect(predicate(proto)).toBe(evaluate(condition, proto));
+    }
+  });
+
   it("stays exact when a prototype is polluted after the predicate ran hot on plain records", () => {
     const records = Array.from({ length: 2000 }, (_, i) => ({
       IncidentId: i,

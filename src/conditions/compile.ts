@@ -255,7 +255,11 @@ const byCondition = new WeakMap<object, { codegen?: Predicate; closure?: Predica
 function fallback(condition: Condition): (record: object, read: unknown[]) => boolean {
   const { test, slots: slotsOfCondition, count } = closureTest(condition);
   const keys = [...slotsOfCondition.fields.keys()];
+  const emptyResult = emptyRecordResult(condition);
   return (record, read) => {
+    // The generated code reads fields before it knows the input is a record: a non-record ends here when
+    // a read threw (of `null`) or a value was not own (a primitive's wrapper).
+    if (typeof record !== "object" || record === null || Array.isArray(record)) return emptyResult;
     try {
       const slots = freshSlots(count);
       read.forEach((value, i) => {
