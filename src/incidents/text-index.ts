@@ -568,6 +568,47 @@ function buildTextIndex(
   }
   // The offsets and lists alone must fit (checked again below, with the lists' length).
   if (chars > MAX_CORPUS || 5 * (count + 1) + (GRAM_KEYS + 1) * 4 > budget.remaining) return null;
+  const nonAscii = new Uint8Array(count);
+  const counts = new Int32Array(GRAM_KEYS + 1);
+  const last = new Int32Array(GRAM_KEYS).fill(-1);
+  const fold = getFoldTable();
+  // What the lists take besides their entries (4 bytes each): pass 1 stops as soon as they cannot fit.
+  const fixedBytes = (count + 1) * 4 + count + (GRAM_KEYS + 1) * 4;
+  const maxEntries = Math.floor((budget.remaining - fixedBytes) / 4);
+  let entries = 0;
+  let wide = 0;
+  let anyNonAscii = false;
+  // Pass 1, over the values themselves (no corpus is built for an index that will not fit): how many
+  // values hold each trigram (each value counted once per trigram); which are not ASCII.
+  for (let id = 0; id < count; id++) {
+    const value = values[id];
+    if (typeof value !== "string") continue;
+    const to = value.length;
+    let high = 0;
+    for (let k = 0; k < to; k++) high |= value.charCodeAt(k);
+    if (high > 0x7f) {
+      nonAscii[id] = 1;
+      anyNonAscii = true;
+      wide |= high;
+    }
+    if (to < 3) continue;
+    let a = fold[value.charCodeAt(0)]!;
+    let b = fold[value.charCodeAt(1)]!;
+    for (let k = 2; k < to; k++) {
+      const c = fold[value.charCodeAt(k)]!;
+      if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
+        const key = (a << 12) | (b << 6) | c;
+        if (last[key] !== id) {
+          last[key] = id;
+          counts[key + 1]!++;
+          entries++;
+        }
+      }
+      a = b;
+      b = c;
+    }
+    if (entries > maxEntries) return null;
+  }
   const parts: string[] = new Array(count);
   const starts = new Int32Array(count + 1);
   let at = 0;
@@ -580,41 +621,6 @@ function buildTextIndex(
   }
   starts[count] = at;
   const corpus = parts.join(SEPARATOR);
-  const nonAscii = new Uint8Array(count);
-  const counts = new Int32Array(GRAM_KEYS + 1);
-  const last = new Int32Array(GRAM_KEYS).fill(-1);
-  const fold = getFoldTable();
-  let entries = 0;
-  let wide = 0;
-  let anyNonAscii = false;
-  // Pass 1: how many values hold each trigram (each value counted once per trigram); which are not ASCII.
-  for (let id = 0; id < count; id++) {
-    const from = starts[id]!;
-    const to = starts[id + 1]! - 1;
-    let high = 0;
-    for (let k = from; k < to; k++) high |= corpus.charCodeAt(k);
-    if (high > 0x7f) {
-      nonAscii[id] = 1;
-      anyNonAscii = true;
-      wide |= high;
-    }
-    if (to - from < 3) continue;
-    let a = fold[corpus.charCodeAt(from)]!;
-    let b = fold[corpus.charCodeAt(from + 1)]!;
-    for (let k = from + 2; k < to; k++) {
-      const c = fold[corpus.charCodeAt(k)]!;
-      if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
-        const key = (a << 12) | (b << 6) | c;
-        if (last[key] !== id) {
-          last[key] = id;
-          counts[key + 1]!++;
-          entries++;
-        }
-      }
-      a = b;
-      b = c;
-    }
-  }
   const charBytes: 1 | 2 = wide > 0xff ? 2 : 1;
   const listBytes = starts.byteLength + nonAscii.byteLength + (GRAM_KEYS + 1) * 4 + entries * 4;
   if (listBytes > budget.remaining) return null;
