@@ -304,6 +304,8 @@ describe("IncidentSet: a seed against a scan of every row", () => {
     Severity: ["High", "Low", "Medium", "Critical", "Low"][i % 5],
     Status: ["Open", "Closed", "In Progress", "On Hold", "Open"][(i * 7) % 5],
     CreatedUtcTime: new Date(Date.UTC(2024, 0, 1) + ((i * 7919) % 365) * 86_400_000).toISOString(),
+    // 40 codes: more than a column keeps per-code bitsets for, so an AND holding it is not labels alone.
+    Category: `c${i % 40}`,
   }));
   const set = new IncidentSet(rows);
   const reference = (raw: object) => {
@@ -311,8 +313,19 @@ describe("IncidentSet: a seed against a scan of every row", () => {
     return rows.filter((row) => evaluate(condition, row)).length;
   };
 
-  it("seeds a date interval's AND from a leaf selecting up to a quarter of the rows", () => {
+  it("answers labels and a creation-time interval alone from the segment, by words", () => {
     const raw = { Severity: "High", CreatedUtcTime: { $gte: { $date: "2024-06-01T00:00:00Z" } } };
+    expect(set.explain(raw).count).toBe("columns: segment CreatedUtcTime, labels by word");
+    expect(set.count(raw)).toBe(reference(raw));
+    expect(set.findAll(raw).length).toBe(reference(raw));
+  });
+
+  it("seeds a date interval's AND from a leaf selecting up to a quarter of the rows", () => {
+    const raw = {
+      Severity: "High",
+      Category: { $ne: "c1" },
+      CreatedUtcTime: { $gte: { $date: "2024-06-01T00:00:00Z" } },
+    };
     expect(set.explain(raw).count).toBe("columns: seeded by dictionary Severity (1000 true, 0 unknown)");
     expect(set.count(raw)).toBe(reference(raw));
     expect(set.findAll(raw).length).toBe(reference(raw));
@@ -327,6 +340,7 @@ describe("IncidentSet: a seed against a scan of every row", () => {
   it("scans every row when no leaf selects a quarter of the rows or fewer", () => {
     const raw = {
       Severity: { $in: ["High", "Low"] },
+      Category: { $ne: "c1" },
       CreatedUtcTime: { $gte: { $date: "2024-06-01T00:00:00Z" } },
     };
     expect(set.explain(raw).count).toBe("columns: fused scan with dates");

@@ -1255,6 +1255,7 @@ export class AndPlan implements PlanNode {
    */
   strategy(): string {
     if (this.segmentChoice() !== undefined) {
+      if (this.deferred.length === 0) return `segment ${ORDER_FIELD}, labels by word`;
       return `segment ${ORDER_FIELD}, then per row ${this.deferred.map((leaf) => leaf.describe()).join(", ")}`;
     }
     if (this.first !== undefined) {
@@ -1373,14 +1374,36 @@ export class AndPlan implements PlanNode {
    */
   private segmentChoice(): { date: DateLeaf; from: number; to: number } | undefined {
     const order = this.order;
-    if (order === undefined || this.deferred.length === 0) return undefined;
+    if (order === undefined) return undefined;
+    const labelsOnly = this.deferred.length === 0 && this.labelsAndIntervalOnly(order);
+    if (this.deferred.length === 0 && !labelsOnly) return undefined;
     for (const child of this.children) {
       if (child instanceof DateLeaf && child.column === order.column && child.decidesByInterval()) {
         const [from, to] = order.creation().segment(child.interval!);
-        return to - from <= this.size / 2 ? { date: child, from, to } : undefined;
+        // Labels and the interval alone: word operations over the segment and one step per row found, so
+        // a segment of any length beats a pass over the rows.
+        return labelsOnly || to - from <= this.size / 2 ? { date: child, from, to } : undefined;
       }
     }
     return undefined;
+  }
+
+  /**
+   * True when this AND is a `CreatedUtcTime` interval deciding every row and dictionary leaves deciding
+   * every row on columns that keep per-code bitsets (at least one): a segment scan then runs in word
+   * operations alone (docs/performance.md, "Labels and a creation-time interval").
+   */
+  private labelsAndIntervalOnly(order: OrderAccess): boolean {
+    let labels = 0;
+    let interval = 0;
+    for (const child of this.children) {
+      if (child instanceof DictionaryLeaf && child.unknownCount === 0 && child.column.keepsCodeBitsets())
+        labels++;
+      else if (child instanceof DateLeaf && child.column === order.column && child.decidesByInterval())
+        interval++;
+      else return false;
+    }
+    return labels > 0 && interval === 1;
   }
 
   /**
