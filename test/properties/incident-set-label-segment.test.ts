@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { IncidentSet, type IncidentSetOptions } from "../../src/incidents/incident-set.js";
 import { fcOptions } from "../support/fc.js";
-import { referenceScan } from "../support/reference-scan.js";
+import { checkAgainstScanAcrossAdds, referenceScan } from "../support/reference-scan.js";
 
 type Incident = Record<string, unknown>;
 
@@ -90,22 +90,7 @@ describe.each(layouts)(
             incidentsArb(oddities),
             fc.array(queryArb, { minLength: 1, maxLength: 4 }),
             fc.nat(),
-            (incidents, queries, split) => {
-              const cut = incidents.length === 0 ? 0 : split % (incidents.length + 1);
-              const set = new IncidentSet(incidents.slice(0, cut), options);
-              const check = (rows: readonly Incident[]) => {
-                for (const raw of queries) {
-                  const expected = referenceScan(rows, raw);
-                  expect(set.count(raw)).toBe(expected.length);
-                  expect(set.findAll(raw)).toEqual(expected);
-                  expect(set.findFirst(raw)).toBe(expected[0]);
-                }
-              };
-              check(incidents.slice(0, cut));
-              // The bitsets kept in creation order must follow the rows added since.
-              for (const incident of incidents.slice(cut)) set.add(incident);
-              check(incidents);
-            },
+            (incidents, queries, split) => checkAgainstScanAcrossAdds(incidents, queries, split, options),
           ),
           fcOptions(200),
         );
