@@ -130,7 +130,8 @@ const pickCategory = weighted(CATEGORIES.map((s, i) => [s, 8 - i] as const));
 
 const OWNERS = Array.from({ length: 48 }, (_, i) => `analyst${String(i + 1).padStart(2, "0")}`);
 
-const TITLE_ADJECTIVES = [
+/** The first words of generated titles (the text bench builds its patterns from them). */
+export const TITLE_ADJECTIVES = [
   "Suspicious",
   "Unusual",
   "Critical",
@@ -140,7 +141,8 @@ const TITLE_ADJECTIVES = [
   "Confirmed",
   "Anomalous",
 ];
-const TITLE_SUBJECTS = [
+/** The subjects of generated titles (the text bench builds its patterns from them). */
+export const TITLE_SUBJECTS = [
   "login",
   "phishing email",
   "malware download",

@@ -31,7 +31,12 @@ import vm from "node:vm";
 import { compile } from "../src/conditions/compile.js";
 import { parseSearchConditions } from "../src/conditions/parse.js";
 import { IncidentSet } from "../src/incidents/incident-set.js";
-import { type GeneratedIncident, generateIncidents } from "./generate-incidents.js";
+import {
+  type GeneratedIncident,
+  generateIncidents,
+  TITLE_ADJECTIVES,
+  TITLE_SUBJECTS,
+} from "./generate-incidents.js";
 import { SPEC_SAMPLE } from "./queries.js";
 
 type Gc = () => void;
@@ -88,30 +93,9 @@ const FRESH_WORDS = [
   "rule",
   "scan",
 ];
-const FRESH_ADJECTIVES = [
-  "Suspicious",
-  "Unusual",
-  "Critical",
-  "Repeated",
-  "Failed",
-  "Possible",
-  "Confirmed",
-  "Anomalous",
-];
-const FRESH_SUBJECTS = [
-  "login",
-  "phishing email",
-  "malware download",
-  "ransomware activity",
-  "PowerShell execution",
-  "privilege escalation",
-  "data transfer",
-  "DNS tunnelling",
-  "port scan",
-  "credential dumping",
-  "VPN connection",
-  "mailbox rule",
-];
+/** The generator's own title words: patterns built from them match generated titles. */
+const FRESH_ADJECTIVES = TITLE_ADJECTIVES;
+const FRESH_SUBJECTS = TITLE_SUBJECTS;
 /** `word` with its case changed (every other letter upper case), for case-insensitive fresh patterns. */
 const mixedCase = (word: string) =>
   [...word].map((c, i) => (i % 2 === 0 ? c.toUpperCase() : c.toLowerCase())).join("");
