@@ -301,27 +301,14 @@ export class CompactHashIndex extends HashIndex {
   }
 
   override rowsOf(value: unknown): readonly number[] {
-    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") return [];
-    this.prepare(false);
-    const h = hashKey(value) || 1;
-    const { hashes, bucketRows, offsets } = this;
-    const rows: number[] = [];
-    const bucket = h >>> this.shift;
-    const key = h | 0;
-    for (let k = offsets[bucket]!; k < offsets[bucket + 1]!; k++) {
-      const row = bucketRows[2 * k + 1]!;
-      if (bucketRows[2 * k] === key && sameKey(this.read(row), value)) rows.push(row);
-    }
-    for (let row = this.built; row < this.rows; row++) {
-      if (hashes[row] === h && sameKey(this.read(row), value)) rows.push(row);
-    }
-    return rows;
+    return this.probe(value).filter((row) => sameKey(this.read(row), value));
   }
 
   /**
    * The rows whose kept hash is `value`'s (a superset of `rowsOf(value)`: a row of another value with the
    * same hash is included), without reading any record: for callers that check every row they get against
-   * the whole condition anyway. Each row at most once, in no particular order; empty for a non-scalar.
+   * the whole condition anyway. Each row at most once: the bucketed rows in bucket order, then the rows added
+   * since the buckets were built, in row order; empty for a non-scalar.
    */
   probe(value: unknown): number[] {
     if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") return [];
