@@ -74,12 +74,22 @@ describe("the regex cache (docs/semantics.md 1.7: bounded in bytes)", () => {
       return matcher;
     };
     for (let i = 0; i < 12; i++) hostile("warm", i, 1);
-    clearRegexCache();
-    const before = heapAfterGc();
-    const kept: RegexMatcher[] = [];
-    for (let i = 0; i < 12; i++) kept.push(hostile("", i, 3));
-    const retained = heapAfterGc() - before;
-    const estimated = kept.reduce((sum, matcher) => sum + matcher.bytes, 0);
+    // Three measurements of fresh matchers, their median kept: the heap also moves by what the engine
+    // allocates or frees on its own meanwhile (compiled code, feedback; one reading was 2.5× the usual
+    // figure under a loaded full run, others below zero), while an estimate below what the matchers keep
+    // would show in at least two of three.
+    const readings: number[] = [];
+    let estimated = 0;
+    let kept: RegexMatcher[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      kept = [];
+      clearRegexCache();
+      const before = heapAfterGc();
+      for (let i = 0; i < 12; i++) kept.push(hostile(attempt === 2 ? "" : `r${attempt}`, i, 3));
+      readings.push(heapAfterGc() - before);
+      estimated = kept.reduce((sum, matcher) => sum + matcher.bytes, 0);
+    }
+    const retained = readings.sort((a, b) => a - b)[1]!;
     expect(retained).toBeLessThan(estimated);
     // Still correct after its tables have filled.
     expect(kept[3]?.test(`${randomValue(5000, "ab", 9)}a${"ab".repeat(6)}c3`)).toBe(true);
