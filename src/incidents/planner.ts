@@ -122,6 +122,26 @@ function idsBelow(count: number): Int32Array {
   return ids;
 }
 
+/** No ids. */
+const EMPTY_IDS = new Int32Array(0);
+
+/** The union of two ascending id lists without common ids, ascending. */
+function mergeAscending(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = a[i]! < b[j]! ? a[i++]! : b[j++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
+
+/** Sets `table[id] = 1` for each id of `ids`. */
+function markIds(table: Uint8Array, ids: Int32Array): void {
+  for (let k = 0; k < ids.length; k++) table[ids[k]!] = 1;
+}
+
 /** What the planner sees of an incident set. */
 export interface Storage {
   readonly size: number;
@@ -405,32 +425,38 @@ export class TextLeaf implements PlanNode {
     if (this.accept !== undefined) return this.accept;
     const { column, timer, one } = this;
     const values = column.values;
-    const table = new Uint8Array(values.length);
     const index = this.query.op === "all" ? undefined : column.textIndex();
     const memo = this.memo;
-    const accepted: number[] = [];
-    const accept = (id: number) => {
-      table[id] = 1;
-      accepted.push(id);
-    };
+    // Accepted without a test of the pattern (from the lists or the corpus), ascending; and by a test.
+    let sure: Int32Array = EMPTY_IDS;
+    const found: number[] = [];
+    let foundSorted = true;
     const test = (id: number) => {
       timer.tick();
       const known = memo === undefined ? 0 : (memo[id >>> 2]! >>> ((id & 3) << 1)) & 3;
-      if (known === 0 ? one(values[id]) : known === 2) accept(id);
+      if (known === 0 ? one(column.textOf(id)) : known === 2) found.push(id);
     };
-    let sorted = true;
     if (index === undefined) {
       for (let id = 0; id < values.length; id++) test(id);
       this.candidateCount = values.length;
     } else {
       // A literal is answered from the trigram lists when it can be (text-index.ts `proveLiteral`).
       const literal = this.literal;
-      let checked = literal === undefined ? -1 : proveLiteral(index, literal, timer, accept, test, values);
-      if (checked < 0) {
+      const proof = literal === undefined ? undefined : proveLiteral(index, literal, timer, values);
+      let checked: number;
+      if (proof !== undefined) {
+        sure = proof.accepted;
+        const { undecided } = proof;
+        for (let k = 0; k < undecided.length; k++) test(undecided[k]!);
+        checked = proof.held;
+      } else {
         const candidates = index.grams.candidates(this.query) ?? idsBelow(index.count);
-        if (literal === undefined || !checkLiteral(index, literal, candidates, timer, accept, test)) {
-          for (let k = 0; k < candidates.length; k++) test(candidates[k]!);
-        }
+        const viaCorpus: number[] = [];
+        const checkedOnCorpus =
+          literal !== undefined &&
+          checkLiteral(index, literal, candidates, timer, (id) => viaCorpus.push(id), test);
+        if (!checkedOnCorpus) for (let k = 0; k < candidates.length; k++) test(candidates[k]!);
+        sure = Int32Array.from(viaCorpus);
         checked = candidates.length;
       }
       // The non-string values below the index's count (never candidates), then the values added since.
@@ -440,12 +466,15 @@ export class TextLeaf implements PlanNode {
         test(id);
         scalars++;
       }
-      sorted = scalars === 0;
+      foundSorted = scalars === 0;
       for (let id = index.count; id < values.length; id++) test(id);
       this.candidateCount = checked + scalars + (values.length - index.count);
     }
-    const ids = Int32Array.from(accepted);
-    if (!sorted) ids.sort();
+    const tested = Int32Array.from(found);
+    if (!foundSorted) tested.sort();
+    const ids = tested.length === 0 ? sure : sure.length === 0 ? tested : mergeAscending(sure, tested);
+    const table = new Uint8Array(values.length);
+    markIds(table, ids);
     this.accept = { table, accepted: ids };
     column.keepAccept(this.key, this.accept);
     return this.accept;
@@ -472,7 +501,7 @@ export class TextLeaf implements PlanNode {
     const shift = (id & 3) << 1;
     let known = (memo[id >>> 2]! >>> shift) & 3;
     if (known === 0) {
-      known = this.one(this.column.values[id]) ? 2 : 1;
+      known = this.one(this.column.textOf(id)) ? 2 : 1;
       memo[id >>> 2]! |= known << shift;
     }
     return known === 2 ? TRUE : FALSE;

@@ -187,28 +187,21 @@ function recase(text: string, seed: number): string {
   return out;
 }
 
-/** What `proveLiteral` answers for a literal over every string value: accepted, undecided, and call order. */
+/**
+ * What `proveLiteral` answers for a literal over every string value: accepted, undecided, both in one
+ * ascending list (`order`), and how many values it says hold the literal's trigrams (-1: no answer).
+ */
 function provedAnswers(index: TextIndex, source: string, flags: string, values?: readonly unknown[]) {
   const literal = analyzeLiteral(source, flags);
   if (literal === undefined) throw new Error(`${source} is not a literal`);
-  const accepted: number[] = [];
-  const undecided: number[] = [];
-  const order: number[] = [];
-  const held = proveLiteral(
-    index,
-    literal,
-    startBudget(undefined),
-    (id) => {
-      accepted.push(id);
-      order.push(id);
-    },
-    (id) => {
-      undecided.push(id);
-      order.push(id);
-    },
-    values,
-  );
-  return { held, accepted, undecided, order };
+  const proof = proveLiteral(index, literal, startBudget(undefined), values);
+  if (proof === undefined) return { held: -1, accepted: [], undecided: [], order: [] };
+  const accepted = [...proof.accepted];
+  const undecided = [...proof.undecided];
+  expect([...accepted].sort((a, b) => a - b)).toEqual(accepted);
+  expect([...undecided].sort((a, b) => a - b)).toEqual(undecided);
+  const order = [...accepted, ...undecided].sort((a, b) => a - b);
+  return { held: proof.held, accepted, undecided, order };
 }
 
 /** Checks `proveLiteral` against the pattern itself on every value of `values` (distinct). */
@@ -231,7 +224,7 @@ function expectProvedAsPattern(
     return held;
   }
   expect(order.length).toBe(held);
-  expect([...order].sort((a, b) => a - b)).toEqual(order); // ascending, each once
+  // each once (accepted and undecided do not overlap)
   expect(new Set(order).size).toBe(order.length);
   column.values.forEach((value, id) => {
     if (typeof value !== "string") {
@@ -297,12 +290,33 @@ describe("proveLiteral: a literal answered from the trigram lists answers as the
     expect(expectProvedAsPattern(values, source, flags, true)).toBeGreaterThanOrEqual(0);
   });
 
-  it("reads a value the lists do not prove where they place the literal (case-sensitive)", () => {
-    const { column, index } = indexed(["Anomalous malware", "Anomalous mall", "malware"]);
-    expect(provedAnswers(index, "malware", "")).toMatchObject({ accepted: [2], undecided: [0] });
-    expect(provedAnswers(index, "malware", "", column.values)).toMatchObject({
+  it("reads a value the lists do not prove where they place the literal: in the corpus, else the value", () => {
+    const texts = ["Anomalous malware", "Anomalous mall", "malware", "ANOMALOUS MALWARE"];
+    const withCorpus = indexed(texts);
+    expect(withCorpus.index.corpus).toBeDefined();
+    // "ANOMALOUS MALWARE" holds the folded trigrams but not the literal as written: the pattern decides.
+    expect(provedAnswers(withCorpus.index, "malware", "")).toMatchObject({
       accepted: [0, 2],
+      undecided: [3],
+    });
+    // Under `i`, the lowered corpus: `mal` is first seen in "Anomalous", and read where the lists place it.
+    expect(provedAnswers(withCorpus.index, "MALWARE", "i")).toMatchObject({
+      accepted: [0, 2, 3],
       undecided: [],
+    });
+    // A budget that holds the lists and their records but not the corpus.
+    const corpusBytes = withCorpus.index.corpus!.length;
+    const listsOnly = indexed(texts, withCorpus.index.bytes() - 2 * corpusBytes + corpusBytes - 1);
+    expect(listsOnly.index.corpus).toBeUndefined();
+    expect(listsOnly.index.grams.meta).toBeDefined();
+    expect(provedAnswers(listsOnly.index, "malware", "")).toMatchObject({ accepted: [2], undecided: [0, 3] });
+    expect(provedAnswers(listsOnly.index, "malware", "", listsOnly.column.values)).toMatchObject({
+      accepted: [0, 2],
+      undecided: [3],
+    });
+    expect(provedAnswers(listsOnly.index, "MALWARE", "i")).toMatchObject({
+      accepted: [2],
+      undecided: [0, 3],
     });
   });
 

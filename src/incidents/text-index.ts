@@ -42,8 +42,19 @@ export const TEXT_NULL = -2;
 /** Value id of a row whose field holds an array or an object (or could not be read): the row predicate decides. */
 export const TEXT_COMPLEX = -3;
 
-/** The default bound of a set's trigram indexes, in bytes (all fields together): 256 MiB. */
-export const DEFAULT_TEXT_INDEX_BYTES = 256 * 1024 * 1024;
+/**
+ * The default bound of a set's text indexes, in bytes (all fields together): 320 MiB, so that the trigram
+ * lists, their records and the corpus of 1M generated titles (about 900,000 distinct, 304 MiB with the
+ * lowered corpus) fit (docs/semantics.md, "The text index").
+ */
+export const DEFAULT_TEXT_INDEX_BYTES = 320 * 1024 * 1024;
+
+/** `TextIndex.kinds`: a string value of ASCII characters only. */
+export const KIND_ASCII = 0;
+/** `TextIndex.kinds`: a string value with a character outside ASCII. */
+export const KIND_NON_ASCII = 1;
+/** `TextIndex.kinds`: a value that is not a string (a number or a boolean: empty text in the corpus). */
+export const KIND_NOT_STRING = 2;
 
 /** The folded symbol no query trigram contains (non-ASCII characters other than the two folding ones). */
 const OPAQUE = 63;
@@ -477,8 +488,8 @@ const MAX_CORPUS = 1 << 28;
  * - `starts`: value `id` spans `[starts[id], starts[id + 1] - 1)` of the corpus (its length is read there);
  * - `corpus` (when it fits the budget beside the lists): the values joined in one string (non-string values
  *   as empty text); a literal is checked on it with the engine's native string search (`checkLiteral`);
- * - `nonAscii`: per id, 1 when the value has a character outside ASCII (a case-insensitive literal is then
- *   left to the pattern itself: only ASCII folding is exact on the corpus).
+ * - `kinds`: per id, `KIND_ASCII`, `KIND_NON_ASCII` (a case-insensitive literal is then left to the pattern
+ *   itself: only ASCII folding is exact on the corpus) or `KIND_NOT_STRING`.
  * The ASCII-lowercased corpus, for case-insensitive literals (`lowered()`), is built with the index of a
  * large set (`TextColumn.buildIndex`) when the budget allows, else by the first such literal.
  */
@@ -489,7 +500,7 @@ export class TextIndex {
     /** The values joined by `SEPARATOR`; undefined when it did not fit the budget beside the lists. */
     readonly corpus: string | undefined,
     readonly starts: Int32Array,
-    readonly nonAscii: Uint8Array,
+    readonly kinds: Uint8Array,
     readonly grams: GramIndex,
     /** The number of value ids covered. */
     readonly count: number,
@@ -506,7 +517,7 @@ export class TextIndex {
     return (
       corpus * (this.loweredCache ? 2 : 1) +
       this.starts.byteLength +
-      this.nonAscii.byteLength +
+      this.kinds.byteLength +
       this.grams.bytes()
     );
   }
@@ -541,7 +552,7 @@ export class TextIndex {
       const parts: string[] = new Array(this.count);
       for (let id = 0; id < this.count; id++) {
         const text = corpus.slice(this.starts[id], this.starts[id + 1]! - 1);
-        parts[id] = this.nonAscii[id] === 0 ? text.toLowerCase() : text;
+        parts[id] = this.kinds[id] === KIND_ASCII ? text.toLowerCase() : text;
       }
       lowered = parts.join(SEPARATOR);
     }
@@ -568,7 +579,7 @@ function buildTextIndex(
   }
   // The offsets and lists alone must fit (checked again below, with the lists' length).
   if (chars > MAX_CORPUS || 5 * (count + 1) + (GRAM_KEYS + 1) * 4 > budget.remaining) return null;
-  const nonAscii = new Uint8Array(count);
+  const kinds = new Uint8Array(count);
   const counts = new Int32Array(GRAM_KEYS + 1);
   const last = new Int32Array(GRAM_KEYS).fill(-1);
   const fold = getFoldTable();
@@ -582,12 +593,15 @@ function buildTextIndex(
   // values hold each trigram (each value counted once per trigram); which are not ASCII.
   for (let id = 0; id < count; id++) {
     const value = values[id];
-    if (typeof value !== "string") continue;
+    if (typeof value !== "string") {
+      kinds[id] = KIND_NOT_STRING;
+      continue;
+    }
     const to = value.length;
     let high = 0;
     for (let k = 0; k < to; k++) high |= value.charCodeAt(k);
     if (high > 0x7f) {
-      nonAscii[id] = 1;
+      kinds[id] = KIND_NON_ASCII;
       anyNonAscii = true;
       wide |= high;
     }
@@ -622,7 +636,7 @@ function buildTextIndex(
   starts[count] = at;
   const corpus = parts.join(SEPARATOR);
   const charBytes: 1 | 2 = wide > 0xff ? 2 : 1;
-  const listBytes = starts.byteLength + nonAscii.byteLength + (GRAM_KEYS + 1) * 4 + entries * 4;
+  const listBytes = starts.byteLength + kinds.byteLength + (GRAM_KEYS + 1) * 4 + entries * 4;
   if (listBytes > budget.remaining) return null;
   const withMeta = listBytes + entries * 2 <= budget.remaining;
   const corpusBytes = corpus.length * charBytes;
@@ -668,7 +682,7 @@ function buildTextIndex(
   const index = new TextIndex(
     withCorpus ? corpus : undefined,
     starts,
-    nonAscii,
+    kinds,
     new GramIndex(offsets, ids, count, meta),
     count,
     charBytes,
@@ -686,6 +700,7 @@ function buildTextIndex(
  * for each id it cannot decide here (a case-insensitive literal on a value with non-ASCII characters: RE2's
  * Unicode folding, e.g. the Kelvin sign as `k`, is left to the pattern). Exact otherwise: a match must lie
  * within the value's span of the corpus (docs/semantics.md 1.4: a search, `^`/`$` at the value's ends).
+ * Values that are not strings are passed over (neither accepted nor undecided: the caller tests them).
  * @param candidates - ids below `index.count`, ascending
  * @param timer - the query's budget timer, ticked once per candidate checked here
  * @throws {SearchTimeoutError} from `timer`
@@ -704,15 +719,17 @@ export function checkLiteral(
   if (corpus === undefined) return false; // no corpus within the budget
   const text = literal.ignoreCase ? literal.text.toLowerCase() : literal.text;
   const n = text.length;
-  const { starts, nonAscii } = index;
-  const skip = literal.ignoreCase ? nonAscii : undefined;
+  const { starts, kinds } = index;
+  const ignoreCase = literal.ignoreCase;
   // Unanchored: the first occurrence at or after a value's start, reused while it lies ahead of the next
   // candidates (ids ascend, so do their starts): about one native search per matching value.
   let found = -1;
   let exhausted = false;
   for (let k = 0; k < candidates.length; k++) {
     const id = candidates[k]!;
-    if (skip !== undefined && skip[id] === 1) {
+    const kind = kinds[id]!;
+    if (kind === KIND_NOT_STRING) continue; // the caller tests the values that are not strings
+    if (ignoreCase && kind === KIND_NON_ASCII) {
       undecided(id);
       continue;
     }
@@ -735,6 +752,109 @@ export function checkLiteral(
   return true;
 }
 
+/** One trigram of a literal's cover (`proveLiteral`): its list's entries, its offset in the literal, its written form. */
+interface Cover {
+  /** The trigram's offset in the literal. */
+  readonly offset: number;
+  /** Its list: entries `from … to - 1` of `GramIndex.ids` and `meta`. */
+  readonly from: number;
+  readonly to: number;
+  /** The `meta` bits 8–13 the literal writes (`want`), of those that must agree (`mask`). */
+  readonly want: number;
+  readonly mask: number;
+}
+
+/**
+ * `proveLiteral`'s first list: its ids become the candidates, each with where the literal would start
+ * (`base`) and whether the trigram is proved there (`proved`). Returns the candidates kept (a `^` literal
+ * drops values whose trigram first occurs past its offset). A loop of its own, so that the engine optimizes
+ * it once for every query.
+ */
+function seedCandidates(
+  ids: Int32Array,
+  meta: Uint16Array,
+  cover: Cover,
+  anchorStart: boolean,
+  cand: Int32Array,
+  base: Int32Array,
+  proved: Uint8Array,
+): number {
+  const { offset, want, mask, to } = cover;
+  let m = 0;
+  for (let e = cover.from; e < to; e++) {
+    const info = meta[e]!;
+    const where = info & 255;
+    if (anchorStart && where > offset) continue; // first seen past where `^` needs it
+    cand[m] = ids[e]!;
+    base[m] = where - offset;
+    proved[m] = where < 255 && (info & mask) === want ? 1 : 0;
+    m++;
+  }
+  return m;
+}
+
+/**
+ * `proveLiteral`'s next list: keeps the first `m` candidates that hold this trigram too (compacted in place),
+ * proved only while every trigram so far first occurs where the literal places it. Walks the list, or
+ * gallops through it when it is much longer than the candidates. Returns the candidates kept.
+ */
+function narrowCandidates(
+  ids: Int32Array,
+  meta: Uint16Array,
+  cover: Cover,
+  anchorStart: boolean,
+  cand: Int32Array,
+  base: Int32Array,
+  proved: Uint8Array,
+  m: number,
+): number {
+  const { offset, want, mask } = cover;
+  const end = cover.to;
+  let out = 0; // kept candidates are compacted in place (out ≤ k)
+  let e = cover.from;
+  const gallop = end - e > 4 * m;
+  for (let k = 0; k < m && e < end; k++) {
+    const id = cand[k]!;
+    if (gallop) {
+      // Exponential search from the last place, then binary: about log(gap) reads per candidate.
+      let step = 1;
+      let hi = e;
+      while (hi < end && ids[hi]! < id) {
+        e = hi + 1;
+        hi += step;
+        step <<= 1;
+      }
+      if (hi > end) hi = end;
+      while (e < hi) {
+        const mid = (e + hi) >>> 1;
+        if (ids[mid]! < id) e = mid + 1;
+        else hi = mid;
+      }
+    } else while (e < end && ids[e]! < id) e++;
+    if (e === end || ids[e] !== id) continue;
+    const info = meta[e]!;
+    const where = info & 255;
+    e++;
+    if (anchorStart && where > offset) continue;
+    const at = base[k]!;
+    cand[out] = id;
+    base[out] = at;
+    proved[out] = proved[k] === 1 && where < 255 && where - offset === at && (info & mask) === want ? 1 : 0;
+    out++;
+  }
+  return out;
+}
+
+/** What `proveLiteral` answers: every value holding the literal's trigrams is in exactly one of the lists. */
+export interface LiteralProof {
+  /** The number of values holding the literal's trigrams (`accepted.length + undecided.length`). */
+  readonly held: number;
+  /** Ids of values that hold the literal, ascending. */
+  readonly accepted: Int32Array;
+  /** Ids of values the lists cannot decide (the pattern must), ascending. */
+  readonly undecided: Int32Array;
+}
+
 /** A literal shorter than this is not proved from the lists (`proveLiteral`): too few trigrams. */
 const PROVE_MIN_LENGTH = 3;
 
@@ -749,39 +869,38 @@ const PROVE_MIN_LENGTH = 3;
  * `^literal` whose trigram first occurs after its offset in the literal cannot either. Every other value
  * holding all of them (a trigram first seen elsewhere, an offset past 254) is left to `undecided`.
  *
- * Calls `accept(id)` or `undecided(id)` in ascending id order, for string values with ids below
- * `index.count` only (the caller tests the non-string values and those added since the index was built).
+ * Answers string values with ids below `index.count` only (the caller tests the non-string values and those
+ * added since the index was built). A literal not proved from the lists is first compared where the lists
+ * place it: on the corpus when the index has one (its lowered copy under `i`), else, when case matters and
+ * `values` is given, on the value itself; a match there is accepted.
  * @param timer - ticked once per list entry read
- * @param values - the column's values by id, when given: a case-sensitive literal not proved from the lists
- *   is first compared with the value where the lists place it (a match there is accepted)
+ * @param values - the column's values by id (read only when the index has no corpus)
  * @throws {SearchTimeoutError} from `timer`
- * @returns the number of values holding the literal's trigrams (those passed to `accept` or `undecided`); -1
- *   when it cannot answer (no `meta` in the index, a literal of fewer than three characters, or one with a
- *   character that no trigram records as written: nothing was called)
+ * @returns the ids accepted and those left undecided (`LiteralProof`), or undefined when it cannot answer
+ *   (no `meta` in the index, a literal of fewer than three characters, or one with a character that no
+ *   trigram records as written)
  */
 export function proveLiteral(
   index: TextIndex,
   literal: RegexLiteral,
   timer: BudgetTimer,
-  accept: (id: number) => void,
-  undecided: (id: number) => void,
   values?: readonly unknown[],
-): number {
+): LiteralProof | undefined {
   const meta = index.grams.meta;
   const text = literal.text;
   const n = text.length;
-  if (meta === undefined || n < PROVE_MIN_LENGTH) return -1;
+  if (meta === undefined || n < PROVE_MIN_LENGTH) return undefined;
   const symbols: number[] = [];
   const variants: number[] = [];
   const strict: boolean[] = []; // whether the character's variant must match too
   for (let k = 0; k < n; k++) {
     const c = text.charCodeAt(k);
     const symbol = foldSymbol(c);
-    if (symbol === OPAQUE) return -1;
+    if (symbol === OPAQUE) return undefined;
     const v = c < 128 ? foldVariant(c) : 2;
     const letter = symbol < 26;
     const mustMatch = !(literal.ignoreCase && letter);
-    if (mustMatch && v === 2) return -1;
+    if (mustMatch && v === 2) return undefined;
     symbols.push(symbol);
     variants.push(v);
     strict.push(mustMatch);
@@ -790,13 +909,6 @@ export function proveLiteral(
   for (let o = 0; o + 3 <= n; o += 3) covers.push(o);
   if (covers[covers.length - 1] !== n - 3) covers.push(n - 3);
   const { ids, offsets } = index.grams;
-  interface Cover {
-    offset: number;
-    from: number;
-    to: number;
-    want: number;
-    mask: number;
-  }
   const lists: Cover[] = covers.map((o) => {
     const key = (symbols[o]! << 12) | (symbols[o + 1]! << 6) | symbols[o + 2]!;
     let want = 0;
@@ -818,70 +930,80 @@ export function proveLiteral(
   const cand = new Int32Array(size);
   const base = new Int32Array(size);
   const proved = new Uint8Array(size);
-  let m = 0;
-  for (let e = first.from; e < first.to; e++) {
-    const info = meta[e]!;
-    const where = info & 255;
-    if (anchorStart && where > first.offset) continue; // first seen past where `^` needs it
-    cand[m] = ids[e]!;
-    base[m] = where - first.offset;
-    proved[m] = where < 255 && (info & first.mask) === first.want ? 1 : 0;
-    m++;
-  }
+  let m = seedCandidates(ids, meta, first, anchorStart, cand, base, proved);
   for (let l = 1; l < lists.length && m > 0; l++) {
     const list = lists[l]!;
-    const { offset, want, mask } = list;
-    const end = list.to;
-    timer.tick(Math.min(end - list.from, m * 16));
-    let out = 0; // kept candidates are compacted in place (out ≤ k)
-    let e = list.from;
-    const gallop = end - e > 4 * m;
-    for (let k = 0; k < m && e < end; k++) {
-      const id = cand[k]!;
-      if (gallop) {
-        // Exponential search from the last place, then binary: about log(gap) reads per candidate.
-        let step = 1;
-        let hi = e;
-        while (hi < end && ids[hi]! < id) {
-          e = hi + 1;
-          hi += step;
-          step <<= 1;
-        }
-        if (hi > end) hi = end;
-        while (e < hi) {
-          const mid = (e + hi) >>> 1;
-          if (ids[mid]! < id) e = mid + 1;
-          else hi = mid;
-        }
-      } else while (e < end && ids[e]! < id) e++;
-      if (e === end || ids[e] !== id) continue;
-      const info = meta[e]!;
-      const where = info & 255;
-      e++;
-      if (anchorStart && where > offset) continue;
-      const at = base[k]!;
-      cand[out] = id;
-      base[out] = at;
-      proved[out] = proved[k] === 1 && where < 255 && where - offset === at && (info & mask) === want ? 1 : 0;
-      out++;
-    }
-    m = out;
+    timer.tick(Math.min(list.to - list.from, m * 16));
+    m = narrowCandidates(ids, meta, list, anchorStart, cand, base, proved, m);
   }
-  const starts = index.starts;
-  const anchorEnd = literal.anchorEnd;
-  // A value not proved from the lists is read where the literal would start (found from the shortest list)
-  // when case matters: the literal there is a match; elsewhere, the pattern decides.
-  const hint = values !== undefined && !literal.ignoreCase;
+  // A value not proved from the lists is read where the literal would start (found from the shortest list):
+  // in the corpus when the index has one (the lowered corpus under `i`: a match of the lowered literal there
+  // is a case-insensitive match), else in the value itself when case matters. The literal there is a match;
+  // elsewhere, the pattern decides.
+  const corpus = literal.ignoreCase ? index.lowered() : index.corpus;
+  const hint = corpus === undefined && values !== undefined && !literal.ignoreCase ? values : undefined;
+  const undecided = new Int32Array(m);
+  const accepted = settleCandidates(
+    { cand, base, proved, m, undecided },
+    index.starts,
+    literal,
+    corpus,
+    literal.ignoreCase ? text.toLowerCase() : text,
+    hint,
+  );
+  return {
+    held: m,
+    accepted: cand.subarray(0, accepted),
+    undecided: undecided.subarray(0, m - accepted),
+  };
+}
+
+/** `proveLiteral`'s candidates after the lists: ids, where the literal would start, whether proved. */
+interface Placed {
+  readonly cand: Int32Array;
+  readonly base: Int32Array;
+  readonly proved: Uint8Array;
+  readonly m: number;
+  /** Receives the ids left undecided, ascending. */
+  readonly undecided: Int32Array;
+}
+
+/**
+ * `proveLiteral`'s last pass: a candidate placed where the anchors allow and proved from the lists is
+ * accepted; else, when `corpus` is given, it is accepted when the corpus holds `probe` where the lists place
+ * it; else, when `values` is given, when the value does; any other is undecided. The accepted ids are
+ * compacted to the front of `cand` (returns how many), the undecided written to `undecided`, both ascending.
+ */
+function settleCandidates(
+  placed: Placed,
+  starts: Int32Array,
+  literal: RegexLiteral,
+  corpus: string | undefined,
+  probe: string,
+  values: readonly unknown[] | undefined,
+): number {
+  const { cand, base, proved, m, undecided } = placed;
+  const { anchorStart, anchorEnd, text } = literal;
+  const n = text.length;
+  let a = 0;
+  let u = 0;
   for (let k = 0; k < m; k++) {
     const id = cand[k]!;
     const at = base[k]!;
-    const length = starts[id + 1]! - 1 - starts[id]!;
-    const placed = at >= 0 && (!anchorStart || at === 0) && (!anchorEnd || at + n === length);
-    if (placed && proved[k] === 1) accept(id);
-    else if (placed && hint && (values[id] as string).startsWith(text, at)) accept(id);
-    else undecided(id);
+    const start = starts[id]!;
+    const length = starts[id + 1]! - 1 - start;
+    const fits = at >= 0 && (!anchorStart || at === 0) && (anchorEnd ? at + n === length : at + n <= length);
+    if (
+      fits &&
+      (proved[k] === 1 ||
+        (corpus !== undefined
+          ? corpus.startsWith(probe, start + at)
+          : values !== undefined && (values[id] as string).startsWith(text, at)))
+    )
+      cand[a++] = id;
+    else undecided[u++] = id;
   }
-  return m;
+  return a;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1066,6 +1188,22 @@ export class TextColumn {
   buildIndex(): TextIndex | undefined {
     this.eager = true;
     return this.textIndex();
+  }
+
+  /**
+   * Value `id` as a pattern should read it: for a string value covered by the built index, when the index
+   * has a corpus, its span of the corpus (a slice of one flat string laid out by id, so candidates read in id
+   * order touch memory in order, instead of the caller's strings wherever they sit on the heap); otherwise
+   * the value itself. The same text either way. Never builds the index.
+   */
+  textOf(id: number): unknown {
+    const index = this.indexCache;
+    if (index && id < index.count) {
+      const corpus = index.corpus;
+      if (corpus !== undefined && index.kinds[id] !== KIND_NOT_STRING)
+        return corpus.slice(index.starts[id]!, index.starts[id + 1]! - 1);
+    }
+    return this.values[id];
   }
 
   /** The trigram index over the distinct string values (`textIndex().grams`); undefined without an index. */
