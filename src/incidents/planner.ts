@@ -67,6 +67,7 @@ import {
   checkLiteral,
   type GramQuery,
   gramCount,
+  proofEntries,
   proveLiteral,
   regexGramQuery,
   TEXT_COMPLEX,
@@ -401,6 +402,27 @@ export class TextLeaf implements PlanNode {
    */
   valueTests(): number {
     return this.accept !== undefined ? 0 : this.perRow ? Number.POSITIVE_INFINITY : this.tableTests;
+  }
+
+  /**
+   * Before `rows` rows ask for their answers one by one (`answerOfId`, a deferred leaf): builds the accept
+   * table first when that costs fewer value tests than those rows would run, so that each row then reads its
+   * value's answer. A literal the trigram lists can prove (text-index.ts `proofEntries`) costs its lists'
+   * entries, `LIST_ENTRIES_PER_TEST` to a value test; any other pattern its candidate values.
+   */
+  prepareRows(rows: number): void {
+    if (this.accept !== undefined || this.perRow) return;
+    const index = this.query.op === "all" ? undefined : this.column.textIndex();
+    let cost = this.tableTests;
+    if (index !== undefined && this.literal !== undefined) {
+      const entries = proofEntries(index, this.literal);
+      if (entries >= 0)
+        cost =
+          entries / LIST_ENTRIES_PER_TEST +
+          this.column.scalarIds.length +
+          (this.column.values.length - index.count);
+    }
+    if (cost < rows) this.table();
   }
 
   /**
@@ -1478,6 +1500,7 @@ export class AndPlan implements PlanNode {
     const outP = emptyBitset(this.size);
     const timer = this.timer;
     const positions = segmentPositions(from, to, selectors, timer);
+    for (const text of texts) text.prepareRows(positions.length);
     const dictionaries = codes.length;
     const single = texts.length === 1 && others.length === 0 && dictionaries === 0 ? texts[0]! : undefined;
     const singleIds = textIds[0];
@@ -1517,6 +1540,7 @@ export class AndPlan implements PlanNode {
     const outP = emptyBitset(this.size);
     const { t, p } = result;
     const rows = bitsToRows(p);
+    for (const leaf of leaves) if (leaf instanceof TextLeaf) leaf.prepareRows(rows.length);
     const timer = this.timer;
     for (let k = 0; k < rows.length; k++) {
       timer.tick();
@@ -1685,6 +1709,12 @@ export interface OrderAccess {
 
 /** A text leaf's row check costs about this many cheap column checks (a memo read, else a string search). */
 const TEXT_ROW_COST = 4;
+
+/**
+ * Trigram list entries read in the time of one test of a value by its pattern (a few nanoseconds an entry
+ * in a pass over the lists, a few hundred for a test that reaches the value's text): `TextLeaf.prepareRows`.
+ */
+const LIST_ENTRIES_PER_TEST = 32;
 
 /**
  * The text leaves among an AND's children that should run last, row by row, on the rows the others leave

@@ -859,6 +859,61 @@ export interface LiteralProof {
 const PROVE_MIN_LENGTH = 3;
 
 /**
+ * The trigrams of `literal` that `proveLiteral` reads (at offsets 0, 3, 6, … and `length - 3`, covering every
+ * character), each with its list in `index` and how the literal writes it; undefined when the literal cannot
+ * be proved from the lists (no `meta`, fewer than three characters, or a character no trigram records as
+ * written).
+ */
+function literalCovers(index: TextIndex, literal: RegexLiteral): Cover[] | undefined {
+  const text = literal.text;
+  const n = text.length;
+  if (index.grams.meta === undefined || n < PROVE_MIN_LENGTH) return undefined;
+  const symbols: number[] = [];
+  const variants: number[] = [];
+  const strict: boolean[] = []; // whether the character's variant must match too
+  for (let k = 0; k < n; k++) {
+    const c = text.charCodeAt(k);
+    const symbol = foldSymbol(c);
+    if (symbol === OPAQUE) return undefined;
+    const v = c < 128 ? foldVariant(c) : 2;
+    const letter = symbol < 26;
+    const mustMatch = !(literal.ignoreCase && letter);
+    if (mustMatch && v === 2) return undefined;
+    symbols.push(symbol);
+    variants.push(v);
+    strict.push(mustMatch);
+  }
+  const covers: number[] = [];
+  for (let o = 0; o + 3 <= n; o += 3) covers.push(o);
+  if (covers[covers.length - 1] !== n - 3) covers.push(n - 3);
+  const { offsets } = index.grams;
+  return covers.map((o) => {
+    const key = (symbols[o]! << 12) | (symbols[o + 1]! << 6) | symbols[o + 2]!;
+    let want = 0;
+    let mask = 0;
+    for (let j = 0; j < 3; j++) {
+      if (strict[o + j]) {
+        want |= variants[o + j]! << (2 * j);
+        mask |= 3 << (2 * j);
+      }
+    }
+    return { offset: o, from: offsets[key]!, to: offsets[key + 1]!, want: want << 8, mask: mask << 8 };
+  });
+}
+
+/**
+ * The list entries `proveLiteral` would read for `literal` (the lengths of its covering trigrams' lists, an
+ * upper bound), or -1 when it cannot prove it: what the planner prices a proof at, without reading a list.
+ */
+export function proofEntries(index: TextIndex, literal: RegexLiteral): number {
+  const lists = literalCovers(index, literal);
+  if (lists === undefined) return -1;
+  let entries = 0;
+  for (const list of lists) entries += list.to - list.from;
+  return entries;
+}
+
+/**
  * Answers a literal pattern (as `checkLiteral`) from the trigram lists' `meta` alone, without reading the
  * values: the literal's trigrams at offsets 0, 3, 6, … and `length - 3` cover every character of it. A value
  * holds the literal at offset `p` for sure when each of these trigrams first occurs in it at `p` plus its
@@ -887,40 +942,10 @@ export function proveLiteral(
   values?: readonly unknown[],
 ): LiteralProof | undefined {
   const meta = index.grams.meta;
+  const lists = literalCovers(index, literal);
+  if (meta === undefined || lists === undefined) return undefined;
+  const { ids } = index.grams;
   const text = literal.text;
-  const n = text.length;
-  if (meta === undefined || n < PROVE_MIN_LENGTH) return undefined;
-  const symbols: number[] = [];
-  const variants: number[] = [];
-  const strict: boolean[] = []; // whether the character's variant must match too
-  for (let k = 0; k < n; k++) {
-    const c = text.charCodeAt(k);
-    const symbol = foldSymbol(c);
-    if (symbol === OPAQUE) return undefined;
-    const v = c < 128 ? foldVariant(c) : 2;
-    const letter = symbol < 26;
-    const mustMatch = !(literal.ignoreCase && letter);
-    if (mustMatch && v === 2) return undefined;
-    symbols.push(symbol);
-    variants.push(v);
-    strict.push(mustMatch);
-  }
-  const covers: number[] = [];
-  for (let o = 0; o + 3 <= n; o += 3) covers.push(o);
-  if (covers[covers.length - 1] !== n - 3) covers.push(n - 3);
-  const { ids, offsets } = index.grams;
-  const lists: Cover[] = covers.map((o) => {
-    const key = (symbols[o]! << 12) | (symbols[o + 1]! << 6) | symbols[o + 2]!;
-    let want = 0;
-    let mask = 0;
-    for (let j = 0; j < 3; j++) {
-      if (strict[o + j]) {
-        want |= variants[o + j]! << (2 * j);
-        mask |= 3 << (2 * j);
-      }
-    }
-    return { offset: o, from: offsets[key]!, to: offsets[key + 1]!, want: want << 8, mask: mask << 8 };
-  });
   lists.sort((a, b) => a.to - a.from - (b.to - b.from));
   const anchorStart = literal.anchorStart;
   // The candidates: ids of the shortest list, with where the literal would start, and whether proved so far.
