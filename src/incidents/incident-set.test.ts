@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
 import type { Condition } from "../conditions/ast.js";
+import { clearCompileCache, compileCacheStats } from "../conditions/compile.js";
 import { evaluate } from "../conditions/evaluate.js";
 import { SearchConditionsError } from "../conditions/issues.js";
 import { parseSearchConditions } from "../conditions/parse.js";
@@ -187,6 +188,28 @@ describe("IncidentSet: access paths", () => {
     [[{ Number: "N-5" }, { Severity: "Critical" }], /^union\(hash Number, postings Severity\)$/],
   ])("findFirst(%j) uses %s", (conditions, path) => {
     expect(set.explain(conditions).findFirst).toMatch(path);
+  });
+
+  it("compiles the row predicate of a query only when a row needs it", () => {
+    clearCompileCache();
+    // The columns answer these alone (a dictionary, a date interval, a text column with its trigram index).
+    const answered = [
+      { Severity: "High", Status: "Open" },
+      { CreatedUtcTime: { $gte: { $date: "2024-02-01T00:00:00Z" } } },
+      { Title: { $regex: "^Incident 12" } },
+    ];
+    const titled = new IncidentSet(many, { maxDictionary: 100 });
+    for (const query of answered) {
+      const expected = many.filter((incident) => evaluate(parseSearchConditions(query), incident));
+      expect(titled.findAll(query)).toEqual(
+        expected.sort((a, b) => String(a.CreatedUtcTime).localeCompare(String(b.CreatedUtcTime))),
+      );
+      expect(titled.count(query)).toBe(expected.length);
+    }
+    expect(compileCacheStats().entries).toBe(0);
+    // A field no column holds: the predicate decides, compiled once.
+    expect(titled.count({ Owner: "x" })).toBe(0);
+    expect(compileCacheStats().entries).toBe(1);
   });
 
   it("plans count/findAll on columns, with the row predicate only for what columns cannot answer", () => {

@@ -243,11 +243,12 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         return this.creation;
       },
       check: (condition) => {
-        // One row check per condition object (a caller repeating a parsed condition reuses it).
+        // One row check per condition object (a caller repeating a parsed condition reuses it), compiled on
+        // its first row: a query the columns answer alone never compiles its predicate.
         let known = this.checks.get(condition);
         if (known === undefined) {
-          const predicate = compile(condition, this.compileOptions);
-          known = (row) => predicate(this.records.peek(row));
+          let predicate: ((incident: unknown) => boolean) | undefined;
+          known = (row) => (predicate ??= compile(condition, this.compileOptions))(this.records.peek(row));
           this.checks.set(condition, known);
         }
         return known;
@@ -558,10 +559,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const condition = toCondition(conditions, this.parseOptions);
     this.prepare(timer);
     const plan = buildPlan(condition, this.storage, timer);
-    const rows = denseChoice(condition, plan, this.storage, timer, false).run();
-    const out: T[] = new Array(rows.length);
-    for (let k = 0; k < rows.length; k++) out[k] = this.records.get(rows[k]!);
-    return out;
+    return this.records.getAll(denseChoice(condition, plan, this.storage, timer, false).run());
   }
 
   /**

@@ -22,6 +22,8 @@ export interface RecordStore<T> {
   readonly length: number;
   /** The record of a row: the caller's object, or a fresh object parsed from the kept bytes. */
   get(row: number): T;
+  /** The records of `rows`, in that order (`get` of each: fresh objects from a compact store). */
+  getAll(rows: ArrayLike<number>): T[];
   /**
    * The record of a row for a predicate to read (never to keep): the caller's object, or an object parsed
    * from the kept bytes that the next `get` of the same row may return instead of parsing again (it has
@@ -50,6 +52,13 @@ export class ArrayRecords<T> implements RecordStore<T> {
 
   get(row: number): T {
     return this.items[row]!;
+  }
+
+  getAll(rows: ArrayLike<number>): T[] {
+    const items = this.items;
+    const out: T[] = new Array(rows.length);
+    for (let k = 0; k < rows.length; k++) out[k] = items[rows[k]!]!;
+    return out;
   }
 
   peek(row: number): T {
@@ -105,6 +114,12 @@ export class CompactRecords<T> implements RecordStore<T> {
       return peeked;
     }
     return this.parse(row);
+  }
+
+  getAll(rows: ArrayLike<number>): T[] {
+    const out: T[] = new Array(rows.length);
+    for (let k = 0; k < rows.length; k++) out[k] = this.get(rows[k]!);
+    return out;
   }
 
   peek(row: number): T {
