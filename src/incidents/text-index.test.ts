@@ -516,6 +516,47 @@ describe("IncidentSet: $regex through the text index", () => {
     expect(set.footprint().textIndexBytes).toBeLessThanOrEqual(bytes + 600 * 40);
   });
 
+  it("tests candidates on the corpus exactly as on the values: separators, surrogates, numbers, empty text", () => {
+    // Odd values among many distinct titles: the corpus joins them with U+0000, so a value holding U+0000
+    // or a lone surrogate, an empty string and numbers (empty text in the corpus) must answer as themselves.
+    const odd: unknown[] = [
+      "a\u0000b",
+      "\u0000",
+      "x\ud800",
+      "\udc00y",
+      "",
+      42,
+      0,
+      true,
+      "😀 alert",
+      "k\u212A",
+    ];
+    const incidents = Array.from({ length: 400 }, (_, i) => ({
+      IncidentId: i,
+      CreatedUtcTime: `2024-02-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00Z`,
+      Title: i < odd.length ? odd[i] : `alert ${i} on host-${i % 13}`,
+    }));
+    const set = new IncidentSet(incidents, { maxDictionary: 16 });
+    const queries = [
+      { Title: { $regex: "a.b" } },
+      { Title: { $regex: "a.b", $options: "s" } },
+      { Title: { $regex: "^.$" } },
+      { Title: { $regex: "\\x00" } },
+      { Title: { $regex: "^$" } },
+      { Title: { $regex: "^\\d" } },
+      { Title: { $regex: "[\\x{D800}-\\x{DFFF}]" } },
+      { Title: { $regex: "alert \\d+ on host-1$" } },
+      { Title: { $regex: "KK$", $options: "i" } },
+      { Title: { $regex: "alert" } },
+      { Title: { $regex: "ALERT 3", $options: "i" } },
+    ];
+    for (const raw of queries) {
+      const expected = incidents.filter((incident) => evaluate(parseSearchConditions(raw), incident));
+      expect([raw, set.count(raw)]).toEqual([raw, expected.length]);
+    }
+    expect(set.footprint().textIndexBytes).toBeGreaterThan(0);
+  });
+
   it("builds the text index with a large set (no query pays for it)", () => {
     const incidents = Array.from({ length: 50_000 }, (_, i) => ({ IncidentId: i, Title: `t${i}` }));
     const large = new IncidentSet(incidents, { maxDictionary: 16 });
