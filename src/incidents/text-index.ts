@@ -1015,6 +1015,11 @@ function settleCandidates(
   for (let k = 0; k < m; k++) {
     const id = cand[k]!;
     const at = base[k]!;
+    // Proved without `$`: the literal lies within the value, whose length need not be read.
+    if (proved[k] === 1 && !anchorEnd && at >= 0 && (!anchorStart || at === 0)) {
+      cand[a++] = id;
+      continue;
+    }
     const start = starts[id]!;
     const length = starts[id + 1]! - 1 - start;
     const fits = at >= 0 && (!anchorStart || at === 0) && (anchorEnd ? at + n === length : at + n <= length);
