@@ -458,6 +458,25 @@ describe("IncidentSet: text index (literals proved from the lists) against evalu
   });
 });
 
+describe("GramIndex.candidates: an alternation's candidates are the union of its branches'", () => {
+  it("holds every value of either branch, once, ascending", () => {
+    const values = Array.from({ length: 300 }, (_, i) =>
+      i % 3 === 0
+        ? `phishing ${i}`
+        : i % 3 === 1
+          ? `malware ${i}`
+          : i % 5 === 0
+            ? `phishing malware ${i}`
+            : `login ${i}`,
+    );
+    const { index } = indexed(values);
+    const candidates = [...(index.grams.candidates(regexGramQuery("(phishing|malware) \\d", "")) ?? [])];
+    const expected = values.flatMap((value, id) => (/phishing|malware/.test(value) ? [id] : []));
+    expect(candidates).toEqual(expected);
+    expect(index.grams.candidates(regexGramQuery("(qqqq|zzzz)", ""))).toEqual(new Int32Array(0));
+  });
+});
+
 describe("TextColumn.textIndex: kept across adds, rebuilt when the new values outnumber it", () => {
   it("keeps the index for a few added values, and the set answers for them", () => {
     const values = Array.from({ length: 100 }, (_, i) => `title ${i} phishing`);

@@ -388,24 +388,13 @@ export class GramIndex {
   candidates(query: GramQuery): Int32Array | undefined {
     if (query.op === "all") return undefined;
     if (query.op === "or") {
-      const parts: Int32Array[] = [];
-      let total = 0;
+      let union: Int32Array | undefined;
       for (const sub of query.subs) {
         const part = this.candidates(sub);
         if (part === undefined) return undefined;
-        parts.push(part);
-        total += part.length;
+        union = union === undefined ? part : unite(union, part);
       }
-      const all = new Int32Array(total);
-      let k = 0;
-      for (const part of parts) {
-        all.set(part, k);
-        k += part.length;
-      }
-      all.sort();
-      let n = 0;
-      for (let j = 0; j < all.length; j++) if (j === 0 || all[j] !== all[j - 1]) all[n++] = all[j]!;
-      return all.subarray(0, n);
+      return union ?? new Int32Array(0);
     }
     const lists: Int32Array[] = query.grams.map((gram) =>
       this.ids.subarray(this.offsets[gram]!, this.offsets[gram + 1]!),
@@ -435,6 +424,29 @@ export class GramIndex {
     }
     return result;
   }
+}
+
+/** The union of two ascending id lists (each id once), ascending: a merge. */
+function unite(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x <= y) {
+      out[n++] = x;
+      i++;
+      if (x === y) j++;
+    } else {
+      out[n++] = y;
+      j++;
+    }
+  }
+  while (i < a.length) out[n++] = a[i++]!;
+  while (j < b.length) out[n++] = b[j++]!;
+  return out.subarray(0, n);
 }
 
 /** The intersection of two ascending id lists: a merge, or binary probes when one is much shorter. */
