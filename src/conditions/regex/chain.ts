@@ -1,0 +1,441 @@
+/**
+ * Literal chains: `$regex` patterns that are a few literal strings in order, with anything between them
+ * (`(port scan|VPN) .* on`, `^Suspicious.*login$`, `[Pp]hish.*\.exe`), tested with the engine's native
+ * string search instead of a regex engine (docs/semantics.md 1.7, "Regular expressions: literal chains").
+ *
+ * What counts as a chain is read from RE2's own parse tree of the pattern (`parseRegexTree`, the tree the
+ * program budget counts), never from its text: after the parser, the pattern is an optional `^`, then
+ * segments S1 … Sk separated by `.*` (greedy or lazy; the dot with or without `s`), then an optional `$`,
+ * where each segment is a small finite set of strings (literals, alternations of them, small classes,
+ * `?` and bounded counted repetition of them, concatenations expanded as a cross product, groups ignored).
+ *
+ * Why a greedy scan is exact: a search for `S1 .* S2 … .* Sk` succeeds when occurrences o1 … ok of the
+ * segments exist, each starting at or after the end of the one before (a gap may hold any characters,
+ * the empty string included). Taking for each segment in turn the occurrence that ENDS first among those
+ * starting at or after the end of the previous one leaves the most room for the rest, so it finds such
+ * occurrences whenever any exist (an exchange argument). `^` only admits an occurrence of S1 at 0, `$` an
+ * occurrence of Sk ending at the end of the value (RE2 without `m`: not before a final newline). When a
+ * gap's dot does not match `\n`, gaps are not "any characters" on a value holding `\n`: such a value is
+ * left to the engine.
+ */
+
+import { RE2JS } from "re2js";
+import { parseRegexTree, REGEX_OP, type RegexTreeNode } from "./program.js";
+
+/**
+ * A pattern that is a literal chain, as found by `analyzeChain` (docs/semantics.md 1.7).
+ *
+ * The pattern matches a value when the value holds one string of each segment, in order, each occurrence
+ * starting at or after the end of the previous one (anything may lie between them, and before the first
+ * and after the last), with the first occurrence at the start of the value when `anchorStart`, and the
+ * last ending at its end when `anchorEnd`. This is exact when `gapsMatchNewline` is true or the value holds
+ * no `\n`, and, with `ignoreCase`, for ASCII values compared in ASCII lower case.
+ */
+export interface RegexChain {
+  /**
+   * The segments in order; each is the set of strings one of which must occur (at most
+   * `MAX_CHAIN_ALTERNATIVES`, none empty, without lone surrogates, in the order found). With `ignoreCase`
+   * they are ASCII and lower case.
+   */
+  readonly segments: readonly (readonly string[])[];
+  /** The first segment must occur at the start of the value (`^` or `\A`, without the `m` flag). */
+  readonly anchorStart: boolean;
+  /** The last segment must end at the very end of the value (`$` or `\z`, without the `m` flag). */
+  readonly anchorEnd: boolean;
+  /**
+   * The segments are compared with the value in ASCII lower case. Exact for ASCII values only (RE2 also
+   * folds `k` with U+212A and `s` with U+017F): a value with a non-ASCII character needs the engine.
+   * False: the segments are compared exactly, on any value (case variants, when few, are alternatives).
+   */
+  readonly ignoreCase: boolean;
+  /**
+   * Every gap between segments may hold `\n` (its dot has `s`, or `(?s)`). When false, a value holding
+   * `\n` needs the engine.
+   */
+  readonly gapsMatchNewline: boolean;
+}
+
+/** The most strings one segment may stand for (after expanding case variants, classes, `?`, alternation). */
+export const MAX_CHAIN_ALTERNATIVES = 16;
+
+/** The most UTF-16 code units the strings of one segment may hold together. */
+const MAX_SEGMENT_UNITS = 16_384;
+
+/** The engine's flag bit of a literal matched with case folding (re2js `RE2Flags.FOLD_CASE`). */
+const FOLD_CASE = 1;
+
+/** The largest code point. */
+const MAX_RUNE = 0x10ffff;
+
+/** A finite set of strings, or `undefined` when it is too large or cannot be written in this mode. */
+type Strings = readonly string[] | undefined;
+
+/**
+ * What a node of the parse tree matches, as a small set of strings in each of the two modes: `exact`
+ * (compared as written; `undefined` when the set is too large, or has a lone surrogate or a non-ASCII
+ * letter under case folding) and `folded` (ASCII lower case, for ASCII values; `undefined` when some
+ * character is non-ASCII or a letter whose other case the pattern does not also accept).
+ */
+interface Language {
+  readonly exact: Strings;
+  readonly folded: Strings;
+}
+
+const NOTHING: Language = { exact: undefined, folded: undefined };
+const EMPTY_STRING: Language = { exact: [""], folded: [""] };
+
+function units(strings: readonly string[]): number {
+  let n = 0;
+  for (const s of strings) n += s.length;
+  return n;
+}
+
+/** The strings, or `undefined` when there are too many or they are too long. */
+function bounded(strings: readonly string[]): Strings {
+  return strings.length <= MAX_CHAIN_ALTERNATIVES && units(strings) <= MAX_SEGMENT_UNITS
+    ? strings
+    : undefined;
+}
+
+function product(a: Strings, b: Strings): Strings {
+  if (a === undefined || b === undefined || a.length * b.length > MAX_CHAIN_ALTERNATIVES) return undefined;
+  const out = new Set<string>();
+  for (const x of a) for (const y of b) out.add(x + y);
+  return bounded([...out]);
+}
+
+function union(a: Strings, b: Strings): Strings {
+  if (a === undefined || b === undefined) return undefined;
+  return bounded([...new Set([...a, ...b])]);
+}
+
+const both = (f: (a: Strings, b: Strings) => Strings, a: Language, b: Language): Language => ({
+  exact: f(a.exact, b.exact),
+  folded: f(a.folded, b.folded),
+});
+
+const isAsciiLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+const isSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdfff;
+
+/**
+ * The characters RE2's simple case folding equates with the ASCII letter `c`: its two cases, and U+212A
+ * (Kelvin sign) for `k`, U+017F (long s) for `s`.
+ */
+function asciiOrbit(c: number): string[] {
+  const lower = c | 0x20;
+  const orbit = [String.fromCharCode(lower & ~0x20), String.fromCharCode(lower)];
+  if (lower === 0x6b) orbit.push("\u212A");
+  if (lower === 0x73) orbit.push("\u017F");
+  return orbit;
+}
+
+/** One character of a literal node: as itself, or (under folding) with its case variants. */
+function runeLanguage(c: number, foldCase: boolean): Language {
+  let exact: Strings;
+  if (isSurrogate(c)) exact = undefined;
+  else if (foldCase && isAsciiLetter(c)) exact = asciiOrbit(c);
+  else if (foldCase && c > 0x7f)
+    exact = undefined; // its orbit is left to the engine
+  else exact = [String.fromCodePoint(c)];
+  let folded: Strings;
+  if (c > 0x7f) folded = undefined;
+  else if (isAsciiLetter(c)) folded = foldCase ? [String.fromCharCode(c | 0x20)] : undefined;
+  else folded = [String.fromCharCode(c)];
+  return { exact, folded };
+}
+
+/** A character class (`runes`: sorted, disjoint ranges lo, hi, lo, hi, …, case folding already applied). */
+function classLanguage(runes: ArrayLike<number>): Language {
+  let count = 0;
+  let surrogate = false;
+  for (let k = 0; k + 1 < runes.length; k += 2) {
+    const lo = runes[k] as number;
+    const hi = runes[k + 1] as number;
+    count += hi - lo + 1;
+    if (lo <= 0xdfff && hi >= 0xd800) surrogate = true;
+  }
+  let exact: Strings;
+  if (count === 0 || count > MAX_CHAIN_ALTERNATIVES || surrogate) exact = undefined;
+  else {
+    const out: string[] = [];
+    for (let k = 0; k + 1 < runes.length; k += 2) {
+      for (let c = runes[k] as number; c <= (runes[k + 1] as number); c++) out.push(String.fromCodePoint(c));
+    }
+    exact = out;
+  }
+  // On ASCII values only the class's ASCII part matters; it must hold both cases of each of its letters.
+  const ascii = new Set<number>();
+  for (let k = 0; k + 1 < runes.length; k += 2) {
+    const hi = Math.min(runes[k + 1] as number, 0x7f);
+    for (let c = runes[k] as number; c <= hi; c++) ascii.add(c);
+  }
+  let folded: Strings;
+  if (ascii.size === 0) folded = undefined;
+  else {
+    const lowered = new Set<string>();
+    let closed = true;
+    for (const c of ascii) {
+      if (isAsciiLetter(c) && !ascii.has(c ^ 0x20)) closed = false;
+      lowered.add(String.fromCharCode(isAsciiLetter(c) ? c | 0x20 : c));
+    }
+    folded = closed ? bounded([...lowered]) : undefined;
+  }
+  return { exact, folded };
+}
+
+/** `sub{min,max}` (max −1: unbounded, never finite). */
+function repeatLanguage(sub: Language, min: number, max: number): Language {
+  if (max < 0 || max < min) return NOTHING;
+  let power: Language = EMPTY_STRING;
+  let result: Language = min === 0 ? EMPTY_STRING : NOTHING;
+  let started = min === 0;
+  for (let j = 1; j <= max; j++) {
+    power = both(product, power, sub);
+    if (power.exact === undefined && power.folded === undefined) return NOTHING;
+    if (j >= min) {
+      result = started ? both(union, result, power) : power;
+      started = true;
+    }
+  }
+  return result;
+}
+
+/** The finite language of a node that holds no `.*`, in both modes. Linear in the tree (bounded sets). */
+function language(re: RegexTreeNode): Language {
+  switch (re.op) {
+    case REGEX_OP.EMPTY_MATCH:
+      return EMPTY_STRING;
+    case REGEX_OP.LITERAL: {
+      const foldCase = (re.flags & FOLD_CASE) !== 0;
+      let out: Language = EMPTY_STRING;
+      for (let k = 0; k < re.runes.length; k++) {
+        out = both(product, out, runeLanguage(re.runes[k] as number, foldCase));
+      }
+      return out;
+    }
+    case REGEX_OP.CHAR_CLASS:
+      return classLanguage(re.runes);
+    case REGEX_OP.CAPTURE:
+      return language(re.subs[0] as RegexTreeNode);
+    case REGEX_OP.CONCAT: {
+      let out: Language = EMPTY_STRING;
+      for (const sub of re.subs) out = both(product, out, language(sub));
+      return out;
+    }
+    case REGEX_OP.ALTERNATE: {
+      if (re.subs.length === 0) return NOTHING;
+      let out: Language = language(re.subs[0] as RegexTreeNode);
+      for (let k = 1; k < re.subs.length; k++) out = both(union, out, language(re.subs[k] as RegexTreeNode));
+      return out;
+    }
+    case REGEX_OP.QUEST:
+      return both(union, language(re.subs[0] as RegexTreeNode), EMPTY_STRING);
+    case REGEX_OP.REPEAT:
+      return repeatLanguage(language(re.subs[0] as RegexTreeNode), re.min, re.max);
+    default:
+      // `.`, `*`, `+`, anchors, word boundaries, an empty class: not a finite set of strings here.
+      return NOTHING;
+  }
+}
+
+/** The pieces of a chain, in order: anchors, gaps (`.*`, whether the dot takes `\n`), and other nodes. */
+type Item =
+  | { readonly kind: "begin" }
+  | { readonly kind: "end" }
+  | { readonly kind: "gap"; readonly newline: boolean }
+  | { readonly kind: "node"; readonly node: RegexTreeNode };
+
+/** Whether `re` is `x*` (greedy or lazy) of a dot: `.`, `(?s:.)`, `[^\n]` or the class of everything. */
+function gapOf(re: RegexTreeNode): Item | undefined {
+  if (re.op !== REGEX_OP.STAR) return undefined;
+  const sub = re.subs[0] as RegexTreeNode;
+  if (sub.op === REGEX_OP.ANY_CHAR) return { kind: "gap", newline: true };
+  if (sub.op === REGEX_OP.ANY_CHAR_NOT_NL) return { kind: "gap", newline: false };
+  if (sub.op === REGEX_OP.CHAR_CLASS) {
+    const r = sub.runes;
+    if (r.length === 2 && r[0] === 0 && r[1] === MAX_RUNE) return { kind: "gap", newline: true };
+    if (r.length === 4 && r[0] === 0 && r[1] === 9 && r[2] === 11 && r[3] === MAX_RUNE) {
+      return { kind: "gap", newline: false };
+    }
+  }
+  return undefined;
+}
+
+/** The top-level pieces of the pattern: concatenations and groups opened, everything else kept whole. */
+function flatten(re: RegexTreeNode, out: Item[]): void {
+  if (re.op === REGEX_OP.CONCAT) {
+    for (const sub of re.subs) flatten(sub, out);
+  } else if (re.op === REGEX_OP.CAPTURE) {
+    flatten(re.subs[0] as RegexTreeNode, out);
+  } else if (re.op === REGEX_OP.BEGIN_TEXT) {
+    out.push({ kind: "begin" });
+  } else if (re.op === REGEX_OP.END_TEXT) {
+    out.push({ kind: "end" });
+  } else {
+    out.push(gapOf(re) ?? { kind: "node", node: re });
+  }
+}
+
+/** RE2JS flag bits of `$options` flags; `undefined` for a flag other than `i`, `m`, `s`. */
+function bitsOf(flags: string): number | undefined {
+  let bits = 0;
+  for (const flag of flags) {
+    if (flag === "i") bits |= RE2JS.CASE_INSENSITIVE;
+    else if (flag === "m") bits |= RE2JS.MULTILINE;
+    else if (flag === "s") bits |= RE2JS.DOTALL;
+    else return undefined;
+  }
+  return bits;
+}
+
+/**
+ * Finds whether a `$regex` pattern is a literal chain (see `RegexChain`, docs/semantics.md 1.7), reading
+ * RE2's parse tree of it (`parseRegexTree`). A chain is, after the parser: an optional `^` (or `\A`), then
+ * segments separated by `.*` or `.*?` (the dot with or without `s`/`(?s)`; also `[^\n]*`), then an
+ * optional `$` (or `\z`). A segment is a concatenation of literals, alternations, character classes, `?`
+ * and counted repetition `x{n,m}` (m finite) of those, and groups (capturing or not, which are ignored),
+ * standing for at most `MAX_CHAIN_ALTERNATIVES` (16) strings, none of them empty. A `.*` before the first
+ * segment or after the last is dropped, with the anchor beside it (`^.*abc` is `abc`, under the rule on
+ * `\n` below).
+ *
+ * The strings are compared exactly when they can be: case variants of a letter under case folding
+ * (`[Pp]`, `(?i)k` with U+212A) are then alternatives. Otherwise, when every letter of the pattern
+ * accepts both its cases and every character is ASCII (the usual case with the `i` flag), they are
+ * compared in ASCII lower case (`ignoreCase`), which is exact for ASCII values only.
+ *
+ * Not a chain (returns `undefined`): `.+`, `.?`, `.{n,m}`, `x*` or `x+` of anything but a dot, a `.`
+ * outside `.*`, `^`/`$` with the `m` flag (line anchors) or anywhere but the ends, `\b`, `\B`, a segment
+ * that may be empty (`a?`, `(a|)`, `()`), the empty pattern, a segment of more than 16 strings (`\w`,
+ * `[a-z]`, `(?i)phishing` compared exactly), a non-ASCII letter under case folding, a lone surrogate, an
+ * empty class, and a pattern RE2 refuses or flags other than `i`, `m`, `s`. Never throws.
+ * @param source - the `$regex` pattern
+ * @param flags - the `$options` flags (`i`, `m`, `s`)
+ * @returns the chain, or `undefined` when the pattern needs the regex engine
+ * @example analyzeChain("(port scan|VPN) .* on", "")
+ *   //=> { segments: [["port scan ", "VPN "], [" on"]], anchorStart: false, anchorEnd: false,
+ *   //     ignoreCase: false, gapsMatchNewline: false }
+ */
+export function analyzeChain(source: string, flags: string): RegexChain | undefined {
+  const bits = bitsOf(flags);
+  if (bits === undefined) return undefined;
+  let tree: RegexTreeNode;
+  try {
+    tree = parseRegexTree(source, bits);
+  } catch {
+    return undefined;
+  }
+  const items: Item[] = [];
+  flatten(tree, items);
+  let first = 0;
+  let last = items.length;
+  let anchorStart = items[first]?.kind === "begin";
+  if (anchorStart) first++;
+  let anchorEnd = last > first && items[last - 1]?.kind === "end";
+  if (anchorEnd) last--;
+  let gapsMatchNewline = true;
+  // Leading and trailing gaps: dropped, and with them the anchor beside them.
+  while (first < last && items[first]?.kind === "gap") {
+    if (anchorStart && !(items[first] as { newline: boolean }).newline) gapsMatchNewline = false;
+    anchorStart = false;
+    first++;
+  }
+  while (last > first && items[last - 1]?.kind === "gap") {
+    if (anchorEnd && !(items[last - 1] as { newline: boolean }).newline) gapsMatchNewline = false;
+    anchorEnd = false;
+    last--;
+  }
+  const segments: Language[] = [];
+  let current: Language | undefined;
+  for (let k = first; k < last; k++) {
+    const item = items[k] as Item;
+    if (item.kind === "begin" || item.kind === "end") return undefined;
+    if (item.kind === "gap") {
+      if (!item.newline) gapsMatchNewline = false;
+      if (current !== undefined) segments.push(current);
+      current = undefined;
+      continue;
+    }
+    current = both(product, current ?? EMPTY_STRING, language(item.node));
+    if (current.exact === undefined && current.folded === undefined) return undefined;
+  }
+  if (current !== undefined) segments.push(current);
+  if (segments.length === 0) return undefined;
+  // Folded when it applies and has fewer strings (case variants of letters), else exact.
+  const count = (strings: Strings): number =>
+    strings === undefined ? Number.POSITIVE_INFINITY : strings.length;
+  let exactCount = 0;
+  let foldedCount = 0;
+  for (const s of segments) {
+    exactCount += count(s.exact);
+    foldedCount += count(s.folded);
+  }
+  const ignoreCase = foldedCount < exactCount;
+  const exact = !ignoreCase;
+  const chosen: (readonly string[])[] = [];
+  for (const segment of segments) {
+    const strings = exact ? segment.exact : segment.folded;
+    if (strings === undefined || strings.length === 0 || strings.includes("")) return undefined;
+    chosen.push(strings);
+  }
+  return { segments: chosen, anchorStart, anchorEnd, ignoreCase, gapsMatchNewline };
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/**
+ * Tests a value against a chain by string search (the greedy scan of the module comment): linear in the
+ * value's length times the number of strings of the chain.
+ * @param chain - from `analyzeChain`
+ * @param value - the value
+ * @returns whether the pattern matches the value, or `undefined` when the chain cannot decide it exactly
+ *   and the regex engine must: a value holding `\n` when `gapsMatchNewline` is false, a non-ASCII value
+ *   when `ignoreCase`
+ */
+export function testChain(chain: RegexChain, value: string): boolean | undefined {
+  if (!chain.gapsMatchNewline && value.includes("\n")) return undefined;
+  let v = value;
+  if (chain.ignoreCase) {
+    if (!isAscii(value)) return undefined;
+    v = value.toLowerCase();
+  }
+  const segments = chain.segments;
+  const k = segments.length;
+  const n = v.length;
+  let pos = 0;
+  for (let s = 0; s < k; s++) {
+    const strings = segments[s] as readonly string[];
+    if (s === k - 1 && chain.anchorEnd) {
+      // The last segment ends at the end of the value, starting at or after pos (at 0 with `^` alone).
+      const start = s === 0 && chain.anchorStart;
+      for (const text of strings) {
+        const at = n - text.length;
+        if (at >= pos && (!start || at === 0) && v.endsWith(text)) return true;
+      }
+      return false;
+    }
+    let end = -1;
+    if (s === 0 && chain.anchorStart) {
+      for (const text of strings) {
+        if ((end < 0 || text.length < end) && v.startsWith(text)) end = text.length;
+      }
+    } else {
+      for (const text of strings) {
+        const at = v.indexOf(text, pos);
+        if (at >= 0 && (end < 0 || at + text.length < end)) end = at + text.length;
+      }
+    }
+    if (end < 0) return false;
+    pos = end;
+  }
+  return true;
+}
+
+/** An estimate of the bytes a chain keeps alive (its strings and arrays). */
+export function chainBytes(chain: RegexChain): number {
+  let bytes = 128;
+  for (const strings of chain.segments) bytes += 64 + 32 * strings.length + 2 * units(strings);
+  return bytes;
+}
