@@ -15,8 +15,8 @@
  * starting at or after the end of the previous one leaves the most room for the rest, so it finds such
  * occurrences whenever any exist (an exchange argument). `^` only admits an occurrence of S1 at 0, `$` an
  * occurrence of Sk ending at the end of the value (RE2 without `m`: not before a final newline). When a
- * gap's dot does not match `\n`, gaps are not "any characters" on a value holding `\n`: such a value is
- * left to the engine.
+ * gap's dot does not match `\n`, gaps are not "any characters" on a value holding `\n`: restricting them
+ * only removes matches, so the scan's refusal stands, and a value it accepts is left to the engine.
  */
 
 import { RE2JS } from "re2js";
@@ -29,7 +29,8 @@ import { parseRegexTree, REGEX_OP, type RegexTreeNode } from "./program.js";
  * starting at or after the end of the previous one (anything may lie between them, and before the first
  * and after the last), with the first occurrence at the start of the value when `anchorStart`, and the
  * last ending at its end when `anchorEnd`. This is exact when `gapsMatchNewline` is true or the value holds
- * no `\n`, and, with `ignoreCase`, for ASCII values compared in ASCII lower case.
+ * no `\n` (otherwise a "no" is exact, a "yes" is not), and, with `ignoreCase`, for ASCII values compared
+ * in ASCII lower case.
  */
 export interface RegexChain {
   /**
@@ -49,8 +50,9 @@ export interface RegexChain {
    */
   readonly ignoreCase: boolean;
   /**
-   * Every gap between segments may hold `\n` (its dot has `s`, or `(?s)`). When false, a value holding
-   * `\n` needs the engine.
+   * Every gap between segments may hold `\n` (its dot has `s`, or `(?s)`). When false, the test above
+   * is exact for a value holding `\n` only when it fails (restricted gaps only remove matches): a value
+   * holding `\n` that passes it needs the engine.
    */
   readonly gapsMatchNewline: boolean;
 }
@@ -380,62 +382,108 @@ export function analyzeChain(source: string, flags: string): RegexChain | undefi
   return { segments: chosen, anchorStart, anchorEnd, ignoreCase, gapsMatchNewline };
 }
 
-function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
+/** The longest string that every string of `strings` contains (`""` when they share none). */
+function commonSubstring(strings: readonly string[]): string {
+  let shortest = strings[0] as string;
+  for (const t of strings) if (t.length < shortest.length) shortest = t;
+  // Bounded work: segments of long strings keep only their shortest string's first 64 code units.
+  const base = shortest.slice(0, 64);
+  for (let length = base.length; length > 0; length--) {
+    for (let at = 0; at + length <= base.length; at++) {
+      const part = base.slice(at, at + length);
+      if (strings.every((t) => t.includes(part))) return part;
+    }
+  }
+  return "";
 }
 
 /**
- * Tests a value against a chain by string search (the greedy scan of the module comment): linear in the
- * value's length times the number of strings of the chain.
+ * Strings every matching value holds (after lower-casing under `ignoreCase`), longest first, checked before
+ * the scan: for each segment of several strings (whose scan costs one search per string), the longest
+ * substring its strings share, when it has three code units or more (`ower` for `[Pp]ower`).
+ */
+function requiredStrings(chain: RegexChain): string[] {
+  const required = new Set<string>();
+  for (const strings of chain.segments) {
+    if (strings.length === 1) continue;
+    const common = commonSubstring(strings);
+    if (common.length >= 3) required.add(common);
+  }
+  return [...required].sort((a, b) => b.length - a.length);
+}
+
+/** Code units a value may not hold for the chain to decide it: `\n` (gaps without it), non-ASCII (folded). */
+const UNDECIDED_NON_ASCII = /[\u0080-\uffff]/;
+const UNDECIDED_EITHER = /[\n\u0080-\uffff]/;
+
+/**
+ * Compiles a chain into a test by string search (the greedy scan of the module comment): linear in the
+ * value's length times the number of strings of the chain. The returned function answers whether the
+ * pattern matches a value, or `undefined` when the chain cannot decide it exactly and the regex engine
+ * must: a value holding `\n` that the scan accepts when `gapsMatchNewline` is false, a non-ASCII value
+ * (or, when `gapsMatchNewline` is false, any value holding `\n`) when `ignoreCase`.
  * @param chain - from `analyzeChain`
- * @param value - the value
- * @returns whether the pattern matches the value, or `undefined` when the chain cannot decide it exactly
- *   and the regex engine must: a value holding `\n` when `gapsMatchNewline` is false, a non-ASCII value
- *   when `ignoreCase`
+ */
+export function chainTester(chain: RegexChain): (value: string) => boolean | undefined {
+  const segments = chain.segments.map((strings) => [...strings]);
+  const { anchorStart, anchorEnd, ignoreCase } = chain;
+  const required = requiredStrings(chain);
+  // Matched by a regular expression of ours (a constant), never a caller's pattern.
+  const undecided = chain.gapsMatchNewline ? UNDECIDED_NON_ASCII : UNDECIDED_EITHER;
+  const k = segments.length;
+  const scan = (v: string): boolean => {
+    for (const text of required) if (!v.includes(text)) return false;
+    const n = v.length;
+    let pos = 0;
+    for (let s = 0; s < k; s++) {
+      const strings = segments[s] as string[];
+      if (s === k - 1 && anchorEnd) {
+        // The last segment ends at the end of the value, starting at or after pos (at 0 with `^` alone).
+        const start = s === 0 && anchorStart;
+        for (const text of strings) {
+          const at = n - text.length;
+          if (at >= pos && (!start || at === 0) && v.endsWith(text)) return true;
+        }
+        return false;
+      }
+      let end = -1;
+      if (s === 0 && anchorStart) {
+        for (const text of strings) {
+          if ((end < 0 || text.length < end) && v.startsWith(text)) end = text.length;
+        }
+      } else {
+        for (const text of strings) {
+          const at = v.indexOf(text, pos);
+          if (at >= 0 && (end < 0 || at + text.length < end)) end = at + text.length;
+        }
+      }
+      if (end < 0) return false;
+      pos = end;
+    }
+    return true;
+  };
+  if (ignoreCase) {
+    // A non-ASCII value (and, when gaps do not take it, a value with \n) is the engine's, whatever the scan.
+    return (value) => (undecided.test(value) ? undefined : scan(value.toLowerCase()));
+  }
+  if (chain.gapsMatchNewline) return scan;
+  // Gaps restricted to lines only remove matches: a value the scan refuses is refused; one it accepts
+  // is the engine's when it holds \n.
+  return (value) => (!scan(value) ? false : value.includes("\n") ? undefined : true);
+}
+
+/**
+ * Tests one value against a chain (see `chainTester`, which a caller testing many values should keep).
+ * @returns whether the pattern matches `value`, or `undefined` when the regex engine must decide
  */
 export function testChain(chain: RegexChain, value: string): boolean | undefined {
-  if (!chain.gapsMatchNewline && value.includes("\n")) return undefined;
-  let v = value;
-  if (chain.ignoreCase) {
-    if (!isAscii(value)) return undefined;
-    v = value.toLowerCase();
-  }
-  const segments = chain.segments;
-  const k = segments.length;
-  const n = v.length;
-  let pos = 0;
-  for (let s = 0; s < k; s++) {
-    const strings = segments[s] as readonly string[];
-    if (s === k - 1 && chain.anchorEnd) {
-      // The last segment ends at the end of the value, starting at or after pos (at 0 with `^` alone).
-      const start = s === 0 && chain.anchorStart;
-      for (const text of strings) {
-        const at = n - text.length;
-        if (at >= pos && (!start || at === 0) && v.endsWith(text)) return true;
-      }
-      return false;
-    }
-    let end = -1;
-    if (s === 0 && chain.anchorStart) {
-      for (const text of strings) {
-        if ((end < 0 || text.length < end) && v.startsWith(text)) end = text.length;
-      }
-    } else {
-      for (const text of strings) {
-        const at = v.indexOf(text, pos);
-        if (at >= 0 && (end < 0 || at + text.length < end)) end = at + text.length;
-      }
-    }
-    if (end < 0) return false;
-    pos = end;
-  }
-  return true;
+  return chainTester(chain)(value);
 }
 
 /** An estimate of the bytes a chain keeps alive (its strings and arrays). */
 export function chainBytes(chain: RegexChain): number {
   let bytes = 128;
-  for (const strings of chain.segments) bytes += 64 + 32 * strings.length + 2 * units(strings);
+  // The strings are kept twice (the chain and its tester), with the required strings at most once more.
+  for (const strings of chain.segments) bytes += 64 + 32 * strings.length + 6 * units(strings);
   return bytes;
 }

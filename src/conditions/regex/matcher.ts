@@ -17,7 +17,7 @@
 import { RE2JS, RE2JSException } from "re2js";
 import { WeightedLru } from "../lru.js";
 import { bitParallelMatcher, UnsupportedProgram } from "./bit-parallel.js";
-import { analyzeChain, chainBytes, type RegexChain, testChain } from "./chain.js";
+import { analyzeChain, chainBytes, chainTester, type RegexChain } from "./chain.js";
 import { limitDfaMemory, measureRegex, type RegexMeasure } from "./program.js";
 
 /**
@@ -424,10 +424,11 @@ function build(source: string, flags: string, bits: number): Entry {
   const engine = engineMatcher(source, bits);
   if (chain === undefined) return { matcher: engine, reference: engine, referenceBytes: 0 };
   const viaEngine = engine.test;
+  const viaChain = chainTester(chain);
   const matcher: RegexMatcher = {
     chain,
     bytes: engine.bytes + chainBytes(chain),
-    test: (value) => testChain(chain, value) ?? viaEngine(value),
+    test: (value) => viaChain(value) ?? viaEngine(value),
   };
   return { matcher, reference: engine, referenceBytes: 0 };
 }
