@@ -70,8 +70,16 @@ describe("analyzeChain: what is a chain", () => {
       ]),
       "small classes expand",
     ],
-    ["(?i)k.*s", "", chain([["k"], ["s"]], { ignoreCase: true }), "folded: fewer strings than the orbits"],
-    ["(?i)k.*S", "", chain([["k"], ["s"]], { ignoreCase: true }), "S and s fold alike"],
+    [
+      "(?i)k.*s",
+      "",
+      chain([
+        ["K", "k", "\u212A"],
+        ["S", "s", "\u017F"],
+      ]),
+      "exact orbits with U+212A, U+017F",
+    ],
+    ["(?i)ki.*S", "", chain([["ki"], ["s"]], { ignoreCase: true }), "6 exact strings: folded, S and s alike"],
     ["(?i:k)x.*y", "", chain([["Kx", "kx", "\u212Ax"], ["y"]]), "exact orbits with U+212A (x is exact)"],
     ["(?i:s)x.*y", "", chain([["Sx", "sx", "\u017Fx"], ["y"]]), "exact orbits with U+017F"],
     ["colou?r", "", chain([["colour", "color"]], { gapsMatchNewline: true }), "? inside a segment"],
@@ -181,14 +189,16 @@ describe("testChain and compileRegex on chains", () => {
     ["ab", "", "a\nb", false], // one segment: no gap, \n decided
     // i: Kelvin sign, long s, non-ASCII values.
     ["k.*s", "i", "K-S", true],
-    ["k.*s", "i", "\u212A-\u017F", undefined], // folded: a non-ASCII value goes to the engine
+    ["k.*s", "i", "\u212A-\u017F", true], // exact orbits: decided on a non-ASCII value
+    ["ki.*s", "i", "\u212AI-\u017F", undefined], // folded: a non-ASCII value goes to the engine (true)
+    ["ki.*s", "i", "KI-S", true],
     ["(?i:k)x.*y", "", "\u212Axy", true], // exact orbits: decided on a non-ASCII value
     ["(?i:s)x.*y", "", "\u017Fxy", true],
     ["(?i:s)x.*y", "", "\u017FXy", false],
     ["kelvin.*s", "i", "\u212Aelvin s", undefined], // folded: a non-ASCII value goes to the engine
     ["kelvin.*s", "i", "KELVIN S", true],
     ["[Kk].*s", "", "\u212A s", false], // [Kk] is K and k only (no folding)
-    ["(?i)k.*s", "", "\u212A s", undefined], // folded: the engine decides (true)
+    ["(?i)k.*s", "", "\u212A s", true],
     ["port.*scan", "i", "PORT SCAN", true],
     ["port.*scan", "i", "PORT SCAń", undefined],
     // Lazy .*? means the same.

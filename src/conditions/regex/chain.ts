@@ -60,6 +60,13 @@ export interface RegexChain {
 /** The most strings one segment may stand for (after expanding case variants, classes, `?`, alternation). */
 export const MAX_CHAIN_ALTERNATIVES = 16;
 
+/**
+ * Strings per segment up to which a chain compares exactly even when ASCII folding would also apply: one
+ * search of a 50-character title costs about a fifth of lower-casing it and checking it for non-ASCII
+ * characters, and an exact chain decides every value.
+ */
+const MAX_EXACT_STRINGS = 4;
+
 /** The most UTF-16 code units the strings of one segment may hold together. */
 const MAX_SEGMENT_UNITS = 16_384;
 
@@ -300,10 +307,11 @@ function bitsOf(flags: string): number | undefined {
  * segment or after the last is dropped, with the anchor beside it (`^.*abc` is `abc`, under the rule on
  * `\n` below).
  *
- * The strings are compared exactly when they can be: case variants of a letter under case folding
- * (`[Pp]`, `(?i)k` with U+212A) are then alternatives. Otherwise, when every letter of the pattern
- * accepts both its cases and every character is ASCII (the usual case with the `i` flag), they are
- * compared in ASCII lower case (`ignoreCase`), which is exact for ASCII values only.
+ * The strings are compared exactly (case variants of a letter under case folding, `[Pp]` or `(?i)k`
+ * with U+212A, are then alternatives) when each segment is at most 4 strings that way. Otherwise, when
+ * every letter of the pattern accepts both its cases and every character is ASCII (the usual case with
+ * the `i` flag), they are compared in ASCII lower case (`ignoreCase`), which is exact for ASCII values
+ * only; otherwise exactly, up to 16 strings per segment.
  *
  * Not a chain (returns `undefined`): `.+`, `.?`, `.{n,m}`, `x*` or `x+` of anything but a dot, a `.`
  * outside `.*`, `^`/`$` with the `m` flag (line anchors) or anywhere but the ends, `\b`, `\B`, a segment
@@ -362,16 +370,11 @@ export function analyzeChain(source: string, flags: string): RegexChain | undefi
   }
   if (current !== undefined) segments.push(current);
   if (segments.length === 0) return undefined;
-  // Folded when it applies and has fewer strings (case variants of letters), else exact.
-  const count = (strings: Strings): number =>
-    strings === undefined ? Number.POSITIVE_INFINITY : strings.length;
-  let exactCount = 0;
-  let foldedCount = 0;
-  for (const s of segments) {
-    exactCount += count(s.exact);
-    foldedCount += count(s.folded);
-  }
-  const ignoreCase = foldedCount < exactCount;
+  // Exact when each segment is at most MAX_EXACT_STRINGS strings (a few searches, and every value is
+  // decided); else folded when it applies (one lower-casing, and the searches of the folded strings);
+  // else exact when it applies.
+  const fewExact = segments.every((s) => s.exact !== undefined && s.exact.length <= MAX_EXACT_STRINGS);
+  const ignoreCase = !fewExact && segments.every((s) => s.folded !== undefined);
   const exact = !ignoreCase;
   const chosen: (readonly string[])[] = [];
   for (const segment of segments) {
