@@ -192,19 +192,28 @@ function classLanguage(runes: ArrayLike<number>): Language {
   return { exact, folded };
 }
 
-/** `sub{min,max}` (max −1: unbounded, never finite). */
+/** The strings of `strings` repeated `j` times: one `repeat` for a single string, else products. */
+function power(strings: Strings, j: number): Strings {
+  if (strings === undefined) return undefined;
+  if (strings.length === 1) {
+    const text = strings[0] as string;
+    return text.length * j <= MAX_SEGMENT_UNITS ? [text.repeat(j)] : undefined;
+  }
+  // Two strings or more: past 4 copies there are more than 16 products (or fewer, all repeated, which
+  // this gives up on as well).
+  let out: Strings = [""];
+  for (let k = 0; k < j && out !== undefined; k++) out = product(out, strings);
+  return out;
+}
+
+/** `sub{min,max}` (max −1: unbounded, never finite; more than 16 lengths: not a small set either). */
 function repeatLanguage(sub: Language, min: number, max: number): Language {
-  if (max < 0 || max < min) return NOTHING;
-  let power: Language = EMPTY_STRING;
-  let result: Language = min === 0 ? EMPTY_STRING : NOTHING;
-  let started = min === 0;
-  for (let j = 1; j <= max; j++) {
-    power = both(product, power, sub);
-    if (power.exact === undefined && power.folded === undefined) return NOTHING;
-    if (j >= min) {
-      result = started ? both(union, result, power) : power;
-      started = true;
-    }
+  if (max < 0 || max < min || max - min + 1 > MAX_CHAIN_ALTERNATIVES) return NOTHING;
+  let result: Language = { exact: power(sub.exact, min), folded: power(sub.folded, min) };
+  let step = result;
+  for (let j = min + 1; j <= max; j++) {
+    step = both(product, step, sub);
+    result = both(union, result, step);
   }
   return result;
 }
