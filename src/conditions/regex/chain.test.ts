@@ -4,6 +4,7 @@
  * fixed seed (FC_SEED) that fast-check prints on failure; replay with
  * `FC_SEED=<seed> npx vitest run src/conditions/regex/chain.test.ts`.
  */
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
@@ -256,6 +257,14 @@ describe("testChain and compileRegex on chains", () => {
     }
     // A pattern without a fast path has one matcher for both.
     expect(compileRegexEngine("a+b", "")).toBe(compileRegex("a+b", ""));
+  });
+
+  it("evaluate, the reference interpreter, takes the engine alone (no literal or chain fast path)", () => {
+    const source = readFileSync(new URL("../evaluate.ts", import.meta.url), "utf8");
+    const imports = [...source.matchAll(/import \{([^}]*)\} from "\.\/regex\/([^"]+)"/g)];
+    expect(imports.map(([, names, file]) => [file, names?.trim()])).toEqual([
+      ["matcher.js", "compileRegexEngine"],
+    ]);
   });
 });
 
