@@ -140,6 +140,8 @@ describe("analyzeChain: what is a chain", () => {
     ["a{2,}x", "", "unbounded repetition"],
     ["[^\\x00-\\x{10FFFF}]", "", "an empty class"],
     ["é.*a", "i", "a non-ASCII letter under i"],
+    ["kiss.*[aé]", "i", "folded would drop é from [AaÉé]; exact is 54 strings"],
+    ["(?i:kiss).*[a\\x{212A}A]", "", "folded would drop the Kelvin sign without k; exact is 54 strings"],
     ["\\x{D800}.*a", "", "a lone surrogate"],
     ["(?i:phishing).*X", "", "folding for phishing (256 variants) and an exact X"],
     ["a(", "", "RE2 refuses it"],
@@ -210,7 +212,15 @@ describe("testChain and compileRegex on chains", () => {
     ["[Kk].*s", "", "\u212A s", false], // [Kk] is K and k only (no folding)
     ["(?i)k.*s", "", "\u212A s", true],
     ["port.*scan", "i", "PORT SCAN", true],
-    ["port.*scan", "i", "PORT SCAń", undefined],
+    ["port.*scan", "i", "PORT SCAń", false], // refused on the lower-cased value (ń is not n): decided
+    ["port.*scan", "i", "PORT SCAN é", undefined], // accepted, non-ASCII: the engine decides (true)
+    ["port.*scan", "i", "PORT SCAN\n", undefined], // accepted, \n with gaps that exclude it
+    ["port.*scan", "i", "port é", false], // refused on the lower-cased value: decided
+    ["kiss.*ab", "i", "K\u0130SS ab", false], // İ lower-cases to i + U+0307; RE2 does not fold it with i
+    ["kiss.*ab", "i", "KI\u017FS ab", undefined], // refused, but U+017F folds with s: the engine (true)
+    ["kiss.*ab", "i", "\u212AISS ab", undefined], // accepted (U+212A lower-cases to k), non-ASCII: engine
+    ["a.*(?:é|[Kk])", "i", "aé", true], // a class with é: exact (its strings hold é), not folded
+    ["^.*(?:S|é)$", "is", "é", true],
     // Lazy .*? means the same.
     ["a.*?b", "", "axxb", true],
     ["a.*?b", "", "ba", false],

@@ -30,7 +30,7 @@ import { parseRegexTree, REGEX_OP, type RegexTreeNode } from "./program.js";
  * and after the last), with the first occurrence at the start of the value when `anchorStart`, and the
  * last ending at its end when `anchorEnd`. This is exact when `gapsMatchNewline` is true or the value holds
  * no `\n` (otherwise a "no" is exact, a "yes" is not), and, with `ignoreCase`, for ASCII values compared
- * in ASCII lower case.
+ * in lower case (see `ignoreCase` for the others).
  */
 export interface RegexChain {
   /**
@@ -44,8 +44,10 @@ export interface RegexChain {
   /** The last segment must end at the very end of the value (`$` or `\z`, without the `m` flag). */
   readonly anchorEnd: boolean;
   /**
-   * The segments are compared with the value in ASCII lower case. Exact for ASCII values only (RE2 also
-   * folds `k` with U+212A and `s` with U+017F): a value with a non-ASCII character needs the engine.
+   * The segments are compared with the value lower-cased (`toLowerCase`). Exact for ASCII values. On
+   * others (RE2 also folds `k` with U+212A and `s` with U+017F), a refusal is exact unless the value holds
+   * U+017F (every character the pattern's segments accept beyond ASCII is the Kelvin sign, which
+   * lower-cases to k, or the long s), and an acceptance needs the engine.
    * False: the segments are compared exactly, on any value (case variants, when few, are alternatives).
    */
   readonly ignoreCase: boolean;
@@ -172,14 +174,23 @@ function classLanguage(runes: ArrayLike<number>): Language {
     }
     exact = out;
   }
-  // On ASCII values only the class's ASCII part matters; it must hold both cases of each of its letters.
+  // Compared in ASCII lower case: the class's ASCII part must hold both cases of each of its letters, and
+  // (for a refusal on a non-ASCII value to hold) its other characters must lower-case into it: the Kelvin
+  // sign with k, or be the long s (values holding it go to the engine).
   const ascii = new Set<number>();
+  let kelvin = false;
+  let other = false;
   for (let k = 0; k + 1 < runes.length; k += 2) {
-    const hi = Math.min(runes[k + 1] as number, 0x7f);
-    for (let c = runes[k] as number; c <= hi; c++) ascii.add(c);
+    const lo = runes[k] as number;
+    const hi = runes[k + 1] as number;
+    for (let c = lo; c <= Math.min(hi, 0x7f); c++) ascii.add(c);
+    if (hi > 0x7f) {
+      if (lo === hi && lo === 0x212a) kelvin = true;
+      else if (!(lo === hi && lo === 0x17f)) other = true;
+    }
   }
   let folded: Strings;
-  if (ascii.size === 0) folded = undefined;
+  if (ascii.size === 0 || other || (kelvin && !ascii.has(0x6b))) folded = undefined;
   else {
     const lowered = new Set<string>();
     let closed = true;
@@ -318,9 +329,9 @@ function bitsOf(flags: string): number | undefined {
  *
  * The strings are compared exactly (case variants of a letter under case folding, `[Pp]` or `(?i)k`
  * with U+212A, are then alternatives) when each segment is at most 4 strings that way. Otherwise, when
- * every letter of the pattern accepts both its cases and every character is ASCII (the usual case with
- * the `i` flag), they are compared in ASCII lower case (`ignoreCase`), which is exact for ASCII values
- * only; otherwise exactly, up to 16 strings per segment.
+ * every letter of the pattern accepts both its cases and every character it accepts is ASCII, the Kelvin
+ * sign beside k, or the long s (the usual case with the `i` flag), they are compared in lower case
+ * (`ignoreCase`); otherwise exactly, up to 16 strings per segment.
  *
  * Not a chain (returns `undefined`): `.+`, `.?`, `.{n,m}`, `x*` or `x+` of anything but a dot, a `.`
  * outside `.*`, `^`/`$` with the `m` flag (line anchors) or anywhere but the ends, `\b`, `\B`, a segment
@@ -432,8 +443,9 @@ const UNDECIDED_EITHER = /[\n\u0080-\uffff]/;
  * Compiles a chain into a test by string search (the greedy scan of the module comment): linear in the
  * value's length times the number of strings of the chain. The returned function answers whether the
  * pattern matches a value, or `undefined` when the chain cannot decide it exactly and the regex engine
- * must: a value holding `\n` that the scan accepts when `gapsMatchNewline` is false, a non-ASCII value
- * (or, when `gapsMatchNewline` is false, any value holding `\n`) when `ignoreCase`.
+ * must: a value holding `\n` that the scan accepts when `gapsMatchNewline` is false; when `ignoreCase`, a
+ * non-ASCII value (or one holding `\n`, when `gapsMatchNewline` is false) that the scan accepts, and a
+ * value holding U+017F (long s) that it refuses.
  * @param chain - from `analyzeChain`
  */
 export function chainTester(chain: RegexChain): (value: string) => boolean | undefined {
@@ -475,8 +487,15 @@ export function chainTester(chain: RegexChain): (value: string) => boolean | und
     return true;
   };
   if (ignoreCase) {
-    // A non-ASCII value (and, when gaps do not take it, a value with \n) is the engine's, whatever the scan.
-    return (value) => (undecided.test(value) ? undefined : scan(value.toLowerCase()));
+    // A refusal on the lower-cased value holds unless it has a long s (U+017F, which RE2 folds with s and
+    // `toLowerCase` keeps): the only other non-ASCII character RE2 folds with an ASCII letter, the Kelvin
+    // sign, lower-cases to k, and whatever other characters become lies in gaps. An acceptance holds for an
+    // ASCII value (without \n when gaps exclude it); any other is the engine's.
+    return (value) => {
+      const lowered = value.toLowerCase();
+      if (!scan(lowered)) return lowered.includes("\u017F") ? undefined : false;
+      return undecided.test(value) ? undefined : true;
+    };
   }
   if (chain.gapsMatchNewline) return scan;
   // Gaps restricted to lines only remove matches: a value the scan refuses is refused; one it accepts
