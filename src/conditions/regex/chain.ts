@@ -409,8 +409,8 @@ export function analyzeChain(source: string, flags: string): RegexChain | undefi
 function commonSubstring(strings: readonly string[]): string {
   let shortest = strings[0] as string;
   for (const t of strings) if (t.length < shortest.length) shortest = t;
-  // Bounded work: segments of long strings keep only their shortest string's first 64 code units.
-  const base = shortest.slice(0, 64);
+  // Bounded work: only substrings of the shortest string's first 32 code units are tried.
+  const base = shortest.slice(0, 32);
   for (let length = base.length; length > 0; length--) {
     for (let at = 0; at + length <= base.length; at++) {
       const part = base.slice(at, at + length);
