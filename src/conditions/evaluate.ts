@@ -26,7 +26,7 @@ import {
 } from "./ast.js";
 import { parseIsoUtc } from "./dates.js";
 import { requireParsedCondition } from "./parse.js";
-import { compileRegex } from "./regex/matcher.js";
+import { compileRegexEngine } from "./regex/matcher.js";
 
 const INDEX = /^(?:0|[1-9][0-9]*)$/;
 
@@ -323,7 +323,7 @@ const FIELD_INTERPRETERS: { readonly [K in FieldNode["kind"]]: FieldInterpreter<
     (node.lower === undefined || meetsBound(reach, node.lower, "lower", node.fieldKind, read)) &&
     (node.upper === undefined || meetsBound(reach, node.upper, "upper", node.fieldKind, read)),
   regex: (node, reach, read) => {
-    const matcher = compileRegex(node.source, node.flags);
+    const matcher = compileRegexEngine(node.source, node.flags);
     return some(reach, (value) => typeof value === "string" && matcher.test(value), read);
   },
   exists: (node, reach) => node.exists === reach.values.length > 0,

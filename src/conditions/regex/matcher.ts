@@ -5,7 +5,9 @@
  * simulation of the compiled program (`bit-parallel.ts`): no backtracking, so no pattern can make matching
  * slower than linear in the length of the value, with a small constant per character. The native `RegExp` never sees an untrusted pattern.
  * Patterns that are plain literals (`Phish`, `^Phish`, `\.exe$`, `^Closed$`) skip the regex engine
- * entirely and use string search.
+ * entirely and use string search; so do literal chains (`(port scan|VPN) .* on`: `chain.ts`), which keep
+ * the engine only for the values string search cannot decide exactly. `compileRegexEngine` is the engine
+ * alone, without either fast path: the matcher of the reference interpreter (`evaluate`).
  *
  * Semantics are those of RE2 (and of MongoDB's `$regex`, which is a search): a pattern matches when it
  * matches any part of the value. Without the `m` flag, `^` and `$` match only at the start and the very end
@@ -15,6 +17,7 @@
 import { RE2JS, RE2JSException } from "re2js";
 import { WeightedLru } from "../lru.js";
 import { bitParallelMatcher, UnsupportedProgram } from "./bit-parallel.js";
+import { analyzeChain, chainBytes, chainTester, type RegexChain } from "./chain.js";
 import { limitDfaMemory, measureRegex, type RegexMeasure } from "./program.js";
 
 /**
@@ -39,6 +42,8 @@ export interface RegexMatcher {
   test(value: string): boolean;
   /** Present when the pattern is a literal (see `RegexLiteral`). */
   readonly literal?: RegexLiteral;
+  /** Present when the pattern is a literal chain that is not a literal (see `RegexChain`). */
+  readonly chain?: RegexChain;
   /**
    * An upper estimate of the bytes this matcher can keep alive, however it is used: its program, its
    * source, and the most its engine may cache while matching (`regexDfaBytes`). Caches weigh it.
@@ -319,8 +324,19 @@ export const REGEX_CACHE_CAPACITY = 256;
  */
 export const REGEX_CACHE_BYTES = 64 * 1024 * 1024;
 
-/** Module-local LRU of compiled matchers keyed by flag bits and source, bounded in entries and bytes. */
-const cache = new WeightedLru<RegexMatcher>(REGEX_CACHE_CAPACITY, REGEX_CACHE_BYTES);
+/**
+ * A compiled pattern: its matcher (`compileRegex`), and the engine alone (`compileRegexEngine`): the same
+ * object when the pattern has no fast path, the engine under a chain's matcher, and, for a literal,
+ * compiled the first time it is asked for (`referenceBytes` then counts it).
+ */
+interface Entry {
+  readonly matcher: RegexMatcher;
+  reference: RegexMatcher | undefined;
+  referenceBytes: number;
+}
+
+/** Module-local LRU of compiled patterns keyed by flag bits and source, bounded in entries and bytes. */
+const cache = new WeightedLru<Entry>(REGEX_CACHE_CAPACITY, REGEX_CACHE_BYTES);
 
 /** The number of cached matchers and their estimated bytes (for tests and diagnostics). */
 export function regexCacheStats(): { readonly entries: number; readonly bytes: number } {
@@ -335,7 +351,8 @@ export function clearRegexCache(): void {
 /**
  * Compiles a `$regex` pattern with its `$options` flags into a linear-time matcher (docs/semantics.md 1.4, 1.7).
  * Literal patterns (see `analyzeLiteral`) use string search; everything else is compiled by RE2 and
- * matched by `bit-parallel.ts` (re2js itself only for a program past `MAX_POSITIONS`). Results are
+ * matched by `bit-parallel.ts` (re2js itself only for a program past `MAX_POSITIONS`), except that a
+ * literal chain (see `analyzeChain`) tests a value by string search when that is exact for it. Results are
  * cached (at most `REGEX_CACHE_CAPACITY` entries and `REGEX_CACHE_BYTES` estimated bytes, least recently
  * used dropped). The program size is not limited here: the parser refuses patterns past the budget of
  * docs/semantics.md 1.7 (`measurePattern`), and only parsed conditions reach evaluation.
@@ -347,18 +364,46 @@ export function clearRegexCache(): void {
  * @example compileRegex("^Phish", "i").test("phishing report") //=> true
  */
 export function compileRegex(source: string, flags: string): RegexMatcher {
+  return entryOf(source, flags).matcher;
+}
+
+/**
+ * Compiles a `$regex` pattern for the reference interpreter (`evaluate`, which shares no code with the fast
+ * paths): RE2's program matched by `bit-parallel.ts` (re2js itself past `MAX_POSITIONS`), never the
+ * literal or literal-chain fast paths of `compileRegex`. Same semantics, same cache (a pattern without a
+ * fast path has one matcher for both).
+ * @param source - the pattern, RE2 syntax
+ * @param flags - `$options`: any of `i`, `m`, `s`
+ * @returns a matcher whose `test(value)` searches `value`
+ * @throws {RegexSyntaxError} when RE2 refuses the pattern
+ * @throws {TypeError} when `flags` holds a flag other than `i`, `m`, `s`
+ * @example compileRegexEngine("^Phish", "i").test("phishing report") //=> true
+ */
+export function compileRegexEngine(source: string, flags: string): RegexMatcher {
+  const entry = entryOf(source, flags);
+  if (entry.reference !== undefined) return entry.reference;
+  const bits = flagBits(flags);
+  const reference = engineMatcher(source, bits);
+  entry.reference = reference;
+  entry.referenceBytes = reference.bytes;
+  const key = `${bits}/${source}`;
+  cache.set(key, entry, entry.matcher.bytes + reference.bytes + 2 * key.length);
+  return reference;
+}
+
+/** The cached entry of a pattern, built on a miss. */
+function entryOf(source: string, flags: string): Entry {
   const bits = flagBits(flags);
   const key = `${bits}/${source}`;
   const cached = cache.get(key);
   if (cached !== undefined) return cached;
-  const matcher = build(source, flags, bits);
-  cache.set(key, matcher, matcher.bytes + 2 * key.length);
-  return matcher;
+  const entry = build(source, flags, bits);
+  cache.set(key, entry, entry.matcher.bytes + entry.referenceBytes + 2 * key.length);
+  return entry;
 }
 
-function build(source: string, flags: string, bits: number): RegexMatcher {
-  const literal = analyzeLiteral(source, flags);
-  if (literal !== undefined) return literalMatcher(literal, source, bits);
+/** The engine alone, as a matcher. @throws {RegexSyntaxError} when RE2 refuses the pattern */
+function engineMatcher(source: string, bits: number): RegexMatcher {
   let engine: Engine;
   try {
     engine = compileEngine(source, bits);
@@ -367,6 +412,25 @@ function build(source: string, flags: string, bits: number): RegexMatcher {
     throw error;
   }
   return { bytes: matcherBytes(source, engine.bytes), test: engine.test };
+}
+
+function build(source: string, flags: string, bits: number): Entry {
+  const literal = analyzeLiteral(source, flags);
+  if (literal !== undefined) {
+    return { matcher: literalMatcher(literal, source, bits), reference: undefined, referenceBytes: 0 };
+  }
+  // A chain is checked on RE2's parse tree; a pattern RE2 refuses is no chain, and the engine throws.
+  const chain = analyzeChain(source, flags);
+  const engine = engineMatcher(source, bits);
+  if (chain === undefined) return { matcher: engine, reference: engine, referenceBytes: 0 };
+  const viaEngine = engine.test;
+  const viaChain = chainTester(chain);
+  const matcher: RegexMatcher = {
+    chain,
+    bytes: engine.bytes + chainBytes(chain),
+    test: (value) => viaChain(value) ?? viaEngine(value),
+  };
+  return { matcher, reference: engine, referenceBytes: 0 };
 }
 
 /**
