@@ -6,8 +6,9 @@
  * slower than linear in the length of the value, with a small constant per character. The native `RegExp` never sees an untrusted pattern.
  * Patterns that are plain literals (`Phish`, `^Phish`, `\.exe$`, `^Closed$`) skip the regex engine
  * entirely and use string search; so do literal chains (`(port scan|VPN) .* on`: `chain.ts`), which keep
- * the engine only for the values string search cannot decide exactly. `compileRegexEngine` is the engine
- * alone, without either fast path: the matcher of the reference interpreter (`evaluate`).
+ * the engine only for the values string search cannot decide exactly. An end-anchored pattern of bounded
+ * width (`srv-42\d\d$`) runs the engine on the end of the value only (`window.ts`). `compileRegexEngine` is
+ * the engine alone, without any of these: the matcher of the reference interpreter (`evaluate`).
  *
  * Semantics are those of RE2 (and of MongoDB's `$regex`, which is a search): a pattern matches when it
  * matches any part of the value. Without the `m` flag, `^` and `$` match only at the start and the very end
@@ -19,6 +20,7 @@ import { WeightedLru } from "../lru.js";
 import { bitParallelMatcher, UnsupportedProgram } from "./bit-parallel.js";
 import { analyzeChain, chainBytes, chainTester, type RegexChain } from "./chain.js";
 import { limitDfaMemory, measureRegex, type RegexMeasure } from "./program.js";
+import { suffixWindow, windowed } from "./window.js";
 
 /**
  * What a literal pattern means, as found by `analyzeLiteral`.
@@ -44,6 +46,11 @@ export interface RegexMatcher {
   readonly literal?: RegexLiteral;
   /** Present when the pattern is a literal chain that is not a literal (see `RegexChain`). */
   readonly chain?: RegexChain;
+  /**
+   * Present when only the end of a value is searched: the pattern ends with `$` (no `m`) or `\z` and no match
+   * of it is longer than this many UTF-16 code units (`suffixWindow`); `test` reads at most one more.
+   */
+  readonly window?: number;
   /**
    * An upper estimate of the bytes this matcher can keep alive, however it is used: its program, its
    * source, and the most its engine may cache while matching (`regexDfaBytes`). Caches weigh it.
@@ -352,7 +359,8 @@ export function clearRegexCache(): void {
  * Compiles a `$regex` pattern with its `$options` flags into a linear-time matcher (docs/semantics.md 1.4, 1.7).
  * Literal patterns (see `analyzeLiteral`) use string search; everything else is compiled by RE2 and
  * matched by `bit-parallel.ts` (re2js itself only for a program past `MAX_POSITIONS`), except that a
- * literal chain (see `analyzeChain`) tests a value by string search when that is exact for it. Results are
+ * literal chain (see `analyzeChain`) tests a value by string search when that is exact for it, and an
+ * end-anchored pattern of bounded width searches only the end of the value (`suffixWindow`). Results are
  * cached (at most `REGEX_CACHE_CAPACITY` entries and `REGEX_CACHE_BYTES` estimated bytes, least recently
  * used dropped). The program size is not limited here: the parser refuses patterns past the budget of
  * docs/semantics.md 1.7 (`measurePattern`), and only parsed conditions reach evaluation.
@@ -422,7 +430,13 @@ function build(source: string, flags: string, bits: number): Entry {
   // A chain is checked on RE2's parse tree; a pattern RE2 refuses is no chain, and the engine throws.
   const chain = analyzeChain(source, flags);
   const engine = engineMatcher(source, bits);
-  if (chain === undefined) return { matcher: engine, reference: engine, referenceBytes: 0 };
+  if (chain === undefined) {
+    // An end-anchored pattern of bounded width searches only the end of a value (window.ts).
+    const window = suffixWindow(source, flags);
+    if (window === undefined) return { matcher: engine, reference: engine, referenceBytes: 0 };
+    const matcher: RegexMatcher = { window, bytes: engine.bytes, test: windowed(engine.test, window) };
+    return { matcher, reference: engine, referenceBytes: 0 };
+  }
   const viaEngine = engine.test;
   const viaChain = chainTester(chain);
   const matcher: RegexMatcher = {

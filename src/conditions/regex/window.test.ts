@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../../test/support/fc.js";
-import { compileRegex } from "./matcher.js";
+import { compileRegex, compileRegexEngine } from "./matcher.js";
 import { MAX_WINDOW, suffixOf, suffixWindow, windowed } from "./window.js";
 
 /** RE2 itself (re2js), searching the whole value: the reference for what a pattern means. */
@@ -118,8 +118,16 @@ describe("windowed: searching the suffix window answers as searching the whole v
           const window = suffixWindow(source, flags);
           expect(window).toBeDefined();
           const whole = re2(source, flags);
-          const engine = compileRegex(source, flags);
+          const engine = compileRegexEngine(source, flags);
+          expect(engine.window).toBeUndefined(); // the reference interpreter's matcher searches whole values
           const inWindow = windowed((value) => engine.test(value), window!);
+          // compileRegex searches the window when the pattern is no literal and no chain.
+          const matcher = compileRegex(source, flags);
+          if (matcher.literal === undefined && matcher.chain === undefined)
+            expect(matcher.window).toBe(window);
+          for (const value of values) {
+            expect([source, flags, value, matcher.test(value)]).toEqual([source, flags, value, whole(value)]);
+          }
           for (const value of values)
             expect([source, flags, value, inWindow(value)]).toEqual([source, flags, value, whole(value)]);
         },

@@ -1,5 +1,6 @@
 /**
- * The suffix window of an end-anchored pattern (docs/semantics.md 1.4, "Where a pattern is searched").
+ * The suffix window of an end-anchored pattern (docs/semantics.md 1.7, "Regular expressions: where a pattern
+ * is searched").
  *
  * A pattern such as `srv-42\d\d$` can only match the last eight characters of a value: it ends at the end
  * (`$` without `m`, or `\z`) and no match of it is longer than eight UTF-16 code units. Searching the last
