@@ -248,7 +248,10 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         let known = this.checks.get(condition);
         if (known === undefined) {
           let predicate: ((incident: unknown) => boolean) | undefined;
-          known = (row) => (predicate ??= compile(condition, this.compileOptions))(this.records.peek(row));
+          known = (row) => {
+            predicate ??= compile(condition, this.compileOptions);
+            return predicate(this.records.peek(row));
+          };
           this.checks.set(condition, known);
         }
         return known;
