@@ -562,7 +562,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const condition = toCondition(conditions, this.parseOptions);
     this.prepare(timer);
     const plan = buildPlan(condition, this.storage, timer);
-    return this.records.getAll(denseChoice(condition, plan, this.storage, timer, false).run());
+    const found = denseChoice(condition, plan, this.storage, timer, false).run();
+    return "slots" in found ? this.records.getAllAt(found.rows, found.slots) : this.records.getAll(found);
   }
 
   /**

@@ -2211,7 +2211,8 @@ function candidateChoice(
  * - `columns` (for an AND, `columns: <strategy>`, see `AndPlan.strategy`): the plan over bitsets, the rows it
  *   cannot decide given to the row predicate; when no column answers any part (a residual leaf), `count` runs
  *   the compiled row scan itself, without bitsets, under the same name.
- * `run` returns the matching rows in creation order (`findAll`) or their number (`count`). Histogram paths
+ * `run` returns the matching rows in creation order (`findAll`: a list, or `SlottedRows`) or their number
+ * (`count`). Histogram paths
  * need no creation order; every other path brings it up to date first (`storage.creation`).
  * @throws {SearchTimeoutError} from `timer`, while running
  */
@@ -2228,14 +2229,14 @@ export function denseChoice(
   storage: Storage,
   timer: BudgetTimer,
   counting: false,
-): AccessPath<Int32Array | number[]>;
+): AccessPath<FoundRows>;
 export function denseChoice(
   condition: Condition,
   plan: PlanNode,
   storage: Storage,
   timer: BudgetTimer,
   counting: boolean,
-): AccessPath<number> | AccessPath<Int32Array | number[]> {
+): AccessPath<number> | AccessPath<FoundRows> {
   if (counting) {
     if (plan instanceof DictionaryLeaf && plan.unknownCount === 0) {
       return { name: "histogram", cost: 0, run: () => plan.trueCount };
@@ -2312,25 +2313,45 @@ export function denseChoice(
     const dense = () => resolveUnknown(plan.dense(null), check, timer);
     const name = plan instanceof AndPlan ? `columns: ${plan.strategy()}` : "columns";
     if (counting) return { name, cost: storage.size, run: () => popcount(dense()) };
-    return { name, cost: storage.size, run: () => inCreationOrder(dense(), creation, timer) };
+    return { name, cost: storage.size, run: () => slotsInCreationOrder(dense(), creation, timer) };
   }
   if (!counting) return path;
   return { name: path.name, cost: path.cost, run: () => path.run().length };
 }
 
 /**
- * The rows of a bitset in creation order: each row's position in the order is set in a second bitset, whose
- * positions are then read ascending (O(matches + rows / 32), no sort).
+ * Matching rows in ascending row order, each with its place in the answer (`slots[k]`: how many matches
+ * come before `rows[k]` in creation order): the records are then read in row order, and each is written to
+ * its place (`RecordStore.getAllAt`).
  */
-function inCreationOrder(bits: Bitset, creation: CreationOrder, timer: BudgetTimer): Int32Array {
+export interface SlottedRows {
+  readonly rows: Int32Array;
+  readonly slots: Int32Array;
+}
+
+/** What `findAll`'s access path returns: the rows in creation order, or `SlottedRows`. */
+export type FoundRows = Int32Array | number[] | SlottedRows;
+
+/**
+ * The rows of a bitset with their places in creation order (`SlottedRows`): each row's position in the
+ * order is set in a second bitset, and a row's place is the number of positions set before its own
+ * (prefix counts per word). Reads the ranks in row order; O(matches + rows / 32), no sort.
+ */
+function slotsInCreationOrder(bits: Bitset, creation: CreationOrder, timer: BudgetTimer): SlottedRows {
   const rows = bitsToRows(bits);
-  const positions = emptyBitset(creation.rank.length);
   const rank = creation.rank;
+  const positions = emptyBitset(rank.length);
   for (let k = 0; k < rows.length; k++) setBit(positions, rank[rows[k]!]!);
   timer.tick(rows.length);
-  const ordered = bitsToRows(positions);
-  const order = creation.order;
-  for (let k = 0; k < ordered.length; k++) ordered[k] = order[ordered[k]!]!;
-  timer.tick(ordered.length);
-  return ordered;
+  const before = new Int32Array(positions.length + 1);
+  for (let w = 0; w < positions.length; w++) before[w + 1] = before[w]! + popcount32(positions[w]!);
+  const slots = new Int32Array(rows.length);
+  for (let k = 0; k < rows.length; k++) {
+    const p = rank[rows[k]!]!;
+    const w = p >>> 5;
+    slots[k] = before[w]! + popcount32(positions[w]! & ((1 << (p & 31)) - 1));
+  }
+  timer.tick(rows.length);
+  return { rows, slots };
 }
+

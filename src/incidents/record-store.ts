@@ -25,6 +25,11 @@ export interface RecordStore<T> {
   /** The records of `rows`, in that order (`get` of each: fresh objects from a compact store). */
   getAll(rows: ArrayLike<number>): T[];
   /**
+   * The records of `rows` (ascending), the record of `rows[k]` at index `slots[k]` of the result (`slots` a
+   * permutation of `0 … rows.length - 1`): read in row order, placed in the answer's order.
+   */
+  getAllAt(rows: ArrayLike<number>, slots: ArrayLike<number>): T[];
+  /**
    * The record of a row for a predicate to read (never to keep): the caller's object, or an object parsed
    * from the kept bytes that the next `get` of the same row may return instead of parsing again (it has
    * then been handed out by no `get` before, so `get` still returns a fresh object every time).
@@ -58,6 +63,13 @@ export class ArrayRecords<T> implements RecordStore<T> {
     const items = this.items;
     const out: T[] = new Array(rows.length);
     for (let k = 0; k < rows.length; k++) out[k] = items[rows[k]!]!;
+    return out;
+  }
+
+  getAllAt(rows: ArrayLike<number>, slots: ArrayLike<number>): T[] {
+    const items = this.items;
+    const out: T[] = new Array(rows.length);
+    for (let k = 0; k < rows.length; k++) out[slots[k]!] = items[rows[k]!]!;
     return out;
   }
 
@@ -119,6 +131,12 @@ export class CompactRecords<T> implements RecordStore<T> {
   getAll(rows: ArrayLike<number>): T[] {
     const out: T[] = new Array(rows.length);
     for (let k = 0; k < rows.length; k++) out[k] = this.get(rows[k]!);
+    return out;
+  }
+
+  getAllAt(rows: ArrayLike<number>, slots: ArrayLike<number>): T[] {
+    const out: T[] = new Array(rows.length);
+    for (let k = 0; k < rows.length; k++) out[slots[k]!] = this.get(rows[k]!);
     return out;
   }
 
