@@ -178,11 +178,33 @@ function freshSlots(count: number): unknown[] {
 // ---------------------------------------------------------------------------------------------------------
 // Compile and cache
 
-/** What the cache keeps per canonical form: a factory of predicates (cheap to call again). */
-interface CacheEntry {
-  readonly mode: "codegen" | "closure";
-  readonly make: (condition: Condition) => (incident: unknown) => boolean;
-  last: Predicate;
+/**
+ * Calls a predicate compiled with code generation answers through closures before its code is generated
+ * (counted over every predicate of one canonical form, while its cache entry lives): generating the code
+ * costs about as much as this many closure calls save (docs/performance.md, "Tiers").
+ */
+export const CODEGEN_AFTER_CALLS = 512;
+
+/** The generated code's factory (`new Function("K", "H", source)`), with its constants in place. */
+type Factory = () => (incident: unknown) => boolean;
+
+/**
+ * What one canonical form keeps, shared by every predicate compiled from it (through the cache) or by the
+ * one predicate compiled without the cache: the closure predicate, and the generated code once built.
+ */
+interface Tier {
+  /** A condition of this canonical form (the one first compiled): what code is generated from. */
+  readonly condition: Condition;
+  /** The closure back end's predicates (one answers every call of a tiered predicate until it switches). */
+  readonly closure: () => (incident: unknown) => boolean;
+  /** False for `codegen: false`: closures only. */
+  readonly wantCodegen: boolean;
+  /** The generated code's factory once built; `null` when code cannot be generated here. */
+  factory: Factory | null | undefined;
+  /** Closure calls so far, towards `CODEGEN_AFTER_CALLS`. */
+  calls: number;
+  /** The predicate last returned for this form (a repeated compile of the same condition returns it). */
+  last: Predicate | undefined;
 }
 
 /** Capacity of the predicate cache in entries (least recently used dropped). */
@@ -200,7 +222,7 @@ const BYTES_PER_KEY_CHARACTER = 8;
 /** Estimated fixed bytes of one cache entry (closures, the predicate, map entry). */
 const ENTRY_OVERHEAD_BYTES = 2048;
 
-const cache = new WeightedLru<CacheEntry>(COMPILE_CACHE_CAPACITY, COMPILE_CACHE_BYTES);
+const cache = new WeightedLru<Tier>(COMPILE_CACHE_CAPACITY, COMPILE_CACHE_BYTES);
 
 /** The estimated bytes a cache entry for `condition` keeps alive (see `COMPILE_CACHE_BYTES`). */
 function entryBytes(condition: Condition, key: string): number {
@@ -274,9 +296,10 @@ function fallback(condition: Condition): (record: object, read: unknown[]) => bo
 
 /**
  * The code generation back end: the generated factory, and the exact fallback built on the first record
- * that needs it (an inherited field or a throwing accessor), so that compiling costs no closures.
+ * that needs it (an inherited field or a throwing accessor), so that generating costs no closures.
+ * `null` when the environment forbids `new Function` (then remembered: no later attempt).
  */
-function makeCodegen(condition: Condition): CacheEntry["make"] | undefined {
+function makeFactory(condition: Condition): Factory | null {
   const { source, constants, slowIndex } = generate(condition);
   let factory: (k: unknown[], h: typeof HELPERS) => (incident: unknown) => boolean;
   try {
@@ -284,7 +307,7 @@ function makeCodegen(condition: Condition): CacheEntry["make"] | undefined {
   } catch (error) {
     if (error instanceof EvalError) {
       codegenAvailable = false;
-      return undefined;
+      return null;
     }
     throw error;
   }
@@ -297,7 +320,8 @@ function makeCodegen(condition: Condition): CacheEntry["make"] | undefined {
   return () => factory(k, HELPERS);
 }
 
-function makeClosure(condition: Condition): CacheEntry["make"] {
+/** The closure back end of a condition: a factory of its predicates (each call a new function object). */
+function closurePredicates(condition: Condition): () => (incident: unknown) => boolean {
   const { test, count } = closureTest(condition);
   const emptyResult = emptyRecordResult(condition);
   return () => (incident) => {
@@ -321,8 +345,77 @@ function attach(
 }
 
 /**
- * Compiles a condition into a predicate that agrees with `evaluate` on every input (docs/semantics.md 1.5),
- * generating specialised code unless `options.codegen` is false or code generation is forbidden here.
+ * The property of a tiered predicate holding its generated code, defined once when it switches (never
+ * written again: V8 then treats it as a constant of a predicate it inlines, and inlines the code too).
+ */
+const GENERATED = "generated";
+
+/** A tiered predicate: its own function object, with the generated code once it switched. */
+interface TieredFunction {
+  (incident: unknown): boolean;
+  readonly [GENERATED]?: (incident: unknown) => boolean;
+}
+
+/**
+ * The generated code of a tier, built on first need; undefined when it cannot be built (code generation
+ * forbidden, or an error such as a stack overflow: then tried again after another `CODEGEN_AFTER_CALLS`).
+ */
+function generatedOf(tier: Tier): Factory | undefined {
+  if (tier.factory === undefined) {
+    try {
+      tier.factory = makeFactory(tier.condition);
+    } catch {
+      tier.calls = 0;
+      return undefined;
+    }
+  }
+  return tier.factory ?? undefined;
+}
+
+/**
+ * The `mode` of a tiered predicate (a getter shared by every tiered predicate: V8 keeps the function objects
+ * on one hidden class only while their accessors are the same functions).
+ */
+function tieredMode(this: TieredFunction): Predicate["mode"] {
+  return this[GENERATED] === undefined ? "closure" : "codegen";
+}
+
+/**
+ * A predicate that answers through the closure back end until its tier has answered `CODEGEN_AFTER_CALLS`
+ * calls, then generates the code (once per tier) and answers through it from then on. The function object
+ * stays the same: the switch defines its `GENERATED` property once.
+ */
+function tieredPredicate(tier: Tier, condition: Condition): Predicate {
+  const closure = tier.closure();
+  const cold = (incident: unknown): boolean => {
+    if (++tier.calls >= CODEGEN_AFTER_CALLS || tier.factory !== undefined) {
+      const factory = generatedOf(tier);
+      if (factory !== undefined) Object.defineProperty(predicate, GENERATED, { value: factory() });
+    }
+    return closure(incident);
+  };
+  const predicate: TieredFunction = function tiered(incident: unknown): boolean {
+    const generated = predicate[GENERATED];
+    return generated !== undefined ? generated(incident) : cold(incident);
+  };
+  Object.defineProperty(predicate, "condition", { value: condition, enumerable: true });
+  Object.defineProperty(predicate, "mode", { get: tieredMode, enumerable: true });
+  return predicate as Predicate;
+}
+
+/** A predicate of `tier` for `condition`: generated code when already built, else tiered or closures. */
+function predicateOf(tier: Tier, condition: Condition): Predicate {
+  if (!tier.wantCodegen || tier.factory === null) return attach(tier.closure(), condition, "closure");
+  if (tier.factory !== undefined) return attach(tier.factory(), condition, "codegen");
+  return tieredPredicate(tier, condition);
+}
+
+/**
+ * Compiles a condition into a predicate that agrees with `evaluate` on every input (docs/semantics.md 1.5).
+ * With code generation (the default, where `new Function` is allowed) the predicate is tiered: it answers
+ * through composed closures at once, and after `CODEGEN_AFTER_CALLS` calls (counted over every predicate of
+ * the same canonical form) generates specialised code and answers through it; a condition whose code is
+ * already generated compiles straight to that code. `options.codegen: false` keeps closures only.
  * Predicates are cached by the condition's canonical form (an LRU of at most `COMPILE_CACHE_CAPACITY`
  * entries and `COMPILE_CACHE_BYTES` estimated bytes):
  * compiling an equal condition again is a lookup; `.condition` is always the condition passed in.
@@ -347,8 +440,8 @@ export function compile(condition: Condition, options?: CompileOptions): Predica
   const predicate = compileUncached(condition, wantCodegen, useCache);
   if (useCache) {
     const known = byCondition.get(condition) ?? {};
-    if (predicate.mode === "codegen") known.codegen = predicate;
-    if (!wantCodegen || predicate.mode === "closure") known.closure = predicate;
+    if (wantCodegen) known.codegen = predicate;
+    else known.closure = predicate;
     byCondition.set(condition, known);
   }
   return predicate;
@@ -357,20 +450,21 @@ export function compile(condition: Condition, options?: CompileOptions): Predica
 function compileUncached(condition: Condition, wantCodegen: boolean, useCache: boolean): Predicate {
   const key = useCache ? `${wantCodegen ? "g" : "c"}${canonicalKey(condition)}` : "";
   const cacheable = useCache && key.length <= MAX_CACHED_KEY_LENGTH;
-  if (cacheable) {
-    const entry = cache.get(key);
-    if (entry !== undefined) {
-      if (entry.last.condition === condition) return entry.last;
-      entry.last = attach(entry.make(condition), condition, entry.mode);
-      return entry.last;
-    }
+  let tier = cacheable ? cache.get(key) : undefined;
+  if (tier !== undefined && tier.last?.condition === condition) return tier.last;
+  if (tier === undefined) {
+    tier = {
+      condition,
+      closure: closurePredicates(condition),
+      wantCodegen,
+      factory: undefined,
+      calls: 0,
+      last: undefined,
+    };
+    if (cacheable) cache.set(key, tier, entryBytes(condition, key));
   }
-  let make = wantCodegen ? makeCodegen(condition) : undefined;
-  const mode: Predicate["mode"] = make === undefined ? "closure" : "codegen";
-  make ??= makeClosure(condition);
-  const predicate = attach(make(condition), condition, mode);
-  if (cacheable) cache.set(key, { mode, make, last: predicate }, entryBytes(condition, key));
-  return predicate;
+  tier.last = predicateOf(tier, condition);
+  return tier.last;
 }
 
 /**
