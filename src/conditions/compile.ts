@@ -183,7 +183,7 @@ function freshSlots(count: number): unknown[] {
  * (counted over every predicate of one canonical form, while its cache entry lives): generating the code
  * costs about as much as this many closure calls save (docs/performance.md, "Tiers").
  */
-export const CODEGEN_AFTER_CALLS = 512;
+export const CODEGEN_AFTER_CALLS = 2048;
 
 /** The generated code's factory (`new Function("K", "H", source)`), with its constants in place. */
 type Factory = () => (incident: unknown) => boolean;
