@@ -657,6 +657,13 @@ describe("compile: tiers (closures first, generated code after CODEGEN_AFTER_CAL
     expect(c({ Category: "Malware" })).toBe(false);
   });
 
+  it("keeps a frozen predicate on closures", () => {
+    const predicate = Object.freeze(compile(parseSearchConditions({ Status: "Open" }), { cache: false }));
+    for (let i = 0; i < 2 * CODEGEN_AFTER_CALLS; i++) expect(predicate({ Status: "Open" })).toBe(true);
+    expect(predicate.mode).toBe("closure");
+    expect(predicate({ Status: "Closed" })).toBe(false);
+  });
+
   it("never switches with codegen: false", () => {
     const predicate = compile(parseSearchConditions({ Status: "Open" }), { codegen: false, cache: false });
     for (let i = 0; i < 2 * CODEGEN_AFTER_CALLS; i++) predicate({ Status: "Open" });
