@@ -637,7 +637,7 @@ describe("compile: tiers (closures first, generated code after CODEGEN_AFTER_CAL
     expect(predicate({ Severity: "High" })).toBe(true);
   });
 
-  it("counts calls over every predicate of one canonical form; once generated, an equal condition compiles to the code", () => {
+  it("counts calls per canonical form; once generated, an equal condition compiles to the code", () => {
     clearCompileCache();
     const json = { Category: { $in: ["Phishing", "Malware"] }, Owner: { $exists: true } };
     const a = compile(parseSearchConditions(json));

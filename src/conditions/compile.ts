@@ -12,11 +12,12 @@
  *   evaluation through `Object.hasOwn` and a guarded read (`readOwn`). It is also the exact fallback of
  *   generated code, built on the first record that needs it.
  *
- * Tiers (default): composing closures costs about 12 µs, generating code 50–350 µs (most of it V8 compiling
- * a source it has not seen), and generated code runs several times faster. So `compile` returns at once a
- * predicate answering through closures, which after `CODEGEN_AFTER_CALLS` calls (counted per canonical
- * form) generates the code and answers through it; the function object stays the same (the switch defines
- * one property, which V8 folds to a constant where it inlines the predicate: docs/performance.md, "Tiers").
+ * Tiers (default): composing closures costs about 12 µs, generating code 50–350 µs (most of it V8
+ * compiling a source it has not seen), and generated code runs several times faster. So `compile` returns
+ * at once a predicate answering through closures, which after `CODEGEN_AFTER_CALLS` calls (counted per
+ * canonical form) generates the code and answers through it; the function object stays the same (the
+ * switch defines one property, which V8 folds to a constant where it inlines the predicate:
+ * docs/performance.md, "Tiers").
  * With `codegen: false`, or where the environment forbids code generation, closures only.
  *
  * Reading records (docs/semantics.md 1.1): a field is an own property, data or accessor, read at most once
@@ -62,9 +63,9 @@ export interface Predicate {
   /**
    * The back end answering now: `"closure"` (closure composition) or `"codegen"` (generated code). A
    * predicate compiled with code generation starts as `"closure"` and becomes `"codegen"` once, after
-   * `CODEGEN_AFTER_CALLS` calls over the predicates of its canonical form (a condition whose code already
-   * exists compiles straight to `"codegen"`); with `codegen: false`, or where `new Function` is forbidden, it
-   * stays `"closure"`. Both answer alike on every input.
+   * 2,048 calls (`CODEGEN_AFTER_CALLS`) over the predicates of its canonical form (a condition whose code
+   * already exists compiles straight to `"codegen"`); with `codegen: false`, where `new Function` is
+   * forbidden, or once frozen, it stays `"closure"`. Both answer alike on every input.
    */
   readonly mode: "codegen" | "closure";
 }
@@ -72,9 +73,10 @@ export interface Predicate {
 /** Options of `compile`. */
 export interface CompileOptions {
   /**
-   * Generate specialised code with `new Function` (default true), once the predicate has answered
-   * `CODEGEN_AFTER_CALLS` calls through composed closures. When false, or when the environment forbids code
-   * generation (a Content-Security-Policy without `unsafe-eval`), closures only; both agree with `evaluate`.
+   * Generate specialised code with `new Function` (default true), once the predicate has answered 2,048
+   * calls (`CODEGEN_AFTER_CALLS`) through composed closures. When false, or when the environment forbids
+   * code generation (a Content-Security-Policy without `unsafe-eval`), closures only; both agree with
+   * `evaluate`.
    */
   readonly codegen?: boolean;
   /** Reuse a cached predicate for a condition of the same canonical form (default true). */
@@ -416,7 +418,7 @@ function tieredPredicate(tier: Tier, condition: Condition): Predicate {
   // Called through a Proxy, which the optimizing compiler never inlines: otherwise, where the caller is
   // optimized right after the switch, the closure path (inlined first, while its calls were the more
   // frequent) can use up V8's budget of inlined bytecode, and the generated code is then called, not
-  // inlined, for good (measured: 2.5× instead of 1.3× the hand-written predicate on the OR of the benchmark).
+  // inlined, for good (measured: 2.5× instead of 1.3× the hand-written predicate on the benchmark's OR).
   const cold = new Proxy(count, {});
   const predicate: TieredFunction = function tiered(incident: unknown): boolean {
     const generated = predicate[GENERATED];
@@ -437,9 +439,10 @@ function predicateOf(tier: Tier, condition: Condition): Predicate {
 /**
  * Compiles a condition into a predicate that agrees with `evaluate` on every input (docs/semantics.md 1.5).
  * With code generation (the default, where `new Function` is allowed) the predicate is tiered: it answers
- * through composed closures at once, and after `CODEGEN_AFTER_CALLS` calls (counted over every predicate of
- * the same canonical form) generates specialised code and answers through it; a condition whose code is
- * already generated compiles straight to that code. `options.codegen: false` keeps closures only.
+ * through composed closures at once, and after 2,048 calls (`CODEGEN_AFTER_CALLS`, counted over every
+ * predicate of the same canonical form) generates specialised code and answers through it; a condition
+ * whose code is already generated compiles straight to that code. `options.codegen: false` keeps closures
+ * only.
  * Predicates are cached by the condition's canonical form (an LRU of at most `COMPILE_CACHE_CAPACITY`
  * entries and `COMPILE_CACHE_BYTES` estimated bytes):
  * compiling an equal condition again is a lookup; `.condition` is always the condition passed in.

@@ -2,7 +2,8 @@
  * `compile` through the conformance harness, with both back ends (generated code, switched to before the
  * case, and closure composition) and a tiered predicate that switches from one to the other in the middle of
  * the case's incidents. Each predicate reports its back end, keeps its condition, and answers as the
- * reference `evaluate` does on every incident (checked even where a skip excuses a difference from the table).
+ * reference `evaluate` does on every incident (checked even where a skip excuses a difference from the
+ * table).
  */
 import { expect } from "vitest";
 import { CODEGEN_AFTER_CALLS, compile } from "../../src/conditions/compile.js";
