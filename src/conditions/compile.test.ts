@@ -657,6 +657,17 @@ describe("compile: tiers (closures first, generated code after CODEGEN_AFTER_CAL
     expect(c({ Category: "Malware" })).toBe(false);
   });
 
+  it("compiles its wrapper from a source that holds no text of the condition", () => {
+    const field = "pwnedByWrapper";
+    const predicate = compile(parseSearchConditions({ [field]: "x", Status: "Open" }), { cache: false });
+    expect(String(predicate)).not.toContain(field);
+    expect(String(predicate)).not.toContain("Open");
+    expect(predicate({ [field]: "x", Status: "Open" })).toBe(true);
+    switched(predicate);
+    expect(predicate({ [field]: "x", Status: "Open" })).toBe(true);
+    expect(predicate({ [field]: "y", Status: "Open" })).toBe(false);
+  });
+
   it("keeps a frozen predicate on closures", () => {
     const predicate = Object.freeze(compile(parseSearchConditions({ Status: "Open" }), { cache: false }));
     for (let i = 0; i < 2 * CODEGEN_AFTER_CALLS; i++) expect(predicate({ Status: "Open" })).toBe(true);
