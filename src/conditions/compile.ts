@@ -16,7 +16,8 @@
  * compiling a source it has not seen), and generated code runs several times faster. So `compile` returns
  * at once a predicate answering through closures, which after `CODEGEN_AFTER_CALLS` calls (counted per
  * canonical form) generates the code and answers through it; the function object stays the same (the
- * switch defines one property, which V8 folds to a constant where it inlines the predicate:
+ * switch defines one property, which V8 folds to a constant where it inlines the predicate; where it does
+ * not, the predicate's own code, compiled from one of `WRAPPER_SOURCES` sources, inlines the generated code:
  * docs/performance.md, "Tiers").
  * With `codegen: false`, or where the environment forbids code generation, closures only.
  *
@@ -437,9 +438,10 @@ const WRAPPER_SOURCES = 256;
  */
 function wrapOf(tier: Tier): Wrap {
   if (tier.wrap === undefined) {
+    const bucket = hashOf(tier.key === "" ? canonicalKey(tier.condition) : tier.key) % WRAPPER_SOURCES;
     const source = [
       '"use strict";',
-      `// tiered predicate ${hashOf(tier.key === "" ? canonicalKey(tier.condition) : tier.key) % WRAPPER_SOURCES}`,
+      `// tiered predicate ${bucket}`,
       "return function tiered(incident) {",
       `  const generated = tiered.${GENERATED};`,
       "  return generated !== undefined ? generated(incident) : cold(incident);",
