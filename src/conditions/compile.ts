@@ -225,7 +225,7 @@ interface Tier {
   calls: number;
   /** The predicate last returned for this form (a repeated compile of the same condition returns it). */
   last: Predicate | undefined;
-  /** The cache key (`""` when not cached). */
+  /** The cache key (`""` with `cache: false`). */
   readonly key: string;
   /** The wrapper of its tiered predicates, once built (`wrapOf`). */
   wrap: Wrap | undefined;
