@@ -1,10 +1,11 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
+import { compileIn, switched } from "../../test/support/tiers.js";
 import type { Condition } from "./ast.js";
 import { DEFAULT_CATALOG, extendCatalog } from "./catalog.js";
 import { foldingLiteralSource } from "./codegen.js";
-import { clearCompileCache, compile, generatedSource } from "./compile.js";
+import { CODEGEN_AFTER_CALLS, clearCompileCache, compile, generatedSource } from "./compile.js";
 import { evaluate } from "./evaluate.js";
 import { SearchConditionsError } from "./issues.js";
 import { parseSearchConditions } from "./parse.js";
@@ -117,14 +118,14 @@ describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codege
 
   it.each(cases)("$name", ({ conditions, records }) => {
     const condition = parseSearchConditions(conditions);
-    const predicate = compile(condition, { codegen, cache: false });
+    const predicate = compileIn(condition, { codegen, cache: false });
     for (const record of records)
       expect(predicate(record), JSON.stringify(record)).toBe(evaluate(condition, record as object));
   });
 
   it("reads an own accessor like a data property (docs/semantics.md 1.1)", () => {
     const condition = parseSearchConditions({ Severity: "High" });
-    const predicate = compile(condition, { codegen, cache: false });
+    const predicate = compileIn(condition, { codegen, cache: false });
     const record = Object.defineProperty({}, "Severity", { get: () => "High", enumerable: true });
     expect(evaluate(condition, record)).toBe(true);
     expect(predicate(record)).toBe(true);
@@ -132,19 +133,21 @@ describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codege
 
   it("counts a field whose getter throws as missing", () => {
     const condition = parseSearchConditions({ Severity: { $ne: "High" } });
-    const predicate = compile(condition, { codegen, cache: false });
+    const predicate = compileIn(condition, { codegen, cache: false });
     const record = Object.defineProperty({}, "Severity", {
       get: () => {
         throw new Error("boom");
       },
     });
     expect(predicate(record)).toBe(true);
-    expect(compile(parseSearchConditions({ Severity: null }), { codegen, cache: false })(record)).toBe(true);
+    expect(compileIn(parseSearchConditions({ Severity: null }), { codegen, cache: false })(record)).toBe(
+      true,
+    );
   });
 
   it("reads anything but a non-array object as an empty record", () => {
-    const matchesEmpty = compile(parseSearchConditions({ Severity: { $exists: false } }), { codegen });
-    const needsValue = compile(parseSearchConditions({ Severity: "High" }), { codegen });
+    const matchesEmpty = compileIn(parseSearchConditions({ Severity: { $exists: false } }), { codegen });
+    const needsValue = compileIn(parseSearchConditions({ Severity: "High" }), { codegen });
     for (const value of [null, undefined, 0, "Severity", ["High"], () => 1]) {
       expect(matchesEmpty(value)).toBe(true);
       expect(needsValue(value)).toBe(false);
@@ -161,7 +164,7 @@ describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codege
     ];
     for (const json of conditions) {
       const condition = parseSearchConditions(json);
-      expect(compile(condition, { codegen, cache: false })(array)).toBe(evaluate(condition, array));
+      expect(compileIn(condition, { codegen, cache: false })(array)).toBe(evaluate(condition, array));
     }
   });
 
@@ -201,7 +204,7 @@ describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codege
     }));
     for (const json of conditions) {
       const condition = parseSearchConditions(json);
-      const predicate = compile(condition, { codegen, cache: false });
+      const predicate = compileIn(condition, { codegen, cache: false });
       for (let round = 0; round < 20; round++) for (const r of plain) predicate(r);
       for (const value of nonRecords)
         expect(predicate(value), `${JSON.stringify(json)} on ${String(value)}`).toBe(evaluate(condition, {}));
@@ -282,7 +285,7 @@ describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codege
     );
     for (const json of queries) {
       const condition = parseSearchConditions(json);
-      const predicate = compile(condition, { codegen, cache: false });
+      const predicate = compileIn(condition, { codegen, cache: false });
       const plain = Array.from({ length: 500 }, (_, i) =>
         Object.fromEntries(fields.map((f, j) => [f, values[(i + j) % values.length]])),
       );
@@ -307,7 +310,7 @@ describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codege
       Status: i % 2 === 0 ? "Open" : "Closed",
       ...(i % 3 === 0 ? { Owner: "alice" } : {}),
     }));
-    const predicate = compile(
+    const predicate = compileIn(
       parseSearchConditions({ Owner: "alice", Status: { $in: ["Open", "Closed"] } }),
       {
         codegen,
@@ -342,7 +345,7 @@ describe.each(MODES)("compile (%s): edge cases against evaluate", (_mode, codege
         fieldKind: "open",
         operand: { type: "number", value },
       };
-      expect(() => compile(forged, { codegen })).toThrow(/call parseSearchConditions/);
+      expect(() => compileIn(forged, { codegen })).toThrow(/call parseSearchConditions/);
     }
   });
 });
@@ -360,8 +363,7 @@ describe("compile: generated code", () => {
     const source = generatedSource(condition);
     expect(source).not.toContain("pwnedByOperand");
     expect(source).toContain(`r[${JSON.stringify(key)}]`);
-    const predicate = compile(condition, { cache: false });
-    expect(predicate.mode).toBe("codegen");
+    const predicate = switched(compile(condition, { cache: false }));
     expect(predicate({ Title: operand, Type: "x", Category: "pwnedByOperand", [key]: "y" })).toBe(true);
     expect(predicate({ Title: operand, Type: "x", Category: "pwnedByOperand" })).toBe(false);
     expect((globalThis as Record<string, unknown>).__pwnedByOperand).toBeUndefined();
@@ -410,8 +412,11 @@ describe("compile: cache", () => {
 
   it("keeps codegen and closure predicates apart", () => {
     const condition = parseSearchConditions({ Status: "Open" });
-    expect(compile(condition, { codegen: true }).mode).toBe("codegen");
-    expect(compile(condition, { codegen: false }).mode).toBe("closure");
+    const tiered = switched(compile(condition, { codegen: true }));
+    expect(compile(condition, { codegen: true })).toBe(tiered);
+    const closures = compile(condition, { codegen: false });
+    expect(closures).not.toBe(tiered);
+    expect(closures.mode).toBe("closure");
   });
 });
 
@@ -487,7 +492,7 @@ describe("date ranges on ISO strings (string comparison before the full read)", 
               ...(upper === undefined ? {} : { [upper.inclusive ? "$lte" : "$lt"]: $date(upper.ms) }),
             },
           });
-          const predicate = compile(condition, { codegen, cache: false });
+          const predicate = compileIn(condition, { codegen, cache: false });
           for (const v of values) {
             const record = { CreatedUtcTime: v };
             expect(predicate(record), JSON.stringify([lower, upper, v])).toBe(evaluate(condition, record));
@@ -496,5 +501,223 @@ describe("date ranges on ISO strings (string comparison before the full read)", 
       ),
       fcOptions(2000),
     );
+  });
+});
+
+describe("compile: tiers (closures first, generated code after CODEGEN_AFTER_CALLS calls)", () => {
+  /** Records that attack the reading rules (docs/semantics.md 1.1), and non-records. */
+  function hostileRecords(): unknown[] {
+    const throwing = Object.defineProperty({ Severity: "High" }, "Status", {
+      enumerable: true,
+      get: () => {
+        throw new Error("getter");
+      },
+    });
+    const inherited = Object.create({ Status: "Open", Severity: "High" }) as object;
+    const nullProto = Object.assign(Object.create(null) as object, { Status: "Open", Severity: "High" });
+    class WithAccessor {
+      get Status(): string {
+        return "Open";
+      }
+    }
+    const shadowing = Object.assign(Object.create({ Status: "Closed" }) as object, { Status: "Open" });
+    const throwingProxy = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error("trap");
+        },
+        has: () => {
+          throw new Error("trap");
+        },
+        getOwnPropertyDescriptor: () => {
+          throw new Error("trap");
+        },
+      },
+    );
+    return [
+      { Status: "Open", Severity: "High", Tags: ["a", "b"], Score: 7 },
+      { Status: ["Open"], Severity: ["Low", "High"], Score: [7] },
+      { Status: null, Severity: null },
+      {},
+      throwing,
+      inherited,
+      nullProto,
+      new WithAccessor(),
+      shadowing,
+      JSON.parse('{"__proto__": {"Status": "Open"}, "Severity": "Critical"}'),
+      new Date(0),
+      ["Open"],
+      Object.assign(["Open"], { Status: "Open" }),
+      null,
+      undefined,
+      "Open",
+      7,
+      throwingProxy,
+    ];
+  }
+
+  const conditions = [
+    { Status: "Open" },
+    { Status: { $ne: "Open" } },
+    { Status: { $in: ["Open", null] }, Severity: { $nin: ["Low"] } },
+    { $or: [{ Status: "Open" }, { Severity: { $exists: false } }] },
+    { $nor: [{ Status: "Closed" }, { Score: { $gt: 5 } }] },
+    { Tags: { $size: 2 }, Title: { $not: { $regex: "^x" } } },
+    { "Status.length": 4 },
+  ];
+
+  it.each(conditions.map((c) => [JSON.stringify(c), c] as const))(
+    "answers hostile records the same before and after the switch: %s",
+    (_name, json) => {
+      const condition = parseSearchConditions(json);
+      const predicate = compile(condition, { cache: false });
+      expect(predicate.mode).toBe("closure");
+      expect(predicate.condition).toBe(condition);
+      // The last record, a Proxy whose traps throw, is outside the guarantee: the tiers must agree on it with
+      // each other (with the closure back end alone), not with evaluate.
+      const closures = compile(condition, { codegen: false, cache: false });
+      const expected = hostileRecords().map((record, i, all) =>
+        i === all.length - 1 ? closures(record) : evaluate(condition, record as object),
+      );
+      const before = hostileRecords().map((record) => predicate(record));
+      expect(predicate.mode).toBe("closure");
+      // Switch in the middle of a stream of hostile records: every answer stays the reference's.
+      const disagreements: string[] = [];
+      for (let i = 0; i < CODEGEN_AFTER_CALLS + 40; i++) {
+        const records = hostileRecords();
+        const index = i % records.length;
+        if (predicate(records[index]) !== expected[index]) disagreements.push(`call ${i}, record #${index}`);
+      }
+      expect(disagreements).toEqual([]);
+      expect(predicate.mode).toBe("codegen");
+      expect(predicate.condition).toBe(condition);
+      const after = hostileRecords().map((record) => predicate(record));
+      expect(before).toEqual(expected);
+      expect(after).toEqual(before);
+    },
+  );
+
+  it("reads each field once per evaluation in both tiers", () => {
+    const predicate = compile(
+      parseSearchConditions({ Status: { $in: ["Open", "Closed"] }, Owner: { $ne: "x" } }),
+      {
+        cache: false,
+      },
+    );
+    const readsOf = () => {
+      let reads = 0;
+      const record = Object.defineProperty({ Owner: "y" }, "Status", {
+        enumerable: true,
+        get: () => {
+          reads++;
+          return "Open";
+        },
+      });
+      expect(predicate(record)).toBe(true);
+      return reads;
+    };
+    expect(predicate.mode).toBe("closure");
+    expect(readsOf()).toBe(1);
+    switched(predicate);
+    expect(readsOf()).toBe(1);
+  });
+
+  it("keeps one function object, its condition, and a truthful mode", () => {
+    const condition = parseSearchConditions({ Severity: "High" });
+    const predicate = compile(condition, { cache: false });
+    expect(Object.keys(predicate)).toEqual(["condition", "mode"]);
+    expect(predicate.mode).toBe("closure");
+    for (let i = 1; i < CODEGEN_AFTER_CALLS; i++) predicate({ Severity: "High" });
+    expect(predicate.mode).toBe("closure");
+    expect(predicate({ Severity: "Low" })).toBe(false);
+    expect(predicate.mode).toBe("codegen");
+    expect(predicate.condition).toBe(condition);
+    expect(Object.keys(predicate)).toEqual(["condition", "mode"]);
+    expect(predicate({ Severity: "High" })).toBe(true);
+  });
+
+  it("counts calls per canonical form; once generated, an equal condition compiles to the code", () => {
+    clearCompileCache();
+    const json = { Category: { $in: ["Phishing", "Malware"] }, Owner: { $exists: true } };
+    const a = compile(parseSearchConditions(json));
+    const b = compile(parseSearchConditions(json));
+    expect(b).not.toBe(a);
+    const half = Math.ceil(CODEGEN_AFTER_CALLS / 2);
+    for (let i = 0; i < half; i++) a({ Category: "Phishing", Owner: "x" });
+    for (let i = 0; i < half; i++) b({ Category: "Malware" });
+    expect(b.mode).toBe("codegen");
+    // `a` switches on its next call (the code is already generated).
+    expect(a.mode).toBe("closure");
+    expect(a({ Category: "Phishing", Owner: "x" })).toBe(true);
+    expect(a.mode).toBe("codegen");
+    const c = compile(parseSearchConditions(json));
+    expect(c.mode).toBe("codegen");
+    expect(c({ Category: "Malware", Owner: null })).toBe(true);
+    expect(c({ Category: "Malware" })).toBe(false);
+  });
+
+  it("compiles its wrapper from a source that holds no text of the condition", () => {
+    const field = "pwnedByWrapper";
+    const predicate = compile(parseSearchConditions({ [field]: "x", Status: "Open" }), { cache: false });
+    expect(String(predicate)).not.toContain(field);
+    expect(String(predicate)).not.toContain("Open");
+    expect(predicate({ [field]: "x", Status: "Open" })).toBe(true);
+    switched(predicate);
+    expect(predicate({ [field]: "x", Status: "Open" })).toBe(true);
+    expect(predicate({ [field]: "y", Status: "Open" })).toBe(false);
+  });
+
+  it("keeps a frozen predicate on closures", () => {
+    const predicate = Object.freeze(compile(parseSearchConditions({ Status: "Open" }), { cache: false }));
+    for (let i = 0; i < 2 * CODEGEN_AFTER_CALLS; i++) expect(predicate({ Status: "Open" })).toBe(true);
+    expect(predicate.mode).toBe("closure");
+    expect(predicate({ Status: "Closed" })).toBe(false);
+  });
+
+  it("never switches with codegen: false", () => {
+    const predicate = compile(parseSearchConditions({ Status: "Open" }), { codegen: false, cache: false });
+    for (let i = 0; i < 2 * CODEGEN_AFTER_CALLS; i++) predicate({ Status: "Open" });
+    expect(predicate.mode).toBe("closure");
+    expect(predicate({ Status: "Open" })).toBe(true);
+  });
+});
+
+describe("compile where code generation is forbidden (a Content-Security-Policy without unsafe-eval)", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.resetModules();
+  });
+
+  /** A `Function` constructor that refuses, as a CSP does. */
+  class ForbiddenFunction {
+    constructor() {
+      throw new EvalError("Code generation from strings disallowed for this context");
+    }
+  }
+
+  it("compiles to closures that never try to switch", async () => {
+    vi.resetModules();
+    const fresh = await import("./compile.js");
+    const { parseSearchConditions: parse } = await import("./parse.js");
+    vi.stubGlobal("Function", ForbiddenFunction);
+    const predicate = fresh.compile(parse({ Status: "Open" }), { cache: false });
+    expect(predicate.mode).toBe("closure");
+    for (let i = 0; i < 2 * fresh.CODEGEN_AFTER_CALLS; i++) expect(predicate({ Status: "Open" })).toBe(true);
+    expect(predicate.mode).toBe("closure");
+    expect(predicate({ Status: "Closed" })).toBe(false);
+  });
+
+  it("keeps a tiered predicate on closures when generating its code is refused", async () => {
+    vi.resetModules();
+    const fresh = await import("./compile.js");
+    const { parseSearchConditions: parse } = await import("./parse.js");
+    const predicate = fresh.compile(parse({ Status: "Open" }), { cache: false });
+    expect(predicate.mode).toBe("closure");
+    vi.stubGlobal("Function", ForbiddenFunction);
+    for (let i = 0; i < 2 * fresh.CODEGEN_AFTER_CALLS; i++) expect(predicate({ Status: "Open" })).toBe(true);
+    expect(predicate.mode).toBe("closure");
+    expect(predicate([])).toBe(false);
+    expect(fresh.compile(parse({ Severity: "High" }), { cache: false }).mode).toBe("closure");
   });
 });

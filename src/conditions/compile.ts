@@ -5,13 +5,21 @@
  * from leaf.ts, shared by both back ends and by the incident set's planner.
  *
  * Two back ends, one semantics:
- * - **code generation** (default, codegen.ts): specialised JavaScript built with `new Function`. Untrusted
- *   text is never code (operands are constants, field names `JSON.stringify`'d keys). Records are read
+ * - **code generation** (codegen.ts): specialised JavaScript built with `new Function`. Untrusted text is
+ *   never code (operands are constants, field names `JSON.stringify`'d keys). Records are read
  *   optimistically and each value proved own right after its read (codegen.ts).
- * - **closure composition** (`codegen: false`, or automatically when the environment forbids code
- *   generation): the leaves of leaf.ts composed as closures, each field read once per evaluation through
- *   `Object.hasOwn` and a guarded read (`readOwn`). It is also the exact fallback of generated code, built on
- *   the first record that needs it.
+ * - **closure composition**: the leaves of leaf.ts composed as closures, each field read once per
+ *   evaluation through `Object.hasOwn` and a guarded read (`readOwn`). It is also the exact fallback of
+ *   generated code, built on the first record that needs it.
+ *
+ * Tiers (default): composing closures costs about 12 µs, generating code 50–350 µs (most of it V8
+ * compiling a source it has not seen), and generated code runs several times faster. So `compile` returns
+ * at once a predicate answering through closures, which after `CODEGEN_AFTER_CALLS` calls (counted per
+ * canonical form) generates the code and answers through it; the function object stays the same (the
+ * switch defines one property, which V8 folds to a constant where it inlines the predicate; where it does
+ * not, the predicate's own code, compiled from one of `WRAPPER_SOURCES` sources, inlines the generated code:
+ * docs/performance.md, "Tiers").
+ * With `codegen: false`, or where the environment forbids code generation, closures only.
  *
  * Reading records (docs/semantics.md 1.1): a field is an own property, data or accessor, read at most once
  * per evaluation; inherited properties never count; a read that throws counts as missing. Outside this
@@ -53,16 +61,23 @@ export interface Predicate {
   (incident: unknown): boolean;
   /** The condition this predicate was compiled from (the one passed to `compile`). */
   readonly condition: Condition;
-  /** Which back end built it: `"codegen"` (`new Function`) or `"closure"` (closure composition). */
+  /**
+   * The back end answering now: `"closure"` (closure composition) or `"codegen"` (generated code). A
+   * predicate compiled with code generation starts as `"closure"` and becomes `"codegen"` once, after
+   * 2,048 calls (`CODEGEN_AFTER_CALLS`) over the predicates of its canonical form (a condition whose code
+   * already exists compiles straight to `"codegen"`); with `codegen: false`, where `new Function` is
+   * forbidden, or once frozen, it stays `"closure"`. Both answer alike on every input.
+   */
   readonly mode: "codegen" | "closure";
 }
 
 /** Options of `compile`. */
 export interface CompileOptions {
   /**
-   * Generate specialised code with `new Function` (default true). When false, or when the environment
-   * forbids code generation (a Content-Security-Policy without `unsafe-eval`), closures are composed
-   * instead; both agree with `evaluate`.
+   * Generate specialised code with `new Function` (default true), once the predicate has answered 2,048
+   * calls (`CODEGEN_AFTER_CALLS`) through composed closures. When false, or when the environment forbids
+   * code generation (a Content-Security-Policy without `unsafe-eval`), closures only; both agree with
+   * `evaluate`.
    */
   readonly codegen?: boolean;
   /** Reuse a cached predicate for a condition of the same canonical form (default true). */
@@ -178,11 +193,42 @@ function freshSlots(count: number): unknown[] {
 // ---------------------------------------------------------------------------------------------------------
 // Compile and cache
 
-/** What the cache keeps per canonical form: a factory of predicates (cheap to call again). */
-interface CacheEntry {
-  readonly mode: "codegen" | "closure";
-  readonly make: (condition: Condition) => (incident: unknown) => boolean;
-  last: Predicate;
+/**
+ * Calls a predicate compiled with code generation answers through closures before its code is generated
+ * (counted over every predicate of one canonical form while its cache entry lives; per predicate with
+ * `cache: false`). Measured (docs/performance.md, "Tiers"): generating costs 50–350 µs and the generated
+ * code needs thousands of calls of its own to be optimized, while a closure call costs 60–400 ns against
+ * 15–25 ns for an optimized generated one. Over 1 to 100,000 calls of a new condition, 2048 had one of the
+ * smallest worst cases of the thresholds tried (1.7–1.9× the best threshold's time for that number of
+ * calls; 4096 and 8192 alike, 1024 up to 2.9×, generating at once 8–12×, never generating 3.6–4.2× at
+ * 100,000 calls and growing), and the best of those at 30,000–100,000 calls.
+ */
+export const CODEGEN_AFTER_CALLS = 2048;
+
+/** The generated code's factory (`new Function("K", "H", source)`), with its constants in place. */
+type Factory = () => (incident: unknown) => boolean;
+
+/**
+ * What one canonical form keeps, shared by every predicate compiled from it (through the cache) or by the
+ * one predicate compiled without the cache: the closure predicate, and the generated code once built.
+ */
+interface Tier {
+  /** A condition of this canonical form (the one first compiled): what code is generated from. */
+  readonly condition: Condition;
+  /** The closure back end's predicates (one answers every call of a tiered predicate until it switches). */
+  readonly closure: () => (incident: unknown) => boolean;
+  /** False for `codegen: false`: closures only. */
+  readonly wantCodegen: boolean;
+  /** The generated code's factory once built; `null` when code cannot be generated here. */
+  factory: Factory | null | undefined;
+  /** Closure calls so far, towards `CODEGEN_AFTER_CALLS`. */
+  calls: number;
+  /** The predicate last returned for this form (a repeated compile of the same condition returns it). */
+  last: Predicate | undefined;
+  /** The cache key (`""` with `cache: false`). */
+  readonly key: string;
+  /** The wrapper of its tiered predicates, once built (`wrapOf`). */
+  wrap: Wrap | undefined;
 }
 
 /** Capacity of the predicate cache in entries (least recently used dropped). */
@@ -200,7 +246,7 @@ const BYTES_PER_KEY_CHARACTER = 8;
 /** Estimated fixed bytes of one cache entry (closures, the predicate, map entry). */
 const ENTRY_OVERHEAD_BYTES = 2048;
 
-const cache = new WeightedLru<CacheEntry>(COMPILE_CACHE_CAPACITY, COMPILE_CACHE_BYTES);
+const cache = new WeightedLru<Tier>(COMPILE_CACHE_CAPACITY, COMPILE_CACHE_BYTES);
 
 /** The estimated bytes a cache entry for `condition` keeps alive (see `COMPILE_CACHE_BYTES`). */
 function entryBytes(condition: Condition, key: string): number {
@@ -274,9 +320,10 @@ function fallback(condition: Condition): (record: object, read: unknown[]) => bo
 
 /**
  * The code generation back end: the generated factory, and the exact fallback built on the first record
- * that needs it (an inherited field or a throwing accessor), so that compiling costs no closures.
+ * that needs it (an inherited field or a throwing accessor), so that generating costs no closures.
+ * `null` when the environment forbids `new Function` (then remembered: no later attempt).
  */
-function makeCodegen(condition: Condition): CacheEntry["make"] | undefined {
+function makeFactory(condition: Condition): Factory | null {
   const { source, constants, slowIndex } = generate(condition);
   let factory: (k: unknown[], h: typeof HELPERS) => (incident: unknown) => boolean;
   try {
@@ -284,7 +331,7 @@ function makeCodegen(condition: Condition): CacheEntry["make"] | undefined {
   } catch (error) {
     if (error instanceof EvalError) {
       codegenAvailable = false;
-      return undefined;
+      return null;
     }
     throw error;
   }
@@ -297,7 +344,8 @@ function makeCodegen(condition: Condition): CacheEntry["make"] | undefined {
   return () => factory(k, HELPERS);
 }
 
-function makeClosure(condition: Condition): CacheEntry["make"] {
+/** The closure back end of a condition: a factory of its predicates (each call a new function object). */
+function closurePredicates(condition: Condition): () => (incident: unknown) => boolean {
   const { test, count } = closureTest(condition);
   const emptyResult = emptyRecordResult(condition);
   return () => (incident) => {
@@ -321,8 +369,133 @@ function attach(
 }
 
 /**
- * Compiles a condition into a predicate that agrees with `evaluate` on every input (docs/semantics.md 1.5),
- * generating specialised code unless `options.codegen` is false or code generation is forbidden here.
+ * The property of a tiered predicate holding its generated code, defined once when it switches (never
+ * written again: V8 then treats it as a constant of a predicate it inlines, and inlines the code too).
+ */
+const GENERATED = "generated";
+
+/** A tiered predicate: its own function object, with the generated code once it switched. */
+interface TieredFunction {
+  (incident: unknown): boolean;
+  readonly [GENERATED]?: (incident: unknown) => boolean;
+}
+
+/**
+ * The generated code of a tier, built on first need; undefined when it cannot be built (code generation
+ * forbidden, or an error such as a stack overflow: then tried again after another `CODEGEN_AFTER_CALLS`).
+ */
+function generatedOf(tier: Tier): Factory | undefined {
+  if (tier.factory === undefined) {
+    try {
+      tier.factory = makeFactory(tier.condition);
+    } catch {
+      tier.calls = 0;
+      return undefined;
+    }
+  }
+  return tier.factory ?? undefined;
+}
+
+/**
+ * The `mode` of a tiered predicate (a getter shared by every tiered predicate: V8 keeps the function objects
+ * on one hidden class only while their accessors are the same functions).
+ */
+function tieredMode(this: TieredFunction): Predicate["mode"] {
+  return this[GENERATED] === undefined ? "closure" : "codegen";
+}
+
+/** Builds a tiered predicate's function object around its closure path. */
+type Wrap = (cold: (incident: unknown) => boolean) => TieredFunction;
+
+/** The wrapper where no source can be compiled for it (every tiered predicate then shares its feedback). */
+const sharedWrap: Wrap = (cold) => {
+  const predicate: TieredFunction = function tiered(incident: unknown): boolean {
+    const generated = predicate[GENERATED];
+    return generated !== undefined ? generated(incident) : cold(incident);
+  };
+  return predicate;
+};
+
+/** FNV-1a (32 bits) of a string. */
+function hashOf(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+/** The number of distinct wrapper sources (`wrapOf`). */
+const WRAPPER_SOURCES = 256;
+
+/**
+ * The wrapper of a tier's predicates: the lines of `sharedWrap`, compiled from one of `WRAPPER_SOURCES`
+ * sources (the canonical form's hash, modulo, in a comment; no text of the condition), so that V8 keeps the
+ * call feedback of different conditions apart. Where a caller calls many predicates from one call site (a
+ * shared loop, `IncidentSet`'s row check), V8 inlines none of them; the wrapper's own optimized code then
+ * inlines its generated predicate when the feedback of its source names at most 4 (V8 inlines up to 4
+ * targets of a call). With one wrapper for all, every generated predicate was called through a generic
+ * call: 1.4–1.7× the direct call at 10k. A source V8 has not compiled yet costs about 12 µs, once per
+ * process (V8 caches the compiled source of an identical `new Function` call); about 1 µs after.
+ */
+function wrapOf(tier: Tier): Wrap {
+  if (tier.wrap === undefined) {
+    const bucket = hashOf(tier.key === "" ? canonicalKey(tier.condition) : tier.key) % WRAPPER_SOURCES;
+    const source = [
+      '"use strict";',
+      `// tiered predicate ${bucket}`,
+      "return function tiered(incident) {",
+      `  const generated = tiered.${GENERATED};`,
+      "  return generated !== undefined ? generated(incident) : cold(incident);",
+      "};",
+    ].join("\n");
+    try {
+      tier.wrap = new Function("cold", source) as Wrap;
+    } catch {
+      tier.wrap = sharedWrap;
+    }
+  }
+  return tier.wrap;
+}
+
+/**
+ * A predicate that answers through the closure back end until its tier has answered `CODEGEN_AFTER_CALLS`
+ * calls, then generates the code (once per tier) and answers through it from then on. The function object
+ * stays the same: the switch defines its `GENERATED` property once.
+ */
+function tieredPredicate(tier: Tier, condition: Condition): Predicate {
+  const closure = tier.closure();
+  const count = (incident: unknown): boolean => {
+    if (++tier.calls >= CODEGEN_AFTER_CALLS || tier.factory !== undefined) {
+      const factory = generatedOf(tier);
+      // A frozen (non-extensible) predicate keeps answering through closures.
+      if (factory !== undefined && Object.isExtensible(predicate))
+        Object.defineProperty(predicate, GENERATED, { value: factory() });
+    }
+    return closure(incident);
+  };
+  // Called through a Proxy, which the optimizing compiler never inlines: otherwise, where the caller is
+  // optimized right after the switch, the closure path (inlined first, while its calls were the more
+  // frequent) can use up V8's budget of inlined bytecode, and the generated code is then called, not
+  // inlined, for good (measured: 2.5× instead of 1.3× the hand-written predicate on the benchmark's OR).
+  const predicate = wrapOf(tier)(new Proxy(count, {}));
+  Object.defineProperty(predicate, "condition", { value: condition, enumerable: true });
+  Object.defineProperty(predicate, "mode", { get: tieredMode, enumerable: true });
+  return predicate as Predicate;
+}
+
+/** A predicate of `tier` for `condition`: generated code when already built, else tiered or closures. */
+function predicateOf(tier: Tier, condition: Condition): Predicate {
+  if (!tier.wantCodegen || tier.factory === null) return attach(tier.closure(), condition, "closure");
+  if (tier.factory !== undefined) return attach(tier.factory(), condition, "codegen");
+  return tieredPredicate(tier, condition);
+}
+
+/**
+ * Compiles a condition into a predicate that agrees with `evaluate` on every input (docs/semantics.md 1.5).
+ * With code generation (the default, where `new Function` is allowed) the predicate is tiered: it answers
+ * through composed closures at once, and after 2,048 calls (`CODEGEN_AFTER_CALLS`, counted over every
+ * predicate of the same canonical form) generates specialised code and answers through it; a condition
+ * whose code is already generated compiles straight to that code. `options.codegen: false` keeps closures
+ * only.
  * Predicates are cached by the condition's canonical form (an LRU of at most `COMPILE_CACHE_CAPACITY`
  * entries and `COMPILE_CACHE_BYTES` estimated bytes):
  * compiling an equal condition again is a lookup; `.condition` is always the condition passed in.
@@ -347,8 +520,8 @@ export function compile(condition: Condition, options?: CompileOptions): Predica
   const predicate = compileUncached(condition, wantCodegen, useCache);
   if (useCache) {
     const known = byCondition.get(condition) ?? {};
-    if (predicate.mode === "codegen") known.codegen = predicate;
-    if (!wantCodegen || predicate.mode === "closure") known.closure = predicate;
+    if (wantCodegen) known.codegen = predicate;
+    else known.closure = predicate;
     byCondition.set(condition, known);
   }
   return predicate;
@@ -357,20 +530,23 @@ export function compile(condition: Condition, options?: CompileOptions): Predica
 function compileUncached(condition: Condition, wantCodegen: boolean, useCache: boolean): Predicate {
   const key = useCache ? `${wantCodegen ? "g" : "c"}${canonicalKey(condition)}` : "";
   const cacheable = useCache && key.length <= MAX_CACHED_KEY_LENGTH;
-  if (cacheable) {
-    const entry = cache.get(key);
-    if (entry !== undefined) {
-      if (entry.last.condition === condition) return entry.last;
-      entry.last = attach(entry.make(condition), condition, entry.mode);
-      return entry.last;
-    }
+  let tier = cacheable ? cache.get(key) : undefined;
+  if (tier !== undefined && tier.last?.condition === condition) return tier.last;
+  if (tier === undefined) {
+    tier = {
+      condition,
+      closure: closurePredicates(condition),
+      wantCodegen,
+      factory: undefined,
+      calls: 0,
+      last: undefined,
+      key,
+      wrap: undefined,
+    };
+    if (cacheable) cache.set(key, tier, entryBytes(condition, key));
   }
-  let make = wantCodegen ? makeCodegen(condition) : undefined;
-  const mode: Predicate["mode"] = make === undefined ? "closure" : "codegen";
-  make ??= makeClosure(condition);
-  const predicate = attach(make(condition), condition, mode);
-  if (cacheable) cache.set(key, { mode, make, last: predicate }, entryBytes(condition, key));
-  return predicate;
+  tier.last = predicateOf(tier, condition);
+  return tier.last;
 }
 
 /**

@@ -14,6 +14,7 @@ export const ENGINES = [
   "evaluate",
   "compile:codegen",
   "compile:closure",
+  "compile:tiered",
   "incident-set:default",
   "incident-set:no-columns",
   "incident-set:tiny-dictionaries",

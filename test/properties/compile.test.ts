@@ -5,12 +5,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compile } from "../../src/conditions/compile.js";
 import { evaluate } from "../../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { searchConditionsArb } from "../arbitraries/conditions.js";
 import { hostileRecordArb, incidentArb } from "../arbitraries/incidents.js";
 import { fcOptions } from "../support/fc.js";
+import { compileIn } from "../support/tiers.js";
 
 /** A record whose own fields are partly turned into accessors or moved to the prototype. */
 const trickyRecordArb = fc
@@ -41,7 +41,7 @@ describe.each([true, false])("compile agrees with evaluate (codegen: %s)", (code
     fc.assert(
       fc.property(searchConditionsArb(), fc.array(incidentArb(), { maxLength: 8 }), (raw, incidents) => {
         const condition = parseSearchConditions(raw);
-        const predicate = compile(condition, { codegen });
+        const predicate = compileIn(condition, { codegen });
         for (const incident of incidents) expect(predicate(incident)).toBe(evaluate(condition, incident));
       }),
       fcOptions(400),
@@ -52,7 +52,7 @@ describe.each([true, false])("compile agrees with evaluate (codegen: %s)", (code
     fc.assert(
       fc.property(searchConditionsArb(), fc.array(hostileRecordArb(), { maxLength: 6 }), (raw, records) => {
         const condition = parseSearchConditions(raw);
-        const predicate = compile(condition, { codegen });
+        const predicate = compileIn(condition, { codegen });
         for (const record of records) {
           let expected: boolean | "throws";
           try {
@@ -72,7 +72,7 @@ describe.each([true, false])("compile agrees with evaluate (codegen: %s)", (code
     fc.assert(
       fc.property(searchConditionsArb(), fc.array(trickyRecordArb, { maxLength: 6 }), (raw, records) => {
         const condition = parseSearchConditions(raw);
-        const predicate = compile(condition, { codegen });
+        const predicate = compileIn(condition, { codegen });
         for (const record of records) expect(predicate(record)).toBe(evaluate(condition, record));
       }),
       fcOptions(300),
