@@ -15,7 +15,9 @@ import { createPostgresBackend } from "../../src/postgres/backend.js";
 import { DATABASE_KIND } from "./database.js";
 
 const entry = fileURLToPath(new URL("../server/serve-entry.ts", import.meta.url));
-const tsx = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
+// One process (`node --import tsx`), not the tsx CLI, which runs the server in a child of its own: a SIGKILL
+// must reach the server itself, and leave no server running after the test.
+const node = process.execPath;
 const folder = mkdtempSync(join(tmpdir(), "iq-crash-"));
 const schema = `iq_crash_${process.pid}`;
 const location =
@@ -45,8 +47,10 @@ afterAll(async () => {
 
 function start(): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
   const child = spawn(
-    tsx,
+    node,
     [
+      "--import",
+      "tsx",
       entry,
       "serve",
       "--port",

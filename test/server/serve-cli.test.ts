@@ -425,14 +425,18 @@ describe("serve: errors", () => {
 
 describe("serve: signals (child process)", () => {
   const entry = fileURLToPath(new URL("./serve-entry.ts", import.meta.url));
-  const tsx = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
+  // One process (`node --import tsx`), not the tsx CLI, which runs the server in a child of its own: a SIGKILL
+  // must reach the server itself, and leave no server running after the test.
+  const node = process.execPath;
   const children: ChildProcessWithoutNullStreams[] = [];
   afterAll(() => {
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
   });
 
   it.each([["SIGINT"], ["SIGTERM"]] as const)("stops cleanly on %s with exit code 0", async (signal) => {
-    const child = spawn(tsx, [entry, "serve", "--port", "0", "--data", datasetFile], { stdio: "pipe" });
+    const child = spawn(node, ["--import", "tsx", entry, "serve", "--port", "0", "--data", datasetFile], {
+      stdio: "pipe",
+    });
     children.push(child);
     let stdout = "";
     const url = await new Promise<string>((resolve, reject) => {
