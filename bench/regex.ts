@@ -19,6 +19,7 @@ import {
   compileRegexEngine,
   measurePattern,
 } from "../src/conditions/regex/matcher.js";
+import { regexFlagBits } from "../src/conditions/regex/program.js";
 import { generateIncidents } from "./generate-incidents.js";
 
 const quick = process.argv.includes("--quick");
@@ -37,13 +38,7 @@ function randomText(length: number, alphabet: string, seed: number): string {
 }
 
 /** RE2JS flag bits of `$options` flags. */
-function bitsOf(flags: string): number {
-  let bits = 0;
-  if (flags.includes("i")) bits |= RE2JS.CASE_INSENSITIVE;
-  if (flags.includes("m")) bits |= RE2JS.MULTILINE;
-  if (flags.includes("s")) bits |= RE2JS.DOTALL;
-  return bits;
-}
+const bitsOf = (flags: string): number => regexFlagBits(flags) ?? 0;
 
 /** The median of `rounds` timings (ms) of `run`. */
 function median(rounds: number, run: () => void): number {

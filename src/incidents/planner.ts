@@ -2354,4 +2354,3 @@ function slotsInCreationOrder(bits: Bitset, creation: CreationOrder, timer: Budg
   timer.tick(rows.length);
   return { rows, slots };
 }
-

@@ -29,9 +29,8 @@
  * trigram the query asks for.
  */
 
-import { RE2JS } from "re2js";
 import type { RegexLiteral } from "../conditions/regex/matcher.js";
-import { parseRegexTree, REGEX_OP, type RegexTreeNode } from "../conditions/regex/program.js";
+import { parseRegexTree, REGEX_OP, type RegexTreeNode, regexFlagBits } from "../conditions/regex/program.js";
 import { CODE_COMPLEX, CODE_MISSING, CODE_NULL, type DictionaryColumn, ValueIds } from "./columns.js";
 import type { BudgetTimer } from "./search-budget.js";
 
@@ -310,10 +309,7 @@ export function regexGramQuery(source: string, flags: string): GramQuery {
   const key = `${flags}/${source}`;
   const cached = queryCache.get(key);
   if (cached !== undefined) return cached;
-  let bits = 0;
-  if (flags.includes("i")) bits |= RE2JS.CASE_INSENSITIVE;
-  if (flags.includes("m")) bits |= RE2JS.MULTILINE;
-  if (flags.includes("s")) bits |= RE2JS.DOTALL;
+  const bits = regexFlagBits(flags) ?? 0;
   let query: GramQuery;
   try {
     query = full(analyze(parseRegexTree(source, bits)));

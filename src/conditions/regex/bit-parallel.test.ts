@@ -11,15 +11,10 @@ import {
   UnsupportedProgram,
 } from "./bit-parallel.js";
 import { compileRegex } from "./matcher.js";
+import { regexFlagBits } from "./program.js";
 
 /** RE2JS flag bits of `$options` flags. */
-function bitsOf(flags: string): number {
-  let bits = 0;
-  if (flags.includes("i")) bits |= RE2JS.CASE_INSENSITIVE;
-  if (flags.includes("m")) bits |= RE2JS.MULTILINE;
-  if (flags.includes("s")) bits |= RE2JS.DOTALL;
-  return bits;
-}
+const bitsOf = (flags: string): number => regexFlagBits(flags) ?? 0;
 
 /** Ours, without the literal fast paths, and re2js's own answer (the oracle). */
 function both(source: string, flags: string, value: string): [boolean, boolean] {

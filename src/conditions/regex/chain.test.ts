@@ -12,15 +12,10 @@ import { FC_SEED, fcOptions } from "../../../test/support/fc.js";
 import { bitParallelMatcher } from "./bit-parallel.js";
 import { analyzeChain, MAX_CHAIN_ALTERNATIVES, type RegexChain, testChain } from "./chain.js";
 import { clearRegexCache, compileRegex, compileRegexEngine } from "./matcher.js";
+import { regexFlagBits } from "./program.js";
 
 /** RE2JS flag bits of `$options` flags. */
-function bitsOf(flags: string): number {
-  let bits = 0;
-  if (flags.includes("i")) bits |= RE2JS.CASE_INSENSITIVE;
-  if (flags.includes("m")) bits |= RE2JS.MULTILINE;
-  if (flags.includes("s")) bits |= RE2JS.DOTALL;
-  return bits;
-}
+const bitsOf = (flags: string): number => regexFlagBits(flags) ?? 0;
 
 /** re2js's own search (the reference for RE2 semantics) and our engine without fast paths. */
 function oracles(source: string, flags: string, value: string): [boolean, boolean] {

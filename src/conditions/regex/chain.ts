@@ -19,8 +19,7 @@
  * only removes matches, so the scan's refusal stands, and a value it accepts is left to the engine.
  */
 
-import { RE2JS } from "re2js";
-import { parseRegexTree, REGEX_OP, type RegexTreeNode } from "./program.js";
+import { parseRegexTree, REGEX_OP, type RegexTreeNode, regexFlagBits } from "./program.js";
 
 /**
  * A pattern that is a literal chain, as found by `analyzeChain` (docs/semantics.md 1.7).
@@ -305,18 +304,6 @@ function flatten(re: RegexTreeNode, out: Item[]): void {
   }
 }
 
-/** RE2JS flag bits of `$options` flags; `undefined` for a flag other than `i`, `m`, `s`. */
-function bitsOf(flags: string): number | undefined {
-  let bits = 0;
-  for (const flag of flags) {
-    if (flag === "i") bits |= RE2JS.CASE_INSENSITIVE;
-    else if (flag === "m") bits |= RE2JS.MULTILINE;
-    else if (flag === "s") bits |= RE2JS.DOTALL;
-    else return undefined;
-  }
-  return bits;
-}
-
 /**
  * Finds whether a `$regex` pattern is a literal chain (see `RegexChain`, docs/semantics.md 1.7), reading
  * RE2's parse tree of it (`parseRegexTree`). A chain is, after the parser: an optional `^` (or `\A`), then
@@ -346,7 +333,7 @@ function bitsOf(flags: string): number | undefined {
  *   //     ignoreCase: false, gapsMatchNewline: false }
  */
 export function analyzeChain(source: string, flags: string): RegexChain | undefined {
-  const bits = bitsOf(flags);
+  const bits = regexFlagBits(flags);
   if (bits === undefined) return undefined;
   let tree: RegexTreeNode;
   try {

@@ -9,14 +9,11 @@ import {
   RegexSyntaxError,
   regexSyntaxProblem,
 } from "./matcher.js";
+import { regexFlagBits } from "./program.js";
 
 /** RE2 directly, without the literal fast paths: the oracle for the fast paths. */
 function re2(source: string, flags: string, value: string): boolean {
-  let bits = 0;
-  if (flags.includes("i")) bits |= RE2JS.CASE_INSENSITIVE;
-  if (flags.includes("m")) bits |= RE2JS.MULTILINE;
-  if (flags.includes("s")) bits |= RE2JS.DOTALL;
-  return RE2JS.compile(source, bits).test(value);
+  return RE2JS.compile(source, regexFlagBits(flags) ?? 0).test(value);
 }
 
 describe("analyzeLiteral", () => {

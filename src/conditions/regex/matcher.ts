@@ -19,7 +19,7 @@ import { RE2JS, RE2JSException } from "re2js";
 import { WeightedLru } from "../lru.js";
 import { bitParallelMatcher, UnsupportedProgram } from "./bit-parallel.js";
 import { analyzeChain, chainBytes, chainTester, type RegexChain } from "./chain.js";
-import { limitDfaMemory, measureRegex, type RegexMeasure } from "./program.js";
+import { limitDfaMemory, measureRegex, type RegexMeasure, regexFlagBits } from "./program.js";
 import { suffixWindow, windowed } from "./window.js";
 
 /**
@@ -135,12 +135,10 @@ function foldedLiteralBytes(n: number): number {
  * @throws {TypeError} when `flags` holds a character other than `i`, `m`, `s` (the parser refuses those first)
  */
 function flagBits(flags: string): number {
-  let bits = 0;
-  for (const flag of flags) {
-    if (flag === "i") bits |= RE2JS.CASE_INSENSITIVE;
-    else if (flag === "m") bits |= RE2JS.MULTILINE;
-    else if (flag === "s") bits |= RE2JS.DOTALL;
-    else throw new TypeError(`Unsupported regex flag '${flag}': expected i, m or s.`);
+  const bits = regexFlagBits(flags);
+  if (bits === undefined) {
+    const flag = [...flags].find((f) => f !== "i" && f !== "m" && f !== "s");
+    throw new TypeError(`Unsupported regex flag '${flag}': expected i, m or s.`);
   }
   return bits;
 }

@@ -137,6 +137,23 @@ function parseOnly(source: string, bits: number): EngineRegexp {
   throw new Error("incident-query: unsupported re2js version (the parse hook did not run).");
 }
 
+/**
+ * The RE2 flag bits (`RE2JS.CASE_INSENSITIVE`, `MULTILINE`, `DOTALL`) for `$options` flags (docs/semantics.md
+ * 1.4): `i`, `m`, `s`, each at most once or more.
+ * @returns the bits, or undefined when `flags` holds a character other than `i`, `m`, `s`
+ * @example regexFlagBits("is") //=> RE2JS.CASE_INSENSITIVE | RE2JS.DOTALL
+ */
+export function regexFlagBits(flags: string): number | undefined {
+  let bits = 0;
+  for (const flag of flags) {
+    if (flag === "i") bits |= RE2JS.CASE_INSENSITIVE;
+    else if (flag === "m") bits |= RE2JS.MULTILINE;
+    else if (flag === "s") bits |= RE2JS.DOTALL;
+    else return undefined;
+  }
+  return bits;
+}
+
 /** A node of the engine's parse tree (re2js `Regexp`), as `parseRegexTree` returns it. */
 export type RegexTreeNode = EngineRegexp;
 

@@ -3,15 +3,12 @@ import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../../test/support/fc.js";
 import { compileRegex, compileRegexEngine } from "./matcher.js";
+import { regexFlagBits } from "./program.js";
 import { MAX_WINDOW, suffixOf, suffixWindow, windowed } from "./window.js";
 
 /** RE2 itself (re2js), searching the whole value: the reference for what a pattern means. */
 function re2(source: string, flags: string): (value: string) => boolean {
-  let bits = 0;
-  if (flags.includes("i")) bits |= RE2JS.CASE_INSENSITIVE;
-  if (flags.includes("m")) bits |= RE2JS.MULTILINE;
-  if (flags.includes("s")) bits |= RE2JS.DOTALL;
-  const compiled = RE2JS.compile(source, bits);
+  const compiled = RE2JS.compile(source, regexFlagBits(flags) ?? 0);
   return (value) => compiled.matcher(value).find();
 }
 

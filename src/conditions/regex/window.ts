@@ -8,8 +8,7 @@
  * instead of all of them. `suffixWindow` finds that width from RE2's parse tree; `windowed` applies it.
  */
 
-import { RE2JS } from "re2js";
-import { parseRegexTree, REGEX_OP, type RegexTreeNode } from "./program.js";
+import { parseRegexTree, REGEX_OP, type RegexTreeNode, regexFlagBits } from "./program.js";
 
 /** Windows wider than this are not worth a slice: the value is searched whole. */
 export const MAX_WINDOW = 256;
@@ -89,9 +88,8 @@ function widest(node: RegexTreeNode): number {
  */
 export function suffixWindow(source: string, flags: string): number | undefined {
   if (flags.includes("m")) return undefined;
-  let bits = 0;
-  if (flags.includes("i")) bits |= RE2JS.CASE_INSENSITIVE;
-  if (flags.includes("s")) bits |= RE2JS.DOTALL;
+  const bits = regexFlagBits(flags);
+  if (bits === undefined) return undefined;
   let tree: RegexTreeNode;
   try {
     tree = parseRegexTree(source, bits);
