@@ -721,3 +721,39 @@ describe("compile where code generation is forbidden (a Content-Security-Policy 
     expect(fresh.compile(parse({ Severity: "High" }), { cache: false }).mode).toBe("closure");
   });
 });
+
+describe("compile: a Proxy whose trap throws (as the doc comment of Predicate says)", () => {
+  const record = (trap: string) =>
+    new Proxy(
+      { Status: "Closed" },
+      {
+        [trap]: () => {
+          throw new Error("trap");
+        },
+      },
+    );
+  const queries = [{ Status: { $ne: "Open" } }, { Status: "Closed" }, { Status: { $exists: false } }];
+  const backEnds = (raw: unknown) => {
+    const condition = parseSearchConditions(raw);
+    const generated = switched(compile(condition, { cache: false }));
+    return [compile(condition, { codegen: false, cache: false }), generated];
+  };
+
+  it("a throwing get trap reads as a missing field, in both back ends", () => {
+    const answers = queries.map((raw) => backEnds(raw).map((predicate) => predicate(record("get"))));
+    expect(answers).toEqual([
+      [true, true],
+      [false, false],
+      [true, true],
+    ]);
+  });
+
+  it.each(["getOwnPropertyDescriptor", "has", "getPrototypeOf", "ownKeys"])(
+    "a throwing %s trap (outside the guarantee) never makes a predicate throw",
+    (trap) => {
+      for (const raw of queries) {
+        for (const predicate of backEnds(raw)) expect(typeof predicate(record(trap))).toBe("boolean");
+      }
+    },
+  );
+});

@@ -56,7 +56,9 @@ export interface Predicate {
    * @param incident - any value; anything but a non-array object is read as an empty record
    * @returns true when the incident matches `condition`
    * @throws never: a throwing accessor is a missing field (docs/semantics.md 1.1), a forged `Date` is no date;
-   *   a Proxy whose traps throw is answered `false` (outside the guarantee, SECURITY.md)
+   *   a Proxy whose `get` trap throws reads as a missing field, as a throwing accessor does; one whose other
+   *   traps throw is outside the guarantee (SECURITY.md): answered without throwing, but the two back ends
+   *   may answer differently
    */
   (incident: unknown): boolean;
   /** The condition this predicate was compiled from (the one passed to `compile`). */
