@@ -19,7 +19,7 @@
  * only removes matches, so the scan's refusal stands, and a value it accepts is left to the engine.
  */
 
-import { parseRegexTree, REGEX_OP, type RegexTreeNode, regexFlagBits } from "./program.js";
+import { REGEX_OP, type RegexTreeNode, regexTreeOf } from "./program.js";
 
 /**
  * A pattern that is a literal chain, as found by `analyzeChain` (docs/semantics.md 1.7).
@@ -333,14 +333,8 @@ function flatten(re: RegexTreeNode, out: Item[]): void {
  *   //     ignoreCase: false, gapsMatchNewline: false }
  */
 export function analyzeChain(source: string, flags: string): RegexChain | undefined {
-  const bits = regexFlagBits(flags);
-  if (bits === undefined) return undefined;
-  let tree: RegexTreeNode;
-  try {
-    tree = parseRegexTree(source, bits);
-  } catch {
-    return undefined;
-  }
+  const tree = regexTreeOf(source, flags);
+  if (tree === undefined) return undefined;
   const items: Item[] = [];
   flatten(tree, items);
   let first = 0;

@@ -154,6 +154,21 @@ export function regexFlagBits(flags: string): number | undefined {
   return bits;
 }
 
+/**
+ * The engine's parse tree of a pattern with its `$options` flags (`parseRegexTree`), or undefined when a flag
+ * is not `i`, `m` or `s` or the engine refuses the pattern: for the analyses that only apply to patterns the
+ * engine accepts (literal chains, suffix windows). Never throws.
+ */
+export function regexTreeOf(source: string, flags: string): RegexTreeNode | undefined {
+  const bits = regexFlagBits(flags);
+  if (bits === undefined) return undefined;
+  try {
+    return parseOnly(source, bits);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A node of the engine's parse tree (re2js `Regexp`), as `parseRegexTree` returns it. */
 export type RegexTreeNode = EngineRegexp;
 

@@ -8,7 +8,7 @@
  * instead of all of them. `suffixWindow` finds that width from RE2's parse tree; `windowed` applies it.
  */
 
-import { parseRegexTree, REGEX_OP, type RegexTreeNode, regexFlagBits } from "./program.js";
+import { REGEX_OP, type RegexTreeNode, regexTreeOf } from "./program.js";
 
 /** Windows wider than this are not worth a slice: the value is searched whole. */
 export const MAX_WINDOW = 256;
@@ -88,14 +88,8 @@ function widest(node: RegexTreeNode): number {
  */
 export function suffixWindow(source: string, flags: string): number | undefined {
   if (flags.includes("m")) return undefined;
-  const bits = regexFlagBits(flags);
-  if (bits === undefined) return undefined;
-  let tree: RegexTreeNode;
-  try {
-    tree = parseRegexTree(source, bits);
-  } catch {
-    return undefined;
-  }
+  let tree = regexTreeOf(source, flags);
+  if (tree === undefined) return undefined;
   while (tree.op === REGEX_OP.CAPTURE) tree = tree.subs[0]!;
   if (tree.op !== REGEX_OP.CONCAT || tree.subs.length < 2) return undefined;
   const last = tree.subs[tree.subs.length - 1]!;
