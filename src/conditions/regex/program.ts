@@ -139,7 +139,7 @@ function parseOnly(source: string, bits: number): EngineRegexp {
 
 /**
  * The RE2 flag bits (`RE2JS.CASE_INSENSITIVE`, `MULTILINE`, `DOTALL`) for `$options` flags (docs/semantics.md
- * 1.4): `i`, `m`, `s`, each at most once or more.
+ * 1.4): any of `i`, `m`, `s`, in any order (a repeated flag changes nothing).
  * @returns the bits, or undefined when `flags` holds a character other than `i`, `m`, `s`
  * @example regexFlagBits("is") //=> RE2JS.CASE_INSENSITIVE | RE2JS.DOTALL
  */

@@ -49,6 +49,20 @@ describe("suffixWindow: the widest match of an end-anchored pattern", () => {
     expect(suffixWindow(source, flags)).toBeUndefined();
   });
 
+  it("answers on long values as RE2 does over the whole value (a match only at the end counts)", () => {
+    const long = "srv-4212 ".repeat(100_000);
+    const matcher = compileRegex("srv-42\\d\\d$", "");
+    expect(matcher.window).toBe(8);
+    expect(matcher.test(long)).toBe(false); // the pattern occurs everywhere but at the very end
+    expect(matcher.test(`${long}srv-4299`)).toBe(true);
+    expect(matcher.test(`${long}srv-429`)).toBe(false);
+    // A pair is one code point: `[^a]$` matches the emoji alone, `[^a]{2}$` needs one more non-a before it.
+    for (const source of ["[^a]$", "[^a]{2}$", "a[^a]$", "x?[^a]$"]) {
+      const value = `${"a".repeat(1_000_000)}😀`;
+      expect([source, compileRegex(source, "").test(value)]).toEqual([source, re2(source, "")(value)]);
+    }
+  });
+
   it("cuts on a code point: a window starting inside a surrogate pair takes the whole pair", () => {
     expect(suffixOf("ab😀", 1)).toBe("😀");
     expect(suffixOf("ab😀", 2)).toBe("😀");
