@@ -563,7 +563,9 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     this.prepare(timer);
     const plan = buildPlan(condition, this.storage, timer);
     const found = denseChoice(condition, plan, this.storage, timer, false).run();
-    return "slots" in found ? this.records.getAllAt(found.rows, found.slots) : this.records.getAll(found);
+    return "positions" in found
+      ? this.records.getAllInOrder(found.positions, found.count, found.order)
+      : this.records.getAll(found);
   }
 
   /**

@@ -600,7 +600,9 @@ export class TextLeaf implements PlanNode {
     const ids = this.column.ids;
     const words = (size + 31) >>> 5;
     const t = new Uint32Array(words);
-    if (within === null && this.rejectsSpecial() && this.estimate <= SEED_FRACTION) {
+    // The rows the table accepts (one read per accepted value), not the estimate made before the lists
+    // were read: a selective pattern whose trigrams are common is then set from its postings too.
+    if (within === null && this.rejectsSpecial() && this.trueCount() <= size * SEED_FRACTION) {
       const rows = this.acceptedRows();
       for (let k = 0; k < rows.length; k++) setBit(t, rows[k]!);
     } else {
@@ -2211,7 +2213,7 @@ function candidateChoice(
  * - `columns` (for an AND, `columns: <strategy>`, see `AndPlan.strategy`): the plan over bitsets, the rows it
  *   cannot decide given to the row predicate; when no column answers any part (a residual leaf), `count` runs
  *   the compiled row scan itself, without bitsets, under the same name.
- * `run` returns the matching rows in creation order (`findAll`: a list, or `SlottedRows`) or their number
+ * `run` returns the matching rows in creation order (`findAll`: a list, or `PositionedRows`) or their number
  * (`count`). Histogram paths
  * need no creation order; every other path brings it up to date first (`storage.creation`).
  * @throws {SearchTimeoutError} from `timer`, while running
@@ -2313,44 +2315,45 @@ export function denseChoice(
     const dense = () => resolveUnknown(plan.dense(null), check, timer);
     const name = plan instanceof AndPlan ? `columns: ${plan.strategy()}` : "columns";
     if (counting) return { name, cost: storage.size, run: () => popcount(dense()) };
-    return { name, cost: storage.size, run: () => slotsInCreationOrder(dense(), creation, timer) };
+    return { name, cost: storage.size, run: () => positionsInCreationOrder(dense(), creation, timer) };
   }
   if (!counting) return path;
   return { name: path.name, cost: path.cost, run: () => path.run().length };
 }
 
 /**
- * Matching rows in ascending row order, each with its place in the answer (`slots[k]`: how many matches
- * come before `rows[k]` in creation order): the records are then read in row order, and each is written to
- * its place (`RecordStore.getAllAt`).
+ * Matching rows as a bitset over the positions of the creation order (bit `j` set when row `order[j]`
+ * matches), with their number and the order they index: records are then read position by position, so
+ * the answer comes out in creation order without a sort (`RecordStore.getAllInOrder`).
  */
-export interface SlottedRows {
-  readonly rows: Int32Array;
-  readonly slots: Int32Array;
+export interface PositionedRows {
+  readonly positions: Bitset;
+  readonly count: number;
+  readonly order: Int32Array;
 }
 
-/** What `findAll`'s access path returns: the rows in creation order, or `SlottedRows`. */
-export type FoundRows = Int32Array | number[] | SlottedRows;
+/** What `findAll`'s access path returns: the rows in creation order, or `PositionedRows`. */
+export type FoundRows = Int32Array | number[] | PositionedRows;
 
 /**
- * The rows of a bitset with their places in creation order (`SlottedRows`): each row's position in the
- * order is set in a second bitset, and a row's place is the number of positions set before its own
- * (prefix counts per word). Reads the ranks in row order; O(matches + rows / 32), no sort.
+ * The rows of a bitset as `PositionedRows`: each set row's rank sets its bit among the positions, in one
+ * pass over the row bitset (rows ascending, so ranks are read in row order). O(matches + rows / 32), no
+ * sort, no list of rows.
  */
-function slotsInCreationOrder(bits: Bitset, creation: CreationOrder, timer: BudgetTimer): SlottedRows {
-  const rows = bitsToRows(bits);
+function positionsInCreationOrder(bits: Bitset, creation: CreationOrder, timer: BudgetTimer): PositionedRows {
   const rank = creation.rank;
-  const positions = emptyBitset(rank.length);
-  for (let k = 0; k < rows.length; k++) setBit(positions, rank[rows[k]!]!);
-  timer.tick(rows.length);
-  const before = new Int32Array(positions.length + 1);
-  for (let w = 0; w < positions.length; w++) before[w + 1] = before[w]! + popcount32(positions[w]!);
-  const slots = new Int32Array(rows.length);
-  for (let k = 0; k < rows.length; k++) {
-    const p = rank[rows[k]!]!;
-    const w = p >>> 5;
-    slots[k] = before[w]! + popcount32(positions[w]! & ((1 << (p & 31)) - 1));
+  const positions = new Uint32Array(bits.length);
+  let count = 0;
+  for (let w = 0; w < bits.length; w++) {
+    let x = bits[w]!;
+    while (x !== 0) {
+      const low = x & -x;
+      const p = rank[(w << 5) + 31 - Math.clz32(low)]!;
+      positions[p >>> 5]! |= 1 << (p & 31);
+      x ^= low;
+      count++;
+    }
   }
-  timer.tick(rows.length);
-  return { rows, slots };
+  timer.tick(count);
+  return { positions, count, order: creation.order };
 }

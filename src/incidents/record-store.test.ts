@@ -178,3 +178,82 @@ describe("CompactRecords", () => {
     expect(records.get(201)!.t).toBe("after");
   });
 });
+
+describe("getAllInOrder", () => {
+  /** A bitset over `size` positions with `positions` set. */
+  const bitsOf = (size: number, positions: readonly number[]) => {
+    const bits = new Uint32Array((size + 31) >>> 5);
+    for (const p of positions) bits[p >>> 5]! |= 1 << (p & 31);
+    return bits;
+  };
+  /** A permutation of `0 … size - 1` from a seed (a creation order). */
+  const shuffled = (size: number, seed: number) => {
+    const order = Int32Array.from({ length: size }, (_, j) => j);
+    let s = seed;
+    for (let j = size - 1; j > 0; j--) {
+      s = (s * 1103515245 + 12345) & 0x7fffffff;
+      const k = s % (j + 1);
+      [order[j], order[k]] = [order[k]!, order[j]!];
+    }
+    return order;
+  };
+
+  it("reads the rows a bitset of positions selects, in position order, small and large answers alike, on both stores", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer(),
+        fc.array(fc.nat(), { maxLength: 300 }),
+        (size, seed, picks) => {
+          const order = shuffled(size, seed);
+          const positions = [...new Set(picks.map((p) => p % size))].sort((a, b) => a - b);
+          const records = Array.from({ length: size }, (_, row) => ({ row }));
+          const store = new IncidentSet(records, { hashFields: [] });
+          const arrays = (store as unknown as { records: { getAllInOrder: GetAllInOrder } }).records;
+          const compact = new CompactRecords<{ row: number }>();
+          for (const record of records) compact.push(record);
+          const bits = bitsOf(size, positions);
+          const expected = positions.map((p) => ({ row: order[p]! }));
+          const got = arrays.getAllInOrder(bits, positions.length, order);
+          expect(got).toEqual(expected);
+          // The caller's objects from the array store, fresh ones from the compact store.
+          for (const [k, record] of got.entries()) expect(record).toBe(records[expected[k]!.row]);
+          expect(compact.getAllInOrder(bits, positions.length, order)).toEqual(expected);
+        },
+      ),
+      fcOptions(300),
+    );
+  });
+
+  it("drops its copy in creation order when the order changes, and reads the added rows", () => {
+    const records = Array.from({ length: 64 }, (_, row) => ({ row }));
+    const set = new IncidentSet(records, { hashFields: [] });
+    const store = (set as unknown as { records: { getAllInOrder: GetAllInOrder; push(r: object): void } })
+      .records;
+    const first = shuffled(64, 7);
+    const all = bitsOf(
+      64,
+      Array.from({ length: 64 }, (_, j) => j),
+    );
+    // A large answer builds the copy for `first`…
+    expect(store.getAllInOrder(all, 64, first).map((r) => r.row)).toEqual([...first]);
+    // …which another order (same length, another array) must not reuse,
+    const second = shuffled(64, 8);
+    expect(store.getAllInOrder(all, 64, second).map((r) => r.row)).toEqual([...second]);
+    // nor an order over more rows after an add.
+    store.push({ row: 64 });
+    const third = Int32Array.from([64, ...shuffled(64, 9)]);
+    const every = bitsOf(
+      65,
+      Array.from({ length: 65 }, (_, j) => j),
+    );
+    expect(store.getAllInOrder(every, 65, third).map((r) => r.row)).toEqual([...third]);
+    // A small answer (under 1/16 of the rows) reads the order directly.
+    expect(store.getAllInOrder(bitsOf(65, [0, 40]), 2, third).map((r) => r.row)).toEqual([
+      third[0],
+      third[40],
+    ]);
+  });
+});
+
+type GetAllInOrder = (positions: Uint32Array, count: number, order: Int32Array) => { row: number }[];

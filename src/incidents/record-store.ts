@@ -25,10 +25,10 @@ export interface RecordStore<T> {
   /** The records of `rows`, in that order (`get` of each: fresh objects from a compact store). */
   getAll(rows: ArrayLike<number>): T[];
   /**
-   * The records of `rows` (ascending), the record of `rows[k]` at index `slots[k]` of the result (`slots` a
-   * permutation of `0 … rows.length - 1`): read in row order, placed in the answer's order.
+   * The records of the rows a bitset over positions of the creation order selects (`positions`: bit `j`
+   * selects row `order[j]`; `count` bits set), in position order: the answer of `findAll` without a sort.
    */
-  getAllAt(rows: ArrayLike<number>, slots: ArrayLike<number>): T[];
+  getAllInOrder(positions: Uint32Array, count: number, order: Int32Array): T[];
   /**
    * The record of a row for a predicate to read (never to keep): the caller's object, or an object parsed
    * from the kept bytes that the next `get` of the same row may return instead of parsing again (it has
@@ -46,10 +46,20 @@ export interface RecordStore<T> {
   readonly compact: boolean;
 }
 
+/**
+ * `getAllInOrder` keeps the records in creation order when an answer holds at least this share of the rows
+ * (1 / `IN_ORDER_SHARE`): reading them at ascending positions of that copy is sequential, where reading
+ * `items[order[j]]` misses the cache on almost every match of a large answer.
+ */
+const IN_ORDER_SHARE = 16;
+
 /** The caller's records, by reference. */
 export class ArrayRecords<T> implements RecordStore<T> {
   private readonly items: T[] = [];
   readonly compact = false;
+  /** The records in the order `inOrderOf` (entry `j`: `items[inOrderOf[j]]`), built by `getAllInOrder`. */
+  private inOrder: T[] = [];
+  private inOrderOf: Int32Array | undefined;
 
   get length(): number {
     return this.items.length;
@@ -66,10 +76,42 @@ export class ArrayRecords<T> implements RecordStore<T> {
     return out;
   }
 
-  getAllAt(rows: ArrayLike<number>, slots: ArrayLike<number>): T[] {
+  /**
+   * A large answer (at least 1 / `IN_ORDER_SHARE` of the rows) is read from a copy of the records in
+   * creation order, built on first need and kept until the order changes (8 bytes a row); a smaller one
+   * reads `items[order[j]]` directly.
+   */
+  getAllInOrder(positions: Uint32Array, count: number, order: Int32Array): T[] {
+    const out: T[] = new Array(count);
+    let k = 0;
+    if (this.inOrderOf !== order && count * IN_ORDER_SHARE >= order.length) {
+      const items = this.items;
+      const copy: T[] = new Array(order.length);
+      for (let j = 0; j < order.length; j++) copy[j] = items[order[j]!]!;
+      this.inOrder = copy;
+      this.inOrderOf = order;
+    }
+    if (this.inOrderOf === order) {
+      const inOrder = this.inOrder;
+      for (let w = 0; w < positions.length; w++) {
+        let x = positions[w]!;
+        while (x !== 0) {
+          const low = x & -x;
+          out[k++] = inOrder[(w << 5) + 31 - Math.clz32(low)]!;
+          x ^= low;
+        }
+      }
+      return out;
+    }
     const items = this.items;
-    const out: T[] = new Array(rows.length);
-    for (let k = 0; k < rows.length; k++) out[slots[k]!] = items[rows[k]!]!;
+    for (let w = 0; w < positions.length; w++) {
+      let x = positions[w]!;
+      while (x !== 0) {
+        const low = x & -x;
+        out[k++] = items[order[(w << 5) + 31 - Math.clz32(low)]!]!;
+        x ^= low;
+      }
+    }
     return out;
   }
 
@@ -134,9 +176,17 @@ export class CompactRecords<T> implements RecordStore<T> {
     return out;
   }
 
-  getAllAt(rows: ArrayLike<number>, slots: ArrayLike<number>): T[] {
-    const out: T[] = new Array(rows.length);
-    for (let k = 0; k < rows.length; k++) out[slots[k]!] = this.get(rows[k]!);
+  getAllInOrder(positions: Uint32Array, count: number, order: Int32Array): T[] {
+    const out: T[] = new Array(count);
+    let k = 0;
+    for (let w = 0; w < positions.length; w++) {
+      let x = positions[w]!;
+      while (x !== 0) {
+        const low = x & -x;
+        out[k++] = this.get(order[(w << 5) + 31 - Math.clz32(low)]!);
+        x ^= low;
+      }
+    }
     return out;
   }
 
