@@ -29,6 +29,7 @@
 
 import { assertNever, type Condition, type FieldNode, type Operand } from "../conditions/ast.js";
 import { leafSemantics } from "../conditions/leaf.js";
+import { analyzeChain } from "../conditions/regex/chain.js";
 import { analyzeLiteral, compileRegex, type RegexLiteral } from "../conditions/regex/matcher.js";
 import {
   and,
@@ -68,6 +69,7 @@ import {
   type GramQuery,
   gramCount,
   proofEntries,
+  proveChain,
   proveLiteral,
   regexGramQuery,
   TEXT_COMPLEX,
@@ -463,8 +465,16 @@ export class TextLeaf implements PlanNode {
       this.candidateCount = values.length;
     } else {
       // A literal is answered from the trigram lists when it can be (text-index.ts `proveLiteral`).
+      // A literal chain, such as `(port scan|VPN) .* on`, likewise (`proveChain`).
       const literal = this.literal;
-      const proof = literal === undefined ? undefined : proveLiteral(index, literal, timer, values);
+      const chain =
+        literal === undefined ? analyzeChain(this.condition.source, this.condition.flags) : undefined;
+      const proof =
+        literal !== undefined
+          ? proveLiteral(index, literal, timer, values)
+          : chain !== undefined
+            ? proveChain(index, chain, timer, values)
+            : undefined;
       let checked: number;
       if (proof !== undefined) {
         sure = proof.accepted;

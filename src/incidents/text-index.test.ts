@@ -4,6 +4,7 @@ import { regexPatternArb } from "../../test/arbitraries/regex.js";
 import { fcOptions } from "../../test/support/fc.js";
 import { evaluate } from "../conditions/evaluate.js";
 import { parseSearchConditions } from "../conditions/parse.js";
+import { analyzeChain } from "../conditions/regex/chain.js";
 import { analyzeLiteral, compileRegex } from "../conditions/regex/matcher.js";
 import { IncidentSet } from "./incident-set.js";
 import { compareOrderKeys, orderKeyOf } from "./order.js";
@@ -11,6 +12,7 @@ import { startBudget } from "./search-budget.js";
 import {
   checkLiteral,
   foldVariant,
+  proveChain,
   proveLiteral,
   regexGramQuery,
   TextColumn,
@@ -379,6 +381,143 @@ describe("proveLiteral: a literal answered from the trigram lists answers as the
   });
 });
 
+/**
+ * Checks `proveChain` against the pattern itself on every value of `values` (distinct): each accepted value
+ * matches, each value neither accepted nor undecided does not. Returns how many it accepted (-1: no answer).
+ */
+function expectChainAsPattern(values: readonly unknown[], source: string, flags: string): number {
+  const chain = analyzeChain(source, flags);
+  if (chain === undefined) throw new Error(`${source} is not a chain`);
+  const { column, index } = indexed(values);
+  const proof = proveChain(index, chain, startBudget(undefined), column.values);
+  if (proof === undefined) return -1;
+  const accepted = [...proof.accepted];
+  const undecided = [...proof.undecided];
+  expect([...accepted].sort((a, b) => a - b)).toEqual(accepted);
+  expect([...undecided].sort((a, b) => a - b)).toEqual(undecided);
+  expect(accepted.length + undecided.length).toBe(proof.held);
+  expect(new Set([...accepted, ...undecided]).size).toBe(proof.held);
+  const matcher = compileRegex(source, flags);
+  column.values.forEach((value, id) => {
+    if (typeof value !== "string") {
+      expect(accepted).not.toContain(id);
+      expect(undecided).not.toContain(id);
+      return;
+    }
+    const matches = matcher.test(value);
+    if (accepted.includes(id)) expect([value, source, flags, matches]).toEqual([value, source, flags, true]);
+    else if (!undecided.includes(id))
+      expect([value, source, flags, matches]).toEqual([value, source, flags, false]);
+  });
+  return accepted.length;
+}
+
+describe("proveChain: a literal chain answered from the trigram lists answers as the pattern does", () => {
+  const values = [
+    "Repeated port scan detected on host-1",
+    "VPN connection observed on srv-2",
+    "port scan on", // the second segment's first occurrence overlaps the first: no gap, still a match
+    "on port scan", // " on" only before: no match
+    "x on port scan y on z", // " on" first before, then after: the lists cannot tell, the pattern must
+    "PORT SCAN detected ON host", // only under `i`
+    "port scan detected\nblocked on host", // a newline in the gap: only with `s`
+    "\u212Aernel port scan blocked on", // KELVIN SIGN
+    "port \u017Fcan blocked on", // LONG S: RE2 folds it with s under `i`
+    `${"x".repeat(300)} port scan on`, // first occurrences past 254: undecided
+    "port scan",
+    "VPN",
+    "ünïcode VPN on",
+    "",
+    42,
+  ];
+  it.each([
+    ["(port scan|VPN) .* on", ""],
+    ["(port scan|VPN) .* on", "i"],
+    ["(port scan|VPN) .* on", "s"],
+    ["(port scan|VPN).* on", ""],
+    ["^(port scan|VPN) .* on", ""],
+    ["(port scan|VPN) .* on$", ""],
+    ["(port scan|VPN) .* on host", "i"],
+    ["^Repeated.*detected.*host-1$", ""],
+    ["port.*scan.* on", ""],
+    ["port.*scan.* on", "is"],
+  ])("%s with flags '%s'", (source, flags) => {
+    expect(expectChainAsPattern(values, source, flags)).toBeGreaterThanOrEqual(0);
+  });
+
+  it("accepts the values it proves without reading them, and leaves the others to the pattern", () => {
+    const { column, index } = indexed(values);
+    const chain = analyzeChain("(port scan|VPN) .* on", "");
+    const proof = proveChain(index, chain!, startBudget(undefined), column.values)!;
+    const text = (ids: Int32Array) => [...ids].map((id) => column.values[id]);
+    expect(text(proof.accepted)).toEqual([
+      "Repeated port scan detected on host-1",
+      "VPN connection observed on srv-2",
+      "\u212Aernel port scan blocked on",
+    ]);
+    // "port scan on" matches, but " on" first occurs inside "port scan ": the pattern decides; so for the
+    // value with a newline in the gap, the one with " on" first before the scan, and the long one.
+    expect(text(proof.undecided)).toEqual(
+      expect.arrayContaining([
+        "port scan on",
+        "x on port scan y on z",
+        "port scan detected\nblocked on host",
+        `${"x".repeat(300)} port scan on`,
+      ]),
+    );
+    // "on port scan" lacks " on" after… but holds the trigrams: undecided or rejected, never accepted.
+    expect(text(proof.accepted)).not.toContain("on port scan");
+    // A value lacking a segment's trigrams is neither.
+    expect([...text(proof.accepted), ...text(proof.undecided)]).not.toContain("port scan");
+  });
+
+  it("declines a chain with a string it cannot prove (under three characters)", () => {
+    const { column, index } = indexed(values);
+    const chain = analyzeChain("(port scan|VPN).*on", "");
+    expect(proveChain(index, chain!, startBudget(undefined), column.values)).toBeUndefined();
+  });
+
+  it("agrees with the pattern on random values and chains (case folding, surrogates, newlines)", () => {
+    let accepted = 0;
+    const unit = fc.constantFrom(...FOLDING_UNITS, "~");
+    const text = fc.string({ unit, maxLength: 24 });
+    const word = fc.string({
+      unit: fc.constantFrom("a", "b", "s", "k", "S", "K", "i", "I", " ", "-", "1"),
+      minLength: 3,
+      maxLength: 6,
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(text, fc.constant(7), fc.constant("")), { maxLength: 30 }),
+        fc.array(fc.array(word, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }),
+        fc.constantFrom("", "^"),
+        fc.constantFrom("", "$"),
+        fc.constantFrom("", "i", "s", "is"),
+        fc.nat(),
+        (drawn, segments, start, end, flags, pick) => {
+          const values = [...drawn, ...drawn.map((v) => (typeof v === "string" ? recase(v, pick) : v))];
+          // Half the time a value is built from the chain's own strings, so that matches are common.
+          if (pick % 2 === 0)
+            values.push(
+              segments.map((alternatives, k) => alternatives[(pick + k) % alternatives.length]).join("~"),
+            );
+          const escaped = segments.map((alternatives) =>
+            alternatives.map((a) => a.replace(/[\\^$.|?*+()[\]{}-]/g, "\\$&")),
+          );
+          const source = `${start}${escaped.map((a) => (a.length === 1 ? a[0] : `(${a.join("|")})`)).join(".*")}${end}`;
+          const chain = analyzeChain(source, flags);
+          if (chain === undefined) return;
+          const distinct = [...new Set(values)];
+          const n = expectChainAsPattern(distinct, source, flags);
+          if (n > 0) accepted += n;
+        },
+      ),
+      fcOptions(400),
+    );
+    expect(accepted).toBeGreaterThan(50); // the proof itself accepted values, not only refused
+  });
+});
+
 describe("IncidentSet: text index (literals proved from the lists) against evaluate", () => {
   const unit = fc.constantFrom(...FOLDING_UNITS);
   const title = fc.oneof(
@@ -426,12 +565,19 @@ describe("IncidentSet: text index (literals proved from the lists) against evalu
           // Literals cut from the titles (so that some match), with an anchor and a flag.
           const strings = titles.filter((t): t is string => typeof t === "string" && t.length >= 3);
           const patterns = [...generated];
+          const cut: string[] = [];
           for (const [pick, anchor, flags] of cuts) {
             if (strings.length === 0) break;
             const from = strings[pick % strings.length]!;
             const at = pick % (from.length - 2);
             const text = from.slice(at, at + 3 + (pick % 5)).replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
             patterns.push([anchor === "^" ? `^${text}` : anchor === "$" ? `${text}$` : text, flags]);
+            cut.push(text);
+          }
+          // Literal chains of the cuts (text-index.ts `proveChain`), with and without `s`.
+          for (let k = 0; k + 1 < cut.length; k++) {
+            patterns.push([`${cut[k]}.*${cut[k + 1]}`, k % 2 === 0 ? "" : "is"]);
+            patterns.push([`(${cut[k]}|${cut[k + 1]}).*${cut[k]}$`, k % 2 === 0 ? "i" : "s"]);
           }
           // maxDictionary 0: Title is a text column, indexed on the first pattern.
           const set = new IncidentSet(incidents, { maxDictionary: 0 });

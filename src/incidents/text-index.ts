@@ -29,6 +29,7 @@
  * trigram the query asks for.
  */
 
+import type { RegexChain } from "../conditions/regex/chain.js";
 import type { RegexLiteral } from "../conditions/regex/matcher.js";
 import { parseRegexTree, REGEX_OP, type RegexTreeNode, regexFlagBits } from "../conditions/regex/program.js";
 import { CODE_COMPLEX, CODE_MISSING, CODE_NULL, type DictionaryColumn, ValueIds } from "./columns.js";
@@ -503,6 +504,7 @@ const MAX_CORPUS = 1 << 28;
  */
 export class TextIndex {
   private loweredCache: string | null | undefined;
+  private newlineCache: Int32Array | undefined;
 
   constructor(
     /** The values joined by `SEPARATOR`; undefined when it did not fit the budget beside the lists. */
@@ -526,8 +528,35 @@ export class TextIndex {
       corpus * (this.loweredCache ? 2 : 1) +
       this.starts.byteLength +
       this.kinds.byteLength +
-      this.grams.bytes()
+      this.grams.bytes() +
+      (this.newlineCache?.byteLength ?? 0)
     );
+  }
+
+  /**
+   * Ids of the values holding `\n`, ascending (a chain whose gaps cannot hold one is proved only on the
+   * others, `proveChain`): found in the corpus on first use, one native search per such value, then kept
+   * (4 bytes each, in `bytes`); undefined when the index has no corpus.
+   */
+  newlineIds(): Int32Array | undefined {
+    if (this.newlineCache !== undefined) return this.newlineCache;
+    const { corpus, starts } = this;
+    if (corpus === undefined) return undefined;
+    const found: number[] = [];
+    for (let at = corpus.indexOf("\n"); at >= 0; ) {
+      // The value whose span holds `at`: the last id starting at or before it.
+      let lo = 0;
+      let hi = this.count - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (starts[mid]! <= at) lo = mid;
+        else hi = mid - 1;
+      }
+      found.push(lo);
+      at = corpus.indexOf("\n", starts[lo + 1]!);
+    }
+    this.newlineCache = Int32Array.from(found);
+    return this.newlineCache;
   }
 
   /**
@@ -773,6 +802,146 @@ interface Cover {
 }
 
 /**
+ * Answers a literal chain (`RegexChain`: segments in order, anything between them) from the trigram lists,
+ * as `proveLiteral` answers a literal: each string of the first segment is proved where it first occurs,
+ * each string of a later segment only within the values holding the segments before (`seedWithin`). A value
+ * is accepted when, segment after segment, some string of it is proved to first occur at or after the end
+ * of the previous segment's earliest proved end (its first occurrence then leaves the most room: the
+ * greedy argument of `RegexChain`); the anchors apply to the first and the last segment. When the gaps
+ * cannot hold `\n` (no `s`), a value holding one is left undecided. Every other value holding the trigrams of
+ * some string of every segment is undecided; a value lacking them for one segment cannot match. Exact as
+ * `proveLiteral` is, for ASCII and other values alike (the lists record places in UTF-16 units of the
+ * value itself, and `ignoreCase` folds as RE2's simple folding does); docs/semantics.md 1.7.
+ * @returns undefined when a string of a segment cannot be proved from the lists (see `proveLiteral`)
+ * @throws {SearchTimeoutError} from `timer`
+ */
+export function proveChain(
+  index: TextIndex,
+  chain: RegexChain,
+  timer: BudgetTimer,
+  values?: readonly unknown[],
+): LiteralProof | undefined {
+  const { segments } = chain;
+  const last = segments.length - 1;
+  if (last < 0) return undefined;
+  let held: Int32Array | undefined;
+  // The values proved so far, ascending, with where their proved segments end.
+  let proved: Int32Array = NO_IDS;
+  let ends: Int32Array = NO_IDS;
+  for (let s = 0; s <= last; s++) {
+    let segmentHeld: Int32Array = NO_IDS;
+    let segmentProved: Int32Array = NO_IDS;
+    let segmentEnds: Int32Array = NO_IDS;
+    for (const text of segments[s]!) {
+      const literal: RegexLiteral = {
+        text,
+        anchorStart: chain.anchorStart && s === 0,
+        anchorEnd: chain.anchorEnd && s === last,
+        ignoreCase: chain.ignoreCase,
+      };
+      const proof = proveLiteral(index, literal, timer, values, held);
+      if (proof === undefined) return undefined;
+      segmentHeld = unite(segmentHeld, unite(proof.accepted, proof.undecided));
+      const [ids, after] =
+        s === 0 ? placedEnds(proof, text.length) : follow(proved, ends, proof, text.length);
+      [segmentProved, segmentEnds] = earliestEnds(segmentProved, segmentEnds, ids, after);
+    }
+    timer.tick(segmentHeld.length);
+    held = segmentHeld;
+    proved = segmentProved;
+    ends = segmentEnds;
+    if (held.length === 0) break;
+  }
+  let accepted = proved;
+  if (last > 0 && !chain.gapsMatchNewline) {
+    const newlines = index.newlineIds();
+    accepted = newlines === undefined ? NO_IDS : exclude(accepted, newlines);
+  }
+  const all = held ?? NO_IDS;
+  return { held: all.length, accepted, undecided: exclude(all, accepted) };
+}
+
+const NO_IDS = new Int32Array(0);
+
+/** The accepted values of a first segment's proof, with where the literal ends in each. */
+function placedEnds(proof: PlacedProof, length: number): [Int32Array, Int32Array] {
+  const ends = new Int32Array(proof.at.length);
+  for (let k = 0; k < ends.length; k++) ends[k] = proof.at[k]! + length;
+  return [proof.accepted, ends];
+}
+
+/**
+ * The values proved for the segments before (`ids`, with where they end) whose literal of this segment
+ * (`proof`) first occurs at or after that end, with where it ends: both lists ascending, walked together.
+ */
+function follow(
+  ids: Int32Array,
+  ends: Int32Array,
+  proof: PlacedProof,
+  length: number,
+): [Int32Array, Int32Array] {
+  const { accepted, at } = proof;
+  const outIds = new Int32Array(Math.min(ids.length, accepted.length));
+  const outEnds = new Int32Array(outIds.length);
+  let n = 0;
+  let i = 0;
+  for (let k = 0; k < accepted.length && i < ids.length; k++) {
+    const id = accepted[k]!;
+    while (i < ids.length && ids[i]! < id) i++;
+    if (i < ids.length && ids[i] === id && at[k]! >= ends[i]!) {
+      outIds[n] = id;
+      outEnds[n++] = at[k]! + length;
+    }
+  }
+  return [outIds.subarray(0, n), outEnds.subarray(0, n)];
+}
+
+/** The union of two ascending id lists with their ends, keeping the earlier end of an id in both. */
+function earliestEnds(
+  a: Int32Array,
+  aEnds: Int32Array,
+  b: Int32Array,
+  bEnds: Int32Array,
+): [Int32Array, Int32Array] {
+  if (a.length === 0) return [b, bEnds];
+  if (b.length === 0) return [a, aEnds];
+  const ids = new Int32Array(a.length + b.length);
+  const ends = new Int32Array(ids.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length || j < b.length) {
+    const x = i < a.length ? a[i]! : 0x7fffffff;
+    const y = j < b.length ? b[j]! : 0x7fffffff;
+    if (x < y) {
+      ids[n] = x;
+      ends[n++] = aEnds[i++]!;
+    } else if (y < x) {
+      ids[n] = y;
+      ends[n++] = bEnds[j++]!;
+    } else {
+      ids[n] = x;
+      ends[n++] = Math.min(aEnds[i++]!, bEnds[j++]!);
+    }
+  }
+  return [ids.subarray(0, n), ends.subarray(0, n)];
+}
+
+/** The ids of ascending list `a` that ascending list `b` lacks. */
+function exclude(a: Int32Array, b: Int32Array): Int32Array {
+  if (b.length === 0) return a;
+  const out = new Int32Array(a.length);
+  let n = 0;
+  let j = 0;
+  for (let i = 0; i < a.length; i++) {
+    const id = a[i]!;
+    while (j < b.length && b[j]! < id) j++;
+    if (j === b.length || b[j] !== id) out[n++] = id;
+  }
+  return out.subarray(0, n);
+}
+
+/**
  * `proveLiteral`'s first list: its ids become the candidates, each with where the literal would start
  * (`base`) and whether the trigram is proved there (`proved`). Returns the candidates kept (a `^` literal
  * drops values whose trigram first occurs past its offset). A loop of its own, so that the engine optimizes
@@ -806,6 +975,67 @@ function seedCandidates(
  * proved only while every trigram so far first occurs where the literal places it. Walks the list, or
  * gallops through it when it is much longer than the candidates. Returns the candidates kept.
  */
+/**
+ * The first entry at or after `e` (below `end`) whose id is not below `id`: a walk, or with `gallop` an
+ * exponential search from `e` then a binary one (about log(gap) reads).
+ */
+function seekId(ids: Int32Array, e: number, end: number, id: number, gallop: boolean): number {
+  if (!gallop) {
+    while (e < end && ids[e]! < id) e++;
+    return e;
+  }
+  let step = 1;
+  let hi = e;
+  while (hi < end && ids[hi]! < id) {
+    e = hi + 1;
+    hi += step;
+    step <<= 1;
+  }
+  if (hi > end) hi = end;
+  while (e < hi) {
+    const mid = (e + hi) >>> 1;
+    if (ids[mid]! < id) e = mid + 1;
+    else hi = mid;
+  }
+  return e;
+}
+
+/**
+ * `seedCandidates` restricted to the ids of `within` (ascending): the first list is searched for each of
+ * them (`seekId`) instead of read whole. For a chain's later segments (`proveChain`), whose candidates are
+ * the values holding the segments before.
+ */
+function seedWithin(
+  ids: Int32Array,
+  meta: Uint16Array,
+  cover: Cover,
+  anchorStart: boolean,
+  within: Int32Array,
+  cand: Int32Array,
+  base: Int32Array,
+  proved: Uint8Array,
+): number {
+  const { offset, want, mask } = cover;
+  const end = cover.to;
+  let e = cover.from;
+  const gallop = end - e > 4 * within.length;
+  let m = 0;
+  for (let k = 0; k < within.length && e < end; k++) {
+    const id = within[k]!;
+    e = seekId(ids, e, end, id, gallop);
+    if (e === end || ids[e] !== id) continue;
+    const info = meta[e]!;
+    const where = info & 255;
+    e++;
+    if (anchorStart && where > offset) continue;
+    cand[m] = id;
+    base[m] = where - offset;
+    proved[m] = where < 255 && (info & mask) === want ? 1 : 0;
+    m++;
+  }
+  return m;
+}
+
 function narrowCandidates(
   ids: Int32Array,
   meta: Uint16Array,
@@ -823,22 +1053,7 @@ function narrowCandidates(
   const gallop = end - e > 4 * m;
   for (let k = 0; k < m && e < end; k++) {
     const id = cand[k]!;
-    if (gallop) {
-      // Exponential search from the last place, then binary: about log(gap) reads per candidate.
-      let step = 1;
-      let hi = e;
-      while (hi < end && ids[hi]! < id) {
-        e = hi + 1;
-        hi += step;
-        step <<= 1;
-      }
-      if (hi > end) hi = end;
-      while (e < hi) {
-        const mid = (e + hi) >>> 1;
-        if (ids[mid]! < id) e = mid + 1;
-        else hi = mid;
-      }
-    } else while (e < end && ids[e]! < id) e++;
+    e = seekId(ids, e, end, id, gallop);
     if (e === end || ids[e] !== id) continue;
     const info = meta[e]!;
     const where = info & 255;
@@ -861,6 +1076,12 @@ export interface LiteralProof {
   readonly accepted: Int32Array;
   /** Ids of values the lists cannot decide (the pattern must), ascending. */
   readonly undecided: Int32Array;
+}
+
+/** A `LiteralProof` with where the literal first occurs in each accepted value (`proveLiteral`). */
+interface PlacedProof extends LiteralProof {
+  /** Per accepted value (same index): the UTF-16 offset of the literal's first occurrence in it. */
+  readonly at: Int32Array;
 }
 
 /** A literal shorter than this is not proved from the lists (`proveLiteral`): too few trigrams. */
@@ -948,7 +1169,8 @@ export function proveLiteral(
   literal: RegexLiteral,
   timer: BudgetTimer,
   values?: readonly unknown[],
-): LiteralProof | undefined {
+  within?: Int32Array,
+): PlacedProof | undefined {
   const meta = index.grams.meta;
   const lists = literalCovers(index, literal);
   if (meta === undefined || lists === undefined) return undefined;
@@ -958,12 +1180,15 @@ export function proveLiteral(
   const anchorStart = literal.anchorStart;
   // The candidates: ids of the shortest list, with where the literal would start, and whether proved so far.
   const first = lists[0]!;
-  const size = first.to - first.from;
+  const size = within === undefined ? first.to - first.from : Math.min(first.to - first.from, within.length);
   timer.tick(size);
   const cand = new Int32Array(size);
   const base = new Int32Array(size);
   const proved = new Uint8Array(size);
-  let m = seedCandidates(ids, meta, first, anchorStart, cand, base, proved);
+  let m =
+    within === undefined
+      ? seedCandidates(ids, meta, first, anchorStart, cand, base, proved)
+      : seedWithin(ids, meta, first, anchorStart, within, cand, base, proved);
   for (let l = 1; l < lists.length && m > 0; l++) {
     const list = lists[l]!;
     timer.tick(Math.min(list.to - list.from, m * 16));
@@ -987,6 +1212,7 @@ export function proveLiteral(
   return {
     held: m,
     accepted: cand.subarray(0, accepted),
+    at: base.subarray(0, accepted),
     undecided: undecided.subarray(0, m - accepted),
   };
 }
@@ -1005,7 +1231,9 @@ interface Placed {
  * `proveLiteral`'s last pass: a candidate placed where the anchors allow and proved from the lists is
  * accepted; else, when `corpus` is given, it is accepted when the corpus holds `probe` where the lists place
  * it; else, when `values` is given, when the value does; any other is undecided. The accepted ids are
- * compacted to the front of `cand` (returns how many), the undecided written to `undecided`, both ascending.
+ * compacted to the front of `cand` (returns how many) with their places at the front of `base` (where the
+ * literal first occurs: the shortest list's trigram first occurs at its offset in it), the undecided
+ * written to `undecided`, both ascending.
  */
 function settleCandidates(
   placed: Placed,
@@ -1025,6 +1253,7 @@ function settleCandidates(
     const at = base[k]!;
     // Proved without `$`: the literal lies within the value, whose length need not be read.
     if (proved[k] === 1 && !anchorEnd && at >= 0 && (!anchorStart || at === 0)) {
+      base[a] = at;
       cand[a++] = id;
       continue;
     }
@@ -1037,9 +1266,10 @@ function settleCandidates(
         (corpus !== undefined
           ? corpus.startsWith(probe, start + at)
           : values !== undefined && (values[id] as string).startsWith(text, at)))
-    )
+    ) {
+      base[a] = at;
       cand[a++] = id;
-    else undecided[u++] = id;
+    } else undecided[u++] = id;
   }
   return a;
 }
