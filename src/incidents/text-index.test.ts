@@ -564,7 +564,7 @@ describe("IncidentSet: text index (literals proved from the lists) against evalu
           );
           // Literals cut from the titles (so that some match), with an anchor and a flag.
           const strings = titles.filter((t): t is string => typeof t === "string" && t.length >= 3);
-          const patterns = [...generated];
+          const patterns: [string, string][] = [...generated];
           const cut: string[] = [];
           for (const [pick, anchor, flags] of cuts) {
             if (strings.length === 0) break;
