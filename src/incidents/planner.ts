@@ -338,7 +338,8 @@ export class TextLeaf implements PlanNode {
   readonly estimate: number;
   readonly size: number;
   readonly query: GramQuery;
-  private readonly one: (value: unknown) => boolean;
+  /** The leaf's test of one value (`leafSemantics`), built when a first value must be tested (`one`). */
+  private test: ((value: unknown) => boolean) | undefined;
   private readonly missingAnswer: Tri;
   private readonly nullAnswer: Tri;
   private readonly timer: BudgetTimer;
@@ -372,10 +373,10 @@ export class TextLeaf implements PlanNode {
     this.size = size;
     this.query = query;
     this.timer = timer;
-    const leaf = leafSemantics(node);
-    this.one = leaf.one;
-    this.missingAnswer = leaf.missing ? TRUE : FALSE;
-    this.nullAnswer = leaf.one(null) ? TRUE : FALSE;
+    // A `$regex` matches strings only: never a missing field or null (leaf.ts), so the pattern need not
+    // be compiled to say so; a table the lists prove entirely never compiles it.
+    this.missingAnswer = FALSE;
+    this.nullAnswer = FALSE;
     this.key = `${node.fieldKind}/${node.flags}/${node.source}`;
     this.literal = analyzeLiteral(node.source, node.flags);
     this.perRow = perRow;
@@ -396,6 +397,12 @@ export class TextLeaf implements PlanNode {
     // Without an index nothing narrows: the residual leaf's guess (a literal selects fewer rows).
     const fraction = perRow ? (this.literal === undefined ? 0.2 : 0.1) : (narrowed * rowsPerValue) / size;
     this.estimate = size === 0 ? 0 : Math.min(1, fraction + special / size);
+  }
+
+  /** The leaf's answer for one value (compiling the pattern on first use). */
+  private one(value: unknown): boolean {
+    this.test ??= leafSemantics(this.condition).one;
+    return this.test(value);
   }
 
   /**
@@ -447,7 +454,7 @@ export class TextLeaf implements PlanNode {
    */
   table(): AcceptTable {
     if (this.accept !== undefined) return this.accept;
-    const { column, timer, one } = this;
+    const { column, timer } = this;
     const values = column.values;
     const index = this.query.op === "all" ? undefined : column.textIndex();
     const memo = this.memo;
@@ -458,7 +465,7 @@ export class TextLeaf implements PlanNode {
     const test = (id: number) => {
       timer.tick();
       const known = memo === undefined ? 0 : (memo[id >>> 2]! >>> ((id & 3) << 1)) & 3;
-      if (known === 0 ? one(column.textOf(id)) : known === 2) found.push(id);
+      if (known === 0 ? this.one(column.textOf(id)) : known === 2) found.push(id);
     };
     if (index === undefined) {
       for (let id = 0; id < values.length; id++) test(id);
