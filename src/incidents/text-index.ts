@@ -804,7 +804,7 @@ interface Cover {
 /**
  * Answers a literal chain (`RegexChain`: segments in order, anything between them) from the trigram lists,
  * as `proveLiteral` answers a literal: each string of the first segment is proved where it first occurs,
- * each string of a later segment only within the values holding the segments before (`seedWithin`). A value
+ * each string of a later segment only within the values holding the segments before (`proveLiteral` with `within`). A value
  * is accepted when, segment after segment, some string of it is proved to first occur at or after the end
  * of the previous segment's earliest proved end (its first occurrence then leaves the most room: the
  * greedy argument of `RegexChain`); the anchors apply to the first and the last segment. When the gaps
@@ -1000,41 +1000,8 @@ function seekId(ids: Int32Array, e: number, end: number, id: number, gallop: boo
   return e;
 }
 
-/**
- * `seedCandidates` restricted to the ids of `within` (ascending): the first list is searched for each of
- * them (`seekId`) instead of read whole. For a chain's later segments (`proveChain`), whose candidates are
- * the values holding the segments before.
- */
-function seedWithin(
-  ids: Int32Array,
-  meta: Uint16Array,
-  cover: Cover,
-  anchorStart: boolean,
-  within: Int32Array,
-  cand: Int32Array,
-  base: Int32Array,
-  proved: Uint8Array,
-): number {
-  const { offset, want, mask } = cover;
-  const end = cover.to;
-  let e = cover.from;
-  const gallop = end - e > 4 * within.length;
-  let m = 0;
-  for (let k = 0; k < within.length && e < end; k++) {
-    const id = within[k]!;
-    e = seekId(ids, e, end, id, gallop);
-    if (e === end || ids[e] !== id) continue;
-    const info = meta[e]!;
-    const where = info & 255;
-    e++;
-    if (anchorStart && where > offset) continue;
-    cand[m] = id;
-    base[m] = where - offset;
-    proved[m] = where < 255 && (info & mask) === want ? 1 : 0;
-    m++;
-  }
-  return m;
-}
+/** `base` of a candidate not placed yet: `narrowCandidates` places it where its list's trigram first occurs. */
+const UNPLACED = -0x80000000;
 
 function narrowCandidates(
   ids: Int32Array,
@@ -1059,7 +1026,8 @@ function narrowCandidates(
     const where = info & 255;
     e++;
     if (anchorStart && where > offset) continue;
-    const at = base[k]!;
+    const placed = base[k]!;
+    const at = placed === UNPLACED ? where - offset : placed;
     cand[out] = id;
     base[out] = at;
     proved[out] = proved[k] === 1 && where < 255 && where - offset === at && (info & mask) === want ? 1 : 0;
@@ -1159,8 +1127,10 @@ export function proofEntries(index: TextIndex, literal: RegexLiteral): number {
  * `values` is given, on the value itself; a match there is accepted.
  * @param timer - ticked once per list entry read
  * @param values - the column's values by id (read only when the index has no corpus)
+ * @param within - when given, only these ids (ascending) are candidates: for a chain's later segments
  * @throws {SearchTimeoutError} from `timer`
- * @returns the ids accepted and those left undecided (`LiteralProof`), or undefined when it cannot answer
+ * @returns the ids accepted (with where the literal first occurs in each, `at`) and those left undecided
+ *   (`LiteralProof`), or undefined when it cannot answer
  *   (no `meta` in the index, a literal of fewer than three characters, or one with a character that no
  *   trigram records as written)
  */
@@ -1180,15 +1150,20 @@ export function proveLiteral(
   const anchorStart = literal.anchorStart;
   // The candidates: ids of the shortest list, with where the literal would start, and whether proved so far.
   const first = lists[0]!;
-  const size = within === undefined ? first.to - first.from : Math.min(first.to - first.from, within.length);
+  const size = within === undefined ? first.to - first.from : within.length;
   timer.tick(size);
   const cand = new Int32Array(size);
   const base = new Int32Array(size);
   const proved = new Uint8Array(size);
-  let m =
-    within === undefined
-      ? seedCandidates(ids, meta, first, anchorStart, cand, base, proved)
-      : seedWithin(ids, meta, first, anchorStart, within, cand, base, proved);
+  let m: number;
+  if (within === undefined) m = seedCandidates(ids, meta, first, anchorStart, cand, base, proved);
+  else {
+    // Within given ids (a chain's later segment): they are narrowed by the first list too, and placed there.
+    cand.set(within);
+    base.fill(UNPLACED);
+    proved.fill(1);
+    m = narrowCandidates(ids, meta, first, anchorStart, cand, base, proved, within.length);
+  }
   for (let l = 1; l < lists.length && m > 0; l++) {
     const list = lists[l]!;
     timer.tick(Math.min(list.to - list.from, m * 16));
