@@ -127,6 +127,21 @@ describe("CompactHashIndex", () => {
       fcOptions(300),
     );
   });
+
+  it("buckets every row by its hash over several radix passes, rows ascending within a hash", () => {
+    // 200,000 rows: 18 bucket bits, three passes of the sort; keys repeat, so buckets hold runs of rows.
+    const values = Array.from({ length: 200_000 }, (_, row) => `k-${(row * 7919) % 5003}`);
+    const { reference, compact } = both(values);
+    compact.prepare();
+    for (const key of ["k-0", "k-1", "k-4999", "k-5002", "k-5003", "absent"]) {
+      const expected = values.flatMap((value, row) =>
+        (hashKey(value) || 1) === (hashKey(key) || 1) ? [row] : [],
+      );
+      expect(compact.probe(key)).toEqual(expected);
+      expect(compact.rowsOf(key)).toEqual(reference.rowsOf(key));
+    }
+    expect(compact.size).toBe(reference.size);
+  });
 });
 
 describe("CompactRecords", () => {

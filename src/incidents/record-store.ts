@@ -437,7 +437,9 @@ export class CompactHashIndex extends HashIndex {
     const hashes = this.hashes;
     // The rows with a hash, sorted by bucket (the top `bits` bits of the hash) and by row within a bucket:
     // a least-significant-digit radix sort, 8 bits a pass, each pass reading its input in order and
-    // writing 256 runs (a counting sort straight into 2^bits buckets writes all over memory).
+    // writing 256 runs (a counting sort straight into 2^bits buckets writes all over memory). The sort
+    // carries each row's whole hash, so that the buckets are filled in order: reading `hashes` by the
+    // sorted rows was a cache miss a row (about a second per index at 10M rows).
     let count = 0;
     for (let row = 0; row < n; row++) if (hashes[row] !== 0) count++;
     let keys = new Int32Array(count);
@@ -445,7 +447,7 @@ export class CompactHashIndex extends HashIndex {
     for (let row = 0, at = 0; row < n; row++) {
       const h = hashes[row]!;
       if (h === 0) continue;
-      keys[at] = h >>> shift;
+      keys[at] = h | 0;
       rows[at++] = row;
     }
     let nextKeys = new Int32Array(count);
@@ -453,25 +455,25 @@ export class CompactHashIndex extends HashIndex {
     const counts = new Int32Array(257);
     for (let low = 0; low < bits; low += 8) {
       counts.fill(0);
-      for (let i = 0; i < count; i++) counts[((keys[i]! >>> low) & 0xff) + 1]!++;
+      const at = shift + low;
+      for (let i = 0; i < count; i++) counts[((keys[i]! >>> at) & 0xff) + 1]!++;
       for (let d = 1; d < 257; d++) counts[d]! += counts[d - 1]!;
       for (let i = 0; i < count; i++) {
-        const at = counts[(keys[i]! >>> low) & 0xff]!++;
-        nextKeys[at] = keys[i]!;
-        nextRows[at] = rows[i]!;
+        const to = counts[(keys[i]! >>> at) & 0xff]!++;
+        nextKeys[to] = keys[i]!;
+        nextRows[to] = rows[i]!;
       }
       [keys, nextKeys] = [nextKeys, keys];
       [rows, nextRows] = [nextRows, rows];
     }
     const offsets = new Int32Array((1 << bits) + 1);
-    for (let i = 0; i < count; i++) offsets[keys[i]! + 1]!++;
+    for (let i = 0; i < count; i++) offsets[(keys[i]! >>> shift) + 1]!++;
     for (let b = 1; b < offsets.length; b++) offsets[b]! += offsets[b - 1]!;
     // Each bucket entry keeps its full hash beside its row, so a probe compares hashes without a second read.
     const bucketRows = new Int32Array(2 * count);
     for (let i = 0; i < count; i++) {
-      const row = rows[i]!;
-      bucketRows[2 * i] = hashes[row]! | 0;
-      bucketRows[2 * i + 1] = row;
+      bucketRows[2 * i] = keys[i]!;
+      bucketRows[2 * i + 1] = rows[i]!;
     }
     this.shift = shift;
     this.offsets = offsets;
