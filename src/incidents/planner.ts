@@ -583,6 +583,20 @@ export class TextLeaf implements PlanNode {
     return out;
   }
 
+  /** Sets the bit of every row whose value is accepted (`acceptedRows` without the list). */
+  private markAcceptedRows(bits: Bitset): void {
+    const { accepted } = this.table();
+    const { offsets, rows } = this.column.postings();
+    let n = 0;
+    for (let k = 0; k < accepted.length; k++) {
+      const id = accepted[k]!;
+      const end = offsets[id + 1]!;
+      for (let at = offsets[id]!; at < end; at++) setBit(bits, rows[at]!);
+      n += end - offsets[id]!;
+    }
+    this.timer.tick(n);
+  }
+
   /**
    * The rows the leaf does not reject, when it rejects missing and null values: the rows of its accepted
    * values, then those holding an array or an object (`unknownCount`, last).
@@ -617,11 +631,10 @@ export class TextLeaf implements PlanNode {
     const ids = this.column.ids;
     const words = (size + 31) >>> 5;
     const t = new Uint32Array(words);
-    // The rows the table accepts (one read per accepted value), not the estimate made before the lists
-    // were read: a selective pattern whose trigrams are common is then set from its postings too.
-    if (within === null && this.rejectsSpecial() && this.trueCount() <= size * SEED_FRACTION) {
-      const rows = this.acceptedRows();
-      for (let k = 0; k < rows.length; k++) setBit(t, rows[k]!);
+    // Few accepted values (the table's, not the estimate made before the lists were read, so that a
+    // selective pattern whose trigrams are common qualifies too): their rows are set from the postings.
+    if (within === null && this.rejectsSpecial() && this.table().accepted.length <= size * SEED_FRACTION) {
+      this.markAcceptedRows(t);
     } else {
       const missing = this.missingAnswer;
       const nul = this.nullAnswer;
