@@ -583,18 +583,46 @@ export class TextLeaf implements PlanNode {
     return out;
   }
 
-  /** Sets the bit of every row whose value is accepted (`acceptedRows` without the list). */
-  private markAcceptedRows(bits: Bitset): void {
+  /**
+   * Sets the bit of every row whose value is accepted (`acceptedRows` without the list), or with `rank`
+   * the bit of its position in the creation order; returns how many.
+   */
+  private markAcceptedRows(bits: Bitset, rank?: Int32Array): number {
     const { accepted } = this.table();
     const { offsets, rows } = this.column.postings();
     let n = 0;
     for (let k = 0; k < accepted.length; k++) {
       const id = accepted[k]!;
       const end = offsets[id + 1]!;
-      for (let at = offsets[id]!; at < end; at++) setBit(bits, rows[at]!);
+      for (let at = offsets[id]!; at < end; at++) {
+        const row = rows[at]!;
+        setBit(bits, rank === undefined ? row : rank[row]!);
+      }
       n += end - offsets[id]!;
     }
     this.timer.tick(n);
+    return n;
+  }
+
+  /**
+   * True when the leaf's true rows are set from the postings: it lists rows (not `perRow`, rejects
+   * missing and null) and few values are accepted (the table's count, not the estimate made before the
+   * lists were read, so that a selective pattern whose trigrams are common qualifies too).
+   */
+  private fromPostings(): boolean {
+    return this.listsRows() && this.table().accepted.length <= this.size * SEED_FRACTION;
+  }
+
+  /**
+   * `findAll` of the leaf alone: its rows as `PositionedRows`, each set at its rank, in one pass over the
+   * postings of the accepted values. Undefined unless `fromPostings` and no row holds an array or an object
+   * (those rows need the row predicate).
+   */
+  positionsInOrder(creation: CreationOrder): PositionedRows | undefined {
+    if (this.column.complexRows.length > 0 || !this.fromPostings()) return undefined;
+    const positions = emptyBitset(this.size);
+    const count = this.markAcceptedRows(positions, creation.rank);
+    return { positions, count, order: creation.order };
   }
 
   /**
@@ -631,11 +659,8 @@ export class TextLeaf implements PlanNode {
     const ids = this.column.ids;
     const words = (size + 31) >>> 5;
     const t = new Uint32Array(words);
-    // Few accepted values (the table's, not the estimate made before the lists were read, so that a
-    // selective pattern whose trigrams are common qualifies too): their rows are set from the postings.
-    if (within === null && this.rejectsSpecial() && this.table().accepted.length <= size * SEED_FRACTION) {
-      this.markAcceptedRows(t);
-    } else {
+    if (within === null && this.fromPostings()) this.markAcceptedRows(t);
+    else {
       const missing = this.missingAnswer;
       const nul = this.nullAnswer;
       for (let w = 0; w < words; w++) {
@@ -2345,7 +2370,12 @@ export function denseChoice(
     const dense = () => resolveUnknown(plan.dense(null), check, timer);
     const name = plan instanceof AndPlan ? `columns: ${plan.strategy()}` : "columns";
     if (counting) return { name, cost: storage.size, run: () => popcount(dense()) };
-    return { name, cost: storage.size, run: () => positionsInCreationOrder(dense(), creation, timer) };
+    const alone = plan instanceof TextLeaf ? plan : undefined;
+    return {
+      name,
+      cost: storage.size,
+      run: () => alone?.positionsInOrder(creation) ?? positionsInCreationOrder(dense(), creation, timer),
+    };
   }
   if (!counting) return path;
   return { name: path.name, cost: path.cost, run: () => path.run().length };
