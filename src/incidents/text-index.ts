@@ -425,6 +425,8 @@ export class GramIndex {
 
 /** The union of two ascending id lists (each id once), ascending: a merge. */
 function unite(a: Int32Array, b: Int32Array): Int32Array {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
   const out = new Int32Array(a.length + b.length);
   let i = 0;
   let j = 0;
@@ -858,7 +860,9 @@ export function proveChain(
     accepted = newlines === undefined ? NO_IDS : exclude(accepted, newlines);
   }
   const all = held ?? NO_IDS;
-  return { held: all.length, accepted, undecided: exclude(all, accepted) };
+  // `accepted` is a subset of `all`: of the same length, it is all of it.
+  const undecided = accepted.length === all.length ? NO_IDS : exclude(all, accepted);
+  return { held: all.length, accepted, undecided };
 }
 
 const NO_IDS = new Int32Array(0);
