@@ -64,7 +64,7 @@ import { type CreationOrder, type MsInterval, ORDER_FIELD } from "./order.js";
 import { CompactHashIndex, hashKey } from "./record-store.js";
 import { type BudgetTimer, startBudget } from "./search-budget.js";
 import {
-  type AcceptTable,
+  AcceptTable,
   checkLiteral,
   type GramQuery,
   gramCount,
@@ -138,11 +138,6 @@ function mergeAscending(a: Int32Array, b: Int32Array): Int32Array {
   while (i < a.length) out[k++] = a[i++]!;
   while (j < b.length) out[k++] = b[j++]!;
   return out;
-}
-
-/** Sets `table[id] = 1` for each id of `ids`. */
-function markIds(table: Uint8Array, ids: Int32Array): void {
-  for (let k = 0; k < ids.length; k++) table[ids[k]!] = 1;
 }
 
 /** What the planner sees of an incident set. */
@@ -512,9 +507,7 @@ export class TextLeaf implements PlanNode {
     const tested = Int32Array.from(found);
     if (!foundSorted) tested.sort();
     const ids = tested.length === 0 ? sure : sure.length === 0 ? tested : mergeAscending(sure, tested);
-    const table = new Uint8Array(values.length);
-    markIds(table, ids);
-    this.accept = { table, accepted: ids };
+    this.accept = new AcceptTable(ids, values.length);
     column.keepAccept(this.key, this.accept);
     return this.accept;
   }

@@ -1256,10 +1256,38 @@ function settleCandidates(
 // ---------------------------------------------------------------------------------------------------------
 // Text column
 
-/** A pattern's answers over a text column's values: per value id (0 false, 1 true), and the true ids ascending. */
-export interface AcceptTable {
-  readonly table: Uint8Array;
-  readonly accepted: Int32Array;
+/**
+ * A pattern's answers over a text column's values: the true ids ascending (`accepted`), and per value id
+ * (`table`: 0 false, 1 true), the latter built on first read (a `count` or a `findAll` from the postings
+ * reads only `accepted`).
+ */
+export class AcceptTable {
+  private bytes: Uint8Array | undefined;
+
+  /**
+   * @param accepted - the ids of the values the pattern accepts, ascending
+   * @param values - the number of value ids the table answers for
+   */
+  constructor(
+    readonly accepted: Int32Array,
+    private readonly values: number,
+  ) {}
+
+  /** Bytes held: the ids, and the table once built. */
+  byteLength(): number {
+    return this.accepted.byteLength + (this.bytes?.byteLength ?? 0);
+  }
+
+  /** Per value id: 1 when the pattern accepts it, else 0. */
+  get table(): Uint8Array {
+    if (this.bytes === undefined) {
+      const table = new Uint8Array(this.values);
+      const { accepted } = this;
+      for (let k = 0; k < accepted.length; k++) table[accepted[k]!] = 1;
+      this.bytes = table;
+    }
+    return this.bytes;
+  }
 }
 
 /** Accept tables cached per text column (by pattern), at most this many. */
@@ -1500,8 +1528,7 @@ export class TextColumn {
     if (this.postingCache !== undefined)
       bytes += this.postingCache.rows.byteLength + this.postingCache.offsets.byteLength;
     if (this.indexCache) bytes += this.indexCache.bytes();
-    for (const { table, accepted } of this.acceptCache.values())
-      bytes += table.byteLength + accepted.byteLength;
+    for (const accept of this.acceptCache.values()) bytes += accept.byteLength();
     return bytes;
   }
 
