@@ -477,6 +477,24 @@ describe("proveChain: a literal chain answered from the trigram lists answers as
     expect(proveChain(index, chain!, startBudget(undefined), column.values)).toBeUndefined();
   });
 
+  it("declines a chain of more than 32 strings in all (a pass over lists each), and the set still answers", () => {
+    const { column, index } = indexed(values);
+    const proves = (source: string) =>
+      proveChain(index, analyzeChain(source, "")!, startBudget(undefined), column.values) !== undefined;
+    const chainOf = (n: number) => Array.from({ length: n }, () => "(port|scan)").join(".*");
+    expect(proves(chainOf(16))).toBe(true); // 32 strings
+    expect(proves(chainOf(17))).toBe(false); // 34
+    const set = new IncidentSet(
+      values.map((Title, IncidentId) => ({ IncidentId, Title })),
+      { maxDictionary: 0 },
+    );
+    for (const n of [1, 16, 17, 70]) {
+      const condition = parseSearchConditions({ Title: { $regex: chainOf(n) } });
+      const expected = values.filter((Title) => evaluate(condition, { Title })).length;
+      expect([n, set.count(condition)]).toEqual([n, expected]);
+    }
+  });
+
   it("agrees with the pattern on random values and chains (case folding, surrogates, newlines)", () => {
     let accepted = 0;
     const unit = fc.constantFrom(...FOLDING_UNITS, "~");

@@ -814,7 +814,8 @@ interface Cover {
  * some string of every segment is undecided; a value lacking them for one segment cannot match. Exact as
  * `proveLiteral` is, for ASCII and other values alike (the lists record places in UTF-16 units of the
  * value itself, and `ignoreCase` folds as RE2's simple folding does); docs/semantics.md 1.7.
- * @returns undefined when a string of a segment cannot be proved from the lists (see `proveLiteral`)
+ * @returns undefined when a string of a segment cannot be proved from the lists (see `proveLiteral`), or the
+ *   segments hold more than `MAX_CHAIN_PROOFS` (32) strings together
  * @throws {SearchTimeoutError} from `timer`
  */
 export function proveChain(
@@ -825,7 +826,9 @@ export function proveChain(
 ): LiteralProof | undefined {
   const { segments } = chain;
   const last = segments.length - 1;
-  if (last < 0) return undefined;
+  let proofs = 0;
+  for (const segment of segments) proofs += segment.length;
+  if (last < 0 || proofs > MAX_CHAIN_PROOFS) return undefined;
   let held: Int32Array | undefined;
   // The values proved so far, ascending, with where their proved segments end.
   let proved: Int32Array = NO_IDS;
@@ -866,6 +869,12 @@ export function proveChain(
 }
 
 const NO_IDS = new Int32Array(0);
+
+/**
+ * The most strings (of all segments together) a chain is proved for (`proveChain`): each costs a pass over
+ * lists, so a chain of more is answered as any other pattern (its candidates tested one by one).
+ */
+const MAX_CHAIN_PROOFS = 32;
 
 /** The accepted values of a first segment's proof, with where the literal ends in each. */
 function placedEnds(proof: PlacedProof, length: number): [Int32Array, Int32Array] {
