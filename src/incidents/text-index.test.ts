@@ -477,6 +477,26 @@ describe("proveChain: a literal chain answered from the trigram lists answers as
     expect(proveChain(index, chain!, startBudget(undefined), column.values)).toBeUndefined();
   });
 
+  it("without a corpus, proves only chains whose gaps may hold a newline (it cannot tell which values hold one)", () => {
+    const roomy = indexed(values);
+    const lists = roomy.index.starts.byteLength + roomy.index.kinds.byteLength + roomy.index.grams.bytes();
+    const { column, index } = indexed(values, lists);
+    expect(index.corpus).toBeUndefined();
+    expect(index.grams.meta).toBeDefined();
+    const prove = (flags: string) =>
+      proveChain(
+        index,
+        analyzeChain("(port scan|VPN) .* on", flags)!,
+        startBudget(undefined),
+        column.values,
+      )!;
+    expect(prove("").accepted.length).toBe(0);
+    expect(prove("").undecided.length).toBeGreaterThan(0);
+    expect(prove("s").accepted.length).toBeGreaterThan(0);
+    for (const flags of ["", "s"])
+      expect(expectChainAsPattern(values, "(port scan|VPN) .* on", flags)).toBeGreaterThan(0);
+  });
+
   it("declines a chain of more than 32 strings in all (a pass over lists each), and the set still answers", () => {
     const { column, index } = indexed(values);
     const proves = (source: string) =>
