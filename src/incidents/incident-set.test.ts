@@ -7,6 +7,7 @@ import { evaluate } from "../conditions/evaluate.js";
 import { SearchConditionsError } from "../conditions/issues.js";
 import { parseSearchConditions } from "../conditions/parse.js";
 import { IncidentSet } from "./incident-set.js";
+import { compareOrderKeys, orderKeyOf } from "./order.js";
 
 type Incident = Record<string, unknown>;
 
@@ -313,6 +314,55 @@ describe("IncidentSet: AND of dictionary leaves (per-code bitsets)", () => {
           expect(set.count(condition)).toBe(expected(first));
           for (const r of later) set.add(strip(r));
           expect(set.count(condition)).toBe(expected([...first, ...later]));
+        },
+      ),
+      fcOptions(300),
+    );
+  });
+});
+
+describe("IncidentSet.findAll: large and small answers in creation order, before and after adds", () => {
+  // Answers of every size: a large one is read from the set's copy of its records in creation order, which
+  // an add must retire (record-store.ts `getAllInOrder`).
+  const incident = fc.record({
+    IncidentId: fc.integer({ min: 0, max: 40 }),
+    CreatedUtcTime: fc.constantFrom("2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z", "2023-06-01T00:00:00Z"),
+    Severity: fc.constantFrom("High", "Low", "Medium"),
+    Title: fc.constantFrom("port scan on a", "VPN seen on b", "phishing", "login"),
+  });
+  const condition = fc.constantFrom(
+    { Severity: "High" },
+    { Severity: { $in: ["High", "Low"] } },
+    { Title: { $regex: "(port scan|VPN) .* on" } },
+    { Title: { $regex: "phish" } },
+    {},
+  );
+
+  it("returns what evaluate matches, sorted by creation order, as rows are added between queries", () => {
+    fc.assert(
+      fc.property(
+        fc.array(incident, { minLength: 1, maxLength: 120 }),
+        fc.array(fc.array(incident, { maxLength: 20 }), { minLength: 1, maxLength: 3 }),
+        condition,
+        (first, batches, raw) => {
+          const parsed = parseSearchConditions(raw);
+          const set = new IncidentSet([...first], { maxDictionary: 2 });
+          const all = [...first];
+          const expected = () =>
+            all
+              .filter((r) => evaluate(parsed, r))
+              .sort((a, b) => compareOrderKeys(orderKeyOf(a), orderKeyOf(b)));
+          const same = (got: object[], want: object[]) => {
+            expect(got.length).toBe(want.length);
+            for (const [k, record] of got.entries()) expect(record).toBe(want[k]);
+          };
+          same(set.findAll(parsed), expected());
+          for (const batch of batches) {
+            for (const r of batch) set.add(r);
+            all.push(...batch);
+            same(set.findAll(parsed), expected());
+            same(set.findAll(parsed), expected());
+          }
         },
       ),
       fcOptions(300),
