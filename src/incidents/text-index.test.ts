@@ -206,6 +206,31 @@ function provedAnswers(index: TextIndex, source: string, flags: string, values?:
   return { held: proof.held, accepted, undecided, order };
 }
 
+/**
+ * A proof's answers against the pattern on every value: an accepted value matches, a value neither
+ * accepted nor undecided does not, and a value that is not a string is neither.
+ */
+function expectProofSound(
+  values: readonly unknown[],
+  accepted: readonly number[],
+  undecided: readonly number[],
+  matcher: { test(value: string): boolean },
+  source: string,
+  flags: string,
+): void {
+  values.forEach((value, id) => {
+    if (typeof value !== "string") {
+      expect(accepted).not.toContain(id);
+      expect(undecided).not.toContain(id);
+      return;
+    }
+    const matches = matcher.test(value);
+    if (accepted.includes(id)) expect([value, source, flags, matches]).toEqual([value, source, flags, true]);
+    else if (!undecided.includes(id))
+      expect([value, source, flags, matches]).toEqual([value, source, flags, false]);
+  });
+}
+
 /** Checks `proveLiteral` against the pattern itself on every value of `values` (distinct). */
 function expectProvedAsPattern(
   values: readonly unknown[],
@@ -228,17 +253,7 @@ function expectProvedAsPattern(
   expect(order.length).toBe(held);
   // each once (accepted and undecided do not overlap)
   expect(new Set(order).size).toBe(order.length);
-  column.values.forEach((value, id) => {
-    if (typeof value !== "string") {
-      expect(order).not.toContain(id);
-      return;
-    }
-    const matches = matcher.test(value);
-    // Accepted values match; a value neither accepted nor undecided does not.
-    if (accepted.includes(id)) expect([value, source, flags, matches]).toEqual([value, source, flags, true]);
-    else if (!undecided.includes(id))
-      expect([value, source, flags, matches]).toEqual([value, source, flags, false]);
-  });
+  expectProofSound(column.values, accepted, undecided, matcher, source, flags);
   return held;
 }
 
@@ -397,18 +412,7 @@ function expectChainAsPattern(values: readonly unknown[], source: string, flags:
   expect([...undecided].sort((a, b) => a - b)).toEqual(undecided);
   expect(accepted.length + undecided.length).toBe(proof.held);
   expect(new Set([...accepted, ...undecided]).size).toBe(proof.held);
-  const matcher = compileRegex(source, flags);
-  column.values.forEach((value, id) => {
-    if (typeof value !== "string") {
-      expect(accepted).not.toContain(id);
-      expect(undecided).not.toContain(id);
-      return;
-    }
-    const matches = matcher.test(value);
-    if (accepted.includes(id)) expect([value, source, flags, matches]).toEqual([value, source, flags, true]);
-    else if (!undecided.includes(id))
-      expect([value, source, flags, matches]).toEqual([value, source, flags, false]);
-  });
+  expectProofSound(column.values, accepted, undecided, compileRegex(source, flags), source, flags);
   return accepted.length;
 }
 
