@@ -29,15 +29,19 @@ export function clearTail(bits: Bitset, size: number): void {
   if (rest !== 0 && bits.length > 0) bits[bits.length - 1]! &= 2 ** rest - 1;
 }
 
+/** The set bits of a 32-bit word. */
+export function popcount32(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
 /** Number of rows set. */
 export function popcount(bits: Bitset): number {
   let total = 0;
   for (let w = 0; w < bits.length; w++) {
-    let x = bits[w]!;
-    if (x === 0) continue;
-    x -= (x >>> 1) & 0x55555555;
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-    total += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+    const x = bits[w]!;
+    if (x !== 0) total += popcount32(x);
   }
   return total;
 }

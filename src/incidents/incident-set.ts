@@ -565,9 +565,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     this.prepare(timer);
     const plan = buildPlan(condition, this.storage, timer);
     const found = denseChoice(condition, plan, this.storage, timer, false).run();
-    return "positions" in found
-      ? this.records.getAllInOrder(found.positions, found.count, found.order)
-      : this.records.getAll(found);
+    return "positions" in found ? this.records.getAllInOrder(found) : this.records.getAll(found);
   }
 
   /**

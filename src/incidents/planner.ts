@@ -42,6 +42,7 @@ import {
   not,
   or,
   popcount,
+  popcount32,
   rowsToBits,
   setBit,
 } from "./bitset.js";
@@ -615,7 +616,7 @@ export class TextLeaf implements PlanNode {
     if (this.column.complexRows.length > 0 || !this.fromPostings()) return undefined;
     const positions = emptyBitset(this.size);
     const count = this.markAcceptedRows(positions, creation.rank);
-    return { positions, count, order: creation.order };
+    return { positions, count, order: creation.order, rank: creation.rank };
   }
 
   /**
@@ -1742,13 +1743,6 @@ function segmentPositions(
   return out;
 }
 
-/** The set bits of a 32-bit word. */
-function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
-
 /** What an AND plan needs of the creation order for segment scans (`AndPlan.segmentScan`). */
 export interface OrderAccess {
   /** The date column of `ORDER_FIELD`. */
@@ -2382,7 +2376,9 @@ export function denseChoice(
 export interface PositionedRows {
   readonly positions: Bitset;
   readonly count: number;
+  /** The creation order the positions index (`order[j]`: the row at position `j`) and its inverse. */
   readonly order: Int32Array;
+  readonly rank: Int32Array;
 }
 
 /** What `findAll`'s access path returns: the rows in creation order, or `PositionedRows`. */
@@ -2408,5 +2404,5 @@ function positionsInCreationOrder(bits: Bitset, creation: CreationOrder, timer: 
     }
   }
   timer.tick(count);
-  return { positions, count, order: creation.order };
+  return { positions, count, order: creation.order, rank };
 }

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
 import { HashIndex } from "./columns.js";
 import { IncidentSet } from "./incident-set.js";
-import { CompactHashIndex, CompactRecords, hashKey } from "./record-store.js";
+import { CompactHashIndex, CompactRecords, hashKey, type InOrder } from "./record-store.js";
 
 /** Both indexes over the same values. */
 function both(values: readonly unknown[]) {
@@ -229,11 +229,11 @@ describe("getAllInOrder", () => {
           for (const record of records) compact.push(record);
           const bits = bitsOf(size, positions);
           const expected = positions.map((p) => ({ row: order[p]! }));
-          const got = arrays.getAllInOrder(bits, positions.length, order);
+          const got = arrays.getAllInOrder(inOrder(bits, positions.length, order));
           expect(got).toEqual(expected);
           // The caller's objects from the array store, fresh ones from the compact store.
           for (const [k, record] of got.entries()) expect(record).toBe(records[expected[k]!.row]);
-          expect(compact.getAllInOrder(bits, positions.length, order)).toEqual(expected);
+          expect(compact.getAllInOrder(inOrder(bits, positions.length, order))).toEqual(expected);
         },
       ),
       fcOptions(300),
@@ -251,10 +251,10 @@ describe("getAllInOrder", () => {
       Array.from({ length: 64 }, (_, j) => j),
     );
     // A large answer builds the copy for `first`…
-    expect(store.getAllInOrder(all, 64, first).map((r) => r.row)).toEqual([...first]);
+    expect(store.getAllInOrder(inOrder(all, 64, first)).map((r) => r.row)).toEqual([...first]);
     // …which another order (same length, another array) must not reuse,
     const second = shuffled(64, 8);
-    expect(store.getAllInOrder(all, 64, second).map((r) => r.row)).toEqual([...second]);
+    expect(store.getAllInOrder(inOrder(all, 64, second)).map((r) => r.row)).toEqual([...second]);
     // nor an order over more rows after an add.
     store.push({ row: 64 });
     const third = Int32Array.from([64, ...shuffled(64, 9)]);
@@ -262,13 +262,22 @@ describe("getAllInOrder", () => {
       65,
       Array.from({ length: 65 }, (_, j) => j),
     );
-    expect(store.getAllInOrder(every, 65, third).map((r) => r.row)).toEqual([...third]);
+    expect(store.getAllInOrder(inOrder(every, 65, third)).map((r) => r.row)).toEqual([...third]);
     // A small answer (under 1/16 of the rows) reads the order directly.
-    expect(store.getAllInOrder(bitsOf(65, [0, 40]), 2, third).map((r) => r.row)).toEqual([
+    expect(store.getAllInOrder(inOrder(bitsOf(65, [0, 40]), 2, third)).map((r) => r.row)).toEqual([
       third[0],
       third[40],
     ]);
   });
 });
 
-type GetAllInOrder = (positions: Uint32Array, count: number, order: Int32Array) => { row: number }[];
+type GetAllInOrder = (rows: InOrder) => { row: number }[];
+
+/** `PositionedRows` over `order`: the positions set in `positions`, `count` of them, and the order's ranks. */
+function inOrder(positions: Uint32Array, count: number, order: Int32Array): InOrder {
+  const rank = new Int32Array(order.length);
+  order.forEach((row, j) => {
+    rank[row] = j;
+  });
+  return { positions, count, order, rank };
+}

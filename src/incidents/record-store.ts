@@ -13,6 +13,7 @@
  *   the row's value back from its record, so it answers exactly what `HashIndex` answers.
  */
 
+import { emptyBitset, popcount32, setBit } from "./bitset.js";
 import { HashIndex } from "./columns.js";
 import { fieldOfLine, LineScanner } from "./ndjson.js";
 
@@ -26,9 +27,10 @@ export interface RecordStore<T> {
   getAll(rows: ArrayLike<number>): T[];
   /**
    * The records of the rows a bitset over positions of the creation order selects (`positions`: bit `j`
-   * selects row `order[j]`; `count` bits set), in position order: the answer of `findAll` without a sort.
+   * selects row `order[j]`, `rank` its inverse; `count` bits set), in position order: the answer of
+   * `findAll` without a sort.
    */
-  getAllInOrder(positions: Uint32Array, count: number, order: Int32Array): T[];
+  getAllInOrder(rows: InOrder): T[];
   /**
    * The record of a row for a predicate to read (never to keep): the caller's object, or an object parsed
    * from the kept bytes that the next `get` of the same row may return instead of parsing again (it has
@@ -44,6 +46,14 @@ export interface RecordStore<T> {
   bytes(): number;
   /** True when records are kept as bytes (`add` then keeps an incident's JSON form). */
   readonly compact: boolean;
+}
+
+/** Rows as a bitset over positions of a creation order (the planner's `PositionedRows`). */
+export interface InOrder {
+  readonly positions: Uint32Array;
+  readonly count: number;
+  readonly order: Int32Array;
+  readonly rank: Int32Array;
 }
 
 /**
@@ -81,7 +91,7 @@ export class ArrayRecords<T> implements RecordStore<T> {
    * creation order, built on first need and kept until the order changes (8 bytes a row); a smaller one
    * reads `items[order[j]]` directly.
    */
-  getAllInOrder(positions: Uint32Array, count: number, order: Int32Array): T[] {
+  getAllInOrder({ positions, count, order }: InOrder): T[] {
     const out: T[] = new Array(count);
     let k = 0;
     if (this.inOrderOf !== order && count * IN_ORDER_SHARE >= order.length) {
@@ -91,24 +101,15 @@ export class ArrayRecords<T> implements RecordStore<T> {
       this.inOrder = copy;
       this.inOrderOf = order;
     }
-    if (this.inOrderOf === order) {
-      const inOrder = this.inOrder;
-      for (let w = 0; w < positions.length; w++) {
-        let x = positions[w]!;
-        while (x !== 0) {
-          const low = x & -x;
-          out[k++] = inOrder[(w << 5) + 31 - Math.clz32(low)]!;
-          x ^= low;
-        }
-      }
-      return out;
-    }
-    const items = this.items;
+    // Position `p` is entry `p` of the copy, or row `order[p]` of the records.
+    const copied = this.inOrderOf === order;
+    const source = copied ? this.inOrder : this.items;
     for (let w = 0; w < positions.length; w++) {
       let x = positions[w]!;
       while (x !== 0) {
         const low = x & -x;
-        out[k++] = items[order[(w << 5) + 31 - Math.clz32(low)]!]!;
+        const p = (w << 5) + 31 - Math.clz32(low);
+        out[k++] = source[copied ? p : order[p]!]!;
         x ^= low;
       }
     }
@@ -176,14 +177,31 @@ export class CompactRecords<T> implements RecordStore<T> {
     return out;
   }
 
-  getAllInOrder(positions: Uint32Array, count: number, order: Int32Array): T[] {
-    const out: T[] = new Array(count);
-    let k = 0;
+  /**
+   * Parses the records in row order, where their bytes lie in order (about a fifth faster than in creation
+   * order for 83,000 of 1M), and writes each to its place: the number of positions set before its rank
+   * (prefix counts per word of `positions`).
+   */
+  getAllInOrder({ positions, count, order, rank }: InOrder): T[] {
+    const rows = emptyBitset(order.length);
     for (let w = 0; w < positions.length; w++) {
       let x = positions[w]!;
       while (x !== 0) {
         const low = x & -x;
-        out[k++] = this.get(order[(w << 5) + 31 - Math.clz32(low)]!);
+        setBit(rows, order[(w << 5) + 31 - Math.clz32(low)]!);
+        x ^= low;
+      }
+    }
+    const before = new Int32Array(positions.length + 1);
+    for (let w = 0; w < positions.length; w++) before[w + 1] = before[w]! + popcount32(positions[w]!);
+    const out: T[] = new Array(count);
+    for (let w = 0; w < rows.length; w++) {
+      let x = rows[w]!;
+      while (x !== 0) {
+        const low = x & -x;
+        const row = (w << 5) + 31 - Math.clz32(low);
+        const p = rank[row]!;
+        out[before[p >>> 5]! + popcount32(positions[p >>> 5]! & ((1 << (p & 31)) - 1))] = this.get(row);
         x ^= low;
       }
     }

@@ -984,11 +984,6 @@ function seedCandidates(
 }
 
 /**
- * `proveLiteral`'s next list: keeps the first `m` candidates that hold this trigram too (compacted in place),
- * proved only while every trigram so far first occurs where the literal places it. Walks the list, or
- * gallops through it when it is much longer than the candidates. Returns the candidates kept.
- */
-/**
  * The first entry at or after `e` (below `end`) whose id is not below `id`: a walk, or with `gallop` an
  * exponential search from `e` then a binary one (about log(gap) reads).
  */
@@ -1016,6 +1011,12 @@ function seekId(ids: Int32Array, e: number, end: number, id: number, gallop: boo
 /** `base` of a candidate not placed yet: `narrowCandidates` places it where its list's trigram first occurs. */
 const UNPLACED = -0x80000000;
 
+/**
+ * `proveLiteral`'s next list: keeps the first `m` candidates that hold this trigram too (compacted in place),
+ * proved only while every trigram so far first occurs where the literal places it; a candidate still
+ * `UNPLACED` (seeded from a list of ids) is placed by this list. Walks the list, or gallops through it when
+ * it is much longer than the candidates. Returns the candidates kept.
+ */
 function narrowCandidates(
   ids: Int32Array,
   meta: Uint16Array,
