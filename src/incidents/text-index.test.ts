@@ -359,6 +359,35 @@ describe("proveLiteral: a literal answered from the trigram lists answers as the
     expect(provedAnswers(index, "^PHISHING", "i")).toMatchObject({ accepted: [1], undecided: [] });
   });
 
+  it("walks and gallops through a list far longer than the candidates without losing one", () => {
+    // `the` is in every value (a list of 3,000 entries); `zebra` in about 60, at gaps from 1 to 200
+    // entries, so that the next candidate lies within the walk of `seekId` or beyond it; near misses too.
+    const values: string[] = [];
+    let next = 0;
+    for (let i = 0; i < 3000; i++) {
+      const rare = i === next;
+      if (rare) next += 1 + ((i * 37) % 200);
+      const word = rare ? (i % 5 === 0 ? "ZEBRA" : "zebra") : i % 7 === 0 ? "zebrx" : "horse";
+      values.push(i % 3 === 0 ? `${word} the ${i}` : `the ${word} ${i}`);
+    }
+    for (const [source, flags] of [
+      ["the zebra", ""],
+      ["the zebra", "i"],
+      ["^the zebra", ""],
+      ["zebra the", "i"],
+      ["^zebra the", ""],
+    ] as const) {
+      const { column, index } = indexed(values);
+      const { held, accepted, undecided } = provedAnswers(index, source, flags);
+      expect(held).toBeGreaterThan(0);
+      const matcher = compileRegex(source, flags);
+      const matching = values.flatMap((v, id) => (matcher.test(v) ? [id] : []));
+      expect(matching.length).toBeGreaterThan(5);
+      expect(accepted).toEqual(matching); // every match proved from the lists, none left to the pattern
+      expectProofSound(column.values, accepted, undecided, matcher, source, flags);
+    }
+  });
+
   it("agrees with the pattern on random values and literals (case folding, surrogates, newlines)", () => {
     let proved = 0;
     const unit = fc.constantFrom(...FOLDING_UNITS, "\u0005", "\u0000", "~");
