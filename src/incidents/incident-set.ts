@@ -125,6 +125,12 @@ export interface IncidentSetFootprint {
    * JavaScript heap); 0 when the set keeps the caller's objects.
    */
   readonly recordBytes: number;
+  /**
+   * Bytes of the JavaScript heap held by the copy of the records' references in creation order that
+   * `findAll` keeps after an answer of at least a sixteenth of the rows (8 bytes a row; 0 before, after an
+   * `add` changed the order and the next `findAll`, and always for a compact set).
+   */
+  readonly orderedRecordBytes: number;
 }
 
 /**
@@ -551,7 +557,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   /**
    * Finds every incident that matches, in the order of `findFirst` (docs/semantics.md 1.9). The first answer
    * holding 1/16 of the rows or more keeps the set's records in creation order (one reference, 8 bytes, a
-   * row, on the heap) until rows are added, so that large answers are read in order.
+   * row, on the heap: `footprint().orderedRecordBytes`) until rows are added, so that large answers are read
+   * in order.
    * @param conditions - a parsed Condition or raw Search Conditions JSON
    * @param budget - optional time budget, as for `findFirst` (docs/semantics.md 1.7)
    * @returns the matching incidents (the caller's objects); an empty array when none
@@ -622,6 +629,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       textIndexBytes,
       textIndexLimit: this.textLimit,
       recordBytes: this.records.bytes(),
+      orderedRecordBytes: this.records.orderedBytes(),
     };
   }
 }

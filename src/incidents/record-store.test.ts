@@ -269,6 +269,35 @@ describe("getAllInOrder", () => {
       third[40],
     ]);
   });
+
+  it("reports the bytes of its copy in creation order, and drops a copy whose order changed", async () => {
+    const records = Array.from({ length: 64 }, (_, row) => ({
+      row,
+      Severity: row % 8 === 0 ? "Low" : "High",
+    }));
+    const set = new IncidentSet(records, { hashFields: [], dictionaryFields: ["Severity"] });
+    expect(set.footprint().orderedRecordBytes).toBe(0);
+    expect(set.findAll({ Severity: "Low" })).toHaveLength(8); // an eighth of the rows: the copy is made
+    expect(set.footprint().orderedRecordBytes).toBe(64 * 8);
+    set.add({ row: 64, Severity: "High" });
+    expect(set.footprint().orderedRecordBytes).toBe(64 * 8); // held until the next findAll
+    const store = (set as unknown as { records: { getAllInOrder: GetAllInOrder } }).records;
+    const order = Int32Array.from({ length: 65 }, (_, j) => j);
+    // A small answer over the new order drops the old copy and makes none.
+    expect(store.getAllInOrder(inOrder(bitsOf(65, [3]), 1, order)).map((r) => r.row)).toEqual([3]);
+    expect(set.footprint().orderedRecordBytes).toBe(0);
+    expect(set.findAll({ Severity: "High" })).toHaveLength(57);
+    expect(set.footprint().orderedRecordBytes).toBe(65 * 8);
+    // A compact set keeps no copy.
+    const compact = await IncidentSet.fromNdjson(
+      records.map((r) => `${JSON.stringify(r)}\n`),
+      {
+        dictionaryFields: ["Severity"],
+      },
+    );
+    expect(compact.findAll({ Severity: "High" })).toHaveLength(56);
+    expect(compact.footprint().orderedRecordBytes).toBe(0);
+  });
 });
 
 type GetAllInOrder = (rows: InOrder) => { row: number }[];

@@ -44,6 +44,11 @@ export interface RecordStore<T> {
   push(record: T, bytes?: Uint8Array): void;
   /** Bytes held outside the objects the caller passed (0 for `ArrayRecords`). */
   bytes(): number;
+  /**
+   * Bytes of the heap held by the copy of the records' references in creation order that `getAllInOrder`
+   * keeps for large answers (8 a row; 0 when none is kept, and always for a compact store).
+   */
+  orderedBytes(): number;
   /** True when records are kept as bytes (`add` then keeps an incident's JSON form). */
   readonly compact: boolean;
 }
@@ -88,12 +93,16 @@ export class ArrayRecords<T> implements RecordStore<T> {
 
   /**
    * A large answer (at least 1 / `IN_ORDER_SHARE` of the rows) is read from a copy of the records in
-   * creation order, built on first need and kept until the order changes (8 bytes a row); a smaller one
-   * reads `items[order[j]]` directly.
+   * creation order, built on first need and kept until the order changes (8 bytes a row, `orderedBytes`);
+   * a smaller one reads `items[order[j]]` directly. A copy for an order that changed is dropped here.
    */
   getAllInOrder({ positions, count, order }: InOrder): T[] {
     const out: T[] = new Array(count);
     let k = 0;
+    if (this.inOrderOf !== undefined && this.inOrderOf !== order) {
+      this.inOrder = [];
+      this.inOrderOf = undefined;
+    }
     if (this.inOrderOf !== order && count * IN_ORDER_SHARE >= order.length) {
       const items = this.items;
       const copy: T[] = new Array(order.length);
@@ -126,6 +135,10 @@ export class ArrayRecords<T> implements RecordStore<T> {
 
   bytes(): number {
     return 0;
+  }
+
+  orderedBytes(): number {
+    return this.inOrder.length * 8;
   }
 }
 
@@ -293,6 +306,10 @@ export class CompactRecords<T> implements RecordStore<T> {
     let total = this.chunkOf.byteLength + this.starts.byteLength + this.lengths.byteLength;
     for (const chunk of this.chunks) total += chunk.byteLength;
     return total;
+  }
+
+  orderedBytes(): number {
+    return 0;
   }
 }
 
