@@ -1121,29 +1121,30 @@ function literalCovers(index: TextIndex, literal: RegexLiteral): Cover[] | undef
   });
 }
 
+/** How many lists after the first `orderCovers` picks by distance (the rest stay shortest first). */
+const FARTHEST_PICKS = 4;
+
 /**
- * The order `proveLiteral` reads a literal's lists in (sorted in place): the shortest first, then each time
- * the list whose trigram lies farthest from those already read (the shorter on a tie). Trigrams of one word
- * hold in nearly the same values, so a list next to one already read rarely narrows the candidates, while
- * every list read costs a pass over them; a distant one (another word) most often does.
+ * The order `proveLiteral` reads a literal's lists in (sorted in place): the shortest first, then, for the
+ * next `FARTHEST_PICKS`, each time the list whose trigram lies farthest from those already read (the
+ * shorter on a tie), then the rest shortest first. Trigrams of one word hold in nearly the same values, so
+ * a list next to one already read rarely narrows the candidates, while every list read costs a pass over
+ * them; a distant one (another word) most often does.
  */
 function orderCovers(lists: Cover[]): void {
   const length = (c: Cover) => c.to - c.from;
   lists.sort((a, b) => length(a) - length(b));
-  for (let r = 1; r < lists.length - 1; r++) {
+  // gaps[c]: the distance from list c to the nearest list read so far (lists[0 … r - 1]).
+  const gaps = lists.map((c) => Math.abs(c.offset - lists[0]!.offset));
+  for (let r = 1; r < Math.min(lists.length - 1, 1 + FARTHEST_PICKS); r++) {
     let best = r;
-    let bestGap = -1;
-    for (let c = r; c < lists.length; c++) {
-      let gap = Number.MAX_SAFE_INTEGER;
-      for (let d = 0; d < r; d++) gap = Math.min(gap, Math.abs(lists[c]!.offset - lists[d]!.offset));
-      if (gap > bestGap) {
-        bestGap = gap;
-        best = c;
-      }
-    }
-    const chosen = lists[best]!;
-    lists.splice(best, 1);
+    for (let c = r + 1; c < lists.length; c++) if (gaps[c]! > gaps[best]!) best = c;
+    // Moved to `r`, the lists between keep their order (the shorter first on a tie).
+    const chosen = lists.splice(best, 1)[0]!;
     lists.splice(r, 0, chosen);
+    gaps.splice(r, 0, gaps.splice(best, 1)[0]!);
+    for (let c = r + 1; c < lists.length; c++)
+      gaps[c] = Math.min(gaps[c]!, Math.abs(lists[c]!.offset - chosen.offset));
   }
 }
 
