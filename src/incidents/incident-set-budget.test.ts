@@ -134,6 +134,22 @@ const cases: [string, SetName, Method, unknown, RegExp, number][] = [
     ONE_PASS,
   ],
   [
+    "count label bitsets",
+    "arrays",
+    "count",
+    [{ Status: "Open", Type: "t1" }, { DataSource: { $ne: "Common" } }],
+    /^columns: label bitsets$/,
+    ONE_PASS,
+  ],
+  [
+    "findAll label bitsets",
+    "arrays",
+    "findAll",
+    { $nor: [{ Status: "Open" }, { Type: { $ne: "t1" } }] },
+    /^columns: label bitsets$/,
+    ONE_PASS,
+  ],
+  [
     "count fused scan",
     "arrays",
     "count",

@@ -66,7 +66,11 @@ export interface IncidentSetOptions extends ParseOptions {
    * leaf evaluation per distinct value per query.
    */
   readonly maxDictionary?: number;
-  /** Options for the compiled row predicates (`codegen: false` for environments without `new Function`). */
+  /**
+   * Options for the compiled row predicates; `codegen: false` (for environments without `new Function`)
+   * also keeps label expressions (`columns: label bitsets`, `fused code bitsets`) on their loops without
+   * generated code (docs/performance.md, "Label expressions").
+   */
   readonly compile?: CompileOptions;
   /**
    * The text index (issue 14; docs/performance.md): a dictionary field that outgrows `maxDictionary` (titles,
@@ -95,7 +99,8 @@ export interface IncidentSetPlan {
    * How `count` answers: `histogram` (one dictionary leaf), `segment CreatedUtcTime` (a date range alone),
    * `candidates hash <field>` or `candidates date-range CreatedUtcTime` (a short candidate list, each row
    * re-checked), or `columns` (a pass over the columns; for an AND, the strategy: `seeded by <leaf>`,
-   * `fused code bitsets`, `fused scan`, `fused scan with dates`, `column scans`; when a `$regex` on a text
+   * `fused code bitsets`, `fused scan`, `fused scan with dates`, `column scans`; for an OR or NOT of labels
+   * only, `label bitsets` (docs/performance.md, "Label expressions"); when a `$regex` on a text
    * column runs last, row by row, on the rows the other children leave: `segment CreatedUtcTime, then per
    * row text <field> (…)` or `<strategy of the others>, then per row text <field> (…)`; docs/performance.md,
    * "Text conditions in a conjunction"). Rows the columns cannot decide always go to the row predicate.
@@ -234,6 +239,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       get size() {
         return set.records.length;
       },
+      codegen: this.compileOptions.codegen !== false,
       dictionary: (field) => {
         const column = this.dictionaries.get(field);
         return column === undefined || column.dropped ? undefined : column;

@@ -61,6 +61,7 @@ import {
   FIRST_VALUE_CODE,
   type HashIndex,
 } from "./columns.js";
+import { countLabels, denseLabels, type LabelExpression } from "./label-bitsets.js";
 import { type CreationOrder, type MsInterval, ORDER_FIELD } from "./order.js";
 import { CompactHashIndex, hashKey } from "./record-store.js";
 import { type BudgetTimer, startBudget } from "./search-budget.js";
@@ -144,6 +145,8 @@ function mergeAscending(a: Int32Array, b: Int32Array): Int32Array {
 /** What the planner sees of an incident set. */
 export interface Storage {
   readonly size: number;
+  /** False when the set's `compile.codegen` is false: label expressions then run without `new Function`. */
+  readonly codegen: boolean;
   dictionary(field: string): DictionaryColumn | undefined;
   /** Per-code row lists of a dictionary column, rows ascending (built once per batch of adds). */
   postings(column: DictionaryColumn): { readonly offsets: Int32Array; readonly rows: Int32Array };
@@ -1166,6 +1169,11 @@ const SCAN_SEED_FRACTION = 1 / 4;
  * in one pass over the rows); else children run most selective first, each over the rows still possible,
  * switching to row-at-a-time when few remain.
  */
+/** The strategy of an AND of labels over per-code bitsets (`AndPlan.strategy`). */
+const FUSED_CODE_BITSETS = "fused code bitsets";
+/** The access path's strategy for an OR or NOT of labels over per-code bitsets (`denseChoice`). */
+const LABEL_BITSETS = "label bitsets";
+
 export class AndPlan implements PlanNode {
   readonly condition: Condition;
   readonly children: readonly PlanNode[];
@@ -1183,6 +1191,8 @@ export class AndPlan implements PlanNode {
 
   /** The creation order and its date column, for `segmentScan` (absent: no segment scans). */
   private readonly order: OrderAccess | undefined;
+  /** False: label expressions without generated code (`Storage.codegen`). */
+  private readonly codegen: boolean;
 
   constructor(
     node: Condition,
@@ -1190,11 +1200,13 @@ export class AndPlan implements PlanNode {
     size: number,
     timer: BudgetTimer = UNBOUNDED,
     order?: OrderAccess,
+    codegen = true,
   ) {
     this.condition = node;
     this.size = size;
     this.timer = timer;
     this.order = order;
+    this.codegen = codegen;
     const deferred = deferTextLeaves(children, size, order?.column);
     // Most selective first; deferred text leaves after the other column leaves; residual leaves (unknown
     // everywhere) last.
@@ -1215,7 +1227,11 @@ export class AndPlan implements PlanNode {
     this.deferred = deferred;
     const rest = this.children.filter((child) => !deferred.includes(child as TextLeaf));
     this.first =
-      deferred.length === 0 ? undefined : rest.length === 1 ? rest[0]! : new AndPlan(node, rest, size, timer);
+      deferred.length === 0
+        ? undefined
+        : rest.length === 1
+          ? rest[0]!
+          : new AndPlan(node, rest, size, timer, undefined, codegen);
   }
 
   row(i: number): Tri {
@@ -1371,7 +1387,7 @@ export class AndPlan implements PlanNode {
       const bitsets = this.children.every(
         (child) => child instanceof DictionaryLeaf && child.column.keepsCodeBitsets(),
       );
-      if (shape.date === undefined && bitsets) return "fused code bitsets";
+      if (shape.date === undefined && bitsets) return FUSED_CODE_BITSETS;
       if (shape.codes.length <= 3) return shape.date === undefined ? "fused scan" : "fused scan with dates";
     }
     return "column scans";
@@ -1427,42 +1443,15 @@ export class AndPlan implements PlanNode {
   }
 
   /**
-   * `fused` over whole words: each child (a dictionary leaf deciding every row, of a column with per-code
-   * bitsets) is the OR of its accepted codes' bitsets, or the complement of its rejected ones when fewer;
-   * the children are ANDed word by word. Undefined when a column keeps no per-code bitsets.
+   * `fused` over whole words: the children (dictionary leaves deciding every row, of columns with per-code
+   * bitsets) as a label expression (label-bitsets.ts), block by block. Undefined when a column keeps no
+   * per-code bitsets.
    */
   private fusedByCodeBitsets(): Bitset | undefined {
-    const size = this.size;
-    const perChild: { bits: readonly Bitset[]; codes: number[]; complement: boolean }[] = [];
-    for (const child of this.children) {
-      const leaf = child as DictionaryLeaf;
-      const bits = leaf.column.codeBitsets(size);
-      if (bits === undefined) return undefined;
-      const accepted: number[] = [];
-      const rejected: number[] = [];
-      const accept = leaf.accept;
-      for (let code = 0; code < accept.length; code++) {
-        // UNKNOWN only on CODE_COMPLEX, which no row holds here (`unknownCount === 0`).
-        if (accept[code] === TRUE) accepted.push(code);
-        else if (leaf.column.counts[code]! > 0) rejected.push(code);
-      }
-      const complement = rejected.length < accepted.length;
-      perChild.push({ bits, codes: complement ? rejected : accepted, complement });
-    }
-    const t = fullBitset(size);
-    const words = t.length;
-    const acc = new Uint32Array(words);
-    for (const { bits, codes, complement } of perChild) {
-      acc.fill(0);
-      for (const code of codes) {
-        const b = bits[code]!;
-        for (let w = 0; w < words; w++) acc[w]! |= b[w]!;
-      }
-      if (complement) for (let w = 0; w < words; w++) t[w]! &= ~acc[w]!;
-      else for (let w = 0; w < words; w++) t[w]! &= acc[w]!;
-      this.timer.tick(size * (codes.length + 1)); // word-wide passes
-    }
-    return t;
+    const expression = labelExpression(this, this.size);
+    return expression === undefined
+      ? undefined
+      : denseLabels(expression, this.size, this.timer, this.codegen);
   }
 
   private hasResidual(): boolean {
@@ -1636,12 +1625,20 @@ export class OrPlan implements PlanNode {
   readonly size: number;
 
   private readonly timer: BudgetTimer;
+  private readonly codegen: boolean;
 
-  constructor(node: Condition, children: PlanNode[], size: number, timer: BudgetTimer = UNBOUNDED) {
+  constructor(
+    node: Condition,
+    children: PlanNode[],
+    size: number,
+    timer: BudgetTimer = UNBOUNDED,
+    codegen = true,
+  ) {
     this.condition = node;
     this.children = children;
     this.size = size;
     this.timer = timer;
+    this.codegen = codegen;
     this.estimate = Math.min(
       1,
       children.reduce((sum, child) => sum + child.estimate, 0),
@@ -1653,6 +1650,10 @@ export class OrPlan implements PlanNode {
   }
 
   dense(within: Bitset | null): DenseResult {
+    if (isLabelExpression(this)) {
+      const t = denseLabels(labelExpression(this, this.size)!, this.size, this.timer, this.codegen);
+      return { t, p: t };
+    }
     let t = emptyBitset(this.size);
     let p = emptyBitset(this.size);
     for (const child of this.children) {
@@ -1676,10 +1677,21 @@ export class NotPlan implements PlanNode {
   readonly estimate: number;
   readonly size: number;
 
-  constructor(node: Condition, child: PlanNode, size: number) {
+  private readonly timer: BudgetTimer;
+  private readonly codegen: boolean;
+
+  constructor(
+    node: Condition,
+    child: PlanNode,
+    size: number,
+    timer: BudgetTimer = UNBOUNDED,
+    codegen = true,
+  ) {
     this.condition = node;
     this.child = child;
     this.size = size;
+    this.timer = timer;
+    this.codegen = codegen;
     this.estimate = 1 - child.estimate;
   }
 
@@ -1689,6 +1701,10 @@ export class NotPlan implements PlanNode {
   }
 
   dense(within: Bitset | null): DenseResult {
+    if (isLabelExpression(this)) {
+      const t = denseLabels(labelExpression(this, this.size)!, this.size, this.timer, this.codegen);
+      return { t, p: t };
+    }
     const result = this.child.dense(within);
     return { t: not(result.p, this.size), p: not(result.t, this.size) };
   }
@@ -1874,6 +1890,49 @@ function fusedScanWithDates(
  *   or dictionary values; default: no budget
  * @throws {SearchTimeoutError} from `timer`, while building (dictionary accept tables) or evaluating
  */
+/**
+ * True when `plan` is a label expression (label-bitsets.ts): a dictionary leaf deciding every row (no array
+ * or object values) on a column that keeps per-code bitsets, or an AND (no text leaf deferred), OR or NOT
+ * of such plans. Reads no column.
+ */
+export function isLabelExpression(plan: PlanNode): boolean {
+  if (plan instanceof DictionaryLeaf) return plan.unknownCount === 0 && plan.column.keepsCodeBitsets();
+  if (plan instanceof AndPlan) return plan.deferred.length === 0 && plan.children.every(isLabelExpression);
+  if (plan instanceof OrPlan) return plan.children.every(isLabelExpression);
+  if (plan instanceof NotPlan) return isLabelExpression(plan.child);
+  return false;
+}
+
+/**
+ * `plan` as a label expression over its columns' per-code bitsets (built on first use, O(rows) a column,
+ * kept until the next add), or undefined when it is not one (`isLabelExpression`). A leaf is the OR of its
+ * accepted codes' bitsets, or the complement of its rejected codes' when fewer rows' codes are rejected
+ * than accepted (codes no row holds are left out of both).
+ */
+function labelExpression(plan: PlanNode, size: number): LabelExpression | undefined {
+  if (!isLabelExpression(plan)) return undefined;
+  const build = (node: PlanNode): LabelExpression => {
+    if (node instanceof DictionaryLeaf) {
+      const bits = node.column.codeBitsets(size)!;
+      const accepted: Bitset[] = [];
+      const rejected: Bitset[] = [];
+      const { accept } = node;
+      const counts = node.column.counts;
+      for (let code = 0; code < accept.length; code++) {
+        if (counts[code]! === 0) continue;
+        // UNKNOWN only on CODE_COMPLEX, which no row holds here (`unknownCount === 0`).
+        (accept[code] === TRUE ? accepted : rejected).push(bits[code]!);
+      }
+      const complement = rejected.length < accepted.length;
+      return { kind: "codes", bits: complement ? rejected : accepted, complement };
+    }
+    if (node instanceof AndPlan) return { kind: "and", children: node.children.map(build) };
+    if (node instanceof OrPlan) return { kind: "or", children: node.children.map(build) };
+    return { kind: "not", child: build((node as NotPlan).child) };
+  };
+  return build(plan);
+}
+
 export function buildPlan(condition: Condition, storage: Storage, timer: BudgetTimer = UNBOUNDED): PlanNode {
   const size = storage.size;
   // A field node needs no recursion (the common single-field query allocates nothing more).
@@ -1889,24 +1948,30 @@ export function buildPlan(condition: Condition, storage: Storage, timer: BudgetT
     case "and":
       if (condition.children.length === 0) return new ConstantNode(condition, true, size);
       if (condition.children.length === 1) return build(condition.children[0]!);
-      return new AndPlan(condition, condition.children.map(build), size, timer, {
-        column: storage.orderColumn,
-        creation: () => storage.creation(timer),
-      });
+      return new AndPlan(
+        condition,
+        condition.children.map(build),
+        size,
+        timer,
+        { column: storage.orderColumn, creation: () => storage.creation(timer) },
+        storage.codegen,
+      );
     case "or":
       if (condition.children.length === 0) return new ConstantNode(condition, false, size);
       if (condition.children.length === 1) return build(condition.children[0]!);
-      return new OrPlan(condition, condition.children.map(build), size, timer);
+      return new OrPlan(condition, condition.children.map(build), size, timer, storage.codegen);
     case "nor":
       return new NotPlan(
         condition,
         condition.children.length === 0
           ? new ConstantNode(condition, false, size)
-          : new OrPlan(condition, condition.children.map(build), size, timer),
+          : new OrPlan(condition, condition.children.map(build), size, timer, storage.codegen),
         size,
+        timer,
+        storage.codegen,
       );
     case "not":
-      return new NotPlan(condition, build(condition.child), size);
+      return new NotPlan(condition, build(condition.child), size, timer, storage.codegen);
     default:
       return assertNever(condition);
   }
@@ -2288,6 +2353,19 @@ export function denseChoice(
     if (plan instanceof TextLeaf && !plan.perRow && plan.unknownCount === 0) {
       return { name: "histogram text-index", cost: 0, run: () => plan.trueCount() };
     }
+    // Labels only: counted block by block, without a bitset of every row (label-bitsets.ts).
+    const labels =
+      plan instanceof AndPlan
+        ? plan.strategy() === FUSED_CODE_BITSETS
+        : (plan instanceof OrPlan || plan instanceof NotPlan) && isLabelExpression(plan);
+    if (labels) {
+      const size = storage.size;
+      return {
+        name: `columns: ${plan instanceof AndPlan ? FUSED_CODE_BITSETS : LABEL_BITSETS}`,
+        cost: size / 32,
+        run: () => countLabels(labelExpression(plan, size)!, size, timer, storage.codegen),
+      };
+    }
   }
   const creation = storage.creation(timer);
   const orderColumn = storage.orderColumn;
@@ -2355,7 +2433,12 @@ export function denseChoice(
     };
   } else {
     const dense = () => resolveUnknown(plan.dense(null), check, timer);
-    const name = plan instanceof AndPlan ? `columns: ${plan.strategy()}` : "columns";
+    const name =
+      plan instanceof AndPlan
+        ? `columns: ${plan.strategy()}`
+        : (plan instanceof OrPlan || plan instanceof NotPlan) && isLabelExpression(plan)
+          ? `columns: ${LABEL_BITSETS}`
+          : "columns";
     if (counting) return { name, cost: storage.size, run: () => popcount(dense()) };
     const alone = plan instanceof TextLeaf ? plan : undefined;
     return {

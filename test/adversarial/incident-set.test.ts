@@ -138,6 +138,19 @@ const PATH_TABLE: [string, unknown, IncidentSetOptions][] = [
     {},
   ],
   ["count/findAll segment, labels by word", { CreatedUtcTime: { $gte: mid }, DataSource: "Splunk" }, {}],
+  [
+    "count/findAll label bitsets",
+    [
+      { Status: "Open", Type: "Phishing" },
+      { Category: "Security", DataSource: { $ne: "Splunk" } },
+    ],
+    {},
+  ],
+  [
+    "count/findAll label bitsets of a $nor",
+    { $nor: [{ Status: { $in: ["Open", "Closed"] } }, { Type: "Phishing", Stage: { $ne: "Triage" } }] },
+    {},
+  ],
   ["count/findAll column scans", { CreatedUtcTime: { $lte: mid }, "Custom.Owner": "alice" }, {}],
   ["plan: hash leaf", { ExternalKey: { $nin: ["EXT-1", "EXT-2"] } }, {}],
   ["plan: date leaf", { CreatedUtcTime: { $ne: mid } }, {}],
@@ -303,6 +316,8 @@ const REQUIRED: Record<string, RegExp> = {
   "count/findAll fused scan": /^columns: fused scan$/,
   "count/findAll fused scan with dates": /^columns: fused scan with dates$/,
   "count/findAll segment, labels by word": /^columns: segment CreatedUtcTime, labels by word$/,
+  "count/findAll label bitsets": /^columns: label bitsets$/,
+  "count/findAll label bitsets of a $nor": /^columns: label bitsets$/,
   "count/findAll column scans": /^columns: column scans$/,
   "plan: hash leaf": /hash [A-Za-z]+ \(/,
   "plan: date leaf": /date CreatedUtcTime/,
