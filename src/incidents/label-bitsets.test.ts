@@ -143,6 +143,21 @@ describe("label expressions over per-code bitsets, block by block", () => {
   });
 });
 
+/** Replaces the global `Function` by a constructor that refuses, as a CSP does; counts its calls. */
+function forbidFunction(): { readonly calls: number } {
+  const counter = { calls: 0 };
+  vi.stubGlobal(
+    "Function",
+    class {
+      constructor() {
+        counter.calls++;
+        throw new EvalError("Code generation from strings disallowed for this context");
+      }
+    },
+  );
+  return counter;
+}
+
 describe("label expressions where code generation is forbidden (a Content-Security-Policy)", () => {
   afterEach(() => {
     vi.unstubAllGlobals();
@@ -152,16 +167,7 @@ describe("label expressions where code generation is forbidden (a Content-Securi
   it("answers by blocks, tries `new Function` once, and never with codegen off", async () => {
     vi.resetModules();
     const fresh = await import("./label-bitsets.js");
-    let calls = 0;
-    vi.stubGlobal(
-      "Function",
-      class {
-        constructor() {
-          calls++;
-          throw new EvalError("Code generation from strings disallowed for this context");
-        }
-      },
-    );
+    const forbidden = forbidFunction();
     const size = 3000;
     const codes = Array.from({ length: size }, (_, i) => i % CODES);
     const bits = column(codes);
@@ -174,26 +180,17 @@ describe("label expressions where code generation is forbidden (a Content-Securi
     };
     const expected = codes.filter((code) => holds(shape, code)).length;
     expect(fresh.countLabels(expression(shape, bits), size, startBudget(undefined), false)).toBe(expected);
-    expect(calls).toBe(0);
+    expect(forbidden.calls).toBe(0);
     expect(fresh.countLabels(expression(shape, bits), size, startBudget(undefined))).toBe(expected);
-    expect(calls).toBe(1);
+    expect(forbidden.calls).toBe(1);
     expect(popcount(fresh.denseLabels(expression(shape, bits), size, startBudget(undefined)))).toBe(expected);
-    expect(calls).toBe(1); // refused once: not tried again
+    expect(forbidden.calls).toBe(1); // refused once: not tried again
   });
 
   it("never tries `new Function` for a set whose compile option codegen is false", async () => {
     vi.resetModules();
     const { IncidentSet } = await import("./incident-set.js");
-    let calls = 0;
-    vi.stubGlobal(
-      "Function",
-      class {
-        constructor() {
-          calls++;
-          throw new EvalError("Code generation from strings disallowed for this context");
-        }
-      },
-    );
+    const forbidden = forbidFunction();
     const incidents = Array.from({ length: 5000 }, (_, i) => ({
       IncidentId: i,
       Status: ["Open", "Closed", "On Hold"][i % 3],
@@ -213,6 +210,6 @@ describe("label expressions where code generation is forbidden (a Content-Securi
     expect(set.explain(query).count).toBe("columns: label bitsets");
     expect(set.count(query)).toBe(expected.length);
     expect(set.findAll(query)).toEqual(expected);
-    expect(calls).toBe(0);
+    expect(forbidden.calls).toBe(0);
   });
 });
