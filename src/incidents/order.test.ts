@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
-import { compareOrderKeys, isBefore, mergeRows, orderKeyOf, sortRows } from "./order.js";
+import { CreationOrder, compareOrderKeys, isBefore, mergeRows, orderKeyOf, sortRows } from "./order.js";
 
 describe("orderKeyOf / compareOrderKeys (DECISIONS 1.9)", () => {
   const sorted = (incidents: object[]) =>
@@ -92,5 +92,30 @@ describe("creation order", () => {
       }),
       fcOptions(300),
     );
+  });
+});
+
+describe("CreationOrder.ranksOf", () => {
+  it("maps a list of rows to their positions, kept until rows are added, then made again", () => {
+    const order = new CreationOrder(4);
+    const times = [30, 10, 20, 10];
+    times.forEach((ms, row) => {
+      order.set(row, ms, row);
+    });
+    order.update();
+    expect([...order.order]).toEqual([1, 3, 2, 0]);
+    const postings = Int32Array.from([0, 2, 1, 3, 0]);
+    const ranks = order.ranksOf(postings);
+    expect([...ranks]).toEqual([3, 2, 0, 1, 3]);
+    expect(order.ranksOf(postings)).toBe(ranks); // kept
+    const before = order.bytes();
+    expect(before).toBeGreaterThanOrEqual(ranks.byteLength);
+    // A row added before every other moves them all one position on.
+    order.set(4, 5, 4);
+    order.update();
+    expect([...order.order]).toEqual([4, 1, 3, 2, 0]);
+    const again = order.ranksOf(postings);
+    expect(again).not.toBe(ranks);
+    expect([...again]).toEqual([4, 3, 1, 2, 4]);
   });
 });

@@ -185,6 +185,8 @@ export class CreationOrder {
   private readonly permuted = new Map<RowArray, RowArray>();
   /** Per-code bitsets over positions of the order (`codeBitsetsInOrder`), by codes array; cleared by `update`. */
   private readonly positionBits = new Map<RowArray, Uint32Array[]>();
+  /** Lists of rows as their positions in the order (`ranksOf`), by list; cleared by `update`. */
+  private readonly ranked = new Map<Int32Array, Int32Array>();
 
   /** @param capacity - rows to allocate keys for (the arrays grow as rows are added) */
   constructor(capacity: number) {
@@ -223,6 +225,7 @@ export class CreationOrder {
     this.ordered = size;
     this.permuted.clear();
     this.positionBits.clear();
+    this.ranked.clear();
   }
 
   /**
@@ -269,6 +272,27 @@ export class CreationOrder {
   }
 
   /**
+   * A list of rows (a text column's postings, say) as their positions in the order: entry `k` is
+   * `rank[rows[k]]`, so that setting the positions of a run of the list reads it sequentially instead of
+   * `rank` at each row. Built on first use (one pass over the list), kept until the next `update` that adds
+   * rows (at most `MAX_PERMUTED` lists, the oldest dropped first; counted in `bytes`). The order must be up
+   * to date, and `rows` must not change until then.
+   */
+  ranksOf(rows: Int32Array): Int32Array {
+    const known = this.ranked.get(rows);
+    if (known !== undefined) return known;
+    const rank = this.rank;
+    const out = new Int32Array(rows.length);
+    for (let k = 0; k < rows.length; k++) out[k] = rank[rows[k]!]!;
+    if (this.ranked.size >= MAX_PERMUTED) {
+      const oldest = this.ranked.keys().next().value;
+      if (oldest !== undefined) this.ranked.delete(oldest);
+    }
+    this.ranked.set(rows, out);
+    return out;
+  }
+
+  /**
    * Positions `[from, to)` of the order whose time lies in `interval` (binary searches over the dated
    * positions; the order must be up to date).
    */
@@ -299,6 +323,7 @@ export class CreationOrder {
     let bytes = this.time.byteLength + this.id.byteLength + this.order.byteLength + this.rank.byteLength;
     for (const copy of this.permuted.values()) bytes += copy.byteLength;
     for (const bits of this.positionBits.values()) for (const b of bits) bytes += b.byteLength;
+    for (const ranks of this.ranked.values()) bytes += ranks.byteLength;
     return bytes;
   }
 }

@@ -581,20 +581,20 @@ export class TextLeaf implements PlanNode {
   }
 
   /**
-   * Sets the bit of every row whose value is accepted (`acceptedRows` without the list), or with `rank`
+   * Sets the bit of every row whose value is accepted (`acceptedRows` without the list), or with `creation`
    * the bit of its position in the creation order; returns how many.
    */
-  private markAcceptedRows(bits: Bitset, rank?: Int32Array): number {
+  private markAcceptedRows(bits: Bitset, creation?: CreationOrder): number {
     const { accepted } = this.table();
-    const { offsets, rows } = this.column.postings();
+    const postings = this.column.postings();
+    const offsets = postings.offsets;
+    // With an order: the postings as positions (`CreationOrder.ranksOf`), read in runs like the rows.
+    const rows = creation === undefined ? postings.rows : creation.ranksOf(postings.rows);
     let n = 0;
     for (let k = 0; k < accepted.length; k++) {
       const id = accepted[k]!;
       const end = offsets[id + 1]!;
-      for (let at = offsets[id]!; at < end; at++) {
-        const row = rows[at]!;
-        setBit(bits, rank === undefined ? row : rank[row]!);
-      }
+      for (let at = offsets[id]!; at < end; at++) setBit(bits, rows[at]!);
       n += end - offsets[id]!;
     }
     this.timer.tick(n);
@@ -618,7 +618,7 @@ export class TextLeaf implements PlanNode {
   positionsInOrder(creation: CreationOrder): PositionedRows | undefined {
     if (this.column.complexRows.length > 0 || !this.fromPostings()) return undefined;
     const positions = emptyBitset(this.size);
-    const count = this.markAcceptedRows(positions, creation.rank);
+    const count = this.markAcceptedRows(positions, creation);
     return { positions, count, order: creation.order, rank: creation.rank };
   }
 
