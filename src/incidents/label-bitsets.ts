@@ -14,7 +14,8 @@
  *   for an expression reading more than `MAX_GENERATED_BITSETS` bitsets): each node writes its words of a
  *   block of `BLOCK_WORDS` words into a buffer of its depth, which stays in the processor's cache.
  *
- * Both read the budget's clock between runs of `CHUNK_WORDS` words.
+ * Both tick the budget as they go: after each block, or after each run of `CHUNK_WORDS` words of a
+ * generated loop.
  */
 
 import { type Bitset, clearTail, popcount32 } from "./bitset.js";
@@ -162,8 +163,9 @@ type WordLoop = (
   out: Bitset | null,
 ) => number;
 
-/** Generated loops by shape and mode (null: `new Function` is refused here). */
+/** Generated loops by shape and mode (`count` or `dense`). */
 const loops = new Map<string, WordLoop>();
+/** Set once `new Function` threw an `EvalError` (a Content-Security-Policy): never tried again. */
 let generationRefused = false;
 
 /**

@@ -1162,6 +1162,11 @@ const SEED_FRACTION = 1 / 8;
  */
 const SCAN_SEED_FRACTION = 1 / 4;
 
+/** The strategy of an AND of labels over per-code bitsets (`AndPlan.strategy`). */
+const FUSED_CODE_BITSETS = "fused code bitsets";
+/** The access path's strategy for an OR or NOT of labels over per-code bitsets (`denseChoice`). */
+const LABEL_BITSETS = "label bitsets";
+
 /**
  * AND of children under three-valued logic (false wins, then unknown). Evaluation: a selective child's
  * rows seed a row-at-a-time pass; else column leaves deciding every row run fused (dictionary leaves of
@@ -1169,11 +1174,6 @@ const SCAN_SEED_FRACTION = 1 / 4;
  * in one pass over the rows); else children run most selective first, each over the rows still possible,
  * switching to row-at-a-time when few remain.
  */
-/** The strategy of an AND of labels over per-code bitsets (`AndPlan.strategy`). */
-const FUSED_CODE_BITSETS = "fused code bitsets";
-/** The access path's strategy for an OR or NOT of labels over per-code bitsets (`denseChoice`). */
-const LABEL_BITSETS = "label bitsets";
-
 export class AndPlan implements PlanNode {
   readonly condition: Condition;
   readonly children: readonly PlanNode[];
@@ -1444,8 +1444,7 @@ export class AndPlan implements PlanNode {
 
   /**
    * `fused` over whole words: the children (dictionary leaves deciding every row, of columns with per-code
-   * bitsets) as a label expression (label-bitsets.ts), block by block. Undefined when a column keeps no
-   * per-code bitsets.
+   * bitsets) as a label expression (label-bitsets.ts). Undefined when a column keeps no per-code bitsets.
    */
   private fusedByCodeBitsets(): Bitset | undefined {
     const expression = labelExpression(this, this.size);
@@ -1884,13 +1883,6 @@ function fusedScanWithDates(
 // Building plans
 
 /**
- * Builds the plan of a condition over a storage: column leaves where a column answers the node, residual
- * leaves elsewhere.
- * @param timer - the query's budget timer (docs/semantics.md 1.7), ticked by every pass the plan makes over rows
- *   or dictionary values; default: no budget
- * @throws {SearchTimeoutError} from `timer`, while building (dictionary accept tables) or evaluating
- */
-/**
  * True when `plan` is a label expression (label-bitsets.ts): a dictionary leaf deciding every row (no array
  * or object values) on a column that keeps per-code bitsets, or an AND (no text leaf deferred), OR or NOT
  * of such plans. Reads no column.
@@ -1933,6 +1925,13 @@ function labelExpression(plan: PlanNode, size: number): LabelExpression | undefi
   return build(plan);
 }
 
+/**
+ * Builds the plan of a condition over a storage: column leaves where a column answers the node, residual
+ * leaves elsewhere.
+ * @param timer - the query's budget timer (docs/semantics.md 1.7), ticked by every pass the plan makes over rows
+ *   or dictionary values; default: no budget
+ * @throws {SearchTimeoutError} from `timer`, while building (dictionary accept tables) or evaluating
+ */
 export function buildPlan(condition: Condition, storage: Storage, timer: BudgetTimer = UNBOUNDED): PlanNode {
   const size = storage.size;
   // A field node needs no recursion (the common single-field query allocates nothing more).
