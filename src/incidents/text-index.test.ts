@@ -359,6 +359,48 @@ describe("proveLiteral: a literal answered from the trigram lists answers as the
     expect(provedAnswers(index, "^PHISHING", "i")).toMatchObject({ accepted: [1], undecided: [] });
   });
 
+  it("searches a value the lists do not prove for the literal's first occurrence, where the anchors allow it", () => {
+    // Every trigram of "reported" is first seen before it in values 0, 1, 3 and 4: wherever a list places
+    // the literal, it is not there.
+    const texts = [
+      "rep ort ted reported",
+      "rep ort ted",
+      "reported rep ort ted",
+      "REP ORT TED REPORTED",
+      "rep ort ted reportedreported",
+    ];
+    const { column, index } = indexed(texts);
+    const proof = (source: string, flags: string) => {
+      const answer = proveLiteral(index, analyzeLiteral(source, flags)!, startBudget(undefined))!;
+      return { accepted: [...answer.accepted], at: [...answer.at], undecided: [...answer.undecided] };
+    };
+    // Accepted at the literal's first occurrence (`at`, which chains rely on).
+    expect(proof("reported", "")).toEqual({ accepted: [0, 2, 4], at: [12, 0, 12], undecided: [1, 3] });
+    expect(proof("REPORTED", "i")).toEqual({ accepted: [0, 2, 3, 4], at: [12, 0, 12, 12], undecided: [1] });
+    // `^`: only a value that begins with it; `$`: only one whose first occurrence ends it.
+    expect(proof("^reported", "").accepted).toEqual([2]);
+    expect(proof("reported$", "")).toMatchObject({ accepted: [0], at: [12] });
+    // Without a corpus, in the value itself (when case matters).
+    const bare = indexed(texts, index.bytes() - index.corpus!.length - 1);
+    expect(bare.index.corpus).toBeUndefined();
+    const answer = proveLiteral(
+      bare.index,
+      analyzeLiteral("reported", "")!,
+      startBudget(undefined),
+      bare.column.values,
+    )!;
+    expect([...answer.accepted]).toEqual([0, 2, 4]);
+    expect([...answer.at]).toEqual([12, 0, 12]);
+    expectProofSound(
+      column.values,
+      [...answer.accepted],
+      [...answer.undecided],
+      compileRegex("reported", ""),
+      "reported",
+      "",
+    );
+  });
+
   it("walks and gallops through a list far longer than the candidates without losing one", () => {
     // `the` is in every value (a list of 3,000 entries); `zebra` in about 60, at gaps from 1 to 200
     // entries, so that the next candidate lies within the walk of `seekId` or beyond it; near misses too.

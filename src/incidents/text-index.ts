@@ -1173,8 +1173,9 @@ export function proofEntries(index: TextIndex, literal: RegexLiteral): number {
  *
  * Answers string values with ids below `index.count` only (the caller tests the non-string values and those
  * added since the index was built). A literal not proved from the lists is first compared where the lists
- * place it: on the corpus when the index has one (its lowered copy under `i`), else, when case matters and
- * `values` is given, on the value itself; a match there is accepted.
+ * place it, then searched in the value (its first occurrence, where the anchors allow it): on the corpus when
+ * the index has one (its lowered copy under `i`), else, when case matters and `values` is given, on the value
+ * itself; a match is accepted.
  * @param timer - ticked once per list entry read
  * @param values - the column's values by id (read only when the index has no corpus)
  * @param within - when given, only these ids (ascending) are candidates: for a chain's later segments
@@ -1255,7 +1256,8 @@ interface Placed {
 /**
  * `proveLiteral`'s last pass: a candidate placed where the anchors allow and proved from the lists is
  * accepted; else, when `corpus` is given, it is accepted when the corpus holds `probe` where the lists place
- * it; else, when `values` is given, when the value does; any other is undecided. The accepted ids are
+ * it, or where `probe` first occurs in the value's text there, if the anchors allow that place; else, when
+ * `values` is given, the same of the value itself; any other is undecided. The accepted ids are
  * compacted to the front of `cand` (returns how many) with their places at the front of `base` (where the
  * literal first occurs: the shortest list's trigram first occurs at its offset in it), the undecided
  * written to `undecided`, both ascending.
@@ -1294,9 +1296,31 @@ function settleCandidates(
     ) {
       base[a] = at;
       cand[a++] = id;
+      continue;
+    }
+    // Not where the lists place it (a trigram of the literal is first seen earlier in the value): where the
+    // literal first occurs in the value itself, when that is where the anchors want it.
+    const first =
+      corpus !== undefined
+        ? firstOccurrence(corpus, probe, start, length)
+        : values !== undefined
+          ? firstOccurrence(values[id] as string, text, 0, length)
+          : -1;
+    if (first >= 0 && (!anchorStart || first === 0) && (!anchorEnd || first + n === length)) {
+      base[a] = first;
+      cand[a++] = id;
     } else undecided[u++] = id;
   }
   return a;
+}
+
+/**
+ * Where `probe` first occurs in `text[start … start + length)` (a value in the corpus, or the value
+ * itself), as an offset from `start`; -1 when it does not occur there. The search never runs past the value.
+ */
+function firstOccurrence(text: string, probe: string, start: number, length: number): number {
+  if (probe.length > length) return -1;
+  return text.slice(start, start + length).indexOf(probe);
 }
 
 // ---------------------------------------------------------------------------------------------------------
