@@ -294,6 +294,10 @@ export function runTextBench(size: number, rounds: number, write: (line: string)
   );
   const out: TextRow[] = [];
   for (const query of process.env.BENCH_FIRST_USE_ONLY === "1" ? [] : textQueries()) {
+    // Each pattern's rounds start after a full collection: the row objects' heap (about 700 MB at 1M)
+    // is collected in steps over a few hundred ms, which would otherwise weigh on whichever pattern's
+    // rounds it happened to fall in.
+    gc();
     const condition = parseSearchConditions(query.conditions);
     const predicate = compile(condition);
     const [coldCount, cold] = time(() => set.count(condition));
@@ -384,6 +388,7 @@ function runFirstUse(
     `${"pattern".padEnd(38)}${"count/hand".padStart(12)}${"count/comp".padStart(12)}${"findAll/hand".padStart(14)}${"findFirst/hand".padStart(16)}`,
   );
   for (const query of textQueries()) {
+    gc(); // as in `runTextBench`: no pattern's rounds pay for a collection started by another's
     const ratios = {
       count: [] as number[],
       compiled: [] as number[],
