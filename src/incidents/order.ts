@@ -242,11 +242,7 @@ export class CreationOrder {
     const bits: Uint32Array[] = [];
     for (let c = 0; c < codeCount; c++) bits.push(new Uint32Array(words));
     for (let j = 0; j < order.length; j++) bits[codes[order[j]!]!]![j >>> 5]! |= 1 << (j & 31);
-    if (this.positionBits.size >= MAX_PERMUTED) {
-      const oldest = this.positionBits.keys().next().value;
-      if (oldest !== undefined) this.positionBits.delete(oldest);
-    }
-    this.positionBits.set(codes, bits);
+    remember(this.positionBits, codes, bits);
     return bits;
   }
 
@@ -263,11 +259,7 @@ export class CreationOrder {
     const order = this.order;
     const out = new (values.constructor as new (length: number) => A)(order.length);
     for (let j = 0; j < order.length; j++) out[j] = values[order[j]!]!;
-    if (this.permuted.size >= MAX_PERMUTED) {
-      const oldest = this.permuted.keys().next().value;
-      if (oldest !== undefined) this.permuted.delete(oldest);
-    }
-    this.permuted.set(values, out);
+    remember(this.permuted, values, out);
     return out;
   }
 
@@ -284,11 +276,7 @@ export class CreationOrder {
     const rank = this.rank;
     const out = new Int32Array(rows.length);
     for (let k = 0; k < rows.length; k++) out[k] = rank[rows[k]!]!;
-    if (this.ranked.size >= MAX_PERMUTED) {
-      const oldest = this.ranked.keys().next().value;
-      if (oldest !== undefined) this.ranked.delete(oldest);
-    }
-    this.ranked.set(rows, out);
+    remember(this.ranked, rows, out);
     return out;
   }
 
@@ -326,6 +314,15 @@ export class CreationOrder {
     for (const ranks of this.ranked.values()) bytes += ranks.byteLength;
     return bytes;
   }
+}
+
+/** Keeps `value` under `key` in a cache of at most `MAX_PERMUTED` entries, dropping the oldest first. */
+function remember<K, V>(cache: Map<K, V>, key: K, value: V): void {
+  if (cache.size >= MAX_PERMUTED) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  cache.set(key, value);
 }
 
 function grow(array: Float64Array, capacity: number): Float64Array {
