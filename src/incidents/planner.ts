@@ -1649,10 +1649,8 @@ export class OrPlan implements PlanNode {
   }
 
   dense(within: Bitset | null): DenseResult {
-    if (isLabelExpression(this)) {
-      const t = denseLabels(labelExpression(this, this.size)!, this.size, this.timer, this.codegen);
-      return { t, p: t };
-    }
+    const labels = denseByLabels(this, this.size, this.timer, this.codegen);
+    if (labels !== undefined) return labels;
     let t = emptyBitset(this.size);
     let p = emptyBitset(this.size);
     for (const child of this.children) {
@@ -1700,10 +1698,8 @@ export class NotPlan implements PlanNode {
   }
 
   dense(within: Bitset | null): DenseResult {
-    if (isLabelExpression(this)) {
-      const t = denseLabels(labelExpression(this, this.size)!, this.size, this.timer, this.codegen);
-      return { t, p: t };
-    }
+    const labels = denseByLabels(this, this.size, this.timer, this.codegen);
+    if (labels !== undefined) return labels;
     const result = this.child.dense(within);
     return { t: not(result.p, this.size), p: not(result.t, this.size) };
   }
@@ -1923,6 +1919,23 @@ function labelExpression(plan: PlanNode, size: number): LabelExpression | undefi
     return { kind: "not", child: build((node as NotPlan).child) };
   };
   return build(plan);
+}
+
+/**
+ * `plan.dense` as a label expression (every row decided, so `t` and `p` are one bitset), or undefined when
+ * `plan` is not one (`isLabelExpression`).
+ * @throws {SearchTimeoutError} from `timer`
+ */
+function denseByLabels(
+  plan: PlanNode,
+  size: number,
+  timer: BudgetTimer,
+  codegen: boolean,
+): DenseResult | undefined {
+  const expression = labelExpression(plan, size);
+  if (expression === undefined) return undefined;
+  const t = denseLabels(expression, size, timer, codegen);
+  return { t, p: t };
 }
 
 /**
