@@ -75,7 +75,7 @@ export const MAX_CODE_BITSETS = 24;
 export const DEFAULT_MAX_DICTIONARY = 4096;
 
 /** A hash of the bytes `b[start, end)` (FNV-1a, signed 32 bits): equal for equal bytes, that is all. */
-function hashAscii(b: Uint8Array, start: number, end: number): number {
+export function hashAscii(b: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5 | 0;
   for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
   return h ^ (h >>> 15);
@@ -461,7 +461,11 @@ export class ValueIds {
    * without hashing it again).
    */
   getAscii(b: Uint8Array, start: number, end: number): number {
-    const h = hashAscii(b, start, end);
+    return this.getAsciiHashed(b, start, end, hashAscii(b, start, end));
+  }
+
+  /** `getAscii` given the bytes' hash (`hashAscii`). */
+  getAsciiHashed(b: Uint8Array, start: number, end: number, h: number): number {
     const table = this.table;
     const mask = table.length - 2;
     const length = end - start;
@@ -486,6 +490,15 @@ export class ValueIds {
       }
       if (i === length) return id;
     }
+  }
+
+  /**
+   * The first slot's entry of hash `h` (id + 1, or 0): read ahead of `getAsciiHashed` for many hashes at
+   * once, so that their cache misses overlap (`TextColumn.queueAscii`).
+   */
+  entryOf(h: number): number {
+    const table = this.table;
+    return table[(h << 1) & (table.length - 2)]!;
   }
 
   /** Records `id` as the id of `value` (not yet recorded). */

@@ -393,7 +393,11 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         }
         records.pushBytes(buffer, start, end);
       },
-      () => records.flush(),
+      () => {
+        // The chunk's lines are in the columns before its buffer goes back to the source.
+        for (const column of set.texts.values()) column.flushAscii();
+        records.flush();
+      },
       // Most lines are read in one pass: the scanner finds where the object ends and checks that the line
       // ends there (the splitter's search for `\n` is skipped); any other line goes to the sink above.
       (chunk, from, length) => {
@@ -510,7 +514,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
           this.insertField(k, target, row, value);
           continue;
         }
-      } else if (text !== undefined) text.setAscii(row, b, start, end, capacity, scanner.decodeAscii);
+      } else if (text !== undefined) text.queueAscii(row, b, start, end, capacity, scanner.decodeAscii);
       if (date !== undefined) date.setAscii(row, b, start, end, capacity);
       if (hash !== undefined) {
         if (hash instanceof CompactHashIndex) hash.setAscii(row, b, start, end);

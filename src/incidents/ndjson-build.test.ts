@@ -17,6 +17,7 @@ import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { DictionaryColumn, isoUtcMsAscii, ownDataValue, ValueIds } from "./columns.js";
 import { IncidentSet } from "./incident-set.js";
 import { FIELD_ASCII, FIELD_MISSING, LineScanner, SCAN_DUPLICATE, SCAN_FALLBACK, SCAN_OK } from "./ndjson.js";
+import { TextColumn } from "./text-index.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -306,6 +307,55 @@ describe("the byte readers of the columns", () => {
         },
       ),
       fcOptions(500),
+    );
+  });
+
+  it("a text column's queued rows get the ids, counts and rows that set gives them one by one", () => {
+    // Runs of rows from one buffer (as lines of one chunk), each row queued by its bytes or, for a value the
+    // scanner leaves decoded, set directly; a buffer's rows are flushed at its end or left for the next
+    // buffer (or `set`) to flush. Over 256 rows, so the queue also flushes when full.
+    const value = fc.oneof(
+      fc.constantFrom("phish", "Phish", "malware on srv-1", "", "é", "aé"),
+      fc.string({ maxLength: 4 }),
+      fc.integer({ min: 0, max: 3 }).map((n) => `title ${n}`),
+      fc.nat().map((n) => `unique ${n}`),
+      fc.constantFrom(7, true, null, undefined, ["x"]),
+    );
+    const run = fc.record({ values: fc.array(value, { maxLength: 400 }), flush: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(run, { minLength: 1, maxLength: 4 }), (runs) => {
+        const queued = new TextColumn("Title", 4, { remaining: 1 << 20 });
+        const direct = new TextColumn("Title", 4, { remaining: 1 << 20 });
+        const decode = (b: Uint8Array, start: number, end: number) =>
+          String.fromCharCode(...b.subarray(start, end));
+        let row = 0;
+        for (const { values, flush } of runs) {
+          const texts = values.map((v) => (typeof v === "string" && isAscii(v) ? v : ""));
+          const bytes = encode(texts.join(""));
+          let at = 0;
+          for (let i = 0; i < values.length; i++, row++) {
+            const v = values[i];
+            const capacity = row + 1;
+            direct.set(row, v, capacity);
+            if (typeof v === "string" && isAscii(v))
+              queued.queueAscii(row, bytes, at, at + v.length, capacity, decode);
+            else queued.set(row, v, capacity);
+            at += texts[i]!.length;
+          }
+          if (flush) queued.flushAscii();
+        }
+        queued.flushAscii();
+        expect(queued.values).toEqual(direct.values);
+        expect(queued.counts).toEqual(direct.counts);
+        expect(queued.ids.subarray(0, row)).toEqual(direct.ids.subarray(0, row));
+        expect([queued.rows, queued.missingCount, queued.nullCount]).toEqual([
+          direct.rows,
+          direct.missingCount,
+          direct.nullCount,
+        ]);
+        expect(queued.complexRows).toEqual(direct.complexRows);
+      }),
+      fcOptions(200),
     );
   });
 

@@ -32,7 +32,7 @@
 import type { RegexChain } from "../conditions/regex/chain.js";
 import type { RegexLiteral } from "../conditions/regex/matcher.js";
 import { parseRegexTree, REGEX_OP, type RegexTreeNode, regexFlagBits } from "../conditions/regex/program.js";
-import { CODE_COMPLEX, CODE_MISSING, CODE_NULL, type DictionaryColumn, ValueIds } from "./columns.js";
+import { CODE_COMPLEX, CODE_MISSING, CODE_NULL, type DictionaryColumn, hashAscii, ValueIds } from "./columns.js";
 import type { BudgetTimer } from "./search-budget.js";
 
 /** Value id of a row whose field is missing. */
@@ -1368,6 +1368,9 @@ const ACCEPT_CACHE_SIZE = 8;
  * distinct values (`TextIndex`: corpus and trigram lists; built by `buildIndex` or on first use, bounded by
  * the budget it is given).
  */
+/** Rows `TextColumn.queueAscii` queues before it writes them. */
+const QUEUE_ROWS = 256;
+
 export class TextColumn {
   readonly field: string;
   /** Per row: the value id (≥ 0), or `TEXT_MISSING`, `TEXT_NULL`, `TEXT_COMPLEX`. */
@@ -1383,7 +1386,7 @@ export class TextColumn {
   /** Ids of the values that are not strings (never in the trigram index). */
   readonly scalarIds: number[] = [];
   rows = 0;
-  /** Value → id (a string also by its ASCII bytes: `setAscii`). */
+  /** Value → id (a string also by its ASCII bytes: `queueAscii`). */
   private readonly index = new ValueIds(this.values);
   private readonly budget: { remaining: number };
   /** The text index: undefined before first use, null when it did not fit the budget. */
@@ -1393,6 +1396,15 @@ export class TextColumn {
   /** Whether the index is built with its lowered corpus (`buildIndex`). */
   private eager = false;
   private postingCache: { offsets: Int32Array; rows: Int32Array } | undefined;
+  /** `queueAscii`'s rows: row, start and end per row, and the bytes' hashes. */
+  private readonly queue = new Int32Array(QUEUE_ROWS * 3);
+  private readonly queueHashes = new Int32Array(QUEUE_ROWS);
+  private queued = 0;
+  private queuedBytes: Uint8Array | undefined;
+  private queuedDecode: ((b: Uint8Array, start: number, end: number) => string) | undefined;
+  private queuedCapacity = 0;
+  /** What `flushAscii`'s reads ahead found (kept so that they are not optimized away). */
+  private ahead = 0;
   /** Per pattern key: the answer per value id (0 false, 1 true), kept until the next add. */
   private readonly acceptCache = new Map<string, AcceptTable>();
 
@@ -1434,6 +1446,7 @@ export class TextColumn {
 
   /** Stores row `row`'s value (read as docs/semantics.md 1.1 reads fields). */
   set(row: number, value: unknown, capacity: number): void {
+    if (this.queued > 0) this.flushAscii();
     if (row >= this.ids.length) {
       const next = new Int32Array(Math.max(capacity, Math.ceil(this.ids.length * 1.5) + 16));
       next.set(this.ids);
@@ -1469,10 +1482,15 @@ export class TextColumn {
   }
 
   /**
-   * `set` of the string whose ASCII bytes are `b[start, end)` (fromNdjson): the string is built (`decode`)
-   * only when the column does not hold it yet.
+   * `set` of the string whose ASCII bytes are `b[start, end)` (fromNdjson), deferred: the row joins a queue
+   * that `flushAscii` writes (the caller keeps `b` unchanged until then, and calls `flushAscii` before any
+   * other use of the column; `set` calls it first). The string is built (`decode`) only when the column
+   * does not hold it yet. The queue's lookups are made in stages over its rows, so that their cache misses
+   * (the table's slot, then the value and count it names) overlap instead of following one another: in a
+   * column of millions of distinct values, each is a read of memory. The rows are written in the order they
+   * were queued, with the ids `set` would have given them one by one.
    */
-  setAscii(
+  queueAscii(
     row: number,
     b: Uint8Array,
     start: number,
@@ -1480,22 +1498,71 @@ export class TextColumn {
     capacity: number,
     decode: (b: Uint8Array, start: number, end: number) => string,
   ): void {
-    let id = this.index.getAscii(b, start, end);
-    if (id < 0) {
-      const value = decode(b, start, end);
-      id = this.values.length;
-      this.values.push(value);
-      this.counts.push(0);
-      this.index.setMissed(value, id);
+    if (this.queued > 0 && b !== this.queuedBytes) this.flushAscii();
+    const q = this.queued;
+    this.queuedBytes = b;
+    this.queuedDecode = decode;
+    this.queuedCapacity = capacity;
+    const at = q * 3;
+    this.queue[at] = row;
+    this.queue[at + 1] = start;
+    this.queue[at + 2] = end;
+    this.queueHashes[q] = hashAscii(b, start, end);
+    this.queued = q + 1;
+    if (q + 1 === QUEUE_ROWS) this.flushAscii();
+  }
+
+  /** Writes the rows `queueAscii` queued (see there). */
+  flushAscii(): void {
+    const n = this.queued;
+    if (n === 0) return;
+    this.queued = 0;
+    const b = this.queuedBytes!;
+    const decode = this.queuedDecode!;
+    const capacity = this.queuedCapacity;
+    const queue = this.queue;
+    const hashes = this.queueHashes;
+    const index = this.index;
+    const values = this.values;
+    const counts = this.counts;
+    // Stage 1: each row's first slot; stage 2: the value and count a slot names. Reads only, independent of
+    // one another (`ahead` only keeps them from being optimized away).
+    let ahead = 0;
+    for (let i = 0; i < n; i++) ahead ^= index.entryOf(hashes[i]!);
+    for (let i = 0; i < n; i++) {
+      const entry = index.entryOf(hashes[i]!);
+      if (entry > 0) {
+        const value = values[entry - 1];
+        if (typeof value === "string") ahead ^= value.length ^ counts[entry - 1]!;
+      }
     }
+    this.ahead = ahead;
+    for (let i = 0; i < n; i++) {
+      const at = i * 3;
+      const start = queue[at + 1]!;
+      const end = queue[at + 2]!;
+      let id = index.getAsciiHashed(b, start, end, hashes[i]!);
+      if (id < 0) {
+        const value = decode(b, start, end);
+        id = values.length;
+        values.push(value);
+        counts.push(0);
+        index.setMissed(value, id);
+      }
+      counts[id]!++;
+      this.storeId(queue[at]!, id, capacity);
+    }
+    this.queuedBytes = undefined;
+  }
+
+  private storeId(row: number, id: number, capacity: number): void {
     if (row >= this.ids.length) {
       const next = new Int32Array(Math.max(capacity, Math.ceil(this.ids.length * 1.5) + 16));
       next.set(this.ids);
       this.ids = next;
     }
-    this.counts[id]!++;
     this.ids[row] = id;
-    this.rows = Math.max(this.rows, row + 1);
+    if (row >= this.rows) this.rows = row + 1;
     this.postingCache = undefined;
     if (this.acceptCache.size > 0) this.acceptCache.clear();
   }
