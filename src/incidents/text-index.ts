@@ -32,7 +32,14 @@
 import type { RegexChain } from "../conditions/regex/chain.js";
 import type { RegexLiteral } from "../conditions/regex/matcher.js";
 import { parseRegexTree, REGEX_OP, type RegexTreeNode, regexFlagBits } from "../conditions/regex/program.js";
-import { CODE_COMPLEX, CODE_MISSING, CODE_NULL, type DictionaryColumn, hashAscii, ValueIds } from "./columns.js";
+import {
+  CODE_COMPLEX,
+  CODE_MISSING,
+  CODE_NULL,
+  type DictionaryColumn,
+  hashAscii,
+  ValueIds,
+} from "./columns.js";
 import type { BudgetTimer } from "./search-budget.js";
 
 /** Value id of a row whose field is missing. */
@@ -1403,7 +1410,8 @@ export class TextColumn {
   private queuedBytes: Uint8Array | undefined;
   private queuedDecode: ((b: Uint8Array, start: number, end: number) => string) | undefined;
   private queuedCapacity = 0;
-  /** What `flushAscii`'s reads ahead found (kept so that they are not optimized away). */
+  /** What `flushAscii`'s reads ahead found, written so that the compiler keeps the reads (never read). */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the write is what keeps the reads ahead.
   private ahead = 0;
   /** Per pattern key: the answer per value id (0 false, 1 true), kept until the next add. */
   private readonly acceptCache = new Map<string, AcceptTable>();
