@@ -338,7 +338,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    *   incident object, found …`), a chunk is neither a string nor a `Uint8Array`, or an option is malformed
    *   (see the constructor)
    * @throws {RangeError} (rejects) when an option is out of range (see the constructor), or the lines
-   *   exceed 511 GiB
+   *   need more than 65,535 chunks of memory (about 16 TiB)
    * @example const set = await IncidentSet.fromNdjson(createReadStream("incidents.ndjson"));
    */
   static async fromNdjson<R extends object = Record<string, unknown>>(
@@ -409,6 +409,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         return scanner.next;
       },
     );
+    records.trim();
     for (const index of set.hashes.values()) if (index instanceof CompactHashIndex) index.prepare();
     // As the constructor does: a large set builds its text indexes now, so that no query pays for them.
     if (set.records.length >= EAGER_TEXT_INDEX_ROWS)

@@ -194,6 +194,51 @@ describe("CompactRecords", () => {
   });
 });
 
+describe("CompactRecords.trim", () => {
+  it("gives back the unused end of the last chunk, keeps every record, and takes records after it", () => {
+    const records = new CompactRecords<{ i: number; t: string }>();
+    const line = (i: number) => new TextEncoder().encode(JSON.stringify({ i, t: "y".repeat(1000) }));
+    const lines = Array.from({ length: 40 * 1024 }, (_, i) => line(i)); // about 41 MiB
+    let used = 0;
+    for (const bytes of lines) {
+      records.pushBytes(bytes, 0, bytes.length);
+      used += bytes.length;
+    }
+    records.flush();
+    const offsets = 10 * 64 * 1024; // the row offsets' arrays (grown to 64Ki rows): 10 bytes a row
+    // Chunks of 64 KiB doubling: 32 MiB less 64 KiB of them full, then one of 32 MiB holding the rest.
+    expect(records.bytes()).toBe(64 * 1024 * 1024 - 64 * 1024 + offsets);
+    records.trim();
+    // What is left: the lines, and the end of each full chunk that the next line did not fit (< 1 KiB each).
+    const trimmed = records.bytes();
+    expect(trimmed).toBeGreaterThanOrEqual(used + offsets);
+    expect(trimmed).toBeLessThan(used + offsets + 10 * 1024);
+    records.trim(); // a second trim changes nothing
+    expect(records.bytes()).toBe(trimmed);
+    for (const i of [0, 1, 20_000, 40 * 1024 - 1]) expect(records.get(i)).toEqual({ i, t: "y".repeat(1000) });
+    records.push({ i: -1, t: "after" });
+    expect(records.get(40 * 1024)).toEqual({ i: -1, t: "after" });
+    expect(records.get(40 * 1024 - 1).i).toBe(40 * 1024 - 1);
+  });
+
+  it("is how fromNdjson ends: a set's record bytes are its lines, not its last chunk's capacity", async () => {
+    const lines = Array.from(
+      { length: 40 * 1024 },
+      (_, i) => `${JSON.stringify({ IncidentId: i, t: "y".repeat(1000) })}\n`,
+    );
+    const text = lines.join("");
+    const set = await IncidentSet.fromNdjson([text]);
+    const offsets = 10 * 64 * 1024;
+    const { recordBytes } = set.footprint();
+    expect(recordBytes).toBeGreaterThanOrEqual(text.length - lines.length + offsets);
+    expect(recordBytes).toBeLessThan(text.length + offsets + 10 * 1024);
+    expect(set.findFirst({ IncidentId: 40 * 1024 - 1 })).toEqual({
+      IncidentId: 40 * 1024 - 1,
+      t: "y".repeat(1000),
+    });
+  });
+});
+
 describe("getAllInOrder", () => {
   /** A bitset over `size` positions with `positions` set. */
   const bitsOf = (size: number, positions: readonly number[]) => {

@@ -3,7 +3,7 @@
  * incidents in one process").
  *
  * - `ArrayRecords`: the caller's objects, by reference (the default).
- * - `CompactRecords`: each record as the UTF-8 bytes of its JSON line, packed into chunks (64 KiB doubling up to 8 MiB) with a
+ * - `CompactRecords`: each record as the UTF-8 bytes of its JSON line, packed into chunks (64 KiB doubling up to 256 MiB) with a
  *   chunk number, a start and a length per row (10 bytes per row beside the bytes themselves). A record is
  *   materialized on demand (`JSON.parse` of its line), so every read returns a fresh object and the set
  *   keeps no object per incident: the bytes live outside the JavaScript heap (array buffers).
@@ -142,8 +142,16 @@ export class ArrayRecords<T> implements RecordStore<T> {
   }
 }
 
-/** The size of the largest chunks of record bytes (a longer line gets a chunk of its own). */
-const CHUNK_BYTES = 8 * 1024 * 1024;
+/**
+ * The size of the largest chunks of record bytes (a longer line gets a chunk of its own). Large: V8 starts a
+ * major collection of the heap for about every 64 MiB of new `ArrayBuffer` memory, so the number of chunks a
+ * build allocates sets how many times it marks the heap (at 3M incidents, 8 MiB chunks: 32–35 collections;
+ * 256 MiB: 19). A chunk's pages are touched only as its lines are copied in, and `trim` gives back the unused
+ * end of the last one.
+ */
+const CHUNK_BYTES = 256 * 1024 * 1024;
+/** `trim` copies the last chunk to its used size when more than this is unused (the old largest chunk). */
+const TRIM_BYTES = 8 * 1024 * 1024;
 /** The size of the first chunk: chunks double up to `CHUNK_BYTES`, so that small sets stay small. */
 const FIRST_CHUNK_BYTES = 64 * 1024;
 
@@ -268,7 +276,7 @@ export class CompactRecords<T> implements RecordStore<T> {
     if (source !== this.pending || start < this.pendingTo || at + length > this.chunk.length) {
       this.flush();
       if (this.used + length > this.chunk.length) {
-        if (this.chunks.length >= 0xffff) throw new RangeError("IncidentSet: more than 511 GiB of records.");
+        if (this.chunks.length >= 0xffff) throw new RangeError("IncidentSet: more than 65,535 chunks of records.");
         const size = Math.min(CHUNK_BYTES, Math.max(FIRST_CHUNK_BYTES, this.chunk.length * 2));
         this.chunk = new Uint8Array(Math.max(size, length));
         this.chunks.push(this.chunk);
@@ -292,6 +300,18 @@ export class CompactRecords<T> implements RecordStore<T> {
     this.lengths[row] = length;
     this.used = at + length;
     this.count++;
+  }
+
+  /**
+   * Ends a build: the last chunk is copied to the bytes it uses when more than `TRIM_BYTES` of it are unused
+   * (the next `pushBytes` starts a new chunk).
+   */
+  trim(): void {
+    this.flush();
+    if (this.chunk.length - this.used <= TRIM_BYTES) return;
+    const trimmed = this.chunk.slice(0, this.used);
+    this.chunks[this.chunks.length - 1] = trimmed;
+    this.chunk = trimmed;
   }
 
   /** Copies the bytes of the lines pushed since the last flush (see `pushBytes`). */
