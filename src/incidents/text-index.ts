@@ -1455,11 +1455,6 @@ export class TextColumn {
   /** Stores row `row`'s value (read as docs/semantics.md 1.1 reads fields). */
   set(row: number, value: unknown, capacity: number): void {
     if (this.queued > 0) this.flushAscii();
-    if (row >= this.ids.length) {
-      const next = new Int32Array(Math.max(capacity, Math.ceil(this.ids.length * 1.5) + 16));
-      next.set(this.ids);
-      this.ids = next;
-    }
     let id: number;
     if (value === undefined) {
       id = TEXT_MISSING;
@@ -1483,10 +1478,7 @@ export class TextColumn {
       id = TEXT_COMPLEX;
       this.complexRows.push(row);
     }
-    this.ids[row] = id;
-    this.rows = Math.max(this.rows, row + 1);
-    this.postingCache = undefined;
-    this.acceptCache.clear();
+    this.storeId(row, id, capacity);
   }
 
   /**
@@ -1563,6 +1555,7 @@ export class TextColumn {
     this.queuedBytes = undefined;
   }
 
+  /** Writes row `row`'s id (the ids grown to `capacity` or by half) and drops what the change outdates. */
   private storeId(row: number, id: number, capacity: number): void {
     if (row >= this.ids.length) {
       const next = new Int32Array(Math.max(capacity, Math.ceil(this.ids.length * 1.5) + 16));
