@@ -333,7 +333,7 @@ describe("queued text column through fromNdjson", () => {
             for (const options of OPTIONS) await check(lines, newline, kind, sizes, options);
           },
         ),
-        fcOptions(25),
+        fcOptions(15),
       );
     }, 600_000);
 
@@ -342,12 +342,12 @@ describe("queued text column through fromNdjson", () => {
         fc.asyncProperty(bigLinesArb, sizesArb, async (lines, sizes) => {
           for (const options of OPTIONS) await check(lines, "\n", kind, sizes, options);
         }),
-        fcOptions(kind === "stream" ? 5 : 12),
+        fcOptions(kind === "stream" ? 5 : 8),
       );
     }, 600_000);
   }
 
-  it("default options, Title overflowing 4096 mid-chunk, 20k rows, whole and in reused chunks", async () => {
+  it("default options, Title overflowing 4096 mid-chunk, 20k rows, in reused chunks", async () => {
     const lines: string[] = [];
     for (let i = 0; i < 20_000; i++) {
       const t =
@@ -375,10 +375,7 @@ describe("queued text column through fromNdjson", () => {
       { Type: "t4999" },
       { Type: { $regex: "^t49" } },
     ];
-    for (const [kind, sizes] of [
-      ["u8", [1 << 30]],
-      ["reuse", [4096, 100, 65536]],
-    ] as [Kind, number[]][]) {
+    for (const [kind, sizes] of [["reuse", [4096, 100, 65536]]] as [Kind, number[]][]) {
       const text = `${lines.join("\n")}\n`;
       const compact = (await IncidentSet.fromNdjson(source(text, kind, sizes))) as AnySet;
       compare(compact, reference, records, queries);
@@ -463,7 +460,7 @@ describe("queued text column through fromNdjson", () => {
     }
   }, 120_000);
 
-  it("a 20 MB title among others, split into 64 KiB chunks and whole", async () => {
+  it("a 20 MB title among others, split into 64 KiB chunks", async () => {
     const huge = `H${"ab".repeat(10_000_000)}Z`;
     const lines = [
       '{"IncidentId":1,"Title":"phish"}',
@@ -474,7 +471,7 @@ describe("queued text column through fromNdjson", () => {
     ];
     const text = `${lines.join("\n")}\n`;
     const bytes = enc.encode(text);
-    for (const size of [65536, bytes.length]) {
+    for (const size of [65536]) {
       const chunks: Uint8Array[] = [];
       for (let at = 0; at < bytes.length; at += size) chunks.push(bytes.slice(at, at + size));
       const set = (await IncidentSet.fromNdjson(chunks, { maxDictionary: 1 })) as AnySet;
