@@ -1370,14 +1370,14 @@ export class AcceptTable {
 /** Accept tables cached per text column (by pattern), at most this many. */
 const ACCEPT_CACHE_SIZE = 8;
 
+/** Rows `TextColumn.queueAscii` queues before it writes them. */
+const QUEUE_ROWS = 256;
+
 /**
  * One field's values as ids over an unbounded dictionary, with rows per value and a text index over the
  * distinct values (`TextIndex`: corpus and trigram lists; built by `buildIndex` or on first use, bounded by
  * the budget it is given).
  */
-/** Rows `TextColumn.queueAscii` queues before it writes them. */
-const QUEUE_ROWS = 256;
-
 export class TextColumn {
   readonly field: string;
   /** Per row: the value id (≥ 0), or `TEXT_MISSING`, `TEXT_NULL`, `TEXT_COMPLEX`. */
