@@ -35,7 +35,18 @@ import {
   ownDataValue,
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
-import { FIELD_ASCII, FIELD_VALUE, LineScanner, type NdjsonSource, readNdjson, SCAN_OK } from "./ndjson.js";
+import {
+  FIELD_ASCII,
+  FIELD_VALUE,
+  isByteReader,
+  type LineSink,
+  LineScanner,
+  type NdjsonByteReader,
+  type NdjsonSource,
+  readNdjson,
+  readNdjsonInPlace,
+  SCAN_OK,
+} from "./ndjson.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
 import { buildPlan, denseChoice, firstPath, type RowCheck, type Storage } from "./planner.js";
 import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
@@ -342,7 +353,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @example const set = await IncidentSet.fromNdjson(createReadStream("incidents.ndjson"));
    */
   static async fromNdjson<R extends object = Record<string, unknown>>(
-    source: NdjsonSource,
+    source: NdjsonSource | NdjsonByteReader,
     options: IncidentSetOptions = {},
   ): Promise<IncidentSet<R>> {
     const set = new IncidentSet<R>([], options);
@@ -357,58 +368,57 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const scanner = new LineScanner(fields);
     const values: unknown[] = new Array(fields.length);
     const decoder = new TextDecoder("utf-8", { fatal: true });
-    await readNdjson(
-      source,
-      (buffer, start, end, line) => {
-        // The indexed fields straight from the bytes; JSON.parse for what the scanner leaves to it (and for
-        // every error, whose message is JSON.parse's or the decoder's).
-        const status = scanner.scanLine(buffer, start, end);
-        if (status === SCAN_OK) set.insertLine(scanner, buffer);
-        else {
-          let text: string;
-          let record: unknown;
-          try {
-            text = decoder.decode(buffer.subarray(start, end));
-            record = JSON.parse(text);
-          } catch (error) {
-            throw new SyntaxError(
-              `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
-            );
-          }
-          if (typeof record !== "object" || record === null || Array.isArray(record)) {
-            throw new TypeError(
-              `NDJSON line ${line}: expected an incident object, found ${describe(record)}.`,
-            );
-          }
-          // docs/semantics.md 3.1, "Duplicate keys": JSON.parse would keep the last of two equal keys.
-          const repeated = findDuplicateKey(text);
-          if (repeated !== undefined) {
-            const key = repeated.key.length > 100 ? `${repeated.key.slice(0, 100)}…` : repeated.key;
-            throw new SyntaxError(
-              `NDJSON line ${line}: the incident repeats the key '${key}' in one object (at ${formatPath(repeated.path)}): each key may appear once.`,
-            );
-          }
-          for (let k = 0; k < fields.length; k++) values[k] = ownDataValue(record, fields[k]!);
-          set.insertValues(values);
+    const sink: LineSink = (buffer, start, end, line) => {
+      // The indexed fields straight from the bytes; JSON.parse for what the scanner leaves to it (and for
+      // every error, whose message is JSON.parse's or the decoder's).
+      const status = scanner.scanLine(buffer, start, end);
+      if (status === SCAN_OK) set.insertLine(scanner, buffer);
+      else {
+        let text: string;
+        let record: unknown;
+        try {
+          text = decoder.decode(buffer.subarray(start, end));
+          record = JSON.parse(text);
+        } catch (error) {
+          throw new SyntaxError(
+            `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
-        records.pushBytes(buffer, start, end);
-      },
-      () => {
-        // The chunk's lines are in the columns before its buffer goes back to the source.
-        for (const column of set.texts.values()) column.flushAscii();
-        records.flush();
-      },
-      // Most lines are read in one pass: the scanner finds where the object ends and checks that the line
-      // ends there (the splitter's search for `\n` is skipped); any other line goes to the sink above.
-      (chunk, from, length) => {
-        let start = from;
-        while (start < length && (chunk[start] === 32 || chunk[start] === 9 || chunk[start] === 13)) start++;
-        if (scanner.scanLine(chunk, start, length, true) !== SCAN_OK) return -1;
-        set.insertLine(scanner, chunk);
-        records.pushBytes(chunk, start, scanner.lineEnd);
-        return scanner.next;
-      },
-    );
+        if (typeof record !== "object" || record === null || Array.isArray(record)) {
+          throw new TypeError(`NDJSON line ${line}: expected an incident object, found ${describe(record)}.`);
+        }
+        // docs/semantics.md 3.1, "Duplicate keys": JSON.parse would keep the last of two equal keys.
+        const repeated = findDuplicateKey(text);
+        if (repeated !== undefined) {
+          const key = repeated.key.length > 100 ? `${repeated.key.slice(0, 100)}…` : repeated.key;
+          throw new SyntaxError(
+            `NDJSON line ${line}: the incident repeats the key '${key}' in one object (at ${formatPath(repeated.path)}): each key may appear once.`,
+          );
+        }
+        for (let k = 0; k < fields.length; k++) values[k] = ownDataValue(record, fields[k]!);
+        set.insertValues(values);
+      }
+      records.pushBytes(buffer, start, end);
+    };
+    const afterChunk = (): void => {
+      // The chunk's lines are in the columns before its buffer goes back to the source.
+      for (const column of set.texts.values()) column.flushAscii();
+      records.flush();
+    };
+    // Most lines are read in one pass: the scanner finds where the object ends and checks that the line
+    // ends there (the splitter's search for `\n` is skipped); any other line goes to the sink above.
+    const whole = (chunk: Uint8Array, from: number, length: number): number => {
+      let start = from;
+      while (start < length && (chunk[start] === 32 || chunk[start] === 9 || chunk[start] === 13)) start++;
+      if (scanner.scanLine(chunk, start, length, true) !== SCAN_OK) return -1;
+      set.insertLine(scanner, chunk);
+      records.pushBytes(chunk, start, scanner.lineEnd);
+      return scanner.next;
+    };
+    // A reader fills the records' own chunks, whose lines are then kept where they were read.
+    if (isByteReader(source))
+      await readNdjsonInPlace(source, (length) => records.newChunk(length), sink, afterChunk, whole);
+    else await readNdjson(source, sink, afterChunk, whole);
     records.trim();
     for (const index of set.hashes.values()) if (index instanceof CompactHashIndex) index.prepare();
     // As the constructor does: a large set builds its text indexes now, so that no query pays for them.

@@ -111,7 +111,7 @@ export class NdjsonSplitter {
   }
 }
 
-/** The first `\n` in `chunk[from, length)`, or -1. */
+/** The first `\n` in `chunk[from, length)`, or -1 (`length` is `chunk.length`: `indexOf` searches to the end). */
 function indexOfLf(chunk: Uint8Array, from: number, length: number): number {
   return from < length ? chunk.indexOf(LF, from) : -1;
 }
@@ -146,6 +146,125 @@ export async function readNdjson(
   }
   splitter.end(sink);
   afterChunk?.();
+}
+
+/**
+ * A source that reads bytes into memory it is given: Node's `FileHandle` (`fs.promises.open`) is one.
+ * `read(buffer, offset, length, null)` writes up to `length` bytes at `buffer[offset]` and resolves with how
+ * many it wrote (0 at the end of the input), reading on from where the previous call stopped.
+ */
+export interface NdjsonByteReader {
+  read(
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: null,
+  ): Promise<{ readonly bytesRead: number }>;
+}
+
+/** Whether `source` is an `NdjsonByteReader` (it has `read` and is not iterable, as a stream is). */
+export function isByteReader(source: unknown): source is NdjsonByteReader {
+  return (
+    typeof source === "object" &&
+    source !== null &&
+    typeof (source as { read?: unknown }).read === "function" &&
+    !(Symbol.asyncIterator in source) &&
+    !(Symbol.iterator in source)
+  );
+}
+
+/** The most `readNdjsonInPlace` asks of one read. */
+const READ_BYTES = 1 << 20;
+/** A buffer with less room than this at its end is left for a new one (`readNdjsonInPlace`). */
+const MIN_READ_BYTES = 16 * 1024;
+
+/**
+ * Reads NDJSON from `reader` straight into buffers from `space` (`space(n)` returns a new buffer of at least
+ * `n` bytes, which its owner keeps): each line is handed to `sink` (or consumed by `whole`, as in
+ * `readNdjson`) as a range of the buffer it was read into, so that the owner keeps the line where it lies,
+ * without a copy. A line is never split between buffers: the start of a line not yet ended is copied to the
+ * start of the next buffer (asked for at least twice its size, so that each byte of a long line is copied
+ * at most about twice in all). The next read is issued before the lines of the last one are handed out, into the room after
+ * them. Lines are as `NdjsonSplitter` splits them; `afterChunk` runs after each read's lines and at the end.
+ * @throws {TypeError} (rejects) when a read resolves with other than `{ bytesRead }`, an integer from 0 to
+ *   the length asked for; whatever `reader.read`, `space` or `sink` throws
+ */
+export async function readNdjsonInPlace(
+  reader: NdjsonByteReader,
+  space: (length: number) => Uint8Array,
+  sink: LineSink,
+  afterChunk: () => void,
+  whole: (chunk: Uint8Array, from: number, length: number, line: number) => number,
+): Promise<void> {
+  let buffer = space(MIN_READ_BYTES);
+  /** Bytes read into `buffer`: `[0, filled)`; lines handed out end before `lineStart`. */
+  let filled = 0;
+  let lineStart = 0;
+  let line = 0;
+  const read = async (at: number): Promise<number> => {
+    const length = Math.min(READ_BYTES, buffer.length - at);
+    const result = await reader.read(buffer, at, length, null);
+    const count = (result as { bytesRead?: unknown } | null | undefined)?.bytesRead;
+    if (typeof count !== "number" || !Number.isInteger(count) || count < 0 || count > length) {
+      throw new TypeError(
+        `NDJSON reader: a read of up to ${length} bytes resolved with ${describeRead(result)}; expected { bytesRead } from 0 to ${length}.`,
+      );
+    }
+    return count;
+  };
+  let pending: Promise<number> | undefined = read(0);
+  try {
+    for (;;) {
+      const count = await pending;
+      pending = undefined;
+      if (count === 0) break;
+      const from = filled; // the new bytes: [from, filled)
+      filled += count;
+      if (buffer.length - filled >= MIN_READ_BYTES) pending = read(filled);
+      // `indexOf` searches to the end of its array: the bytes read so far, not the read under way.
+      const readBytes = buffer.subarray(0, filled);
+      // Lines that start in these bytes are offered to `whole` first; a line begun before them is not (it
+      // would be scanned again from its start on every read).
+      let scanFrom = from;
+      for (;;) {
+        if (lineStart >= from && lineStart < filled) {
+          const next = whole(buffer, lineStart, filled, line + 1);
+          if (next >= 0) {
+            line++;
+            lineStart = scanFrom = next;
+            continue;
+          }
+        }
+        const end = indexOfLf(readBytes, Math.max(scanFrom, lineStart), filled);
+        if (end < 0) break;
+        line++;
+        emit(sink, buffer, lineStart, end, line);
+        lineStart = scanFrom = end + 1;
+      }
+      afterChunk();
+      if (pending === undefined) {
+        // No room for the next read: the line begun goes to the start of a new buffer.
+        const begun = filled - lineStart;
+        const next = space(Math.max(2 * begun, begun + MIN_READ_BYTES));
+        next.set(buffer.subarray(lineStart, filled), 0);
+        buffer = next;
+        lineStart = 0;
+        filled = begun;
+        pending = read(filled);
+      }
+    }
+    if (lineStart < filled) emit(sink, buffer, lineStart, filled, line + 1);
+    afterChunk();
+  } finally {
+    // A read still under way when a line failed: its result (or failure) is of no interest now.
+    pending?.catch(() => undefined);
+  }
+}
+
+function describeRead(result: unknown): string {
+  if (result === null || typeof result !== "object") return String(result);
+  const count = (result as { bytesRead?: unknown }).bytesRead;
+  return `{ bytesRead: ${typeof count === "number" ? count : typeof count} }`;
 }
 
 /**

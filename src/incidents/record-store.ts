@@ -272,23 +272,48 @@ export class CompactRecords<T> implements RecordStore<T> {
    */
   pushBytes(source: Uint8Array, start: number, end: number): void {
     const length = end - start;
+    if (source === this.chunk && start >= this.used) {
+      // Read into the chunk itself (`newChunk`): kept where it lies.
+      this.flush();
+      this.keep(start, length);
+      return;
+    }
     let at = this.pendingAt + (start - this.pendingFrom);
     if (source !== this.pending || start < this.pendingTo || at + length > this.chunk.length) {
       this.flush();
-      if (this.used + length > this.chunk.length) {
-        if (this.chunks.length >= 0xffff)
-          throw new RangeError("IncidentSet: more than 65,535 chunks of records.");
-        const size = Math.min(CHUNK_BYTES, Math.max(FIRST_CHUNK_BYTES, this.chunk.length * 2));
-        this.chunk = new Uint8Array(Math.max(size, length));
-        this.chunks.push(this.chunk);
-        this.used = 0;
-      }
+      if (this.used + length > this.chunk.length) this.addChunk(length);
       this.pending = source;
       this.pendingFrom = start;
       this.pendingAt = this.used;
       at = this.used;
     }
     this.pendingTo = end;
+    this.keep(at, length);
+  }
+
+  /**
+   * A new chunk of at least `length` bytes (chunks double up to `CHUNK_BYTES`), for a reader to fill: lines
+   * then pushed from it (`pushBytes` with the chunk itself as `source`, at or after the last line kept) are
+   * kept where they lie, without a copy. The chunk is the current one until the next is made.
+   * @throws {RangeError} when the records would need more than 65,535 chunks
+   */
+  newChunk(length: number): Uint8Array {
+    this.flush();
+    return this.addChunk(length);
+  }
+
+  private addChunk(length: number): Uint8Array {
+    if (this.chunks.length >= 0xffff)
+      throw new RangeError("IncidentSet: more than 65,535 chunks of records.");
+    const size = Math.min(CHUNK_BYTES, Math.max(FIRST_CHUNK_BYTES, this.chunk.length * 2));
+    this.chunk = new Uint8Array(Math.max(size, length));
+    this.chunks.push(this.chunk);
+    this.used = 0;
+    return this.chunk;
+  }
+
+  /** Records the next row as `length` bytes at `at` of the current chunk. */
+  private keep(at: number, length: number): void {
     const row = this.count;
     if (row >= this.starts.length) {
       const capacity = this.starts.length * 2;
