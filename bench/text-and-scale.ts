@@ -11,7 +11,7 @@
  * incidents or more build it in the constructor) and its size reported apart. Every engine's count must agree, or the run fails.
  *
  * Scale: `BENCH_SCALE_SIZE` incidents (default 1,000,000) are written as NDJSON to a temporary file, then
- * `IncidentSet.fromNdjson` reads it from a file stream: build rate, heap (after GC) and the bytes kept
+ * `IncidentSet.fromNdjson` reads it from the file (a `FileHandle`): build rate, heap (after GC) and the bytes kept
  * outside the heap, `findFirst` on a selective key, `count` of the specification's sample, and the same
  * counts and first incidents as a set of objects for every query of this section (at most 1,000,000
  * incidents for the latter).
@@ -22,6 +22,7 @@
 
 import { once } from "node:events";
 import { createReadStream, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -490,7 +491,7 @@ export interface ScaleOptions {
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
 /**
- * The scale part: `fromNdjson` from a file stream at `size` incidents. Reports the build rate (wall clock
+ * The scale part: `fromNdjson` from a file (a `FileHandle`) at `size` incidents. Reports the build rate (wall clock
  * and CPU time), the heap in use after the build and a full GC (`process.memoryUsage().heapUsed`, absolute
  * and the growth over the empty process), the bytes outside the heap (array buffers: the kept lines, the
  * columns, the indexes), the median `findFirst` on a selective `Number` and the median `count` of the
@@ -513,10 +514,17 @@ export async function runScaleBench(
     const before = process.memoryUsage();
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
-    const set = await IncidentSet.fromNdjson(
-      createReadStream(path, { highWaterMark: 1 << 20 }),
-      options.textIndexBytes === undefined ? {} : { textIndex: { maxBytes: options.textIndexBytes } },
-    );
+    // A FileHandle: the set reads the file into its own record chunks (about a tenth faster than a stream).
+    const handle = await open(path);
+    let set: IncidentSet;
+    try {
+      set = await IncidentSet.fromNdjson(
+        handle,
+        options.textIndexBytes === undefined ? {} : { textIndex: { maxBytes: options.textIndexBytes } },
+      );
+    } finally {
+      await handle.close();
+    }
     const buildMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     const cpuMs = (cpu.user + cpu.system) / 1000;

@@ -68,6 +68,7 @@ export type {
   IncidentSetFootprint,
   IncidentSetOptions,
   IncidentSetPlan,
+  NdjsonByteReader,
   NdjsonSource,
   SearchBudget,
 } from "./incidents/index.js";

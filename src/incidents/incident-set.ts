@@ -336,21 +336,32 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * skipped but counted; a last line without `\n` counts; a line may span any number of chunks (joined in
    * linear time); a byte order mark at the start of a line is dropped, as `TextDecoder` drops it.
    *
-   * The engine reads no files: open the source and pass the stream, e.g.
-   * `IncidentSet.fromNdjson(fs.createReadStream("incidents.ndjson"))`.
-   * @param source - chunks of NDJSON as bytes (UTF-8) or strings: a readable stream, an async iterable or an
-   *   iterable; a chunk's buffer may be reused by its producer once the next chunk is asked for
+   * The engine opens no files: the caller opens the source and passes it. A file is best passed as a
+   * `FileHandle` (`await fs.promises.open(path)`; any byte reader of that shape, `NdjsonByteReader`): the
+   * set then reads the bytes into its own record memory, keeps each line where it was read, and asks for
+   * the next read before it reads the lines of the last one (about a tenth faster than a stream at 3M–10M
+   * incidents; docs/performance.md, "Sixth pass"). It reads until a read returns 0 bytes and leaves the
+   * handle open. A stream (`fs.createReadStream(path)`) works as well, as does any iterable of chunks.
+   * @param source - a byte reader (`NdjsonByteReader`: `read(buffer, offset, length, null)` resolving with
+   *   `{ bytesRead }`, as `FileHandle.read`; it must write only into `buffer[offset, offset + length)`, and
+   *   only before it resolves); or chunks of NDJSON as bytes (UTF-8) or strings: a readable stream, an async
+   *   iterable or an iterable, where a chunk's buffer may be reused by its producer once the next chunk is
+   *   asked for
    * @param options - as for the constructor
    * @returns the set, once the source is exhausted
    * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON: `NDJSON line N: ` and the
    *   decoder's or `JSON.parse`'s message; when a line repeats a key in one object: `NDJSON line N: the
    *   incident repeats the key 'K' in one object (at PATH): each key may appear once.`
    * @throws {TypeError} (rejects) when a line holds JSON other than an object (`NDJSON line N: expected an
-   *   incident object, found …`), a chunk is neither a string nor a `Uint8Array`, or an option is malformed
-   *   (see the constructor)
+   *   incident object, found …`), a chunk is neither a string nor a `Uint8Array`, a read resolves with
+   *   other than `{ bytesRead }` from 0 to the length asked for (`NDJSON reader: a read of up to N bytes
+   *   resolved with …`), or an option is malformed (see the constructor); whatever the source throws (a
+   *   failed read: its own error)
    * @throws {RangeError} (rejects) when an option is out of range (see the constructor), or the lines
    *   need more than 65,535 chunks of memory (about 16 TiB)
-   * @example const set = await IncidentSet.fromNdjson(createReadStream("incidents.ndjson"));
+   * @example
+   * const handle = await open("incidents.ndjson"); // import { open } from "node:fs/promises"
+   * const set = await IncidentSet.fromNdjson(handle).finally(() => handle.close());
    */
   static async fromNdjson<R extends object = Record<string, unknown>>(
     source: NdjsonSource | NdjsonByteReader,

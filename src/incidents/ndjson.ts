@@ -10,6 +10,8 @@
  *   come back as the same string each time. A line it cannot read exactly as `JSON.parse` would (a syntax
  *   error, a byte order mark, an escape in a key, invalid UTF-8, a top level that is not an object) is left
  *   to `JSON.parse`, so errors and values are always `JSON.parse`'s.
+ * - `readNdjsonInPlace`: reads from a byte reader (a `FileHandle`) into buffers the caller keeps (the
+ *   set's record chunks), handing each line out where it was read.
  * - `ndjsonLines`: the lines one at a time, as objects (for callers and tests).
  */
 
