@@ -985,7 +985,7 @@ describe("footprint of long lines", () => {
   // the input (33.5 MB for 8.4 MB), where the chunks' path keeps 8.4 MB. `it.fails` until fixed.
   it.fails("keeps a lone 8 MiB line in no more than twice what the chunks' path keeps", async () => {
     const [reader, chunks] = await footprints(8 * 1024 * 1024);
-    expect(reader).toBeLessThanOrEqual(2 * chunks);
+    expect(reader).toBeLessThanOrEqual(2 * chunks + 1024 * KIB);
   }, 30_000);
 
   // BUG (footprint): ndjson-reader.test.ts says a reader's set keeps less than 4 times the input's bytes; a
