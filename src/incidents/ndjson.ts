@@ -205,11 +205,19 @@ export async function readNdjsonInPlace(
   let line = 0;
   const read = async (at: number): Promise<number> => {
     const length = Math.min(READ_BYTES, buffer.length - at);
-    const result = await reader.read(buffer, at, length, null);
-    const count = (result as { bytesRead?: unknown } | null | undefined)?.bytesRead;
+    const result: unknown = await reader.read(buffer, at, length, null);
+    // `bytesRead` read once (a getter may answer differently twice), and described without calling into it.
+    const count =
+      typeof result === "object" && result !== null
+        ? (result as { bytesRead?: unknown }).bytesRead
+        : undefined;
     if (typeof count !== "number" || !Number.isInteger(count) || count < 0 || count > length) {
+      const found =
+        typeof result === "object" && result !== null
+          ? `{ bytesRead: ${describeCount(count)} }`
+          : describeCount(result);
       throw new TypeError(
-        `NDJSON reader: a read of up to ${length} bytes resolved with ${describeRead(result)}; expected { bytesRead } from 0 to ${length}.`,
+        `NDJSON reader: a read of up to ${length} bytes resolved with ${found}; expected { bytesRead } from 0 to ${length}.`,
       );
     }
     return count;
@@ -263,10 +271,10 @@ export async function readNdjsonInPlace(
   }
 }
 
-function describeRead(result: unknown): string {
-  if (result === null || typeof result !== "object") return String(result);
-  const count = (result as { bytesRead?: unknown }).bytesRead;
-  return `{ bytesRead: ${typeof count === "number" ? count : typeof count} }`;
+/** A number as written, `null`, or the type of anything else (nothing of the reader's is called). */
+function describeCount(value: unknown): string {
+  if (typeof value === "number") return String(value);
+  return value === null ? "null" : typeof value;
 }
 
 /**

@@ -294,11 +294,15 @@ export class CompactRecords<T> implements RecordStore<T> {
   /**
    * A new chunk of at least `length` bytes (chunks double up to `CHUNK_BYTES`), for a reader to fill: lines
    * then pushed from it (`pushBytes` with the chunk itself as `source`, at or after the last line kept) are
-   * kept where they lie, without a copy. The chunk is the current one until the next is made.
+   * kept where they lie, without a copy. The chunk is the current one until the next is made; a current
+   * chunk that holds no record by then is dropped (so a long line read into chunk after chunk leaves only
+   * the one it ends in).
    * @throws {RangeError} when the records would need more than 65,535 chunks
    */
   newChunk(length: number): Uint8Array {
     this.flush();
+    // A chunk that holds no record (a long line moved on from it before it ended) is dropped, not kept.
+    if (this.used === 0 && this.chunks.length > 0) this.chunks.pop();
     return this.addChunk(length);
   }
 
