@@ -3,7 +3,8 @@
  * NDJSON (one `JSON.stringify` line each) and read back into a compact set, which keeps the lines' bytes and
  * materializes records on demand. The adapter checks that the compact set agrees with
  * `new IncidentSet(records)` built from the same parsed lines (`findAll` in the same order, `count`,
- * `findFirst`), and answers from the compact set's own `findAll`. An incident whose JSON form is not the
+ * `findFirst`), as does the compact set read from a byte reader (`NdjsonByteReader`, reads of 13 bytes that
+ * end anywhere), and answers from the compact set's own `findAll`. An incident whose JSON form is not the
  * same record (a `Date`, `undefined`, `NaN`, a class instance, a Proxy) cannot be written as NDJSON: the
  * adapter answers `undefined` for it (the harness then does not compare it), and leaves it out of the set.
  */
@@ -11,6 +12,7 @@ import { isDeepStrictEqual } from "node:util";
 import { beforeAll, expect } from "vitest";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { IncidentSet } from "../../src/incidents/incident-set.js";
+import type { NdjsonByteReader } from "../../src/incidents/ndjson.js";
 import { allCases, type Incident, runConformance } from "./harness.js";
 import type { MatchCase } from "./types.js";
 
@@ -24,9 +26,23 @@ function lineOf(incident: Incident): string | undefined {
   }
 }
 
+/** A byte reader over `bytes` that answers at most `size` bytes a read. */
+function readerOf(bytes: Uint8Array, size: number): NdjsonByteReader {
+  let at = 0;
+  return {
+    async read(buffer, offset, length) {
+      const n = Math.min(length, size, bytes.length - at);
+      buffer.set(bytes.subarray(at, at + n), offset);
+      at += n;
+      return { bytesRead: n };
+    },
+  };
+}
+
 interface Built {
   readonly lines: readonly (string | undefined)[];
   readonly compact: IncidentSet;
+  readonly fromReader: IncidentSet;
   readonly reference: IncidentSet;
 }
 
@@ -43,21 +59,27 @@ beforeAll(async () => {
       new TextEncoder().encode(part),
     );
     const compact = await IncidentSet.fromNdjson(chunks, options);
+    const fromReader = await IncidentSet.fromNdjson(readerOf(new TextEncoder().encode(text), 13), options);
     const reference = new IncidentSet(
       kept.map((line) => JSON.parse(line) as Incident),
       options,
     );
-    built.set(matchCase, { lines, compact, reference });
+    built.set(matchCase, { lines, compact, fromReader, reference });
   }
 });
 
 runConformance({
   engine: "incident-set:ndjson",
   run: (conditions, _incidents, catalog, matchCase) => {
-    const { lines, compact, reference } = built.get(matchCase)!;
+    const { lines, compact, fromReader, reference } = built.get(matchCase)!;
     const condition = parseSearchConditions(conditions, { catalog });
     const found = compact.findAll(condition);
     expect(found, "fromNdjson and new IncidentSet agree on findAll").toEqual(reference.findAll(condition));
+    expect(fromReader.findAll(condition), "fromNdjson from a byte reader, findAll").toEqual(found);
+    expect(fromReader.count(conditions), "fromNdjson from a byte reader, count").toBe(found.length);
+    expect(fromReader.findFirst(condition), "fromNdjson from a byte reader, findFirst").toEqual(
+      reference.findFirst(condition),
+    );
     expect(compact.count(conditions), "count").toBe(found.length);
     expect(compact.findFirst(conditions), "findFirst").toEqual(reference.findFirst(condition));
     if (found.length > 0) {
