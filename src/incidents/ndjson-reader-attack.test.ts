@@ -13,6 +13,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
+import { chunksOf, expectSameSets, outcome } from "../../test/support/same-sets.js";
 import { IncidentSet, type IncidentSetOptions } from "./incident-set.js";
 import type { NdjsonByteReader } from "./ndjson.js";
 
@@ -84,20 +85,6 @@ function cyclic(bytes: Uint8Array, list: readonly number[], extra: Omit<ReadStep
   return scripted(bytes, (k) => ({ n: list[k % list.length]!, ...extra }));
 }
 
-function chunksOf(bytes: Uint8Array, size: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; at += size) out.push(bytes.slice(at, at + size));
-  return out;
-}
-
-async function outcome(build: Promise<IncidentSet>): Promise<IncidentSet | string> {
-  try {
-    return await build;
-  } catch (error) {
-    return `${(error as Error).name}: ${(error as Error).message}`;
-  }
-}
-
 /** `JSON.parse` of each non-blank line (the splitter's rules), or the error a build should reject with. */
 function reference(bytes: Uint8Array): object[] | string {
   const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -127,26 +114,6 @@ function reference(bytes: Uint8Array): object[] | string {
   return out;
 }
 
-const QUERIES: readonly object[] = [
-  {},
-  { Severity: "High" },
-  { Severity: { $in: ["Low", "Medium"] } },
-  { IncidentId: { $gt: 5 } },
-  { IncidentId: 7 },
-  { Title: { $regex: "ph", $options: "i" } },
-  { Number: "N-3" },
-  { CreatedUtcTime: { $gt: { $date: "2024-01-01T00:00:00Z" } } },
-];
-
-function expectSame(a: IncidentSet, b: IncidentSet): void {
-  expect(a.size).toBe(b.size);
-  for (const query of QUERIES) {
-    expect(a.count(query)).toBe(b.count(query));
-    expect(a.findAll(query)).toEqual(b.findAll(query));
-    expect(a.findFirst(query)).toEqual(b.findFirst(query));
-  }
-}
-
 const ADDED = [
   { IncidentId: 7, Severity: "High", Title: "phish added", Number: "N-3" },
   { IncidentId: 1e6, Severity: "Low", Other: "z".repeat(70_000) },
@@ -166,8 +133,8 @@ async function check(bytes: Uint8Array, reader: NdjsonByteReader, options: Incid
   }
   if (typeof fromReader === "string") throw new Error(`the reader's build failed: ${fromReader}`);
   const ref = reference(bytes);
-  if (typeof ref !== "string") expectSame(fromReader, new IncidentSet(ref as Record<string, unknown>[]));
-  expectSame(fromReader, fromChunks);
+  if (typeof ref !== "string") expectSameSets(fromReader, new IncidentSet(ref as Record<string, unknown>[]));
+  expectSameSets(fromReader, fromChunks);
   const footprint = fromReader.footprint();
   expect(Number.isSafeInteger(footprint.recordBytes)).toBe(true);
   expect(footprint.recordBytes).toBeLessThan(4 * bytes.length + 600 * KIB);
@@ -175,11 +142,11 @@ async function check(bytes: Uint8Array, reader: NdjsonByteReader, options: Incid
     fromReader.add(record);
     fromChunks.add(record);
   }
-  expectSame(fromReader, fromChunks);
+  expectSameSets(fromReader, fromChunks);
   if (typeof ref !== "string") {
     const objects = new IncidentSet(ref as Record<string, unknown>[]);
     for (const record of ADDED) objects.add(record);
-    expectSame(fromReader, objects);
+    expectSameSets(fromReader, objects);
   }
 }
 
@@ -577,7 +544,7 @@ describe("what is a reader", () => {
     expect("polluted" in {}).toBe(false);
     expect("read" in {}).toBe(false);
     const objects = new IncidentSet(text.split("\n").map((l) => JSON.parse(l) as Record<string, unknown>));
-    expectSame(set, objects);
+    expectSameSets(set, objects);
     expect(set.count({ Severity: "High" })).toBe(1);
   });
 });
@@ -715,7 +682,7 @@ describe("after the build", () => {
     const bytes = encode(lines.join("\r\n"));
     const set = await IncidentSet.fromNdjson(cyclic(bytes, [1 << 20, 777, 16_385], { junk: true }));
     const objects = new IncidentSet(lines.map((l) => JSON.parse(l) as Record<string, unknown>));
-    expectSame(set, objects);
+    expectSameSets(set, objects);
     for (let n = 0; n < 2000; n++) {
       const record = {
         IncidentId: 10_000 + n,
@@ -726,7 +693,7 @@ describe("after the build", () => {
       set.add(record);
       objects.add(record);
     }
-    expectSame(set, objects);
+    expectSameSets(set, objects);
     expect(set.findAll({ IncidentId: { $lt: 3000 } })).toEqual(
       objects.findAll({ IncidentId: { $lt: 3000 } }),
     );
@@ -954,7 +921,7 @@ describe("a real FileHandle", () => {
       const first = encode(`\ufeff${lines[0]}\r\n`);
       await handle.read(new Uint8Array(first.length), 0, first.length, null);
       const set = await IncidentSet.fromNdjson(handle);
-      expectSame(set, await IncidentSet.fromNdjson([lines.slice(1).join("\n")]));
+      expectSameSets(set, await IncidentSet.fromNdjson([lines.slice(1).join("\n")]));
     } finally {
       await handle.close();
     }

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
+import { chunksOf, expectSameSets, outcome } from "../../test/support/same-sets.js";
 import { IncidentSet, type IncidentSetOptions } from "./incident-set.js";
 import type { NdjsonByteReader } from "./ndjson.js";
 import { CompactRecords } from "./record-store.js";
@@ -62,42 +63,6 @@ function readerOf(
   return reader;
 }
 
-/** The same bytes as chunks of `size` (the splitter's path). */
-function chunksOf(bytes: Uint8Array, size: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; at += size) out.push(bytes.slice(at, at + size));
-  return out;
-}
-
-const QUERIES: readonly object[] = [
-  {},
-  { Severity: "High" },
-  { Severity: { $in: ["Low", "Medium"] } },
-  { IncidentId: { $gt: 5 } },
-  { Title: { $regex: "ph", $options: "i" } },
-  { Number: "N-3" },
-  { CreatedUtcTime: { $gt: { $date: "2024-01-01T00:00:00Z" } } },
-];
-
-/** Both sets answer every query alike (counts, records in order, first records). */
-function expectSame(a: IncidentSet, b: IncidentSet): void {
-  expect(a.size).toBe(b.size);
-  for (const query of QUERIES) {
-    expect(a.count(query)).toBe(b.count(query));
-    expect(a.findAll(query)).toEqual(b.findAll(query));
-    expect(a.findFirst(query)).toEqual(b.findFirst(query));
-  }
-}
-
-/** What a build rejects with, or "built" and the set. */
-async function outcome(build: Promise<IncidentSet>): Promise<IncidentSet | string> {
-  try {
-    return await build;
-  } catch (error) {
-    return `${(error as Error).name}: ${(error as Error).message}`;
-  }
-}
-
 describe("fromNdjson from a byte reader, against the same bytes as chunks", () => {
   const record = fc.record(
     {
@@ -140,7 +105,7 @@ describe("fromNdjson from a byte reader, against the same bytes as chunks", () =
             if (typeof fromChunks === "string") expect(fromReader).toBe(fromChunks);
             else {
               expect(typeof fromReader).toBe("object");
-              expectSame(fromReader as IncidentSet, fromChunks);
+              expectSameSets(fromReader as IncidentSet, fromChunks);
             }
           }
         },
@@ -212,7 +177,7 @@ describe("fromNdjson from a FileHandle", () => {
     const handle = await open(path);
     try {
       const fromFile = await IncidentSet.fromNdjson(handle);
-      expectSame(fromFile, await IncidentSet.fromNdjson([lines.join("\n")]));
+      expectSameSets(fromFile, await IncidentSet.fromNdjson([lines.join("\n")]));
       expect(fromFile.count({ Title: { $regex: "phishing" } })).toBe(Math.ceil(20_000 / 11));
       // Still open: the caller closes it.
       expect((await handle.stat()).size).toBeGreaterThan(0);
