@@ -156,6 +156,11 @@ export async function readNdjson(
  * many it wrote (0 at the end of the input), reading on from where the previous call stopped.
  */
 export interface NdjsonByteReader {
+  /**
+   * Writes up to `length` bytes of the input at `buffer[offset]` (only there, and only before it resolves).
+   * @param position - always `null`: read on from where the previous read stopped
+   * @returns how many bytes it wrote, 0 at the end of the input
+   */
   read(
     buffer: Uint8Array,
     offset: number,
