@@ -113,7 +113,10 @@ export class NdjsonSplitter {
   }
 }
 
-/** The first `\n` in `chunk[from, length)`, or -1 (`length` is `chunk.length`: `indexOf` searches to the end). */
+/**
+ * The first `\n` in `chunk[from, length)`, or -1 (`length` must be `chunk.length`: `indexOf` reads to the
+ * end of its array).
+ */
 function indexOfLf(chunk: Uint8Array, from: number, length: number): number {
   return from < length ? chunk.indexOf(LF, from) : -1;
 }
@@ -191,8 +194,9 @@ const MIN_READ_BYTES = 16 * 1024;
  * `readNdjson`) as a range of the buffer it was read into, so that the owner keeps the line where it lies,
  * without a copy. A line is never split between buffers: the start of a line not yet ended is copied to the
  * start of the next buffer (asked for at least twice its size, so that each byte of a long line is copied
- * at most about twice in all). The next read is issued before the lines of the last one are handed out, into the room after
- * them. Lines are as `NdjsonSplitter` splits them; `afterChunk` runs after each read's lines and at the end.
+ * at most about twice in all). The next read is issued before the lines of the last one are handed out,
+ * into the room after them. Lines are as `NdjsonSplitter` splits them; `afterChunk` runs after each read's
+ * lines and at the end.
  * @throws {TypeError} (rejects) when a read resolves with other than `{ bytesRead }`, an integer from 0 to
  *   the length asked for; whatever `reader.read`, `space` or `sink` throws
  */
