@@ -4,11 +4,11 @@
  * rest to the handler; no command logic lives here. Every rule is from docs/semantics.md 3.1 unless noted.
  *
  * Order of checks for a command request:
- * 1. routing: a method other than POST on a command path is 405 (before authentication: the method
- *    reveals nothing, and a caller with a wrong method should learn it first);
- * 2. authentication (`d3key` / `d3jwt`): 401, for every command path, known or not;
- * 3. rate limit per authenticated user: 429 with `Retry-After` (failed authentications are limited per
+ * 1. authentication (`d3key` / `d3jwt`): 401, for every path under `{basePath}/Command/`, known or not,
+ *    whatever the method (docs/semantics.md 3.1: authentication comes first);
+ * 2. rate limit per authenticated user: 429 with `Retry-After` (failed authentications are limited per
  *    client address with the same budget, so keys cannot be guessed at line speed);
+ * 3. routing: a method other than POST on a command path is 405, once the caller is authenticated;
  * 4. body: 415 for a `Content-Encoding` other than `identity` (bodies are never inflated); 413 over the
  *    size limit; 400 for a body nested deeper than `maxBodyDepth`; 400 for anything that is not a JSON
  *    object, including a `Content-Type` other than `application/json` (a missing one is read as JSON);
@@ -231,12 +231,13 @@ export class BodyDuplicateKeyError extends Error {
 /**
  * Reads a request body as JSON: strict UTF-8, then `JSON.parse` (which never recurses into the stack, at
  * any depth), then one iterative walk: deeper than `maxDepth` levels of objects and arrays (the top-level
- * value is level 1) is an error, and a `__proto__` key anywhere, or a `constructor` object holding a
- * `prototype` key, makes the body invalid (prototype pollution guard); last, one linear scan of the text
- * for a key repeated in one object, which is an error too.
+ * value is level 1) is an error; last, one linear scan of the text for a key repeated in one object, which
+ * is an error too. A `__proto__` key is valid JSON: `JSON.parse` keeps it as an own data property (it never
+ * sets a prototype), and the command layer judges it where it stands (an ignored envelope field, a Search
+ * Conditions issue with its path, a refused `Trigger Data` key: docs/semantics.md 3.1, "Prototype keys").
  * @param raw - the body's bytes
  * @param maxDepth - deepest accepted nesting (default `DEFAULT_MAX_BODY_DEPTH`, 256)
- * @returns the parsed value, or `INVALID_JSON` (not UTF-8, not JSON, or poisoned)
+ * @returns the parsed value, or `INVALID_JSON` (not UTF-8, or not JSON)
  * @throws {BodyTooDeepError} when valid JSON is nested deeper than `maxDepth` (docs/semantics.md
  *   section 3)
  * @throws {BodyDuplicateKeyError} when one object of valid JSON holds a key twice (docs/semantics.md 3.1)
@@ -254,7 +255,6 @@ export function readJsonBody(raw: Uint8Array, maxDepth: number = DEFAULT_MAX_BOD
   } catch {
     return INVALID_JSON;
   }
-  let poisoned = false;
   const stack: unknown[] = [value];
   const depths: number[] = [1];
   while (stack.length > 0) {
@@ -269,22 +269,11 @@ export function readJsonBody(raw: Uint8Array, maxDepth: number = DEFAULT_MAX_BOD
       }
       continue;
     }
-    for (const key of Object.keys(node)) {
-      const nested: unknown = (node as Record<string, unknown>)[key];
-      if (key === "__proto__") poisoned = true;
-      else if (
-        key === "constructor" &&
-        typeof nested === "object" &&
-        nested !== null &&
-        Object.hasOwn(nested, "prototype")
-      ) {
-        poisoned = true;
-      }
+    for (const nested of Object.values(node)) {
       stack.push(nested);
       depths.push(depth + 1);
     }
   }
-  if (poisoned) return INVALID_JSON;
   const duplicate = findDuplicateKey(text);
   if (duplicate !== undefined) throw new BodyDuplicateKeyError(duplicate);
   return value;
@@ -472,6 +461,18 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
         return;
       }
       const tooLarge = code === "HPE_HEADER_OVERFLOW";
+      // A command path authenticates first, whatever its length (docs/semantics.md 3.1, "Over-long request
+      // lines"): when the bytes that overflowed hold the request line, the credential they carry is judged.
+      const overflowed = tooLarge
+        ? overflowedCommandRequest((error as { rawPacket?: unknown }).rawPacket)
+        : undefined;
+      if (overflowed !== undefined) {
+        void authenticator.authenticate(overflowed).then(
+          (auth) => answerOverflow(socket, auth.ok),
+          () => answerOverflow(socket, true),
+        );
+        return;
+      }
       const body = JSON.stringify({
         Error: tooLarge ? "The request headers are too large." : "The request is not valid HTTP.",
       });
@@ -482,6 +483,49 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
       );
     },
   });
+
+  /**
+   * The credential headers of a request whose request line and headers overflowed Node's limit, when the
+   * bytes that overflowed (Node's `rawPacket`, the chunk being parsed) begin with a request line whose
+   * target is a command path; `undefined` otherwise.
+   */
+  function overflowedCommandRequest(raw: unknown): Record<string, string | string[]> | undefined {
+    if (!(raw instanceof Uint8Array)) return undefined;
+    const text = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("latin1");
+    const line = /^[A-Za-z]+ (\/[^ \r\n]*)/.exec(text);
+    if (line === null || !commandPathRe.test(line[1]!)) return undefined;
+    const headers: Record<string, string | string[]> = {};
+    const start = text.indexOf("\r\n");
+    if (start < 0) return headers;
+    for (let at = start + 2; ; ) {
+      const end = text.indexOf("\r\n", at);
+      if (end <= at) break; // the end of the headers, or a line not received whole
+      const colon = text.indexOf(":", at);
+      if (colon > at && colon < end) {
+        const name = text.slice(at, colon).trim().toLowerCase();
+        if (name === "d3key" || name === "d3jwt") {
+          const value = text.slice(colon + 1, end).trim();
+          const before = headers[name];
+          headers[name] = before === undefined ? value : [...[before].flat(), value];
+        }
+      }
+      at = end + 2;
+    }
+    return headers;
+  }
+
+  /** Answers an over-long command request: 431 to a caller with a valid credential, else 401; then closes. */
+  function answerOverflow(socket: Socket, authenticated: boolean): void {
+    if (socket.destroyed || !socket.writable) return;
+    const body = JSON.stringify({
+      Error: authenticated ? "The request headers are too large." : MESSAGES.unauthorized,
+    });
+    socket.end(
+      `HTTP/1.1 ${authenticated ? "431 Request Header Fields Too Large" : "401 Unauthorized"}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
 
   // Connection caps (docs/semantics.md 3.1): all addresses by Node's maxConnections, each address here.
   app.server.maxConnections = maxConnections;
@@ -592,8 +636,10 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
     return sendError(reply, 500, MESSAGES.unexpected);
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(async (request, reply) => {
     if (request.method !== "POST" && commandPathRe.test(pathOf(request.url))) {
+      // Authentication comes first, whatever the method (docs/semantics.md 3.1).
+      if (gate !== undefined && !(await gate(request, reply))) return reply;
       return reply
         .header("allow", "POST")
         .code(405)
@@ -679,7 +725,13 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
         const caller = state.caller;
         if (caller === undefined) return sendError(reply, 401, MESSAGES.unauthorized);
         const body: unknown = request.body === undefined ? INVALID_JSON : request.body;
-        if (isPlainObject(body) && typeof body.Username === "string" && body.Username !== caller.username) {
+        // A blank `Username` is the envelope's 400 (the handler names the field), not a mismatch.
+        if (
+          isPlainObject(body) &&
+          typeof body.Username === "string" &&
+          body.Username.trim() !== "" &&
+          body.Username !== caller.username
+        ) {
           state.authFailure = "username_mismatch";
           return sendError(reply, 401, MESSAGES.unauthorized);
         }

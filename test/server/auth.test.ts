@@ -75,9 +75,10 @@ describe("API keys (d3key)", () => {
     expect(form.text).toBe(UNAUTHORIZED);
   });
 
-  it("answers 405 before 401: the method is not a secret", async () => {
+  it("answers 401 before 405: authentication comes first, whatever the method (semantics 3.1)", async () => {
     const answer = await send(`${running.url}/Command/GetIncidentTimelineEntries`, { method: "GET" });
-    expect(answer.status).toBe(405);
+    expect(answer.status).toBe(401);
+    expect(answer.json).toEqual({ Error: "Invalid authentication key." });
   });
 });
 
