@@ -172,7 +172,7 @@ describe("AddNotesToArtifacts: failures", () => {
       { "Artifact Name": "10.0.0.5", Note: { text: "n" } },
       "Parameter 'Note' must be a string, found an object.",
     ],
-    ["Note blank", { "Artifact Name": "10.0.0.5", Note: " \n\t" }, "Parameter 'Note' must not be empty."],
+    ["Note empty", { "Artifact Name": "10.0.0.5", Note: "" }, "Parameter 'Note' must not be empty."],
     [
       "Artifact Type a boolean",
       { "Artifact Name": "10.0.0.5", "Artifact Type": true, Note: "n" },

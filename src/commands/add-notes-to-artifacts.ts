@@ -21,7 +21,7 @@ const LISTED_TYPES = 20;
  * Parameters: `Artifact Name` (string, required, exact), `Artifact Type` (the type's integer id, or its
  * label compared ignoring case and surrounding spaces, or a string of digits naming an id; absent or `null`
  * is omitted, while an empty or blank string is an error naming the accepted ids and labels, docs/semantics.md
- * 3.3), `Note` (a non-blank string, kept exactly, at most the handler's `maxNoteLength`, without U+0000 or an
+ * 3.3), `Note` (a non-empty string, white space alone included, kept exactly, at most the handler's `maxNoteLength`, without U+0000 or an
  * unpaired surrogate: docs/semantics.md 3.3, "Text that no store keeps").
  * The note is stored with the caller as author and the backend's time.
  * @returns 200 body: success with the HTML `result` and one context item (type label, local date in the
@@ -43,7 +43,8 @@ export async function addNotesToArtifacts(context: CommandContext): Promise<unkn
   } else if (rawType !== undefined) {
     params.invalid(TYPE, "an integer type id or a type label", rawType);
   }
-  const note = params.requiredString(NOTE);
+  // "A non-empty string" (docs/semantics.md 3.3): white space alone is a note, kept as sent.
+  const note = params.requiredString(NOTE, { allowBlank: true });
   if (note !== undefined && note.length > context.options.maxNoteLength) {
     params.problems.push(
       `Parameter '${NOTE}' must be at most ${context.options.maxNoteLength} characters, found ${note.length}.`,

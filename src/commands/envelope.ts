@@ -192,14 +192,17 @@ export class ParamReader {
     this.problems.push(envelopeIssueMessage({ code: "invalid_parameter", name, expected, found }));
   }
 
-  /** A required string that is not blank (kept exactly as sent). */
-  requiredString(name: string): string | undefined {
+  /**
+   * A required string, kept exactly as sent: not blank, or (with `allowBlank`) not empty, so that white
+   * space alone is a value.
+   */
+  requiredString(name: string, options: { readonly allowBlank?: boolean } = {}): string | undefined {
     const value = this.raw(name);
     if (value === undefined) {
       this.missing(name);
       return undefined;
     }
-    return this.checkString(name, value);
+    return this.checkString(name, value, options.allowBlank === true);
   }
 
   /** An optional string (blank allowed: the command decides what blank means). */
@@ -213,12 +216,12 @@ export class ParamReader {
     return value;
   }
 
-  private checkString(name: string, value: unknown): string | undefined {
+  private checkString(name: string, value: unknown, allowBlank: boolean): string | undefined {
     if (typeof value !== "string") {
       this.invalid(name, "a string", value);
       return undefined;
     }
-    if (value.trim() === "") {
+    if ((allowBlank ? value : value.trim()) === "") {
       this.problems.push(envelopeIssueMessage({ code: "empty_parameter", name }));
       return undefined;
     }

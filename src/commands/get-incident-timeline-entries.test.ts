@@ -125,7 +125,12 @@ describe("GetIncidentTimelineEntries: failures", () => {
     [
       "Sort Order a boolean",
       { "Sort Order": true },
-      "Parameter 'Sort Order' must be a string, found the boolean true.",
+      "Invalid Sort Order (boolean): expected ASC, ascending, DESC or descending (any case).",
+    ],
+    [
+      "Sort Order a number",
+      { "Sort Order": 1 },
+      "Invalid Sort Order (number): expected ASC, ascending, DESC or descending (any case).",
     ],
   ])("%s", async (_name, params, message) => {
     const { call } = setup();

@@ -21,7 +21,8 @@ export async function getIncidentTimelineEntries(context: CommandContext): Promi
   const params = new ParamReader(context.params);
   const incidentNumber = params.requiredString("Incident Number");
   const filter = params.optionalString("Filter");
-  const sortToken = params.optionalString("Sort Order");
+  // Any token, string or not, goes to parseSortOrder, whose refusal names the accepted tokens (semantics 2).
+  const sortToken = params.raw("Sort Order");
   let sortOrder: SortOrder | undefined;
   if (sortToken !== undefined) {
     try {

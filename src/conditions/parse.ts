@@ -1358,7 +1358,7 @@ function flagsProblem(options: string): string | undefined {
 
 /**
  * The label an unknown label most likely meant (docs/semantics.md 1.6), or undefined: a case-insensitive (and
- * space-insensitive) match first, then the only label it is a prefix of (3 characters or more), then the
+ * space-insensitive) match first, then the only label it is a prefix of (however short: "Hi" → High), then the
  * nearest label within a small edit distance (at most 1 for short inputs, 3 for long ones). Cost: linear in
  * the label's length for labels much longer than every candidate (they are skipped by length).
  * @param label - the unknown label as written
@@ -1371,10 +1371,9 @@ export function suggestLabel(label: string, labels: readonly string[]): string |
   if (folded === "") return undefined;
   const same = labels.find((candidate) => fold(candidate) === folded);
   if (same !== undefined) return same;
-  if (folded.length >= 3) {
-    const prefixed = labels.filter((candidate) => fold(candidate).startsWith(folded));
-    if (prefixed.length === 1) return prefixed[0];
-  }
+  // A prefix of exactly one label, however short ("Hi" → High), names it.
+  const prefixed = labels.filter((candidate) => fold(candidate).startsWith(folded));
+  if (prefixed.length === 1) return prefixed[0];
   const max = Math.min(3, Math.max(1, Math.floor(folded.length / 3)));
   let best: string | undefined;
   let bestDistance = max + 1;

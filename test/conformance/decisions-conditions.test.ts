@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { IncidentSet, parseSearchConditions, safeParseSearchConditions } from "../../src/index.js";
-import { issuesOf, matching } from "./helpers.js";
+import { issuesOf, matching } from "../support/all-engines.js";
 
 const notNest = (levels: number): unknown => {
   let c: unknown = { $gt: 1 };
