@@ -56,6 +56,7 @@ export {
   formatIssues,
   formatPath,
   isParsedCondition,
+  MAX_CONDITION_DEPTH,
   matchesEverythingByShape,
   parseSearchConditions,
   SearchConditionsError,

@@ -16,6 +16,7 @@ describe("public API", () => {
         "DEFAULT_LIMITS",
         "IncidentSet",
         "InvalidSortOrderError",
+        "MAX_CONDITION_DEPTH",
         "SORT_ORDER_TOKENS",
         "SearchConditionsError",
         "SearchTimeoutError",

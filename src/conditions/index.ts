@@ -37,7 +37,7 @@ export { evaluate } from "./evaluate.js";
 export type { Issue, IssueCode, IssueDetail, LimitName, PathSegment } from "./issues.js";
 export { formatIssues, formatPath, SearchConditionsError } from "./issues.js";
 export type { ConditionLimits, ParseOptions } from "./options.js";
-export { DEFAULT_LIMITS } from "./options.js";
+export { DEFAULT_LIMITS, MAX_CONDITION_DEPTH } from "./options.js";
 // Search Conditions: parse, print, evaluate, compile, translate.
 export type { SafeParseResult } from "./parse.js";
 export { isParsedCondition, parseSearchConditions, safeParseSearchConditions } from "./parse.js";

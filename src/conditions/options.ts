@@ -1,4 +1,5 @@
 import { DEFAULT_CATALOG, type FieldCatalog } from "./catalog.js";
+import { describeValue } from "./issues.js";
 
 /** The limits of docs/semantics.md 1.7. Exceeding one is a `limit_exceeded` issue, never a crash or a hang. */
 export interface ConditionLimits {
@@ -32,6 +33,47 @@ export const DEFAULT_LIMITS: ConditionLimits = Object.freeze({
   regexProgramTotal: 4_000,
 });
 
+/**
+ * The largest nesting depth a caller may configure (docs/semantics.md 1.7, "Raising a limit"): every engine
+ * that walks a parsed condition (`compile`, the planner of `IncidentSet`, `toMongoFilter`, `toSqlWhere`,
+ * `explain`) recurses once per level, and 256 levels stay far inside the smallest stack they run on.
+ */
+export const MAX_CONDITION_DEPTH = 256;
+
+/**
+ * Checks limits given to override the defaults (docs/semantics.md 1.7): each one present is a safe integer,
+ * at least 0 (at least 1 for `depth`), and `depth` is at most `MAX_CONDITION_DEPTH`; `undefined` keeps the
+ * default. Options are the caller's code, not input: a wrong one throws.
+ * @param limits - the `limits` option as given
+ * @throws {TypeError} when `limits` is not an object, names an unknown limit, or holds a value that is not a
+ *   number
+ * @throws {RangeError} when a limit is not a safe integer ≥ 0, `depth` is 0, or `depth` exceeds 256
+ */
+export function checkConditionLimits(limits: unknown): void {
+  if (typeof limits !== "object" || limits === null || Array.isArray(limits)) {
+    throw new TypeError(`Option 'limits' must be an object of limits, found ${describeValue(limits)}.`);
+  }
+  for (const [key, value] of Object.entries(limits)) {
+    if (!Object.hasOwn(DEFAULT_LIMITS, key)) {
+      throw new TypeError(
+        `Unknown limit '${key}': expected one of ${Object.keys(DEFAULT_LIMITS).sort().join(", ")}.`,
+      );
+    }
+    if (value === undefined) continue;
+    if (typeof value !== "number") {
+      throw new TypeError(`Limit '${key}' must be a number, found ${describeValue(value)}.`);
+    }
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new RangeError(`Limit '${key}' must be an integer ≥ 0, found ${String(value)}.`);
+    }
+    if (key === "depth" && (value < 1 || value > MAX_CONDITION_DEPTH)) {
+      throw new RangeError(
+        `Limit 'depth' must be from 1 to ${MAX_CONDITION_DEPTH} (deeper conditions would exhaust the stack of the engines that walk them), found ${value}.`,
+      );
+    }
+  }
+}
+
 /** Options of `parseSearchConditions` and of everything that accepts raw Search Conditions JSON. */
 export interface ParseOptions {
   /** The field catalogue (docs/semantics.md 1.6); default `DEFAULT_CATALOG`. */
@@ -46,8 +88,12 @@ export interface ResolvedParseOptions {
   readonly limits: ConditionLimits;
 }
 
-/** Fills in the defaults of `ParseOptions`. */
+/**
+ * Fills in the defaults of `ParseOptions`.
+ * @throws {TypeError | RangeError} when `options.limits` is not a valid set of limits (`checkConditionLimits`)
+ */
 export function resolveParseOptions(options: ParseOptions | undefined): ResolvedParseOptions {
+  if (options?.limits !== undefined) checkConditionLimits(options.limits);
   return {
     catalog: options?.catalog ?? DEFAULT_CATALOG,
     limits: { ...DEFAULT_LIMITS, ...options?.limits },

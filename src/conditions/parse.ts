@@ -64,6 +64,8 @@ export type SafeParseResult =
  *   other functions taking a `Condition` accept (docs/semantics.md 1.1)
  * @throws {SearchConditionsError} when the input is invalid; `.issues` lists every problem found, each with
  *   its path from the root (`["CreatedUtcTime", "$gt", "$date"]`)
+ * @throws {TypeError | RangeError} when `options.limits` is not a valid set of limits (a safe integer ≥ 0
+ *   each, `depth` from 1 to 256: docs/semantics.md 1.7, "Raising a limit"), before the input is read
  * @example parseSearchConditions({ Severity: { $in: ["High"] } })
  * //=> { kind: "in", path: ["Severity"], fieldKind: "enum", operands: [{ type: "string", value: "High" }], fromPipe: false }
  */
@@ -78,7 +80,8 @@ export function parseSearchConditions(input: unknown, options?: ParseOptions): C
  * @param input - raw JSON (any value)
  * @param options - catalogue and limits
  * @returns `{ success: true, condition }` or `{ success: false, issues }` with at least one issue
- * @throws never
+ * @throws {TypeError | RangeError} only for invalid `options.limits` (docs/semantics.md 1.7, "Raising a
+ *   limit"); never for any input
  */
 export function safeParseSearchConditions(input: unknown, options?: ParseOptions): SafeParseResult {
   const parser = new Parser(resolveParseOptions(options));

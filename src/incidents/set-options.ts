@@ -7,7 +7,7 @@
 
 import { isForbiddenSegment } from "../conditions/catalog.js";
 import type { CompileOptions } from "../conditions/compile.js";
-import { DEFAULT_LIMITS } from "../conditions/options.js";
+import { checkConditionLimits } from "../conditions/options.js";
 import type { IncidentSetOptions } from "./incident-set.js";
 
 /**
@@ -144,24 +144,7 @@ export function validateIncidentSetOptions(
       );
     }
   }
-  if (limits !== undefined) {
-    if (!isPlainObject(limits)) {
-      throw new TypeError(
-        `IncidentSet option 'limits' must be an object of limits, found ${describe(limits)}.`,
-      );
-    }
-    const known = Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, true as const]));
-    unknownKeys(limits, known, "limit");
-    for (const [key, value] of Object.entries(limits)) {
-      if (value === undefined) continue;
-      if (typeof value !== "number") {
-        throw new TypeError(`Limit '${key}' must be a number, found ${describe(value)}.`);
-      }
-      if (!Number.isSafeInteger(value) || value < 0) {
-        throw new RangeError(`Limit '${key}' must be an integer ≥ 0, found ${String(value)}.`);
-      }
-    }
-  }
+  if (limits !== undefined) checkConditionLimits(limits);
   if (compile !== undefined) {
     if (!isPlainObject(compile)) {
       throw new TypeError(`IncidentSet option 'compile' must be an object, found ${describe(compile)}.`);
