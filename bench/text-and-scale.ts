@@ -278,7 +278,7 @@ const r = (a: number, b: number) => `${(a / b).toFixed(a / b >= 10 ? 0 : 1)}×`;
  * The text part: returns one row per query (median ms of each engine) and prints a table of ratios.
  * @throws {Error} when two engines disagree on a count or on the first incident
  */
-export function runTextBench(size: number, rounds: number, write: (line: string) => void): TextRow[] {
+export function runTextBench(size: number, rounds: number, write: (line: string) => void): TextResult {
   const rows = generateIncidents(size);
   const [buildMs, set] = time(() => new IncidentSet(rows));
   set.findFirst({});
@@ -354,8 +354,27 @@ export function runTextBench(size: number, rounds: number, write: (line: string)
     );
   }
   for (const row of out) write(`  ${row.name}: ${row.explain}`);
-  runFirstUse(rows, set, rounds, write);
-  return out;
+  const firstUse = runFirstUse(rows, set, rounds, write);
+  const { textIndexBytes, textIndexLimit } = set.footprint();
+  return { size, rows: out, firstUse, textIndexBytes, textIndexLimit };
+}
+
+/** One family's first-use figures: medians of per-round ratios, hand-written (or compiled) ÷ ours. */
+export interface FirstUseRow {
+  readonly name: string;
+  readonly count: number;
+  readonly countVsCompiled: number;
+  readonly findAll: number;
+  readonly findFirst: number;
+}
+
+/** What the text part measured, for the targets of `npm run bench`. */
+export interface TextResult {
+  readonly size: number;
+  readonly rows: readonly TextRow[];
+  readonly firstUse: readonly FirstUseRow[];
+  readonly textIndexBytes: number;
+  readonly textIndexLimit: number;
 }
 
 /**
@@ -371,8 +390,9 @@ function runFirstUse(
   set: IncidentSet<GeneratedIncident>,
   rounds: number,
   write: (line: string) => void,
-): void {
+): FirstUseRow[] {
   write("first use (a fresh pattern of the same shape each round and engine; median of per-round ratios):");
+  const out: FirstUseRow[] = [];
   // Every pattern the set has seen: the warm-up patterns (with and without `i`) and the section's own. A
   // fresh pattern must be none of them, and never repeat, or a cache could answer it.
   const seen = new Set<string>();
@@ -427,7 +447,15 @@ function runFirstUse(
     write(
       `${query.name.padEnd(38)}${x(ratios.count).padStart(12)}${x(ratios.compiled).padStart(12)}${x(ratios.findAll).padStart(14)}${x(ratios.findFirst).padStart(16)}`,
     );
+    out.push({
+      name: query.name,
+      count: median(ratios.count),
+      countVsCompiled: median(ratios.compiled),
+      findAll: median(ratios.findAll),
+      findFirst: median(ratios.findFirst),
+    });
   }
+  return out;
 }
 
 /** Writes `size` generated incidents as NDJSON (batches of at most 1M, ids and numbers kept unique). */
@@ -614,7 +642,7 @@ async function countLines(path: string): Promise<number> {
 export async function runTextAndScaleBench(
   write: (line: string) => void,
   argv: readonly string[] = [],
-): Promise<void> {
+): Promise<TextResult | undefined> {
   const arg = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const textSize = Number(arg("text") ?? process.env.BENCH_TEXT_SIZE ?? 1_000_000);
   const scaleSize = Number(arg("scale") ?? process.env.BENCH_SCALE_SIZE ?? 1_000_000);
@@ -629,7 +657,7 @@ export async function runTextAndScaleBench(
     });
   }
   gc();
-  if (textSize > 0) runTextBench(textSize, rounds, write);
+  return textSize > 0 ? runTextBench(textSize, rounds, write) : undefined;
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
