@@ -51,7 +51,7 @@ import {
   type PeerModules,
 } from "./peers.js";
 import { benchQueries, SPEC_SAMPLE } from "./queries.js";
-import { runTextAndScaleBench, type TextResult } from "./text-and-scale.js";
+import { type FirstUseRow, runTextAndScaleBench, type TextResult, type TextRow } from "./text-and-scale.js";
 import { printTimelineTable, runTimelineBench } from "./timeline.js";
 
 type Gc = () => void;
@@ -569,36 +569,30 @@ function textTargets(text: TextResult): Target[] {
   const rows = text.rows.filter((row) => literal(row.name));
   const fresh = text.firstUse.filter((row) => literal(row.name));
   const size = text.size.toLocaleString("en-US");
+  const repeated: [string, (row: TextRow) => number][] = [
+    ["count", (row) => row.hand / row.count],
+    ["findAll", (row) => row.hand / row.findAll],
+    ["findFirst", (row) => row.handFirst / row.findFirst],
+  ];
+  const firstUse: [string, (row: FirstUseRow) => number][] = [
+    ["count", (row) => row.count],
+    ["findAll", (row) => row.findAll],
+    ["findFirst", (row) => row.findFirst],
+  ];
   const out = [
-    target(
-      `$regex count vs hand-written scan at ${size} (repeated patterns)`,
-      10,
-      rows.map((row) => ({ name: row.name, value: row.hand / row.count })),
+    ...repeated.map(([method, measure]) =>
+      target(
+        `$regex ${method} vs hand-written scan at ${size} (repeated patterns)`,
+        10,
+        rows.map((row) => ({ name: row.name, value: measure(row) })),
+      ),
     ),
-    target(
-      `$regex findAll vs hand-written scan at ${size} (repeated patterns)`,
-      10,
-      rows.map((row) => ({ name: row.name, value: row.hand / row.findAll })),
-    ),
-    target(
-      `$regex findFirst vs hand-written scan at ${size} (repeated patterns)`,
-      10,
-      rows.map((row) => ({ name: row.name, value: row.handFirst / row.findFirst })),
-    ),
-    target(
-      `$regex count vs hand-written scan at ${size} (first use)`,
-      10,
-      fresh.map((row) => ({ name: row.name, value: row.count })),
-    ),
-    target(
-      `$regex findAll vs hand-written scan at ${size} (first use)`,
-      10,
-      fresh.map((row) => ({ name: row.name, value: row.findAll })),
-    ),
-    target(
-      `$regex findFirst vs hand-written scan at ${size} (first use)`,
-      10,
-      fresh.map((row) => ({ name: row.name, value: row.findFirst })),
+    ...firstUse.map(([method, measure]) =>
+      target(
+        `$regex ${method} vs hand-written scan at ${size} (first use)`,
+        10,
+        fresh.map((row) => ({ name: row.name, value: measure(row) })),
+      ),
     ),
   ];
   const none = text.rows.filter((row) => !literal(row.name));
