@@ -127,7 +127,7 @@ export function readRecordsFromChunks(
 }
 
 /** Invalid UTF-8 located: `'file' line 3 is not valid UTF-8 (byte 77 of the input).` */
-function invalidUtf8At(error: InvalidUtf8Error, line: number): CliError {
+export function invalidUtf8At(error: InvalidUtf8Error, line: number): CliError {
   return new CliError(
     `${error.label} line ${line} is not valid UTF-8 (byte ${error.byte} of the input).`,
     EXIT.dataError,

@@ -1,14 +1,15 @@
 /**
  * The record readers (src/cli/records.ts): a JSON array and NDJSON give the same records with the same
  * 1-based positions, wherever the input is cut into chunks (a property test); broken arrays, long lines and
- * documents of the wrong shape.
+ * documents of the wrong shape; where invalid UTF-8 is.
  */
+import { Readable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CliError, EXIT } from "../../src/cli/exit-codes.js";
 import { type ReadItem, readRecords } from "../../src/cli/records.js";
 import type { InputSource } from "../../src/cli/source.js";
-import { firstInvalidUtf8 } from "../../src/cli/source.js";
+import { firstInvalidUtf8, type InvalidUtf8Error, openInput } from "../../src/cli/source.js";
 import { fcOptions } from "../support/fc.js";
 
 function source(chunks: readonly string[]): InputSource {
@@ -182,6 +183,40 @@ describe("readRecords", () => {
       [false, 1],
       [true, 2],
     ]);
+  });
+});
+
+describe("openInput: invalid UTF-8", () => {
+  async function decode(chunks: readonly number[][]): Promise<unknown> {
+    const input = await openInput("-", { stdin: Readable.from(chunks.map((c) => Buffer.from(c))) });
+    try {
+      for await (const _ of input.text) {
+      }
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  }
+
+  it("names the first byte of a sequence cut by the end of the input, or broken in the next chunk", async () => {
+    const a = [0x61, 0x62];
+    for (const chunks of [
+      [[...a, 0xe2, 0x82]],
+      [[...a, 0xe2], [0x82]],
+      [[...a], [0xe2], [0x82]],
+      [[...a, 0xe2, 0x82], [0x41]],
+      [[...a, 0xe2], [0x82], [0x41]],
+      [[...a, 0xe2, 0x82, 0x41]],
+    ]) {
+      expect({ chunks, byte: ((await decode(chunks)) as InvalidUtf8Error).byte }).toEqual({
+        chunks,
+        byte: 3,
+      });
+    }
+    // A chunk that starts after a whole 4-byte character is judged from its own first byte.
+    const emoji = [0xf0, 0x9f, 0x98, 0x80];
+    expect(((await decode([emoji, [0x41, 0xff]])) as InvalidUtf8Error).byte).toBe(6);
+    expect(await decode([emoji.slice(0, 1), emoji.slice(1), [0x41]])).toBeUndefined();
   });
 });
 
