@@ -200,7 +200,10 @@ class NdjsonReader implements Reader {
         if (rest > 0 && !this.#overlong) {
           this.#pending.push(start === 0 ? chunk : chunk.slice(start));
           this.#pendingLength += rest;
-          if (this.#pendingLength > max) {
+          // A `\r` that ends the chunk may be the first half of the line's `\r\n`: not counted yet, so
+          // that the limit does not depend on where the chunks are cut (`#handle` judges the whole line).
+          const cr = chunk.charCodeAt(chunk.length - 1) === 13 ? 1 : 0;
+          if (this.#pendingLength - cr > max) {
             this.#overlong = true;
             this.#pending = [];
           }

@@ -186,6 +186,20 @@ describe("readRecords", () => {
   });
 });
 
+describe("readRecords: the edges of docs/cli.md, Inputs", () => {
+  it("accepts a CRLF line of exactly maxLineLength wherever the chunks are cut (docs/cli.md, Record size)", async () => {
+    const text = '{"a":1}\r\n{"b":2}\r\n{"c":34}\r\n';
+    for (let at = 0; at <= text.length; at++) {
+      const items = await read([text.slice(0, at), text.slice(at)], 7);
+      expect(items.map((i) => [i.ok, i.line])).toEqual([
+        [true, 1],
+        [true, 2],
+        [false, 3],
+      ]);
+    }
+  });
+});
+
 describe("openInput: invalid UTF-8", () => {
   async function decode(chunks: readonly number[][]): Promise<unknown> {
     const input = await openInput("-", { stdin: Readable.from(chunks.map((c) => Buffer.from(c))) });
