@@ -174,9 +174,14 @@ class NdjsonReader implements Reader {
   #pendingLength = 0;
   #overlong = false;
   #sawRecord = false;
-  /** Set when the first line looks like the start of one multi-line JSON document. */
+  /**
+   * Set while the input read so far can be one multi-line JSON document (a first line such as `{` that
+   * is not JSON alone): the text kept, at most `maxLineLength` characters, like any record.
+   */
   #document: string[] | undefined;
   #documentLength = 0;
+  /** Judges the text kept in `#document`, and counts its line breaks. */
+  #documentStart: DocumentStart | undefined;
   #firstError: InvalidItem | undefined;
 
   constructor(
@@ -188,7 +193,10 @@ class NdjsonReader implements Reader {
     if (this.#document !== undefined) {
       this.#document.push(chunk);
       this.#documentLength += chunk.length;
-      return this.#documentLength > this.options.maxLineLength ? this.#abandonDocument() : [];
+      // NDJSON after a first line such as `{` stops being one document at its first record: read as NDJSON
+      // from there, so that at most one record is held and `--limit` answers early (docs/cli.md, Format).
+      const viable = this.#documentStart?.feed(chunk) === true;
+      return !viable || this.#documentLength > this.options.maxLineLength ? this.#abandonDocument() : [];
     }
     const out: ReadItem[] = [];
     let start = 0;
@@ -257,7 +265,9 @@ class NdjsonReader implements Reader {
   }
 
   locate(error: InvalidUtf8Error): CliError {
-    return invalidUtf8At(error, this.#line + 1 + error.breaksIntoChunk);
+    // While a document is kept, `#line` is its first line, and the kept text holds the lines read since.
+    const kept = this.#documentStart === undefined ? 0 : this.#documentStart.breaks - 1;
+    return invalidUtf8At(error, this.#line + kept + 1 + error.breaksIntoChunk);
   }
 
   /** Handles one line; returns the kept document when the line starts one (see `#document`). */
@@ -281,11 +291,16 @@ class NdjsonReader implements Reader {
         message: `not valid JSON: ${jsonError(error)}`,
       };
       if (!this.#sawRecord && text.trimStart().startsWith("{")) {
-        // Perhaps one pretty-printed JSON document (a dataset), not NDJSON: read it whole to say so.
-        this.#document = [text];
-        this.#documentLength = text.length;
-        this.#firstError = item;
-        return this.#document;
+        // Perhaps the first line of one pretty-printed JSON document (a dataset), not NDJSON: kept while
+        // what follows can still be that document, to say so at the end.
+        const start = new DocumentStart();
+        if (start.feed(text) && start.feed("\n") && start.open) {
+          this.#document = [text];
+          this.#documentLength = text.length;
+          this.#documentStart = start;
+          this.#firstError = item;
+          return this.#document;
+        }
       }
       this.#sawRecord = true;
       out.push(item);
@@ -300,6 +315,7 @@ class NdjsonReader implements Reader {
     const kept = this.#document ?? [];
     const first = this.#firstError!;
     this.#document = undefined;
+    this.#documentStart = undefined;
     this.#sawRecord = true;
     return [first, ...this.push(kept.slice(2).join(""))];
   }
@@ -315,6 +331,136 @@ class NdjsonReader implements Reader {
       `${this.source.label} holds one JSON document, ${describeShape(value)}; expected ${this.options.expected}: a JSON array or NDJSON (one per line).${this.options.hint?.(value) ?? ""}`,
       EXIT.dataError,
     );
+  }
+}
+
+/** What `DocumentStart` expects next, outside strings. */
+enum Expect {
+  /** A value: at the start, after `:`, after `,` in an array. */
+  Value,
+  /** After `[`: a value or `]`. */
+  ValueOrClose,
+  /** After `{`: a key or `}`. */
+  KeyOrClose,
+  /** After `,` in an object: a key. */
+  Key,
+  /** After a key: `:`. */
+  Colon,
+  /** Inside a number or a literal. */
+  Scalar,
+  /** After a value: `,` or the close of its container; nothing at the top. */
+  After,
+}
+
+/**
+ * Whether the text fed so far can be the start of one JSON document, judged incrementally in one pass and
+ * loosely: strings (a raw line break ends the document), nesting and the punctuation between values, not
+ * the spelling of numbers, literals and escapes, which `JSON.parse` judges once the document is whole. NDJSON
+ * after a first line such as `{` stops being a document at its first record (`{` where a key is expected,
+ * or two values without a comma), so the NDJSON reader holds no more than that (docs/cli.md, Format).
+ * @example
+ * const start = new DocumentStart();
+ * start.feed('{\n  "sites": [') //=> true (and `start.open`)
+ * start.feed('\n{"IncidentId": 1}\n{') //=> false: two values without a comma
+ */
+class DocumentStart {
+  /** Line breaks fed (outside strings; a line break inside a string ends the document). */
+  breaks = 0;
+  #expect = Expect.Value;
+  /** The open containers, innermost last: 1 an object, 2 an array. */
+  #stack = new Uint8Array(64);
+  #depth = 0;
+  #inString = false;
+  #key = false;
+  #escaped = false;
+  #viable = true;
+
+  /** Whether the document goes on: still viable, and inside a container. */
+  get open(): boolean {
+    return this.#viable && this.#depth > 0;
+  }
+
+  /** Feeds the next text; returns `false` once the text fed cannot be the start of one JSON document. */
+  feed(text: string): boolean {
+    if (!this.#viable) return false;
+    const n = text.length;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (this.#inString) {
+        if (this.#escaped) this.#escaped = false;
+        else if (c === 92) this.#escaped = true;
+        else if (c === 34) {
+          this.#inString = false;
+          this.#expect = this.#key ? Expect.Colon : Expect.After;
+        } else if (c < 32) return this.#fail();
+        continue;
+      }
+      if (this.#expect === Expect.Scalar) {
+        // Digits, letters, `.`, `+`, `-`.
+        if ((c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122) || c === 46 || c === 43 || c === 45)
+          continue;
+        this.#expect = Expect.After;
+      }
+      if (c === 32 || c === 9 || c === 13) continue;
+      if (c === 10) {
+        this.breaks++;
+        continue;
+      }
+      switch (this.#expect) {
+        case Expect.ValueOrClose:
+        case Expect.Value:
+          if (c === 93 && this.#expect === Expect.ValueOrClose) this.#close();
+          else if (c === 123 || c === 91) this.#open(c === 123 ? 1 : 2);
+          else if (c === 34) {
+            this.#inString = true;
+            this.#key = false;
+          } else if (c === 45 || (c >= 48 && c <= 57) || c === 116 || c === 102 || c === 110)
+            this.#expect = Expect.Scalar;
+          else return this.#fail();
+          break;
+        case Expect.KeyOrClose:
+        case Expect.Key:
+          if (c === 125 && this.#expect === Expect.KeyOrClose) this.#close();
+          else if (c === 34) {
+            this.#inString = true;
+            this.#key = true;
+          } else return this.#fail();
+          break;
+        case Expect.Colon:
+          if (c !== 58) return this.#fail();
+          this.#expect = Expect.Value;
+          break;
+        default: {
+          // Expect.After
+          const top = this.#depth === 0 ? 0 : this.#stack[this.#depth - 1];
+          if (top === 0) return this.#fail();
+          if (c === 44) this.#expect = top === 1 ? Expect.Key : Expect.Value;
+          else if (c === (top === 1 ? 125 : 93)) this.#close();
+          else return this.#fail();
+        }
+      }
+    }
+    return true;
+  }
+
+  #open(kind: number): void {
+    if (this.#depth === this.#stack.length) {
+      const grown = new Uint8Array(this.#stack.length * 2);
+      grown.set(this.#stack);
+      this.#stack = grown;
+    }
+    this.#stack[this.#depth++] = kind;
+    this.#expect = kind === 1 ? Expect.KeyOrClose : Expect.ValueOrClose;
+  }
+
+  #close(): void {
+    this.#depth--;
+    this.#expect = Expect.After;
+  }
+
+  #fail(): false {
+    this.#viable = false;
+    return false;
   }
 }
 

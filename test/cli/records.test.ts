@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { CliError, EXIT } from "../../src/cli/exit-codes.js";
 import { type ReadItem, readRecords } from "../../src/cli/records.js";
 import type { InputSource } from "../../src/cli/source.js";
-import { firstInvalidUtf8, type InvalidUtf8Error, openInput } from "../../src/cli/source.js";
+import { firstInvalidUtf8, InvalidUtf8Error, openInput } from "../../src/cli/source.js";
 import { fcOptions } from "../support/fc.js";
 
 function source(chunks: readonly string[]): InputSource {
@@ -27,9 +27,10 @@ function source(chunks: readonly string[]): InputSource {
   };
 }
 
-async function read(chunks: readonly string[], maxLineLength = 1 << 20): Promise<ReadItem[]> {
+async function read(chunks: readonly string[] | InputSource, maxLineLength = 1 << 20): Promise<ReadItem[]> {
   const items: ReadItem[] = [];
-  for await (const batch of readRecords(source(chunks), { maxLineLength, expected: "records" })) {
+  const input = Array.isArray(chunks) ? source(chunks) : (chunks as InputSource);
+  for await (const batch of readRecords(input, { maxLineLength, expected: "records" })) {
     items.push(...batch);
   }
   return items;
@@ -197,6 +198,66 @@ describe("readRecords: the edges of docs/cli.md, Inputs", () => {
         [false, 3],
       ]);
     }
+  });
+
+  it("reads NDJSON after a first line such as '{' as NDJSON from its first record, however chunked", async () => {
+    const text = '{\n{"a": 1}\n{"a": 2}\n';
+    for (const chunks of [[text], [...text]]) {
+      const items = await read(chunks);
+      expect(items.map((i) => [i.ok, i.line, i.record])).toEqual([
+        [false, 1, 1],
+        [true, 2, 2],
+        [true, 3, 3],
+      ]);
+    }
+    // The records come with the chunk that holds them: the rest of the input is not read first.
+    let pulled = 0;
+    const endless: InputSource = {
+      ...source([]),
+      text: {
+        async *[Symbol.asyncIterator]() {
+          yield '{"a": [\n';
+          for (;;) {
+            pulled++;
+            yield '{"b": 1}\n'.repeat(100);
+          }
+        },
+      },
+    };
+    for await (const batch of readRecords(endless, { maxLineLength: 1 << 20, expected: "records" })) {
+      expect(batch.map((i) => i.ok)).toContain(true);
+      break;
+    }
+    expect(pulled).toBe(1);
+  });
+
+  it("still says that a pretty-printed object cut anywhere is one document (docs/cli.md, Wrong shape)", async () => {
+    const text = JSON.stringify(
+      { sites: [{ a: 'x"}{' }], incidents: [{ b: [1, -2.5e3, true, null] }] },
+      null,
+      2,
+    );
+    for (const chunks of [[text], [...text], cut(text, [0.3, 0.6])]) {
+      const error = await read(chunks).catch((e: unknown) => e);
+      expect((error as CliError).message).toContain(
+        "holds one JSON document, a JSON object with the keys sites",
+      );
+    }
+  });
+
+  it("names the line of invalid UTF-8 while it reads what may be one document", async () => {
+    const throwing: InputSource = {
+      ...source([]),
+      text: {
+        async *[Symbol.asyncIterator]() {
+          yield '{\n  "a": [\n    1,\n';
+          yield "    2,\n";
+          throw new InvalidUtf8Error("'test'", 99, 1);
+        },
+      },
+    };
+    const error = await read(throwing).catch((e: unknown) => e);
+    expect((error as CliError).message).toBe("'test' line 6 is not valid UTF-8 (byte 99 of the input).");
   });
 });
 
