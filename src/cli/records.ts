@@ -4,15 +4,18 @@
  * (one line, or one array element) of at most `maxLineLength` characters is held beyond the current chunk.
  *
  * Positions are 1-based: the line where a record starts, and the record's number among the records.
- * A record that is not valid JSON or too long is reported as an invalid item, and reading goes on (the
- * caller decides whether to stop); only a broken array structure (a missing comma, an unclosed array,
- * text after the array) ends reading with an error, since no later record can be located.
+ * A record that is not valid JSON, too long, or repeats a key in one of its objects (docs/semantics.md 3.1,
+ * "Duplicate keys") is reported as an invalid item, and reading goes on (the caller decides whether to
+ * stop); only a broken array structure (a missing comma, an unclosed array, text after the array) ends
+ * reading with an error, since no later record can be located.
  *
  * The array reader finds element boundaries with a scanner that jumps through strings with `indexOf` and
  * hands each element to `JSON.parse`, so an array costs about what the same records as NDJSON cost.
  */
 
+import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import { describeValue } from "../conditions/issues.js";
+import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { type InputSource, InvalidUtf8Error } from "./source.js";
 
@@ -26,7 +29,7 @@ export interface RecordItem {
   readonly line: number;
 }
 
-/** A record that could not be read (not valid JSON, too long). */
+/** A record that could not be read (not valid JSON, too long, a repeated key). */
 export interface InvalidItem {
   readonly ok: false;
   readonly record: number;
@@ -161,6 +164,24 @@ function tooLong(max: number): string {
   return `longer than ${max} characters (--max-line-length)`;
 }
 
+/**
+ * A record parsed from `text`, or why it is invalid: `JSON.parse` keeps the last of two equal keys of one
+ * object silently, so a record that repeats one is refused (docs/semantics.md 3.1, "Duplicate keys"), as
+ * `IncidentSet.fromNdjson` refuses such a line.
+ */
+function parseRecord(text: string, record: number, line: number): ReadItem {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, record, line, message: `not valid JSON: ${jsonError(error)}` };
+  }
+  const duplicate = typeof value === "object" && value !== null ? findDuplicateKey(text) : undefined;
+  if (duplicate !== undefined)
+    return { ok: false, record, line, message: duplicateKeyMessage("the record", duplicate) };
+  return { ok: true, value, record, line };
+}
+
 interface Reader {
   push(chunk: string): ReadItem[];
   end(): ReadItem[];
@@ -279,35 +300,23 @@ class NdjsonReader implements Reader {
       this.#sawRecord = true;
       return;
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      if (text.trim() === "") return;
-      const item: InvalidItem = {
-        ok: false,
-        record: ++this.#record,
-        line,
-        message: `not valid JSON: ${jsonError(error)}`,
-      };
-      if (!this.#sawRecord && text.trimStart().startsWith("{")) {
-        // Perhaps the first line of one pretty-printed JSON document (a dataset), not NDJSON: kept while
-        // what follows can still be that document, to say so at the end.
-        const start = new DocumentStart();
-        if (start.feed(text) && start.feed("\n") && start.open) {
-          this.#document = [text];
-          this.#documentLength = text.length;
-          this.#documentStart = start;
-          this.#firstError = item;
-          return this.#document;
-        }
+    const item = parseRecord(text, this.#record + 1, line);
+    if (!item.ok && text.trim() === "") return;
+    this.#record++;
+    if (!item.ok && !this.#sawRecord && text.trimStart().startsWith("{")) {
+      // Perhaps the first line of one pretty-printed JSON document (a dataset), not NDJSON: kept while what
+      // follows can still be that document, to say so at the end.
+      const start = new DocumentStart();
+      if (start.feed(text) && start.feed("\n") && start.open) {
+        this.#document = [text];
+        this.#documentLength = text.length;
+        this.#documentStart = start;
+        this.#firstError = item;
+        return this.#document;
       }
-      this.#sawRecord = true;
-      out.push(item);
-      return;
     }
     this.#sawRecord = true;
-    out.push({ ok: true, value, record: ++this.#record, line });
+    out.push(item);
   }
 
   /** The first line was not the start of one JSON document after all: read what was kept as NDJSON. */
@@ -669,11 +678,7 @@ class ArrayReader implements Reader {
     }
     const text = this.#parts.length === 0 ? tail : this.#parts.join("") + tail;
     this.#parts = [];
-    try {
-      out.push({ ok: true, value: JSON.parse(text), record, line });
-    } catch (error) {
-      out.push({ ok: false, record, line, message: `not valid JSON: ${jsonError(error)}` });
-    }
+    out.push(parseRecord(text, record, line));
   }
 }
 

@@ -132,6 +132,22 @@ describe("a key repeated in one object (docs/semantics.md 3.1, Duplicate keys)",
     expect([match.code, match.out]).toEqual([EXIT.invalid, ""]);
   });
 
+  it("is an invalid record (65) naming its line in --incidents and --entries, NDJSON or array", async () => {
+    const ndjson = file(
+      "duplicate.ndjson",
+      '{"IncidentId": 1}\n{"IncidentId": 2, "Severity": "Low", "Severity": "High"}\n',
+    );
+    const match = await run("match", "--incidents", ndjson, '{"Severity": "High"}');
+    expect([match.code, match.out]).toEqual([EXIT.dataError, ""]);
+    expect(match.err).toContain(
+      `'${ndjson}' line 2: the record repeats the key 'Severity' in one object (at Severity): each key may appear once.`,
+    );
+    const array = file("duplicate-entries.json", '[\n{"TimelineID": 1, "TimelineID": 2}\n]');
+    const timeline = await run("timeline", "--entries", array);
+    expect([timeline.code, timeline.out]).toEqual([EXIT.dataError, ""]);
+    expect(timeline.err).toContain(`'${array}' line 2 (record 1): the record repeats the key 'TimelineID'`);
+  });
+
   it("is a data error (65) in a dataset given to timeline --data", async () => {
     const path = file(
       "duplicate-dataset.json",

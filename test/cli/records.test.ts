@@ -1,7 +1,7 @@
 /**
  * The record readers (src/cli/records.ts): a JSON array and NDJSON give the same records with the same
- * 1-based positions, wherever the input is cut into chunks (a property test); broken arrays, long lines and
- * documents of the wrong shape; where invalid UTF-8 is.
+ * 1-based positions, wherever the input is cut into chunks (a property test); broken arrays, long lines,
+ * repeated keys and documents of the wrong shape; where invalid UTF-8 is.
  */
 import { Readable } from "node:stream";
 import fc from "fast-check";
@@ -188,6 +188,24 @@ describe("readRecords", () => {
 });
 
 describe("readRecords: the edges of docs/cli.md, Inputs", () => {
+  it("refuses a record that repeats a key in one of its objects (docs/semantics.md 3.1), and goes on", async () => {
+    const message =
+      "the record repeats the key 'Type' in one object (at a[0].Type): each key may appear once.";
+    const ndjson = await read(['{"a": [{"Type": 1, "\\u0054ype": 2}]}\n{"Type": 1}\n']);
+    expect(ndjson.map((i) => [i.ok, i.line, i.ok ? i.value : i.message])).toEqual([
+      [false, 1, message],
+      [true, 2, { Type: 1 }],
+    ]);
+    const array = await read(['[{"a": [{"Type": 1, "Type": 2}]},\n{"Type": 1}]']);
+    expect(array.map((i) => [i.ok, i.line, i.ok ? i.value : i.message])).toEqual([
+      [false, 1, message],
+      [true, 2, { Type: 1 }],
+    ]);
+    // A first line that repeats a key is JSON: refused as a record, not read as the start of a document.
+    const first = await read(['{"a": 1, "a": 2}\n']);
+    expect(first.map((i) => [i.ok, i.line])).toEqual([[false, 1]]);
+  });
+
   it("accepts a CRLF line of exactly maxLineLength wherever the chunks are cut (docs/cli.md, Record size)", async () => {
     const text = '{"a":1}\r\n{"b":2}\r\n{"c":34}\r\n';
     for (let at = 0; at <= text.length; at++) {
