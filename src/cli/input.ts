@@ -16,8 +16,20 @@ import { safeParseSearchConditions } from "../conditions/parse.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import type { CliContext } from "./program.js";
 import { startProgress } from "./progress.js";
-import { DEFAULT_MAX_LINE_LENGTH, describeShape, formatPosition, readRecords } from "./records.js";
-import { describeSystemError, type InputSource, openInput } from "./source.js";
+import {
+  DEFAULT_MAX_LINE_LENGTH,
+  describeShape,
+  formatPosition,
+  invalidUtf8At,
+  readRecords,
+} from "./records.js";
+import {
+  describeSystemError,
+  firstInvalidUtf8,
+  type InputSource,
+  InvalidUtf8Error,
+  openInput,
+} from "./source.js";
 
 /**
  * The largest `@file` JSON argument read, in bytes (16 MiB): far above any Search Conditions within the
@@ -29,9 +41,9 @@ export const MAX_JSON_ARGUMENT_BYTES = 16 * 2 ** 20;
 /**
  * Reads a JSON argument: the text itself, or `@path` for a file's contents (at most
  * `MAX_JSON_ARGUMENT_BYTES`; a file, a pipe or a device alike).
- * @throws {CliError} `noInput` when the file cannot be read; `invalid` when it is longer than
- *   `MAX_JSON_ARGUMENT_BYTES`, when the text is not JSON, or when one of its objects repeats a key
- *   (docs/semantics.md 3.1, "Duplicate keys")
+ * @throws {CliError} `noInput` when the file cannot be read; `dataError` when the file is not valid UTF-8
+ *   (docs/cli.md, Encoding); `invalid` when it is longer than `MAX_JSON_ARGUMENT_BYTES`, when the text is
+ *   not JSON, or when one of its objects repeats a key (docs/semantics.md 3.1, "Duplicate keys")
  */
 export async function readJsonArgument(argument: string, what: string): Promise<unknown> {
   let text = argument;
@@ -52,7 +64,11 @@ export async function readJsonArgument(argument: string, what: string): Promise<
   return value;
 }
 
-/** Reads an `@file` argument as UTF-8, stopping one byte past `MAX_JSON_ARGUMENT_BYTES`. */
+/**
+ * Reads an `@file` argument as strict UTF-8, stopping one byte past `MAX_JSON_ARGUMENT_BYTES`: an invalid
+ * sequence is a data error naming its line and byte, never a U+FFFD that would change what the conditions
+ * match (docs/cli.md, Encoding).
+ */
 async function readArgumentFile(path: string, what: string): Promise<string> {
   const cannot = (error: unknown) =>
     new CliError(`Cannot read ${what} from '${path}': ${describeSystemError(error)}`, EXIT.noInput);
@@ -81,7 +97,18 @@ async function readArgumentFile(path: string, what: string): Promise<string> {
         );
       }
     }
-    return new TextDecoder().decode(buffer.subarray(0, length));
+    const bytes = buffer.subarray(0, length);
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      const at = firstInvalidUtf8(bytes);
+      let line = 1;
+      for (let i = bytes.indexOf(10); i !== -1 && i < at; i = bytes.indexOf(10, i + 1)) line++;
+      throw new CliError(
+        `The ${what} in '${path}' are not valid UTF-8 (line ${line}, byte ${at + 1} of the file).`,
+        EXIT.dataError,
+      );
+    }
   } finally {
     await file.close().catch(() => {});
   }
@@ -272,9 +299,9 @@ export async function forEachRecord(
 
 /**
  * Reads one whole JSON document from input `name` (a path or `-`; gzip or not), e.g. a dataset.
- * @throws {CliError} `dataError` when it is not valid JSON, one of its objects repeats a key
- *   (docs/semantics.md 3.1, "Duplicate keys"), or it is larger than the longest string JavaScript holds; as
- *   `openInput` does
+ * @throws {CliError} `dataError` when it is not valid UTF-8 (naming the line and byte; docs/cli.md,
+ *   Encoding), not valid JSON, one of its objects repeats a key (docs/semantics.md 3.1, "Duplicate keys"),
+ *   or it is larger than the longest string JavaScript holds; as `openInput` does
  */
 export async function readDocument(
   name: string,
@@ -294,6 +321,12 @@ export async function readDocument(
       }
       parts.push(chunk);
     }
+  } catch (error) {
+    if (!(error instanceof InvalidUtf8Error)) throw error;
+    let line = 1 + error.breaksIntoChunk;
+    for (const part of parts)
+      for (let i = part.indexOf("\n"); i !== -1; i = part.indexOf("\n", i + 1)) line++;
+    throw invalidUtf8At(error, line);
   } finally {
     source.close();
   }

@@ -4,15 +4,18 @@
  * (one line, or one array element) of at most `maxLineLength` characters is held beyond the current chunk.
  *
  * Positions are 1-based: the line where a record starts, and the record's number among the records.
- * A record that is not valid JSON or too long is reported as an invalid item, and reading goes on (the
- * caller decides whether to stop); only a broken array structure (a missing comma, an unclosed array,
- * text after the array) ends reading with an error, since no later record can be located.
+ * A record that is not valid JSON, too long, or repeats a key in one of its objects (docs/semantics.md 3.1,
+ * "Duplicate keys") is reported as an invalid item, and reading goes on (the caller decides whether to
+ * stop); only a broken array structure (a missing comma, an unclosed array, text after the array) ends
+ * reading with an error, since no later record can be located.
  *
  * The array reader finds element boundaries with a scanner that jumps through strings with `indexOf` and
  * hands each element to `JSON.parse`, so an array costs about what the same records as NDJSON cost.
  */
 
+import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import { describeValue } from "../conditions/issues.js";
+import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { type InputSource, InvalidUtf8Error } from "./source.js";
 
@@ -26,7 +29,7 @@ export interface RecordItem {
   readonly line: number;
 }
 
-/** A record that could not be read (not valid JSON, too long). */
+/** A record that could not be read (not valid JSON, too long, a repeated key). */
 export interface InvalidItem {
   readonly ok: false;
   readonly record: number;
@@ -127,7 +130,7 @@ export function readRecordsFromChunks(
 }
 
 /** Invalid UTF-8 located: `'file' line 3 is not valid UTF-8 (byte 77 of the input).` */
-function invalidUtf8At(error: InvalidUtf8Error, line: number): CliError {
+export function invalidUtf8At(error: InvalidUtf8Error, line: number): CliError {
   return new CliError(
     `${error.label} line ${line} is not valid UTF-8 (byte ${error.byte} of the input).`,
     EXIT.dataError,
@@ -161,6 +164,24 @@ function tooLong(max: number): string {
   return `longer than ${max} characters (--max-line-length)`;
 }
 
+/**
+ * A record parsed from `text`, or why it is invalid: `JSON.parse` keeps the last of two equal keys of one
+ * object silently, so a record that repeats one is refused (docs/semantics.md 3.1, "Duplicate keys"), as
+ * `IncidentSet.fromNdjson` refuses such a line.
+ */
+function parseRecord(text: string, record: number, line: number): ReadItem {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, record, line, message: `not valid JSON: ${jsonError(error)}` };
+  }
+  const duplicate = typeof value === "object" && value !== null ? findDuplicateKey(text) : undefined;
+  if (duplicate !== undefined)
+    return { ok: false, record, line, message: duplicateKeyMessage("the record", duplicate) };
+  return { ok: true, value, record, line };
+}
+
 interface Reader {
   push(chunk: string): ReadItem[];
   end(): ReadItem[];
@@ -174,9 +195,14 @@ class NdjsonReader implements Reader {
   #pendingLength = 0;
   #overlong = false;
   #sawRecord = false;
-  /** Set when the first line looks like the start of one multi-line JSON document. */
+  /**
+   * Set while the input read so far can be one multi-line JSON document (a first line such as `{` that
+   * is not JSON alone): the text kept, at most `maxLineLength` characters, like any record.
+   */
   #document: string[] | undefined;
   #documentLength = 0;
+  /** Judges the text kept in `#document`, and counts its line breaks. */
+  #documentStart: DocumentStart | undefined;
   #firstError: InvalidItem | undefined;
 
   constructor(
@@ -188,7 +214,10 @@ class NdjsonReader implements Reader {
     if (this.#document !== undefined) {
       this.#document.push(chunk);
       this.#documentLength += chunk.length;
-      return this.#documentLength > this.options.maxLineLength ? this.#abandonDocument() : [];
+      // NDJSON after a first line such as `{` stops being one document at its first record: read as NDJSON
+      // from there, so that at most one record is held and `--limit` answers early (docs/cli.md, Format).
+      const viable = this.#documentStart?.feed(chunk) === true;
+      return !viable || this.#documentLength > this.options.maxLineLength ? this.#abandonDocument() : [];
     }
     const out: ReadItem[] = [];
     let start = 0;
@@ -200,7 +229,10 @@ class NdjsonReader implements Reader {
         if (rest > 0 && !this.#overlong) {
           this.#pending.push(start === 0 ? chunk : chunk.slice(start));
           this.#pendingLength += rest;
-          if (this.#pendingLength > max) {
+          // A `\r` that ends the chunk may be the first half of the line's `\r\n`: not counted yet, so
+          // that the limit does not depend on where the chunks are cut (`#handle` judges the whole line).
+          const cr = chunk.charCodeAt(chunk.length - 1) === 13 ? 1 : 0;
+          if (this.#pendingLength - cr > max) {
             this.#overlong = true;
             this.#pending = [];
           }
@@ -254,7 +286,9 @@ class NdjsonReader implements Reader {
   }
 
   locate(error: InvalidUtf8Error): CliError {
-    return invalidUtf8At(error, this.#line + 1 + error.breaksIntoChunk);
+    // While a document is kept, `#line` is its first line, and the kept text holds the lines read since.
+    const kept = this.#documentStart === undefined ? 0 : this.#documentStart.breaks - 1;
+    return invalidUtf8At(error, this.#line + kept + 1 + error.breaksIntoChunk);
   }
 
   /** Handles one line; returns the kept document when the line starts one (see `#document`). */
@@ -266,30 +300,23 @@ class NdjsonReader implements Reader {
       this.#sawRecord = true;
       return;
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      if (text.trim() === "") return;
-      const item: InvalidItem = {
-        ok: false,
-        record: ++this.#record,
-        line,
-        message: `not valid JSON: ${jsonError(error)}`,
-      };
-      if (!this.#sawRecord && text.trimStart().startsWith("{")) {
-        // Perhaps one pretty-printed JSON document (a dataset), not NDJSON: read it whole to say so.
+    const item = parseRecord(text, this.#record + 1, line);
+    if (!item.ok && text.trim() === "") return;
+    this.#record++;
+    if (!item.ok && !this.#sawRecord && text.trimStart().startsWith("{")) {
+      // Perhaps the first line of one pretty-printed JSON document (a dataset), not NDJSON: kept while what
+      // follows can still be that document, to say so at the end.
+      const start = new DocumentStart();
+      if (start.feed(text) && start.feed("\n") && start.open) {
         this.#document = [text];
         this.#documentLength = text.length;
+        this.#documentStart = start;
         this.#firstError = item;
         return this.#document;
       }
-      this.#sawRecord = true;
-      out.push(item);
-      return;
     }
     this.#sawRecord = true;
-    out.push({ ok: true, value, record: ++this.#record, line });
+    out.push(item);
   }
 
   /** The first line was not the start of one JSON document after all: read what was kept as NDJSON. */
@@ -297,6 +324,7 @@ class NdjsonReader implements Reader {
     const kept = this.#document ?? [];
     const first = this.#firstError!;
     this.#document = undefined;
+    this.#documentStart = undefined;
     this.#sawRecord = true;
     return [first, ...this.push(kept.slice(2).join(""))];
   }
@@ -312,6 +340,136 @@ class NdjsonReader implements Reader {
       `${this.source.label} holds one JSON document, ${describeShape(value)}; expected ${this.options.expected}: a JSON array or NDJSON (one per line).${this.options.hint?.(value) ?? ""}`,
       EXIT.dataError,
     );
+  }
+}
+
+/** What `DocumentStart` expects next, outside strings. */
+enum Expect {
+  /** A value: at the start, after `:`, after `,` in an array. */
+  Value,
+  /** After `[`: a value or `]`. */
+  ValueOrClose,
+  /** After `{`: a key or `}`. */
+  KeyOrClose,
+  /** After `,` in an object: a key. */
+  Key,
+  /** After a key: `:`. */
+  Colon,
+  /** Inside a number or a literal. */
+  Scalar,
+  /** After a value: `,` or the close of its container; nothing at the top. */
+  After,
+}
+
+/**
+ * Whether the text fed so far can be the start of one JSON document, judged incrementally in one pass and
+ * loosely: strings (a raw line break ends the document), nesting and the punctuation between values, not
+ * the spelling of numbers, literals and escapes, which `JSON.parse` judges once the document is whole. NDJSON
+ * after a first line such as `{` stops being a document at its first record (`{` where a key is expected,
+ * or two values without a comma), so the NDJSON reader holds no more than that (docs/cli.md, Format).
+ * @example
+ * const start = new DocumentStart();
+ * start.feed('{\n  "sites": [') //=> true (and `start.open`)
+ * start.feed('\n{"IncidentId": 1}\n{') //=> false: two values without a comma
+ */
+class DocumentStart {
+  /** Line breaks fed (outside strings; a line break inside a string ends the document). */
+  breaks = 0;
+  #expect = Expect.Value;
+  /** The open containers, innermost last: 1 an object, 2 an array. */
+  #stack = new Uint8Array(64);
+  #depth = 0;
+  #inString = false;
+  #key = false;
+  #escaped = false;
+  #viable = true;
+
+  /** Whether the document goes on: still viable, and inside a container. */
+  get open(): boolean {
+    return this.#viable && this.#depth > 0;
+  }
+
+  /** Feeds the next text; returns `false` once the text fed cannot be the start of one JSON document. */
+  feed(text: string): boolean {
+    if (!this.#viable) return false;
+    const n = text.length;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (this.#inString) {
+        if (this.#escaped) this.#escaped = false;
+        else if (c === 92) this.#escaped = true;
+        else if (c === 34) {
+          this.#inString = false;
+          this.#expect = this.#key ? Expect.Colon : Expect.After;
+        } else if (c < 32) return this.#fail();
+        continue;
+      }
+      if (this.#expect === Expect.Scalar) {
+        // Digits, letters, `.`, `+`, `-`.
+        if ((c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122) || c === 46 || c === 43 || c === 45)
+          continue;
+        this.#expect = Expect.After;
+      }
+      if (c === 32 || c === 9 || c === 13) continue;
+      if (c === 10) {
+        this.breaks++;
+        continue;
+      }
+      switch (this.#expect) {
+        case Expect.ValueOrClose:
+        case Expect.Value:
+          if (c === 93 && this.#expect === Expect.ValueOrClose) this.#close();
+          else if (c === 123 || c === 91) this.#open(c === 123 ? 1 : 2);
+          else if (c === 34) {
+            this.#inString = true;
+            this.#key = false;
+          } else if (c === 45 || (c >= 48 && c <= 57) || c === 116 || c === 102 || c === 110)
+            this.#expect = Expect.Scalar;
+          else return this.#fail();
+          break;
+        case Expect.KeyOrClose:
+        case Expect.Key:
+          if (c === 125 && this.#expect === Expect.KeyOrClose) this.#close();
+          else if (c === 34) {
+            this.#inString = true;
+            this.#key = true;
+          } else return this.#fail();
+          break;
+        case Expect.Colon:
+          if (c !== 58) return this.#fail();
+          this.#expect = Expect.Value;
+          break;
+        default: {
+          // Expect.After
+          const top = this.#depth === 0 ? 0 : this.#stack[this.#depth - 1];
+          if (top === 0) return this.#fail();
+          if (c === 44) this.#expect = top === 1 ? Expect.Key : Expect.Value;
+          else if (c === (top === 1 ? 125 : 93)) this.#close();
+          else return this.#fail();
+        }
+      }
+    }
+    return true;
+  }
+
+  #open(kind: number): void {
+    if (this.#depth === this.#stack.length) {
+      const grown = new Uint8Array(this.#stack.length * 2);
+      grown.set(this.#stack);
+      this.#stack = grown;
+    }
+    this.#stack[this.#depth++] = kind;
+    this.#expect = kind === 1 ? Expect.KeyOrClose : Expect.ValueOrClose;
+  }
+
+  #close(): void {
+    this.#depth--;
+    this.#expect = Expect.After;
+  }
+
+  #fail(): false {
+    this.#viable = false;
+    return false;
   }
 }
 
@@ -520,11 +678,7 @@ class ArrayReader implements Reader {
     }
     const text = this.#parts.length === 0 ? tail : this.#parts.join("") + tail;
     this.#parts = [];
-    try {
-      out.push({ ok: true, value: JSON.parse(text), record, line });
-    } catch (error) {
-      out.push({ ok: false, record, line, message: `not valid JSON: ${jsonError(error)}` });
-    }
+    out.push(parseRecord(text, record, line));
   }
 }
 

@@ -128,7 +128,7 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
         } catch {
           throw invalidUtf8(label, offset, previous, chunk);
         }
-        previous = chunk.subarray(Math.max(0, chunk.length - 3));
+        previous = lastBytes(previous, chunk, 3);
         offset += chunk.length;
         if (decoded.length > 0) yield decoded;
       }
@@ -136,7 +136,8 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
       try {
         rest = decoder.decode();
       } catch {
-        throw new InvalidUtf8Error(label, offset, 0);
+        // A sequence cut by the end of the input: named by the byte where it starts, as mid-input.
+        throw new InvalidUtf8Error(label, offset - previous.length + lastCharStart(previous) + 1, 0);
       }
       if (rest.length > 0) yield rest;
     } finally {
@@ -175,6 +176,25 @@ async function* prepend(first: Buffer, rest: AsyncGenerator<Buffer>): AsyncGener
 }
 
 /**
+ * The last `count` bytes of `before` followed by `chunk` (a short chunk keeps bytes of the one before it, where
+ * a character may have begun).
+ */
+function lastBytes(before: Uint8Array, chunk: Buffer, count: number): Uint8Array {
+  if (chunk.length >= count) return chunk.subarray(chunk.length - count);
+  return Buffer.concat([before, chunk]).subarray(Math.max(0, before.length + chunk.length - count));
+}
+
+/**
+ * The index in `tail` (the last bytes decoded, at most 3) where its last character starts: its last byte
+ * that is not a continuation byte (10xxxxxx); `tail.length` when there is none (the bytes end a character
+ * begun before them).
+ */
+function lastCharStart(tail: Uint8Array): number {
+  for (let i = tail.length - 1; i >= 0; i--) if ((tail[i]! & 0xc0) !== 0x80) return i;
+  return tail.length;
+}
+
+/**
  * Invalid UTF-8 in the input: where (the byte offset in the decoded stream, 1-based) and how many line
  * breaks precede it in its chunk, so that a reader that counts lines can name the line.
  */
@@ -192,11 +212,14 @@ export class InvalidUtf8Error extends CliError {
 
 /**
  * The error for invalid UTF-8 in `chunk` (which starts at byte `offset` of the decoded stream; `previous`
- * holds the last bytes before it, where a character may have begun): finds the first bad byte.
+ * holds the last bytes before it, where a character may have begun): finds the first byte of the first bad
+ * sequence (in `previous` when the sequence begun there breaks in the chunk).
  */
 function invalidUtf8(label: string, offset: number, previous: Uint8Array, chunk: Buffer): CliError {
-  const bytes = Buffer.concat([previous, chunk]);
-  const at = Math.max(0, firstInvalidUtf8(bytes, previous.length) - previous.length);
+  // From the start of the last character before the chunk (the bytes before it were whole characters):
+  // a sequence begun there and broken in the chunk is named by its first byte, as one within the chunk.
+  const begun = previous.subarray(lastCharStart(previous));
+  const at = firstInvalidUtf8(Buffer.concat([begun, chunk])) - begun.length;
   let breaks = 0;
   for (let i = chunk.indexOf(10); i !== -1 && i < at; i = chunk.indexOf(10, i + 1)) breaks++;
   return new InvalidUtf8Error(label, offset + at + 1, breaks);

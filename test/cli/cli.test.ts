@@ -100,6 +100,24 @@ describe("incident-query check", () => {
   });
 });
 
+describe("invalid UTF-8 in an @file argument or a --data document (docs/cli.md, Encoding)", () => {
+  it("is a data error (65) naming the line and byte, never a U+FFFD that would match", async () => {
+    const path = file("fffd.json", '{"Severity": "High",\n "Title": "\xff"}', "latin1");
+    const { code, out, err } = await run("check", `@${path}`);
+    expect([code, out]).toEqual([EXIT.dataError, ""]);
+    expect(err).toBe(
+      `incident-query: The Search Conditions in '${path}' are not valid UTF-8 (line 2, byte 33 of the file).\n`,
+    );
+  });
+
+  it("names the line of a --data document", async () => {
+    const path = file("fffd-dataset.json", '{"sites": [],\n"incidents": [],\n"users": ["\xff"]}', "latin1");
+    const { code, err } = await run("timeline", "--data", path, "--incident", "1");
+    expect(code).toBe(EXIT.dataError);
+    expect(err).toBe(`incident-query: '${path}' line 3 is not valid UTF-8 (byte 43 of the input).\n`);
+  });
+});
+
 describe("a key repeated in one object (docs/semantics.md 3.1, Duplicate keys)", () => {
   it("is invalid Search Conditions (exit 2) naming the key and its path, inline or @file", async () => {
     const text = '{"Severity": "High", "$or": [{"Title": "a", "Title": "b"}]}';
@@ -112,6 +130,22 @@ describe("a key repeated in one object (docs/semantics.md 3.1, Duplicate keys)",
     }
     const match = await run("match", "--incidents", arrayFile, '{"Severity": "Low", "Severity": "High"}');
     expect([match.code, match.out]).toEqual([EXIT.invalid, ""]);
+  });
+
+  it("is an invalid record (65) naming its line in --incidents and --entries, NDJSON or array", async () => {
+    const ndjson = file(
+      "duplicate.ndjson",
+      '{"IncidentId": 1}\n{"IncidentId": 2, "Severity": "Low", "Severity": "High"}\n',
+    );
+    const match = await run("match", "--incidents", ndjson, '{"Severity": "High"}');
+    expect([match.code, match.out]).toEqual([EXIT.dataError, ""]);
+    expect(match.err).toContain(
+      `'${ndjson}' line 2: the record repeats the key 'Severity' in one object (at Severity): each key may appear once.`,
+    );
+    const array = file("duplicate-entries.json", '[\n{"TimelineID": 1, "TimelineID": 2}\n]');
+    const timeline = await run("timeline", "--entries", array);
+    expect([timeline.code, timeline.out]).toEqual([EXIT.dataError, ""]);
+    expect(timeline.err).toContain(`'${array}' line 2 (record 1): the record repeats the key 'TimelineID'`);
   });
 
   it("is a data error (65) in a dataset given to timeline --data", async () => {

@@ -1,14 +1,15 @@
 /**
  * The record readers (src/cli/records.ts): a JSON array and NDJSON give the same records with the same
- * 1-based positions, wherever the input is cut into chunks (a property test); broken arrays, long lines and
- * documents of the wrong shape.
+ * 1-based positions, wherever the input is cut into chunks (a property test); broken arrays, long lines,
+ * repeated keys and documents of the wrong shape; where invalid UTF-8 is.
  */
+import { Readable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CliError, EXIT } from "../../src/cli/exit-codes.js";
 import { type ReadItem, readRecords } from "../../src/cli/records.js";
 import type { InputSource } from "../../src/cli/source.js";
-import { firstInvalidUtf8 } from "../../src/cli/source.js";
+import { firstInvalidUtf8, InvalidUtf8Error, openInput } from "../../src/cli/source.js";
 import { fcOptions } from "../support/fc.js";
 
 function source(chunks: readonly string[]): InputSource {
@@ -26,9 +27,10 @@ function source(chunks: readonly string[]): InputSource {
   };
 }
 
-async function read(chunks: readonly string[], maxLineLength = 1 << 20): Promise<ReadItem[]> {
+async function read(chunks: readonly string[] | InputSource, maxLineLength = 1 << 20): Promise<ReadItem[]> {
   const items: ReadItem[] = [];
-  for await (const batch of readRecords(source(chunks), { maxLineLength, expected: "records" })) {
+  const input = Array.isArray(chunks) ? source(chunks) : (chunks as InputSource);
+  for await (const batch of readRecords(input, { maxLineLength, expected: "records" })) {
     items.push(...batch);
   }
   return items;
@@ -182,6 +184,132 @@ describe("readRecords", () => {
       [false, 1],
       [true, 2],
     ]);
+  });
+});
+
+describe("readRecords: the edges of docs/cli.md, Inputs", () => {
+  it("refuses a record that repeats a key in one of its objects (docs/semantics.md 3.1), and goes on", async () => {
+    const message =
+      "the record repeats the key 'Type' in one object (at a[0].Type): each key may appear once.";
+    const ndjson = await read(['{"a": [{"Type": 1, "\\u0054ype": 2}]}\n{"Type": 1}\n']);
+    expect(ndjson.map((i) => [i.ok, i.line, i.ok ? i.value : i.message])).toEqual([
+      [false, 1, message],
+      [true, 2, { Type: 1 }],
+    ]);
+    const array = await read(['[{"a": [{"Type": 1, "Type": 2}]},\n{"Type": 1}]']);
+    expect(array.map((i) => [i.ok, i.line, i.ok ? i.value : i.message])).toEqual([
+      [false, 1, message],
+      [true, 2, { Type: 1 }],
+    ]);
+    // A first line that repeats a key is JSON: refused as a record, not read as the start of a document.
+    const first = await read(['{"a": 1, "a": 2}\n']);
+    expect(first.map((i) => [i.ok, i.line])).toEqual([[false, 1]]);
+  });
+
+  it("accepts a CRLF line of exactly maxLineLength wherever the chunks are cut (docs/cli.md, Record size)", async () => {
+    const text = '{"a":1}\r\n{"b":2}\r\n{"c":34}\r\n';
+    for (let at = 0; at <= text.length; at++) {
+      const items = await read([text.slice(0, at), text.slice(at)], 7);
+      expect(items.map((i) => [i.ok, i.line])).toEqual([
+        [true, 1],
+        [true, 2],
+        [false, 3],
+      ]);
+    }
+  });
+
+  it("reads NDJSON after a first line such as '{' as NDJSON from its first record, however chunked", async () => {
+    const text = '{\n{"a": 1}\n{"a": 2}\n';
+    for (const chunks of [[text], [...text]]) {
+      const items = await read(chunks);
+      expect(items.map((i) => [i.ok, i.line, i.record])).toEqual([
+        [false, 1, 1],
+        [true, 2, 2],
+        [true, 3, 3],
+      ]);
+    }
+    // The records come with the chunk that holds them: the rest of the input is not read first.
+    let pulled = 0;
+    const endless: InputSource = {
+      ...source([]),
+      text: {
+        async *[Symbol.asyncIterator]() {
+          yield '{"a": [\n';
+          for (;;) {
+            pulled++;
+            yield '{"b": 1}\n'.repeat(100);
+          }
+        },
+      },
+    };
+    for await (const batch of readRecords(endless, { maxLineLength: 1 << 20, expected: "records" })) {
+      expect(batch.map((i) => i.ok)).toContain(true);
+      break;
+    }
+    expect(pulled).toBe(1);
+  });
+
+  it("still says that a pretty-printed object cut anywhere is one document (docs/cli.md, Wrong shape)", async () => {
+    const text = JSON.stringify(
+      { sites: [{ a: 'x"}{' }], incidents: [{ b: [1, -2.5e3, true, null] }] },
+      null,
+      2,
+    );
+    for (const chunks of [[text], [...text], cut(text, [0.3, 0.6])]) {
+      const error = await read(chunks).catch((e: unknown) => e);
+      expect((error as CliError).message).toContain(
+        "holds one JSON document, a JSON object with the keys sites",
+      );
+    }
+  });
+
+  it("names the line of invalid UTF-8 while it reads what may be one document", async () => {
+    const throwing: InputSource = {
+      ...source([]),
+      text: {
+        async *[Symbol.asyncIterator]() {
+          yield '{\n  "a": [\n    1,\n';
+          yield "    2,\n";
+          throw new InvalidUtf8Error("'test'", 99, 1);
+        },
+      },
+    };
+    const error = await read(throwing).catch((e: unknown) => e);
+    expect((error as CliError).message).toBe("'test' line 6 is not valid UTF-8 (byte 99 of the input).");
+  });
+});
+
+describe("openInput: invalid UTF-8", () => {
+  async function decode(chunks: readonly number[][]): Promise<unknown> {
+    const input = await openInput("-", { stdin: Readable.from(chunks.map((c) => Buffer.from(c))) });
+    try {
+      for await (const _ of input.text) {
+      }
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  }
+
+  it("names the first byte of a sequence cut by the end of the input, or broken in the next chunk", async () => {
+    const a = [0x61, 0x62];
+    for (const chunks of [
+      [[...a, 0xe2, 0x82]],
+      [[...a, 0xe2], [0x82]],
+      [[...a], [0xe2], [0x82]],
+      [[...a, 0xe2, 0x82], [0x41]],
+      [[...a, 0xe2], [0x82], [0x41]],
+      [[...a, 0xe2, 0x82, 0x41]],
+    ]) {
+      expect({ chunks, byte: ((await decode(chunks)) as InvalidUtf8Error).byte }).toEqual({
+        chunks,
+        byte: 3,
+      });
+    }
+    // A chunk that starts after a whole 4-byte character is judged from its own first byte.
+    const emoji = [0xf0, 0x9f, 0x98, 0x80];
+    expect(((await decode([emoji, [0x41, 0xff]])) as InvalidUtf8Error).byte).toBe(6);
+    expect(await decode([emoji.slice(0, 1), emoji.slice(1), [0x41]])).toBeUndefined();
   });
 });
 
