@@ -164,6 +164,18 @@ describe("incident-query match", () => {
     expect((await run("match", "--incidents", notObjects, "{}")).code).toBe(EXIT.dataError);
     expect((await run("match", "--incidents", file("bad.json", "[{"), "{}")).code).toBe(EXIT.dataError);
   });
+
+  it("prints an incident nested too deeply for JSON.stringify (compact), never 70", async () => {
+    // JSON.parse reads 100,000 nested arrays; JSON.stringify's recursion overflows the stack on them.
+    const depth = 100_000;
+    const text = `{"IncidentId":1,"X":${"[".repeat(depth)}${"]".repeat(depth)},"Title":"a"}`;
+    const deep = file("deep.ndjson", `${text}\n`);
+    for (const args of [[], ["--all"], ["--limit", "1"]]) {
+      const { code, out, err } = await run("match", "--incidents", deep, ...args, '{"Title": "a"}');
+      expect({ code, err }).toEqual({ code: EXIT.ok, err: "" });
+      expect(out).toBe(`${text}\n`);
+    }
+  });
 });
 
 describe("incident-query timeline", () => {
