@@ -134,7 +134,7 @@ Exit codes: 0 found (printed), 1 no incident matches, 2 invalid Search Condition
         return;
       }
       if (found === 0) {
-        context.stderr.write("No incident matches the Search Conditions.\n");
+        context.stderr.write("incident-query: No incident matches the Search Conditions.\n");
         context.exitCode = EXIT.noMatch;
         return;
       }

@@ -210,7 +210,7 @@ async function entriesFromDataset(
   ];
   if (sites.length === 0) {
     context.stderr.write(
-      `No incident '${incident}'${site === undefined ? "" : ` in site '${site}'`} in ${label}.\n`,
+      `incident-query: No incident '${incident}'${site === undefined ? "" : ` in site '${site}'`} in ${label}.\n`,
     );
     context.exitCode = EXIT.noMatch;
     return undefined;

@@ -381,4 +381,21 @@ describe("incident-query as an operator's tool (issue 13)", () => {
     );
     expect((await run("timeline", "--data", dataset)).code).toBe(EXIT.usage);
   });
+
+  it("writes every message on stderr as one line prefixed incident-query: (docs/cli.md)", async () => {
+    const dataset = join(import.meta.dirname, "../../examples/sample-dataset.json");
+    const cases: [string[], number, RegExp][] = [
+      [["match", "--incidents", arrayFile, '{"Severity": "Critical"}'], EXIT.noMatch, /No incident matches/],
+      [["timeline", "--data", dataset, "--incident", "none"], EXIT.noMatch, /No incident 'none' in '/],
+      [["match", "{}"], EXIT.usage, /required option '--incidents <file>' not specified \(add --help/],
+      [["mach"], EXIT.usage, /unknown command 'mach' \(Did you mean match\?\) \(add --help/],
+      [["serve", "--port", "x"], EXIT.usage, /argument 'x' is invalid/],
+    ];
+    for (const [argv, exitCode, message] of cases) {
+      const { code, err } = await run(...argv);
+      expect({ argv, code }).toEqual({ argv, code: exitCode });
+      expect(err).toMatch(/^incident-query: [^\n]*\n$/);
+      expect(err).toMatch(message);
+    }
+  });
 });
