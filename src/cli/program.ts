@@ -51,7 +51,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerCheckCommand(program, context);
   registerMatchCommand(program, context);
   registerTimelineCommand(program, context);
-  registerServeCommand(program);
+  registerServeCommand(program, { stdin: io.stdin });
   try {
     await program.parseAsync([...argv], { from: "user" });
     await output.flush();
