@@ -1,7 +1,9 @@
 /**
  * The `incident-query` executable: binds the CLI to the process. Whatever happens, the process ends with
  * an exit code of the README's table and one line on stderr: an unexpected error is 70 (its stack only with
- * `--debug`), and a reader that closes standard output early (`| head -1`) ends the program quietly with 0.
+ * `--debug`), and a reader that closes standard output or standard error early (`| head -1`,
+ * `2>&1 | head -1`) ends the program quietly with 0; a failure to write either is 74 (docs/cli.md, "Output
+ * and exit codes").
  */
 import { describeUnexpected, runCli } from "./program.js";
 
@@ -14,6 +16,13 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
   process.stderr.write(`incident-query: Cannot write the output: ${error.message.split("\n")[0]}\n`);
   process.exit(74);
+});
+
+// Standard error likewise: its reader gone (EPIPE), the messages have nobody to read them; another failure
+// (a full disk) is an I/O error (74), which cannot be reported on the stream that failed. Without this
+// listener the error would reach `uncaughtException`, and be told as a bug (70) on that same stream.
+process.stderr.on("error", (error: NodeJS.ErrnoException) => {
+  process.exit(error.code === "EPIPE" ? (process.exitCode ?? 0) : 74);
 });
 
 function fail(error: unknown): void {

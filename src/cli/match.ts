@@ -1,3 +1,4 @@
+import { constants } from "node:buffer";
 import { type Command, Option } from "commander";
 import { DATASET_KEYS } from "../commands/memory/dataset.js";
 import { compile } from "../conditions/compile.js";
@@ -11,7 +12,9 @@ import {
   type RecordCliOptions,
   readSearchConditionsArgument,
 } from "./input.js";
+import { formatJson } from "./output.js";
 import type { CliContext } from "./program.js";
+import { formatPosition } from "./records.js";
 
 interface MatchOptions extends RecordCliOptions {
   readonly incidents: string;
@@ -19,6 +22,13 @@ interface MatchOptions extends RecordCliOptions {
   readonly count?: boolean;
   readonly limit?: number;
 }
+
+/**
+ * Why a matching incident is not printed: its JSON text would be longer than a string can be (an incident
+ * of numbers such as `1e20`, which print as 21 digits, under a `--max-line-length` near that length). The
+ * incident is then an invalid record (65, with its line), never an unexpected error (70).
+ */
+const TOO_LONG_TO_PRINT = `A matching incident cannot be printed: its JSON text is longer than the longest string JavaScript holds (${constants.MAX_STRING_LENGTH} characters).`;
 
 /** Whether a value looks like a dataset rather than a record: an object whose keys are all dataset keys. */
 export function looksLikeDataset(value: unknown): boolean {
@@ -30,9 +40,10 @@ export function looksLikeDataset(value: unknown): boolean {
 /**
  * `match --incidents <file|-> <conditions>`: streams the incidents of a JSON array or NDJSON input (a file,
  * `-` or a pipe; gzip or not) and prints the first matching incident (docs/semantics.md 1.9: earliest
- * CreatedUtcTime, then IncidentId) as JSON; `--all` streams every match as NDJSON in input order
- * (`--limit N` stops after N), `--count` prints the number of matches. Exit codes: 0 found, 1 none
- * matches, 2 invalid Search Conditions, 64/65/66/74 as the README's table says. Memory stays constant.
+ * CreatedUtcTime, then IncidentId) as indented JSON (compact when nested too deeply to indent, see
+ * `formatJson`); `--all` streams every match as NDJSON in input order (`--limit N` stops after N),
+ * `--count` prints the number of matches. Exit codes: 0 found, 1 none matches, 2 invalid Search
+ * Conditions, 64/65/66/74 as the README's table says. Memory stays constant.
  */
 export function registerMatchCommand(program: Command, context: CliContext): void {
   const command = program
@@ -71,8 +82,10 @@ Exit codes: 0 found (printed), 1 no incident matches, 2 invalid Search Condition
       const all = options.all === true || options.limit !== undefined;
       const limit = options.limit ?? Number.POSITIVE_INFINITY;
       let found = 0;
-      let best: { incident: object; key: ReturnType<typeof orderKeyOf> } | undefined;
-      const { log } = await forEachRecord(
+      let best:
+        | { incident: object; key: ReturnType<typeof orderKeyOf>; line: number; record: number }
+        | undefined;
+      const { log, source } = await forEachRecord(
         options.incidents,
         context,
         options,
@@ -95,15 +108,22 @@ Exit codes: 0 found (printed), 1 no incident matches, 2 invalid Search Condition
             );
           }
           if (!matches(record)) return undefined;
+          // --count conflicts with --all and --limit.
+          const text = all ? formatJson(record) : "";
+          if (text === undefined) {
+            problems.add(line, number, [TOO_LONG_TO_PRINT]);
+            return undefined;
+          }
           found++;
           if (options.count === true) return undefined;
           if (all) {
-            const written = context.output.write(`${JSON.stringify(record)}\n`);
+            const written = context.output.write(`${text}\n`);
             if (found >= limit) return written === undefined ? false : written.then(() => false);
             return written;
           }
           const key = orderKeyOf(record);
-          if (best === undefined || isBefore(key, best.key)) best = { incident: record, key };
+          if (best === undefined || isBefore(key, best.key))
+            best = { incident: record, key, line, record: number };
           return undefined;
         },
       );
@@ -114,10 +134,19 @@ Exit codes: 0 found (printed), 1 no incident matches, 2 invalid Search Condition
         return;
       }
       if (found === 0) {
-        context.stderr.write("No incident matches the Search Conditions.\n");
+        context.stderr.write("incident-query: No incident matches the Search Conditions.\n");
         context.exitCode = EXIT.noMatch;
         return;
       }
-      if (best !== undefined) await context.output.write(`${JSON.stringify(best.incident, null, 2)}\n`);
+      if (best !== undefined) {
+        const text = formatJson(best.incident, 2);
+        if (text === undefined) {
+          throw new CliError(
+            `${formatPosition(source.label, best.line, best.record)}: ${TOO_LONG_TO_PRINT}`,
+            EXIT.dataError,
+          );
+        }
+        await context.output.write(`${text}\n`);
+      }
     });
 }

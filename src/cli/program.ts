@@ -43,12 +43,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
-    })
-    .showHelpAfterError("(add --help for usage and examples)");
+      // A usage error is one line, prefixed as every message is (docs/cli.md, "Output and exit codes"):
+      // commander's `error: unknown command 'mach'\n(Did you mean match?)\n` becomes
+      // `incident-query: unknown command 'mach' (Did you mean match?) (add --help for usage and examples)`.
+      outputError: (text, write) => write(`incident-query: ${usageMessage(text)}\n`),
+    });
   registerCheckCommand(program, context);
   registerMatchCommand(program, context);
   registerTimelineCommand(program, context);
-  registerServeCommand(program);
+  registerServeCommand(program, { stdin: io.stdin });
   try {
     await program.parseAsync([...argv], { from: "user" });
     await output.flush();
@@ -78,6 +81,17 @@ export function describeUnexpected(error: unknown, debug: boolean): string {
   if (debug) return `unexpected error: ${error instanceof Error ? error.stack : String(error)}`;
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return `unexpected error: ${oneLine(message)} (a bug; --debug prints its stack)`;
+}
+
+/** A commander error message (`error: …`, maybe several lines) as one line, with the way to the help. */
+function usageMessage(text: string): string {
+  const message = text
+    .replace(/^error: /, "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .join(" ");
+  return `${oneLine(message)} (add --help for usage and examples)`;
 }
 
 function oneLine(text: string): string {

@@ -12,9 +12,9 @@ import {
   createMemoryBackend,
   type Dataset,
   DatasetError,
+  type DatasetIssue,
   formatDatasetIssues,
   loadSampleDataset,
-  parseDataset,
 } from "../commands/index.js";
 import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import { DEFAULT_CATALOG, extendCatalog, type FieldCatalog, type FieldSpec } from "../conditions/catalog.js";
@@ -32,13 +32,17 @@ import {
   normalizeBasePath,
 } from "../server/create-server.js";
 import { CliError, EXIT } from "./exit-codes.js";
+import { readDocument } from "./input.js";
+import type { CliContext } from "./program.js";
 
-/** Hooks for embedding and tests; the CLI itself passes none. */
+/** Hooks for embedding and tests; the CLI itself passes only its `stdin`. */
 export interface ServeHooks {
   /** Aborting it stops the server, as SIGINT or SIGTERM do. */
   readonly stopSignal?: AbortSignal;
   /** Called once the server listens, with its base URL (`http://127.0.0.1:8080`) and the instance. */
   readonly onListening?: (url: string, server: FastifyInstance) => void;
+  /** What `--data -` reads; default `process.stdin`. */
+  readonly stdin?: NodeJS.ReadableStream | undefined;
 }
 
 /** The parsed options of `serve`. */
@@ -121,15 +125,21 @@ const count = (n: number): string => n.toLocaleString("en-US");
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 /**
- * Reads, parses, checks and indexes the `--data` file once (the memory backend validates it against the
- * catalogue). A file of `PROGRESS_FROM_BYTES` or more reports each stage on standard error as it begins
- * (the stages are synchronous: a line per stage is the finest report they allow); every `--data` ends
- * with one summary line.
+ * Reads, parses, checks and indexes the `--data` input once (the memory backend validates it against the
+ * catalogue). The input is read as `timeline --data` reads it (`readDocument`, docs/cli.md "Inputs"): a
+ * path or `-` for `stdin`, gzip or not, strict UTF-8, one JSON document whose objects repeat no key. A file
+ * of `PROGRESS_FROM_BYTES` or more reports each stage on standard error as it begins (the stages are
+ * synchronous: a line per stage is the finest report they allow); every `--data` ends with one summary
+ * line.
+ * @throws {CliError} 66 when the input cannot be opened; 65 when it is not gzip, UTF-8 or JSON as
+ *   `readDocument` says, or not a valid dataset (every problem listed first, `invalidDataset`); 74 when
+ *   reading fails
  */
 async function loadDataset(
   path: string | undefined,
   catalog: FieldCatalog | undefined,
   writeErr: (text: string) => void,
+  stdin: NodeJS.ReadableStream | undefined,
 ): Promise<Loaded> {
   const options = catalog === undefined ? {} : { catalog };
   if (path === undefined) {
@@ -139,31 +149,16 @@ async function loadDataset(
   const started = performance.now();
   let size = 0;
   try {
-    size = (await stat(path)).size;
+    if (path !== "-") size = (await stat(path)).size;
   } catch {
-    // readText reports it.
+    // readDocument reports it.
   }
   const verbose = size >= PROGRESS_FROM_BYTES;
-  if (verbose) writeErr(`Loading '${path}' (${(size / 1_048_576).toFixed(1)} MiB): reading…\n`);
-  const text = await readText(path, "the dataset");
-  let input: unknown;
-  try {
-    if (verbose) writeErr(`  parsing JSON (${seconds(performance.now() - started)} so far)…\n`);
-    input = JSON.parse(text);
-  } catch {
-    const validation = parseDataset(text, options);
-    throw new CliError(
-      `'${path}' is not a valid dataset:\n${validation.ok ? "not JSON" : formatDatasetIssues(validation.issues)}`,
-      EXIT.dataError,
-    );
+  if (verbose) {
+    writeErr(`Loading '${path}' (${(size / 1_048_576).toFixed(1)} MiB): reading and parsing JSON…\n`);
   }
-  const duplicate = findDuplicateKey(text);
-  if (duplicate !== undefined) {
-    throw new CliError(
-      `'${path}' is not a valid dataset: ${duplicateKeyMessage("it", duplicate)}`,
-      EXIT.dataError,
-    );
-  }
+  // readDocument reads only the context's `stdin` (what `-` reads).
+  const { value: input, label } = await readDocument(path, { stdin } as CliContext);
   const lists = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
   const lengthOf = (key: string): number =>
     Array.isArray(lists[key]) ? (lists[key] as unknown[]).length : 0;
@@ -185,18 +180,33 @@ async function loadDataset(
     };
     backend = createMemoryBackend(input as Dataset, verbose ? { ...options, onLoadProgress } : options);
   } catch (error) {
-    if (error instanceof DatasetError) {
-      throw new CliError(
-        `'${path}' is not a valid dataset:\n${formatDatasetIssues(error.issues)}`,
-        EXIT.dataError,
-      );
-    }
+    if (error instanceof DatasetError) throw invalidDataset(label, error.issues, writeErr);
     throw error;
   }
   writeErr(
-    `Loaded '${path}': ${count(lengthOf("incidents"))} incidents, ${count(lengthOf("timelineEntries"))} timeline entries, ${count(lengthOf("artifacts"))} artifacts in ${seconds(performance.now() - started)}.\n`,
+    `Loaded ${label}: ${count(lengthOf("incidents"))} incidents, ${count(lengthOf("timelineEntries"))} timeline entries, ${count(lengthOf("artifacts"))} artifacts in ${seconds(performance.now() - started)}.\n`,
   );
   return { dataset: input as Dataset, backend };
+}
+
+/**
+ * Lists every problem of an invalid dataset on standard error, one line each, prefixed and with its path
+ * (`incident-query: 'x.json' sites[0].timeZone: …`; at most `MAX_DATASET_ISSUES`, then one line saying how
+ * many more), as `timeline --data` does (docs/server.md, the `--data` option).
+ * @returns the error that ends `serve`: 65, with the number of problems
+ */
+function invalidDataset(
+  label: string,
+  issues: readonly DatasetIssue[],
+  writeErr: (text: string) => void,
+): CliError {
+  for (const issue of issues) {
+    writeErr(`incident-query: ${label} ${formatDatasetIssues([issue]).replaceAll("\n", " ")}\n`);
+  }
+  return new CliError(
+    `${label.charAt(0).toUpperCase()}${label.slice(1)} is not a valid dataset (${issues.length} problem${issues.length === 1 ? "" : "s"}).`,
+    EXIT.dataError,
+  );
 }
 
 /**
@@ -211,6 +221,7 @@ async function openDatabase(
   data: string | undefined,
   catalog: FieldCatalog | undefined,
   writeErr: (text: string) => void,
+  stdin: NodeJS.ReadableStream | undefined,
 ): Promise<Loaded & { close: () => Promise<void> }> {
   const isUrl = /^postgres(ql)?:\/\//i.test(location);
   let backend: PostgresBackend;
@@ -240,13 +251,14 @@ async function openDatabase(
     );
     return { dataset: { users: [...(await backend.users())] }, backend, close: () => backend.close() };
   }
-  const { dataset } = await loadDataset(data, catalog, writeErr);
+  const { dataset } = await loadDataset(data, catalog, writeErr, stdin);
   try {
     await backend.loadDataset(dataset);
   } catch (error) {
     await backend.close();
     if (error instanceof DatasetError) {
-      throw new CliError(`The dataset is not valid:\n${formatDatasetIssues(error.issues)}`, EXIT.dataError);
+      const label = data === undefined ? "the sample dataset" : data === "-" ? "standard input" : `'${data}'`;
+      throw invalidDataset(label, error.issues, writeErr);
     }
     throw new CliError(
       `Cannot load the dataset into '${location}': ${(error as Error).message}`,
@@ -374,8 +386,9 @@ function curlExample(
  * [--jwt-secret] [--jwt-public-key] [--rate-limit] [--base-path] [--catalog] [--request-timeout-ms]
  * [--keep-alive-timeout-ms] [--max-connections-per-address] [--max-connections] [--max-time-ms]`
  * (issues 6, 10, 13; the transport numbers and their defaults are docs/semantics.md 3.1's, the time budget
- * docs/semantics.md 1.7's). A `--data` file of 4 MiB or more reports its loading stages on standard error;
- * every `--data` ends with a summary line there.
+ * docs/semantics.md 1.7's). `--data` is read as `timeline --data` reads it (a path or `-`, gzip or not,
+ * strict UTF-8); a file of 4 MiB or more reports its loading stages on standard error; every `--data` ends
+ * with a summary line there, or with every problem of an invalid dataset, one line each.
  * On start it prints one line `Listening on <url>` on standard output, then (when it generated a key)
  * the key, then a `curl` example; the server's JSON log lines go to standard error. It stops cleanly on
  * SIGINT and SIGTERM (the action's promise resolves, exit code 0).
@@ -391,7 +404,10 @@ export function registerServeCommand(program: Command, hooks: ServeHooks = {}): 
     .description("Serve the three commands over HTTP (the reference command server).")
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--port <port>", "TCP port; 0 picks a free port", parsePort, 8080)
-    .option("--data <dataset.json>", "dataset of the memory backend (default: the bundled sample dataset)")
+    .option(
+      "--data <dataset.json>",
+      "dataset of the memory backend: JSON, gzip or not; - for standard input (default: the bundled sample dataset)",
+    )
     .option(
       "--database <url|folder>",
       "keep the data in PostgreSQL (postgres://…) or in PGlite in a folder; an empty database is loaded from --data (default: the sample)",
@@ -460,8 +476,8 @@ TriggerIncidentExternalAction, AddNotesToArtifacts}; GET /healthz answers 200.`,
       const catalog = options.catalog === undefined ? undefined : await loadCatalog(options.catalog);
       const { dataset, backend, close } =
         options.database === undefined
-          ? { ...(await loadDataset(options.data, catalog, writeErr)), close: async () => {} }
-          : await openDatabase(options.database, options.data, catalog, writeErr);
+          ? { ...(await loadDataset(options.data, catalog, writeErr, hooks.stdin)), close: async () => {} }
+          : await openDatabase(options.database, options.data, catalog, writeErr, hooks.stdin);
       const users = dataset.users ?? [];
       for (const { username } of options.apiKey) {
         if (!users.some((user) => user.username === username)) {

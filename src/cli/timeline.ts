@@ -115,6 +115,8 @@ class KeptEntries {
   readonly keys: { readonly Time: string; readonly TimelineID: number }[] = [];
 
   add(entry: TimelineEntry): void {
+    // A validated entry is a new object of the ten fields of specification 2.2 (strings, a number, arrays
+    // of strings): never nested, so JSON.stringify cannot overflow the stack as on a record (`formatJson`).
     this.texts.push(JSON.stringify(entry));
     this.keys.push({ Time: entry.Time, TimelineID: entry.TimelineID });
   }
@@ -208,7 +210,7 @@ async function entriesFromDataset(
   ];
   if (sites.length === 0) {
     context.stderr.write(
-      `No incident '${incident}'${site === undefined ? "" : ` in site '${site}'`} in ${label}.\n`,
+      `incident-query: No incident '${incident}'${site === undefined ? "" : ` in site '${site}'`} in ${label}.\n`,
     );
     context.exitCode = EXIT.noMatch;
     return undefined;

@@ -198,6 +198,18 @@ describe("incident-query match", () => {
     expect((await run("match", "--incidents", notObjects, "{}")).code).toBe(EXIT.dataError);
     expect((await run("match", "--incidents", file("bad.json", "[{"), "{}")).code).toBe(EXIT.dataError);
   });
+
+  it("prints an incident nested too deeply for JSON.stringify (compact), never 70", async () => {
+    // JSON.parse reads 100,000 nested arrays; JSON.stringify's recursion overflows the stack on them.
+    const depth = 100_000;
+    const text = `{"IncidentId":1,"X":${"[".repeat(depth)}${"]".repeat(depth)},"Title":"a"}`;
+    const deep = file("deep.ndjson", `${text}\n`);
+    for (const args of [[], ["--all"], ["--limit", "1"]]) {
+      const { code, out, err } = await run("match", "--incidents", deep, ...args, '{"Title": "a"}');
+      expect({ code, err }).toEqual({ code: EXIT.ok, err: "" });
+      expect(out).toBe(`${text}\n`);
+    }
+  });
 });
 
 describe("incident-query timeline", () => {
@@ -402,5 +414,22 @@ describe("incident-query as an operator's tool (issue 13)", () => {
       "holds a JSON array of 4 values; expected a dataset: a JSON object with the keys sites",
     );
     expect((await run("timeline", "--data", dataset)).code).toBe(EXIT.usage);
+  });
+
+  it("writes every message on stderr as one line prefixed incident-query: (docs/cli.md)", async () => {
+    const dataset = join(import.meta.dirname, "../../examples/sample-dataset.json");
+    const cases: [string[], number, RegExp][] = [
+      [["match", "--incidents", arrayFile, '{"Severity": "Critical"}'], EXIT.noMatch, /No incident matches/],
+      [["timeline", "--data", dataset, "--incident", "none"], EXIT.noMatch, /No incident 'none' in '/],
+      [["match", "{}"], EXIT.usage, /required option '--incidents <file>' not specified \(add --help/],
+      [["mach"], EXIT.usage, /unknown command 'mach' \(Did you mean match\?\) \(add --help/],
+      [["serve", "--port", "x"], EXIT.usage, /argument 'x' is invalid/],
+    ];
+    for (const [argv, exitCode, message] of cases) {
+      const { code, err } = await run(...argv);
+      expect({ argv, code }).toEqual({ argv, code: exitCode });
+      expect(err).toMatch(/^incident-query: [^\n]*\n$/);
+      expect(err).toMatch(message);
+    }
   });
 });

@@ -116,6 +116,18 @@ describe("the built incident-query executable", () => {
     expect(JSON.parse(match.out).TimelineID).toBe(1);
   });
 
+  it("ends quietly when the reader of standard error goes away; 74 when standard error cannot be written", () => {
+    // 50,000 problems: more lines on stderr than a pipe holds.
+    file("invalid-many.ndjson", "x\n".repeat(50_000));
+    const closed = sh("$IQ match --incidents invalid-many.ndjson --max-errors 100000 '{}' 2>&1 | head -1");
+    // 65 when the command had already ended with its data error, else 0; never 70 (a bug).
+    expect([EXIT.ok, EXIT.dataError]).toContain(closed.code);
+    expect(closed.out).toMatch(/^incident-query: 'invalid-many.ndjson' line 1: /);
+    expect(closed.out.split("\n")).toHaveLength(2);
+    expect(sh("$IQ match --incidents invalid-many.ndjson '{}' 2>/dev/full").code).toBe(EXIT.ioError);
+    expect(sh("$IQ check '{}' >/dev/null 2>/dev/full").code).toBe(EXIT.ok);
+  });
+
   it("exits 66 for a directory and a missing file, in one line", () => {
     for (const target of ["a-directory", "missing.ndjson"]) {
       const { code, err } = sh(`$IQ match --incidents ${target} '{}'`);

@@ -8,8 +8,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
 import { Command, CommanderError } from "commander";
 import type { FastifyInstance } from "fastify";
 import { afterAll, describe, expect, it } from "vitest";
@@ -68,16 +70,26 @@ async function serve(args: readonly string[]): Promise<Started> {
   };
 }
 
-/** Runs `serve` in-process and returns the error it ends with. */
-async function serveError(args: readonly string[]): Promise<unknown> {
+/** Runs `serve` in-process and returns the error it ends with, and what it wrote on standard error. */
+async function serveFailure(
+  args: readonly string[],
+  stdin?: NodeJS.ReadableStream,
+): Promise<{ error: unknown; stderr: string }> {
+  let stderr = "";
   const program = new Command("incident-query")
     .exitOverride()
-    .configureOutput({ writeOut: () => {}, writeErr: () => {} });
-  registerServeCommand(program, { stopSignal: AbortSignal.abort() });
-  return program.parseAsync(["serve", "--port", "0", ...args], { from: "user" }).then(
+    .configureOutput({ writeOut: () => {}, writeErr: (t) => (stderr += t) });
+  registerServeCommand(program, { stopSignal: AbortSignal.abort(), stdin });
+  const error = await program.parseAsync(["serve", "--port", "0", ...args], { from: "user" }).then(
     () => undefined,
     (error: unknown) => error,
   );
+  return { error, stderr };
+}
+
+/** Runs `serve` in-process and returns the error it ends with. */
+async function serveError(args: readonly string[]): Promise<unknown> {
+  return (await serveFailure(args)).error;
 }
 
 /** Reads the printed curl example back into URL, headers and body. */
@@ -287,9 +299,10 @@ describe("serve: --catalog (issue 13)", () => {
   });
 
   it("refuses the same dataset without the catalogue (Severity 'Unassigned')", async () => {
-    const error = await serveError(["--data", customDatasetFile]);
+    const { error, stderr } = await serveFailure(["--data", customDatasetFile]);
     expect((error as CliError).exitCode).toBe(EXIT.dataError);
-    expect((error as CliError).message).toMatch(/Unassigned/);
+    expect((error as CliError).message).toMatch(/is not a valid dataset \(1 problem\)\.$/);
+    expect(stderr).toMatch(/^incident-query: '.*' incidents\[\d+\]\.Severity: .*Unassigned[^\n]*\n$/);
   });
 
   it.each([
@@ -329,12 +342,11 @@ describe("serve: --data loading report (issue 13)", () => {
     const started = await serve(["--data", big]);
     try {
       const lines = started.stderr().split("\n");
-      expect(lines[0]).toMatch(/^Loading '.*big\.json' \(4\.0 MiB\): reading…$/);
-      expect(lines[1]).toMatch(/^ {2}parsing JSON \(\d+\.\d s so far\)…$/);
-      expect(lines[2]).toMatch(
+      expect(lines[0]).toMatch(/^Loading '.*big\.json' \(4\.0 MiB\): reading and parsing JSON…$/);
+      expect(lines[1]).toMatch(
         /^ {2}checking and indexing 4 incidents and \d+ timeline entries \(\d+\.\d s so far\)…$/,
       );
-      expect(lines[3]).toMatch(
+      expect(lines[2]).toMatch(
         /^Loaded '.*big\.json': 4 incidents, \d+ timeline entries, \d+ artifacts in \d+\.\d s\.$/,
       );
       expect(started.stdout().split("\n")[0]).toBe(`Listening on ${started.url}`);
@@ -355,6 +367,62 @@ describe("serve: --data loading report (issue 13)", () => {
     } finally {
       await started.stop();
     }
+  });
+});
+
+describe("serve: --data is read as timeline --data reads it (docs/cli.md, Inputs)", () => {
+  const text = JSON.stringify(TEST_DATASET);
+
+  it("reads gzip and - (standard input)", async () => {
+    const gzip = join(dir, "dataset.json.gz");
+    writeFileSync(gzip, gzipSync(text));
+    const fromGzip = await serveFailure(["--data", gzip]);
+    expect(fromGzip.error).toBeUndefined();
+    expect(fromGzip.stderr).toMatch(/^Loaded '.*dataset\.json\.gz': 4 incidents, /);
+    const fromStdin = await serveFailure(["--data", "-"], Readable.from([gzipSync(text)]));
+    expect(fromStdin.error).toBeUndefined();
+    expect(fromStdin.stderr).toMatch(/^Loaded standard input: 4 incidents, /);
+  });
+
+  it("refuses invalid UTF-8 (never U+FFFD), text that is not JSON, and a repeated key with 65", async () => {
+    const bytes = Buffer.from(text);
+    bytes[text.indexOf('"incidents"') + 2] = 0xff;
+    const invalid = join(dir, "invalid-utf8.json");
+    writeFileSync(invalid, bytes);
+    const notJson = join(dir, "not-json.json");
+    writeFileSync(notJson, '{"sites": [\n}');
+    const repeated = join(dir, "repeated.json");
+    writeFileSync(repeated, `{"users": [], ${text.slice(1)}`);
+    for (const [path, message] of [
+      [invalid, /is not valid UTF-8/],
+      [notJson, /'.*not-json\.json' is not valid JSON/],
+      [repeated, /repeats the key 'users'/],
+    ] as const) {
+      const { error } = await serveFailure(["--data", path]);
+      expect(error).toBeInstanceOf(CliError);
+      expect((error as CliError).exitCode).toBe(EXIT.dataError);
+      expect((error as CliError).message).toMatch(message);
+    }
+  });
+
+  it("lists every problem of an invalid dataset with its path, one prefixed line each", async () => {
+    const path = join(dir, "two-problems.json");
+    writeFileSync(
+      path,
+      JSON.stringify({
+        sites: [{ name: "S", timeZone: "Mars/Base" }],
+        users: [{ username: "u", sites: ["T"] }],
+      }),
+    );
+    const { error, stderr } = await serveFailure(["--data", path]);
+    expect((error as CliError).exitCode).toBe(EXIT.dataError);
+    expect((error as CliError).message).toMatch(
+      /'.*two-problems\.json' is not a valid dataset \(2 problems\)\.$/,
+    );
+    const lines = stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^incident-query: '.*two-problems\.json' sites\[0\]\.timeZone: /);
+    expect(lines[1]).toMatch(/^incident-query: '.*two-problems\.json' users\[0\]\.sites\[0\]: /);
   });
 });
 
@@ -379,8 +447,8 @@ describe("serve: errors", () => {
   });
 
   it.each([
-    [["--data", join(dir, "missing.json")], EXIT.noInput, /Cannot read the dataset/],
-    [["--data", badDatasetFile], EXIT.dataError, /not a valid dataset:\n.*users/s],
+    [["--data", join(dir, "missing.json")], EXIT.noInput, /Cannot read '.*missing\.json': no such file/],
+    [["--data", badDatasetFile], EXIT.dataError, /'.*bad\.json' is not a valid dataset \(1 problem\)\./],
     [["--data", datasetFile, "--api-key", "nobody=k"], EXIT.usage, /no user 'nobody'/],
     [
       ["--data", datasetFile, "--api-key", "analyst=k", "--api-key", "lead=k"],
