@@ -305,7 +305,7 @@ export async function forEachRecord(
  */
 export async function readDocument(
   name: string,
-  context: CliContext,
+  context: Pick<CliContext, "stdin">,
 ): Promise<{ value: unknown; label: string }> {
   const source = await openInput(name, { stdin: context.stdin });
   const parts: string[] = [];

@@ -33,7 +33,6 @@ import {
 } from "../server/create-server.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { readDocument } from "./input.js";
-import type { CliContext } from "./program.js";
 
 /** Hooks for embedding and tests; the CLI itself passes only its `stdin`. */
 export interface ServeHooks {
@@ -158,7 +157,7 @@ async function loadDataset(
     writeErr(`Loading '${path}' (${(size / 1_048_576).toFixed(1)} MiB): reading and parsing JSON…\n`);
   }
   // readDocument reads only the context's `stdin` (what `-` reads).
-  const { value: input, label } = await readDocument(path, { stdin } as CliContext);
+  const { value: input, label } = await readDocument(path, { stdin });
   const lists = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
   const lengthOf = (key: string): number =>
     Array.isArray(lists[key]) ? (lists[key] as unknown[]).length : 0;

@@ -636,13 +636,16 @@ describe("limits and stack safety (DECISIONS 1.7)", () => {
     expect(issues.map((i) => [i.code, i.path.length])).toEqual([["limit_exceeded", 32]]);
   });
 
-  it("turns a stack overflow under unlimited limits into a depth issue, never a crash", () => {
+  it("refuses unlimited limits as options, so a 100,000-deep input can never reach the stack's end", () => {
     let c: unknown = { Title: "x" };
     for (let i = 0; i < 100_000; i++) c = { $and: [c] };
-    const issues = issuesOf(c, {
-      limits: { depth: Number.POSITIVE_INFINITY, nodes: Number.POSITIVE_INFINITY },
-    });
-    expect(issues.map((i) => [i.code, i.path])).toEqual([["limit_exceeded", []]]);
+    expect(() => issuesOf(c, { limits: { depth: Number.POSITIVE_INFINITY } })).toThrow(
+      /Limit 'depth' must be an integer ≥ 0, found Infinity/,
+    );
+    expect(() => issuesOf(c, { limits: { nodes: Number.POSITIVE_INFINITY } })).toThrow(RangeError);
+    // At the deepest configurable depth the input is refused where it passes 256 levels.
+    const issues = issuesOf(c, { limits: { depth: 256, nodes: 1_000_000 } });
+    expect(issues.map((i) => [i.code, i.path.length])).toEqual([["limit_exceeded", 256]]);
   });
 
   it("refuses cyclic inputs with a limit issue", () => {

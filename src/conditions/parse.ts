@@ -409,7 +409,7 @@ class Parser {
     return false;
   }
 
-  /** A failure that is not a refusal (a stack overflow under a huge configured depth, a bug): an issue. */
+  /** A failure that is not a refusal (a bug; a stack overflow, which no configurable depth reaches): an issue. */
   unexpected(error: unknown): void {
     if (error instanceof RangeError && /call stack/i.test(error.message)) this.limit("depth", []);
     else
