@@ -407,6 +407,11 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
 
   /** Authentication and rate limit of a command path (set once the routes are registered). */
   let gate: ((request: FastifyRequest, reply: FastifyReply) => Promise<boolean>) | undefined;
+  /**
+   * Counts a failed authentication of an over-long request against its client address's budget: the
+   * seconds to wait once the budget is spent, else undefined (set once the routes are registered).
+   */
+  let failedOverflowLimit: ((address: string) => Promise<number | undefined>) | undefined;
 
   const app = Fastify({
     logger: loggerOption(options.logger),
@@ -467,10 +472,7 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
         ? overflowedCommandRequest((error as { rawPacket?: unknown }).rawPacket)
         : undefined;
       if (overflowed !== undefined) {
-        void authenticator.authenticate(overflowed).then(
-          (auth) => answerOverflow(socket, auth.ok),
-          () => answerOverflow(socket, true),
-        );
+        void judgeOverflow(socket, overflowed);
         return;
       }
       const body = JSON.stringify({
@@ -514,14 +516,26 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
     return headers;
   }
 
-  /** Answers an over-long command request: 431 to a caller with a valid credential, else 401; then closes. */
-  function answerOverflow(socket: Socket, authenticated: boolean): void {
+  /**
+   * Answers an over-long command request, then closes: 431 to a caller whose credential is valid; else the
+   * failed authentication counts against the client address's budget, as any other does (so keys cannot be
+   * guessed through over-long requests at line speed), and the answer is 401, or 429 past the budget.
+   */
+  async function judgeOverflow(socket: Socket, headers: Record<string, string | string[]>): Promise<void> {
+    const auth = await authenticator.authenticate(headers).catch(() => ({ ok: false as const }));
+    if (auth.ok)
+      return answerRaw(socket, "431 Request Header Fields Too Large", "The request headers are too large.");
+    const retryAfter = await failedOverflowLimit?.(socket.remoteAddress ?? "").catch(() => undefined);
+    if (retryAfter === undefined) return answerRaw(socket, "401 Unauthorized", MESSAGES.unauthorized);
+    return answerRaw(socket, "429 Too Many Requests", MESSAGES.rateLimited, `Retry-After: ${retryAfter}\r\n`);
+  }
+
+  /** Writes a whole answer with an `Error` body on a socket no request object owns, and closes it. */
+  function answerRaw(socket: Socket, status: string, message: string, headers = ""): void {
     if (socket.destroyed || !socket.writable) return;
-    const body = JSON.stringify({
-      Error: authenticated ? "The request headers are too large." : MESSAGES.unauthorized,
-    });
+    const body = JSON.stringify({ Error: message });
     socket.end(
-      `HTTP/1.1 ${authenticated ? "431 Request Header Fields Too Large" : "401 Unauthorized"}\r\n` +
+      `HTTP/1.1 ${status}\r\n${headers}` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `Connection: close\r\n\r\n${body}`,
     );
@@ -701,6 +715,14 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
       return true;
     }
     gate = authenticated;
+    failedOverflowLimit = async (address) => {
+      // The limiter reads only the address (through `keyGenerator`) and the route's config of a request.
+      const result = await limiter({
+        ip: address,
+        routeOptions: { config: {} },
+      } as unknown as FastifyRequest);
+      return result.isAllowed || !result.isExceeded ? undefined : Math.max(1, result.ttlInSeconds);
+    };
 
     // A wildcard, not a `:name` parameter: a parameter is capped in length by the router (a long name
     // would be 404 before authentication), a wildcard is not; the handler judges the name.

@@ -256,6 +256,44 @@ describe("DECISIONS 3.1 / 1.1: a body that is a JSON object is not answered 'mus
 });
 
 describe("DECISIONS 3.1: 401 whatever the command name's length (over real HTTP)", () => {
+  /** Sends a POST with a 20,000-character command name; its status and Retry-After. */
+  async function overLong(
+    port: number,
+    credential: Record<string, string>,
+  ): Promise<{ status: number; retryAfter: string | undefined }> {
+    const http = await import("node:http");
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: "127.0.0.1",
+          port,
+          path: `/Command/${"x".repeat(20_000)}`,
+          method: "POST",
+          headers: { "content-type": "application/json", ...credential },
+        },
+        (res) => {
+          res.resume();
+          const retry = res.headers["retry-after"];
+          resolve({ status: res.statusCode ?? 0, retryAfter: Array.isArray(retry) ? retry[0] : retry });
+        },
+      );
+      req.on("error", reject);
+      req.end("{}");
+    });
+  }
+
+  async function listening(options: { rateLimit?: number } = {}) {
+    const server = createServer({
+      dataset: TEST_DATASET,
+      apiKeys: [{ username: "analyst", key: KEYS.analyst }],
+      ...options,
+    });
+    await server.listen({ host: "127.0.0.1", port: 0 });
+    const address = server.server.address();
+    if (address === null || typeof address === "string") throw new Error("no TCP address");
+    return { server, port: address.port };
+  }
+
   it.each([
     ["no credential", {}, 401],
     ["a wrong key", { d3key: "wrong" }, 401],
@@ -263,36 +301,26 @@ describe("DECISIONS 3.1: 401 whatever the command name's length (over real HTTP)
   ] as const)(
     "a POST whose command name is 20,000 characters, with %s: %i",
     async (_name, credential, expected) => {
-      const http = await import("node:http");
-      const server = createServer({
-        dataset: TEST_DATASET,
-        apiKeys: [{ username: "analyst", key: KEYS.analyst }],
-      });
-      await server.listen({ host: "127.0.0.1", port: 0 });
+      const { server, port } = await listening();
       try {
-        const address = server.server.address();
-        if (address === null || typeof address === "string") throw new Error("no TCP address");
-        const status = await new Promise<number>((resolve, reject) => {
-          const req = http.request(
-            {
-              host: "127.0.0.1",
-              port: address.port,
-              path: `/Command/${"x".repeat(20_000)}`,
-              method: "POST",
-              headers: { "content-type": "application/json", ...credential },
-            },
-            (res) => {
-              res.resume();
-              resolve(res.statusCode ?? 0);
-            },
-          );
-          req.on("error", reject);
-          req.end("{}");
-        });
-        expect(status).toBe(expected);
+        expect((await overLong(port, credential)).status).toBe(expected);
       } finally {
         await server.close();
       }
     },
   );
+
+  it("counts failed over-long authentications against the address's budget: 429 with Retry-After past it", async () => {
+    const { server, port } = await listening({ rateLimit: 2 });
+    try {
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await overLong(port, { d3key: `guess-${i}` }));
+      expect(answers.map((a) => a.status)).toEqual([401, 401, 429, 429]);
+      expect(Number(answers[2]!.retryAfter)).toBeGreaterThanOrEqual(1);
+      // A valid key is still judged: too large, not limited.
+      expect((await overLong(port, { d3key: KEYS.analyst })).status).toBe(431);
+    } finally {
+      await server.close();
+    }
+  });
 });
