@@ -12,7 +12,7 @@
  * the time budget (`maxTimeMS`, docs/semantics.md 1.7) is not unexpected: it is the command's failure.
  */
 
-import type { ParseOptions } from "../conditions/options.js";
+import { type ParseOptions, resolveParseOptions } from "../conditions/options.js";
 import type { SearchBudget } from "../incidents/search-budget.js";
 import { ADD_NOTES_TO_ARTIFACTS } from "./add-notes-to-artifacts.js";
 import type { Backend } from "./backend.js";
@@ -79,6 +79,8 @@ const COMMANDS: ReadonlyMap<string, CommandDefinition> = new Map(
  *   bodies of docs/semantics.md 3.2, 400/401/404 with `{ Error }` (docs/semantics.md 3.1), 500
  *   `{"Error": "Unexpected Error."}` for anything unexpected; typed per command (`TypedCommandHandler`)
  * @throws {TypeError} when `maxTimeMS` is not a finite number ≥ 0 or `clock` is not a function
+ * @throws {TypeError | RangeError} when `parseOptions.limits` is not a valid set of limits (docs/semantics.md
+ *   1.7, "Raising a limit")
  * @example
  * const handle = createCommandHandler(createMemoryBackend(loadSampleDataset()));
  * await handle("GetIncidentTimelineEntries",
@@ -90,8 +92,15 @@ export function createCommandHandler(
   backend: Backend,
   options: CommandHandlerOptions = {},
 ): TypedCommandHandler {
+  // Limits are checked once, here, and the checked copy is the one every request uses (docs/semantics.md
+  // 1.7, "Raising a limit"): a wrong one throws now, not as a 500 on each request.
+  const parseOptions = options.parseOptions ?? {};
+  const checked =
+    parseOptions.limits === undefined
+      ? parseOptions
+      : { ...parseOptions, limits: resolveParseOptions(parseOptions).limits };
   const resolved: ResolvedCommandOptions = {
-    parseOptions: options.parseOptions ?? {},
+    parseOptions: checked,
     triggerDataLimits: { ...DEFAULT_TRIGGER_DATA_LIMITS, ...options.triggerDataLimits },
     maxNoteLength: options.maxNoteLength ?? DEFAULT_MAX_NOTE_LENGTH,
     searchBudget: searchBudgetOf(options),
@@ -124,6 +133,8 @@ export function createCommandHandler(
 /**
  * The search budget of the handler's options: undefined without `maxTimeMS`.
  * @throws {TypeError} when `maxTimeMS` is not a finite number ≥ 0 or `clock` is not a function
+ * @throws {TypeError | RangeError} when `parseOptions.limits` is not a valid set of limits (docs/semantics.md
+ *   1.7, "Raising a limit")
  */
 function searchBudgetOf(options: CommandHandlerOptions): SearchBudget | undefined {
   const { maxTimeMS, clock } = options;

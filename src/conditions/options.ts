@@ -45,14 +45,17 @@ export const MAX_CONDITION_DEPTH = 256;
  * at least 0 (at least 1 for `depth`), and `depth` is at most `MAX_CONDITION_DEPTH`; `undefined` keeps the
  * default. Options are the caller's code, not input: a wrong one throws.
  * @param limits - the `limits` option as given
+ * @returns a plain copy of the limits given (each read once), the one to use
  * @throws {TypeError} when `limits` is not an object, names an unknown limit, or holds a value that is not a
  *   number
  * @throws {RangeError} when a limit is not a safe integer ≥ 0, `depth` is 0, or `depth` exceeds 256
  */
-export function checkConditionLimits(limits: unknown): void {
+export function checkConditionLimits(limits: unknown): Partial<ConditionLimits> {
   if (typeof limits !== "object" || limits === null || Array.isArray(limits)) {
     throw new TypeError(`Option 'limits' must be an object of limits, found ${describeValue(limits)}.`);
   }
+  // Each limit is read once, into the copy that is checked and then used (a getter cannot answer twice).
+  const copy: Record<string, number> = {};
   for (const [key, value] of Object.entries(limits)) {
     if (!Object.hasOwn(DEFAULT_LIMITS, key)) {
       throw new TypeError(
@@ -71,7 +74,9 @@ export function checkConditionLimits(limits: unknown): void {
         `Limit 'depth' must be from 1 to ${MAX_CONDITION_DEPTH} (deeper conditions would exhaust the stack of the engines that walk them), found ${value}.`,
       );
     }
+    copy[key] = value;
   }
+  return copy as Partial<ConditionLimits>;
 }
 
 /** Options of `parseSearchConditions` and of everything that accepts raw Search Conditions JSON. */
@@ -93,9 +98,9 @@ export interface ResolvedParseOptions {
  * @throws {TypeError | RangeError} when `options.limits` is not a valid set of limits (`checkConditionLimits`)
  */
 export function resolveParseOptions(options: ParseOptions | undefined): ResolvedParseOptions {
-  if (options?.limits !== undefined) checkConditionLimits(options.limits);
+  const limits = options?.limits;
   return {
     catalog: options?.catalog ?? DEFAULT_CATALOG,
-    limits: { ...DEFAULT_LIMITS, ...options?.limits },
+    limits: limits === undefined ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, ...checkConditionLimits(limits) },
   };
 }

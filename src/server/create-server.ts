@@ -18,7 +18,7 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { type IncomingMessage, maxHeaderSize, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import rateLimitPlugin from "@fastify/rate-limit";
 import Fastify, {
@@ -408,10 +408,10 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   /** Authentication and rate limit of a command path (set once the routes are registered). */
   let gate: ((request: FastifyRequest, reply: FastifyReply) => Promise<boolean>) | undefined;
   /**
-   * Counts a failed authentication of an over-long request against its client address's budget: the
-   * seconds to wait once the budget is spent, else undefined (set once the routes are registered).
+   * The budget of failed authentications of a client address: with `count`, one more failure is counted.
+   * The seconds to wait once the budget is spent, else undefined (set once the routes are registered).
    */
-  let failedOverflowLimit: ((address: string) => Promise<number | undefined>) | undefined;
+  let addressBudget: ((address: string, count: boolean) => Promise<number | undefined>) | undefined;
 
   const app = Fastify({
     logger: loggerOption(options.logger),
@@ -494,7 +494,11 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   function overflowedCommandRequest(raw: unknown): Record<string, string | string[]> | undefined {
     if (!(raw instanceof Uint8Array)) return undefined;
     const text = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("latin1");
-    const line = /^[A-Za-z]+ (\/[^ \r\n]*)/.exec(text);
+    // The packet may begin with requests that were answered (pipelined): its first request is the one that
+    // overflowed only when its head does not end within the limit.
+    const headEnd = text.indexOf("\r\n\r\n");
+    if (headEnd >= 0 && headEnd + 4 <= maxHeaderSize) return undefined;
+    const line = /^[A-Za-z]+ (?:[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/ \r\n]*)?(\/[^ \r\n]*)/.exec(text);
     if (line === null || !commandPathRe.test(line[1]!)) return undefined;
     const headers: Record<string, string | string[]> = {};
     const start = text.indexOf("\r\n");
@@ -521,11 +525,38 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
    * failed authentication counts against the client address's budget, as any other does (so keys cannot be
    * guessed through over-long requests at line speed), and the answer is 401, or 429 past the budget.
    */
-  async function judgeOverflow(socket: Socket, headers: Record<string, string | string[]>): Promise<void> {
+  async function judgeOverflow(
+    socket: Socket,
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+  ): Promise<void> {
+    await judgeRaw(
+      socket,
+      headers,
+      "431 Request Header Fields Too Large",
+      "The request headers are too large.",
+    );
+  }
+
+  /**
+   * Authenticates a request that no route answers (an over-long one, `CONNECT`) and answers on its socket:
+   * 429 while its address's budget of failed authentications is spent (whatever the credential, so that a
+   * right guess does not stand out), 401 for a missing or invalid credential (counted against that budget),
+   * else `status` with `message`.
+   */
+  async function judgeRaw(
+    socket: Socket,
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+    status: string,
+    message: string,
+    extraHeaders = "",
+  ): Promise<void> {
+    const address = socket.remoteAddress ?? "";
+    const spent = await addressBudget?.(address, false).catch(() => undefined);
+    if (spent !== undefined)
+      return answerRaw(socket, "429 Too Many Requests", MESSAGES.rateLimited, `Retry-After: ${spent}\r\n`);
     const auth = await authenticator.authenticate(headers).catch(() => ({ ok: false as const }));
-    if (auth.ok)
-      return answerRaw(socket, "431 Request Header Fields Too Large", "The request headers are too large.");
-    const retryAfter = await failedOverflowLimit?.(socket.remoteAddress ?? "").catch(() => undefined);
+    if (auth.ok) return answerRaw(socket, status, message, extraHeaders);
+    const retryAfter = await addressBudget?.(address, true).catch(() => undefined);
     if (retryAfter === undefined) return answerRaw(socket, "401 Unauthorized", MESSAGES.unauthorized);
     return answerRaw(socket, "429 Too Many Requests", MESSAGES.rateLimited, `Retry-After: ${retryAfter}\r\n`);
   }
@@ -540,6 +571,16 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
         `Connection: close\r\n\r\n${body}`,
     );
   }
+
+  // CONNECT never reaches a route (Node hands it to this event, and closes the socket when nobody listens):
+  // on a command path it authenticates first like every other method, then 405 (docs/semantics.md 3.1).
+  app.server.on("connect", (request: IncomingMessage, socket: Socket) => {
+    socket.on("error", () => socket.destroy());
+    if (commandPathRe.test(pathOf(request.url ?? ""))) {
+      const message = "Method CONNECT is not allowed: commands are called with POST.";
+      void judgeRaw(socket, request.headers, "405 Method Not Allowed", message, "Allow: POST\r\n");
+    } else answerRaw(socket, "404 Not Found", "Not found.");
+  });
 
   // Connection caps (docs/semantics.md 3.1): all addresses by Node's maxConnections, each address here.
   app.server.maxConnections = maxConnections;
@@ -701,12 +742,37 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
       return false;
     }
 
-    /** Authentication, then the rate limit: false once it has answered (401 or 429). */
+    /**
+     * The budget of failed authentications of an address (see `addressBudget`). The limiter reads only the
+     * address (through `keyGenerator`, which keys a request without a caller by its address) and the
+     * route's config of a request.
+     */
+    const budgetOf = async (address: string, count: boolean): Promise<number | undefined> => {
+      const result = await limiter(
+        { ip: address, routeOptions: { config: {} } } as unknown as FastifyRequest,
+        { increment: count },
+      );
+      return result.isAllowed || !result.isExceeded ? undefined : Math.max(1, result.ttlInSeconds);
+    };
+    addressBudget = budgetOf;
+
+    /**
+     * Authentication, then the rate limit: false once it has answered (401 or 429). An address whose
+     * failed authentications spent its budget gets 429 whatever its credential, so that a right guess
+     * does not stand out from the wrong ones.
+     */
     async function authenticated(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
       const state = stateOf(request);
       const auth = await authenticator.authenticate(request.headers);
-      if (auth.ok) state.caller = auth.caller;
-      else state.authFailure = auth.reason;
+      if (auth.ok) {
+        const spent = await budgetOf(request.ip, false);
+        if (spent !== undefined) {
+          reply.header("retry-after", spent);
+          sendError(reply, 429, MESSAGES.rateLimited);
+          return false;
+        }
+        state.caller = auth.caller;
+      } else state.authFailure = auth.reason;
       if (!(await withinLimit(request, reply))) return false;
       if (!auth.ok) {
         sendError(reply, 401, MESSAGES.unauthorized);
@@ -715,14 +781,6 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
       return true;
     }
     gate = authenticated;
-    failedOverflowLimit = async (address) => {
-      // The limiter reads only the address (through `keyGenerator`) and the route's config of a request.
-      const result = await limiter({
-        ip: address,
-        routeOptions: { config: {} },
-      } as unknown as FastifyRequest);
-      return result.isAllowed || !result.isExceeded ? undefined : Math.max(1, result.ttlInSeconds);
-    };
 
     // A wildcard, not a `:name` parameter: a parameter is capped in length by the router (a long name
     // would be 404 before authentication), a wildcard is not; the handler judges the name.
