@@ -6,25 +6,14 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough, Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/exit-codes.js";
-import { runCli } from "../../src/cli/program.js";
+import { runWith } from "../support/run-cli.js";
 
 async function run(argv: string[], stdin?: NodeJS.ReadableStream) {
-  const stdout = new PassThrough();
-  const stderr = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.WriteStream;
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk) => {
-    out += chunk;
-  });
-  (stderr as unknown as PassThrough).on("data", (chunk) => {
-    err += chunk;
-  });
-  const code = await runCli(argv, { stdout, stderr, stdin });
-  return { code, out, err };
+  return runWith(stdin === undefined ? {} : { stdin }, ...argv);
 }
 
 const dir = mkdtempSync(join(tmpdir(), "incident-query-attack-"));

@@ -7,32 +7,12 @@ import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/exit-codes.js";
 import { runCli } from "../../src/cli/program.js";
 import { CLI_INCIDENTS } from "../support/cli-incidents.js";
+import { runWith } from "../support/run-cli.js";
 import { SPEC_TIMELINE_ENTRY_ORDER } from "../support/spec-order.js";
 
 /** Runs the CLI in-process and captures what it prints. */
 async function run(...argv: string[]) {
   return runWith({}, ...argv);
-}
-
-async function runWith(
-  { stdin, tty = false }: { stdin?: NodeJS.ReadableStream; tty?: boolean },
-  ...argv: string[]
-) {
-  const stdout = new PassThrough();
-  const stderr = Object.assign(new PassThrough(), {
-    isTTY: tty,
-    columns: 120,
-  }) as unknown as NodeJS.WriteStream;
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk) => {
-    out += chunk;
-  });
-  (stderr as unknown as PassThrough).on("data", (chunk) => {
-    err += chunk;
-  });
-  const code = await runCli(argv, { stdout, stderr, stdin });
-  return { code, out, err };
 }
 
 const dir = mkdtempSync(join(tmpdir(), "incident-query-cli-"));
