@@ -43,6 +43,8 @@ import {
   DEFAULT_COLUMNS,
   quoteIdentifier,
   schemaStatements,
+  storableText,
+  timestampText,
 } from "./schema.js";
 import { fromPglite, fromPgPool, type PgliteLike, type PgPoolLike, type SqlClient } from "./sql-client.js";
 import { toSqlWhere } from "./to-sql.js";
@@ -433,12 +435,15 @@ export function incidentRow(
   const values: Record<string, string | null> = {};
   const irregular: string[] = [];
   for (const [field, column] of Object.entries(columns)) {
-    const present = Object.hasOwn(incident, field);
-    const value = present ? incident[field] : undefined;
+    // An own property holding `undefined` is missing, as for every matcher (docs/semantics.md 1.1).
+    const value = Object.hasOwn(incident, field) ? incident[field] : undefined;
+    const present = value !== undefined;
     if (column === CREATED_COLUMN) {
       const ms = recordDateValue(value);
-      values[column] = ms === undefined ? null : new Date(ms).toISOString();
-      if (ms === undefined && present) irregular.push(field);
+      // An instant the column cannot hold (before 4712 BC, after 9999) is irregular: re-checked exactly.
+      const text = ms === undefined ? undefined : timestampText(ms);
+      values[column] = text ?? null;
+      if (text === undefined && present) irregular.push(field);
     } else {
       values[column] = typeof value === "string" ? value : null;
       if (typeof value !== "string" && present) irregular.push(field);
@@ -493,8 +498,10 @@ const holdsNul = (value: string): boolean => value.includes("\u0000");
 
 function assertNoNul(value: unknown, depth = 0): void {
   if (typeof value === "string") {
-    if (value.includes("\u0000")) {
-      throw new TypeError("The dataset holds the character U+0000, which PostgreSQL text cannot store.");
+    if (!storableText(value)) {
+      throw new TypeError(
+        "The dataset holds the character U+0000 or an unpaired UTF-16 surrogate, which PostgreSQL text cannot store.",
+      );
     }
   } else if (typeof value === "object" && value !== null && depth < 64) {
     for (const [key, item] of Object.entries(value)) {

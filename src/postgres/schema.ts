@@ -16,6 +16,35 @@ import { DEFAULT_CATALOG, type FieldCatalog } from "../conditions/catalog.js";
 /** The column of the date field `CreatedUtcTime`. */
 export const CREATED_COLUMN = "created";
 
+/** The earliest and latest instants a `timestamptz` column holds here (docs/postgresql.md): 4712 BC to 9999. */
+const STORABLE_FROM_MS = Date.UTC(-4711, 0, 1);
+const STORABLE_TO_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * The text of an instant as PostgreSQL's `timestamptz` input reads it, or `undefined` for an instant
+ * outside 4712 BC–9999 AD (then the record's value is irregular, re-checked exactly). Years before 1 are
+ * written with `BC` (PostgreSQL has no year 0: JavaScript's year 0 is 1 BC), as both calendars are
+ * proleptic Gregorian.
+ * @param ms - milliseconds since the epoch
+ */
+export function timestampText(ms: number): string | undefined {
+  if (!(ms >= STORABLE_FROM_MS && ms <= STORABLE_TO_MS)) return undefined;
+  const iso = new Date(ms).toISOString();
+  if (!iso.startsWith("-") && !iso.startsWith("0000")) return iso;
+  const date = new Date(ms);
+  const year = 1 - date.getUTCFullYear();
+  const rest = iso.slice(iso.indexOf("-", 1)).replace("T", " ").replace("Z", "+00");
+  return `${String(year).padStart(4, "0")}${rest} BC`;
+}
+
+/**
+ * Whether PostgreSQL text keeps a string as it is: no U+0000 (text refuses it) and no unpaired UTF-16
+ * surrogate (UTF-8 cannot encode one; it would arrive as U+FFFD).
+ */
+export function storableText(text: string): boolean {
+  return !/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+}
+
 /** How catalogue fields map to columns of the incidents table: field path → column name. */
 export type ColumnMap = Readonly<Record<string, string>>;
 

@@ -18,7 +18,14 @@
 
 import { assertNever, type Condition, type FieldNode, type Operand } from "../conditions/ast.js";
 import { boundComparison } from "../conditions/operators.js";
-import { type ColumnMap, CREATED_COLUMN, DEFAULT_COLUMNS, quoteIdentifier } from "./schema.js";
+import {
+  type ColumnMap,
+  CREATED_COLUMN,
+  DEFAULT_COLUMNS,
+  quoteIdentifier,
+  storableText,
+  timestampText,
+} from "./schema.js";
 
 /** Options of `toSqlWhere`. */
 export interface ToSqlOptions {
@@ -221,11 +228,14 @@ class Translator {
     let withNull = false;
     for (const operand of operands) {
       if (operand.type === "null") withNull = true;
-      // A stored value never holds U+0000 (PostgreSQL text cannot), so such a string equals nothing; binding
-      // it would fail the query.
+      // A stored value never holds U+0000 (PostgreSQL text cannot) or an unpaired surrogate (UTF-8 cannot),
+      // so such a string equals nothing; binding it would fail the query, or turn into U+FFFD and match
+      // that. Likewise an instant outside what a column holds equals no stored instant.
       else if (operand.type === "string" && !isDate) {
-        if (!operand.value.includes("\u0000")) strings.push(operand.value);
-      } else if (operand.type === "date" && isDate) instants.push(operand.value);
+        if (storableText(operand.value)) strings.push(operand.value);
+      } else if (operand.type === "date" && isDate) {
+        if (timestampText(operand.value) !== undefined) instants.push(operand.value);
+      }
       // Any other operand can only equal an irregular value (or nothing): the re-check decides.
     }
     const sure: string[] = [];
@@ -242,8 +252,11 @@ class Translator {
     return { sure: sureClause, maybe: sureClause === FALSE ? irregular : `(${sureClause} OR ${irregular})` };
   }
 
+  /** An instant as SQL; outside what a column holds, the infinity on its side (it bounds every stored one). */
   private instant(ms: number): string {
-    return `${this.param(new Date(ms).toISOString())}::timestamptz`;
+    const text = timestampText(ms);
+    if (text === undefined) return ms < 0 ? "'-infinity'::timestamptz" : "'infinity'::timestamptz";
+    return `${this.param(text)}::timestamptz`;
   }
 
   private param(value: unknown): string {
