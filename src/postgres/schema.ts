@@ -42,7 +42,10 @@ export function timestampText(ms: number): string | undefined {
  * surrogate (UTF-8 cannot encode one; it would arrive as U+FFFD).
  */
 export function storableText(text: string): boolean {
-  return !/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+  return (
+    !text.includes("\u0000") &&
+    !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)
+  );
 }
 
 /** How catalogue fields map to columns of the incidents table: field path → column name. */
