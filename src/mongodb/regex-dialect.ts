@@ -98,16 +98,38 @@ class RegexTranslator {
     let flags = entryFlags;
     let out = "";
     let wrapper = false;
+    // The last atom: where it starts in `out`, whether a quantifier follows it already, and whether it is an
+    // assertion that PCRE and JavaScript cannot quantify bare (`^`, `\b`, `\B`).
+    let atomStart = 0;
+    let quantified = false;
+    let assertion = false;
+    const closeWrapper = () => {
+      if (wrapper) out += ")";
+      wrapper = false;
+    };
     const atom = (text: string) => {
+      // An inline flag takes effect at the next atom: a wrapper is closed or opened here, not at the flag
+      // group, so that a quantifier right after the group still applies to the atom before it.
+      if (wrapper && flags.i === emittedI) closeWrapper();
       if (!wrapper && flags.i !== emittedI) {
         out += flags.i ? "(?i:" : "(?-i:";
         wrapper = true;
       }
+      atomStart = out.length;
+      quantified = false;
+      assertion = text === "^" || text === "\\b" || text === "\\B";
       out += text;
     };
-    const closeWrapper = () => {
-      if (wrapper) out += ")";
-      wrapper = false;
+    /**
+     * Appends a quantifier to the last atom. RE2 lets a quantifier follow a flag group (`a+(?s)?`: the `?`
+     * repeats `a+`) and an assertion (`^*`); PCRE and JavaScript would read `a+?` (lazy) and refuse `^*`, so
+     * such an atom is grouped first.
+     */
+    const quantifier = (text: string) => {
+      if (quantified || assertion) out = `${out.slice(0, atomStart)}(?:${out.slice(atomStart)})`;
+      out += text;
+      quantified = true;
+      assertion = false;
     };
     const inner = () => (wrapper ? flags.i : emittedI);
     while (this.pos < this.source.length) {
@@ -123,8 +145,6 @@ class RegexTranslator {
         const group = this.group(flags);
         if (group.setFlags !== undefined) {
           flags = group.setFlags;
-          if (wrapper && flags.i !== emittedI) continue;
-          closeWrapper();
           continue;
         }
         const current = flags;
@@ -137,22 +157,24 @@ class RegexTranslator {
       }
       if (ch === "*" || ch === "+" || ch === "?") {
         this.pos++;
-        out += ch;
+        let text = ch;
         if (this.peek() === "?") {
           this.pos++;
-          out += "?";
+          text += "?";
         }
+        quantifier(text);
         continue;
       }
       if (ch === "{") {
         const repeat = /^\{(\d+)(,(\d*))?\}/.exec(this.source.slice(this.pos, this.pos + 12));
         if (repeat !== null) {
           this.pos += repeat[0].length;
-          out += repeat[0];
+          let text = repeat[0];
           if (this.peek() === "?") {
             this.pos++;
-            out += "?";
+            text += "?";
           }
+          quantifier(text);
           continue;
         }
         this.pos++;
