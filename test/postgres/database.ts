@@ -5,6 +5,8 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
+import { schemaStatements } from "../../src/postgres/schema.js";
 import { fromPglite, fromPgPool, type SqlClient } from "../../src/postgres/sql-client.js";
 
 /** Which engine the suite runs on, for test names. */
@@ -30,5 +32,24 @@ export async function openTestDatabase(): Promise<{ client: SqlClient; drop: () 
       await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
       await admin.end();
     },
+  };
+}
+
+/**
+ * A test file's database with the incident-query schema, opened before its tests and dropped after them.
+ * @returns the client, valid inside the file's tests
+ */
+export function useSchemaDatabase(): () => SqlClient {
+  let opened: { client: SqlClient; drop: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    opened = await openTestDatabase();
+    for (const statement of schemaStatements()) await opened.client.query(statement);
+  }, 120_000);
+  afterAll(async () => {
+    await opened?.drop();
+  });
+  return () => {
+    if (opened === undefined) throw new Error("the test database is not open yet");
+    return opened.client;
   };
 }

@@ -5,31 +5,20 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { compile } from "../../src/conditions/compile.js";
 import { evaluate } from "../../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { insertIncidents } from "../../src/postgres/backend.js";
-import { DEFAULT_COLUMNS, schemaStatements } from "../../src/postgres/schema.js";
-import type { SqlClient } from "../../src/postgres/sql-client.js";
+import { DEFAULT_COLUMNS } from "../../src/postgres/schema.js";
 import { toSqlWhere } from "../../src/postgres/to-sql.js";
 import { searchConditionsArb } from "../arbitraries/conditions.js";
 import { incidentArb } from "../arbitraries/incidents.js";
 import { allCases } from "../conformance/harness.js";
 import { FC_SEED } from "../support/fc.js";
-import { DATABASE_KIND, openTestDatabase } from "./database.js";
+import { DATABASE_KIND, useSchemaDatabase } from "./database.js";
 
-let client: SqlClient;
-let drop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ client, drop } = await openTestDatabase());
-  for (const statement of schemaStatements()) await client.query(statement);
-}, 120_000);
-
-afterAll(async () => {
-  await drop?.();
-});
+const database = useSchemaDatabase();
 
 /**
  * The record as PostgreSQL stores it (JSON), or undefined when JSON cannot hold it exactly. A JS `Date` in
@@ -59,7 +48,7 @@ interface Verdict {
 async function verdicts(site: string, raw: unknown): Promise<Verdict[]> {
   const condition = parseSearchConditions(raw);
   const where = toSqlWhere(condition, { firstParameter: 2 });
-  const result = await client.query<Verdict>(
+  const result = await database().query<Verdict>(
     `SELECT seq::integer AS seq, ${where.text} AS maybe, ${where.sure.text} AS sure, record
      FROM iq_incidents WHERE site = $1 ORDER BY seq`,
     [site, ...where.values, ...where.sure.values],
@@ -116,7 +105,7 @@ describe(`toSqlWhere on ${DATABASE_KIND}`, () => {
     ];
     beforeAll(async () => {
       await insertIncidents(
-        client,
+        database(),
         DEFAULT_COLUMNS,
         records.map((incident, k) => ({ site, number: String(k), incident })),
       );
@@ -170,7 +159,7 @@ describe(`toSqlWhere on ${DATABASE_KIND}`, () => {
       return [{ matchCase, site: `case-${index}` }];
     });
     for (let start = 0; start < rows.length; start += 1000) {
-      await insertIncidents(client, DEFAULT_COLUMNS, rows.slice(start, start + 1000));
+      await insertIncidents(database(), DEFAULT_COLUMNS, rows.slice(start, start + 1000));
     }
     for (const { matchCase, site } of usable) {
       const found = await verdicts(site, matchCase.conditions);
@@ -202,7 +191,7 @@ describe(`toSqlWhere on ${DATABASE_KIND}`, () => {
     const conditions = fc.sample(searchConditionsArb(), { seed: FC_SEED + 1, numRuns: 48 });
     const site = "random";
     await insertIncidents(
-      client,
+      database(),
       DEFAULT_COLUMNS,
       records.map((incident, k) => ({ site, number: String(k), incident })),
     );

@@ -2,31 +2,20 @@
  * Attacks on toSqlWhere and the PostgreSQL backend: lone surrogates, year 0000 and BC instants, own `undefined`,
  * and text PostgreSQL cannot store; each answer must be what `evaluate` (or the memory backend) gives.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createMemoryBackend } from "../../src/commands/index.js";
 import { evaluate, parseSearchConditions } from "../../src/index.js";
 import { createPostgresBackend, incidentRow, insertIncidents } from "../../src/postgres/backend.js";
-import { DEFAULT_COLUMNS, schemaStatements } from "../../src/postgres/schema.js";
-import type { SqlClient } from "../../src/postgres/sql-client.js";
+import { DEFAULT_COLUMNS } from "../../src/postgres/schema.js";
 import { toSqlWhere } from "../../src/postgres/to-sql.js";
-import { openTestDatabase } from "./database.js";
+import { openTestDatabase, useSchemaDatabase } from "./database.js";
 
-let client: SqlClient;
-let drop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ client, drop } = await openTestDatabase());
-  for (const statement of schemaStatements()) await client.query(statement);
-}, 120_000);
-
-afterAll(async () => {
-  await drop?.();
-});
+const database = useSchemaDatabase();
 
 /** The maybe/sure verdicts of each stored row of `site`, in load order. */
 async function verdicts(site: string, raw: unknown) {
   const where = toSqlWhere(parseSearchConditions(raw), { firstParameter: 2 });
-  const result = await client.query<{ maybe: boolean; sure: boolean }>(
+  const result = await database().query<{ maybe: boolean; sure: boolean }>(
     `SELECT ${where.text} AS maybe, ${where.sure.text} AS sure FROM iq_incidents WHERE site = $1 ORDER BY seq`,
     [site, ...where.values, ...where.sure.values],
   );
@@ -39,7 +28,7 @@ describe("toSqlWhere: a string operand holding a lone surrogate", () => {
   const site = "surrogate";
   const record = { IncidentId: 1, Title: "\ufffd" };
   beforeAll(async () => {
-    await insertIncidents(client, DEFAULT_COLUMNS, [{ site, number: "1", incident: record }]);
+    await insertIncidents(database(), DEFAULT_COLUMNS, [{ site, number: "1", incident: record }]);
   });
 
   it('{"Title": {"$ne": "\\ud800"}} keeps Title "\\ufffd" (evaluate matches)', async () => {
@@ -84,7 +73,7 @@ describe("toSqlWhere: $date operands in year 0000 (docs/semantics.md: years 0000
   const site = "year0";
   const record = { IncidentId: 1, CreatedUtcTime: "2024-01-01T00:00:00Z" };
   beforeAll(async () => {
-    await insertIncidents(client, DEFAULT_COLUMNS, [{ site, number: "1", incident: record }]);
+    await insertIncidents(database(), DEFAULT_COLUMNS, [{ site, number: "1", incident: record }]);
   });
 
   it.each([
@@ -102,7 +91,7 @@ describe("toSqlWhere: $date operands in year 0000 (docs/semantics.md: years 0000
     const incident = { IncidentId: 2, CreatedUtcTime: "0000-06-01T00:00:00Z" };
     expect(evaluate(parseSearchConditions({ CreatedUtcTime: { $exists: true } }), incident)).toBe(true);
     await expect(
-      insertIncidents(client, DEFAULT_COLUMNS, [{ site: "year0-record", number: "2", incident }]),
+      insertIncidents(database(), DEFAULT_COLUMNS, [{ site: "year0-record", number: "2", incident }]),
     ).resolves.toBeUndefined();
   });
 });
