@@ -11,6 +11,7 @@
  *   (for the date field: present and not a date). Together they say exactly what the record holds.
  */
 
+import { unstorableCharacter } from "../commands/unstorable-text.js";
 import { DEFAULT_CATALOG, type FieldCatalog } from "../conditions/catalog.js";
 
 /** The column of the date field `CreatedUtcTime`. */
@@ -29,9 +30,9 @@ const STORABLE_TO_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
  */
 export function timestampText(ms: number): string | undefined {
   if (!(ms >= STORABLE_FROM_MS && ms <= STORABLE_TO_MS)) return undefined;
-  const iso = new Date(ms).toISOString();
-  if (!iso.startsWith("-") && !iso.startsWith("0000")) return iso;
   const date = new Date(ms);
+  const iso = date.toISOString();
+  if (!iso.startsWith("-") && !iso.startsWith("0000")) return iso;
   const year = 1 - date.getUTCFullYear();
   const rest = iso.slice(iso.indexOf("-", 1)).replace("T", " ").replace("Z", "+00");
   return `${String(year).padStart(4, "0")}${rest} BC`;
@@ -42,10 +43,7 @@ export function timestampText(ms: number): string | undefined {
  * surrogate (UTF-8 cannot encode one; it would arrive as U+FFFD).
  */
 export function storableText(text: string): boolean {
-  return (
-    !text.includes("\u0000") &&
-    !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)
-  );
+  return unstorableCharacter(text) === undefined;
 }
 
 /** How catalogue fields map to columns of the incidents table: field path → column name. */

@@ -7,7 +7,8 @@
  * 1. authentication (`d3key` / `d3jwt`): 401, for every path under `{basePath}/Command/`, known or not,
  *    whatever the method (docs/semantics.md 3.1: authentication comes first);
  * 2. rate limit per authenticated user: 429 with `Retry-After` (failed authentications are limited per
- *    client address with the same budget, so keys cannot be guessed at line speed);
+ *    client address with the same budget, so keys cannot be guessed at line speed; once that budget is
+ *    spent the address gets 429 whatever its credential, so a right guess does not stand out);
  * 3. routing: a method other than POST on a command path is 405, once the caller is authenticated;
  * 4. body: 415 for a `Content-Encoding` other than `identity` (bodies are never inflated); 413 over the
  *    size limit; 400 for a body nested deeper than `maxBodyDepth`; 400 for anything that is not a JSON
@@ -472,7 +473,13 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
         ? overflowedCommandRequest((error as { rawPacket?: unknown }).rawPacket)
         : undefined;
       if (overflowed !== undefined) {
-        void judgeOverflow(socket, overflowed);
+        // 431 to a caller whose credential is valid; else 401 (or 429), counted against the address.
+        void judgeRaw(
+          socket,
+          overflowed,
+          "431 Request Header Fields Too Large",
+          "The request headers are too large.",
+        );
         return;
       }
       const body = JSON.stringify({
@@ -518,23 +525,6 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
       at = end + 2;
     }
     return headers;
-  }
-
-  /**
-   * Answers an over-long command request, then closes: 431 to a caller whose credential is valid; else the
-   * failed authentication counts against the client address's budget, as any other does (so keys cannot be
-   * guessed through over-long requests at line speed), and the answer is 401, or 429 past the budget.
-   */
-  async function judgeOverflow(
-    socket: Socket,
-    headers: Readonly<Record<string, string | string[] | undefined>>,
-  ): Promise<void> {
-    await judgeRaw(
-      socket,
-      headers,
-      "431 Request Header Fields Too Large",
-      "The request headers are too large.",
-    );
   }
 
   /**
