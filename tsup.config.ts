@@ -26,8 +26,8 @@ export default defineConfig([
     shims: true,
   },
   {
-    // The executable.
-    entry: { "cli/main": "src/cli/main.ts" },
+    // The executable, and the worker threads of `match` (found beside it: dist/cli/match-worker.js).
+    entry: { "cli/main": "src/cli/main.ts", "cli/match-worker": "src/cli/match-worker.ts" },
     format: ["esm"],
     sourcemap: true,
     target: "node20",

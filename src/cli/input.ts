@@ -207,6 +207,15 @@ export class ProblemLog {
     return this.#records;
   }
 
+  /**
+   * Records one invalid record with one problem, past the `maxErrors` listed ones (only counted; the caller
+   * knows that `maxErrors` messages are listed already).
+   */
+  addUnlisted(): void {
+    this.#records++;
+    this.#more++;
+  }
+
   /** Records one invalid record, with one message per problem (`field: message` or a sentence). */
   add(line: number, record: number, messages: readonly string[]): void {
     this.#records++;
@@ -257,7 +266,7 @@ export interface RecordSpec {
  * @throws {CliError} as `openInput` and `readRecords` do
  */
 export async function forEachRecord(
-  name: string,
+  name: string | InputSource,
   context: CliContext,
   options: RecordCliOptions,
   spec: RecordSpec,
@@ -268,7 +277,7 @@ export async function forEachRecord(
     log: ProblemLog,
   ) => boolean | Promise<unknown> | undefined,
 ): Promise<{ log: ProblemLog; records: number; source: InputSource }> {
-  const source = await openInput(name, { stdin: context.stdin });
+  const source = typeof name === "string" ? await openInput(name, { stdin: context.stdin }) : name;
   const log = new ProblemLog(source.label, options);
   const progress = startProgress(source, context.stderr);
   let records = 0;

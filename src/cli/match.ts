@@ -1,6 +1,6 @@
-import { constants } from "node:buffer";
 import { type Command, Option } from "commander";
 import { DATASET_KEYS } from "../commands/memory/dataset.js";
+import type { Condition } from "../conditions/ast.js";
 import { compile } from "../conditions/compile.js";
 import { isBefore, orderKeyOf } from "../incidents/order.js";
 import { CliError, EXIT } from "./exit-codes.js";
@@ -8,27 +8,28 @@ import {
   addRecordOptions,
   describeShape,
   forEachRecord,
+  type ProblemLog,
   parsePositiveCount,
   type RecordCliOptions,
   readSearchConditionsArgument,
 } from "./input.js";
+import { BLOCK_BYTES, defaultThreads, matchBytes } from "./match-fast.js";
+import { MATCH_RULES, notAnIncident, TOO_LONG_TO_PRINT } from "./match-rules.js";
+import type { MatchMode } from "./match-scan.js";
 import { formatJson } from "./output.js";
 import type { CliContext } from "./program.js";
 import { formatPosition } from "./records.js";
+import type { InputSource } from "./source.js";
 
 interface MatchOptions extends RecordCliOptions {
   readonly incidents: string;
   readonly all?: boolean;
   readonly count?: boolean;
   readonly limit?: number;
+  readonly threads?: number;
+  readonly reader?: "bytes" | "text";
+  readonly blockBytes?: number;
 }
-
-/**
- * Why a matching incident is not printed: its JSON text would be longer than a string can be (an incident
- * of numbers such as `1e20`, which print as 21 digits, under a `--max-line-length` near that length). The
- * incident is then an invalid record (65, with its line), never an unexpected error (70).
- */
-const TOO_LONG_TO_PRINT = `A matching incident cannot be printed: its JSON text is longer than the longest string JavaScript holds (${constants.MAX_STRING_LENGTH} characters).`;
 
 /** Whether a value looks like a dataset rather than a record: an object whose keys are all dataset keys. */
 export function looksLikeDataset(value: unknown): boolean {
@@ -62,6 +63,22 @@ export function registerMatchCommand(program: Command, context: CliContext): voi
       new Option("--limit <n>", "with --all: stop after n matches, n ≥ 1 (implies --all)").argParser(
         parsePositiveCount,
       ),
+    )
+    .addOption(
+      new Option(
+        "--threads <n>",
+        "threads that read a regular NDJSON file, n ≥ 1 (default: the cores available, at most 8)",
+      ).argParser(parsePositiveCount),
+    )
+    .addOption(
+      new Option("--reader <reader>", "bytes (default) or text: every record through JSON.parse (docs/cli.md)")
+        .choices(["bytes", "text"])
+        .hideHelp(),
+    )
+    .addOption(
+      new Option("--block-bytes <n>", "bytes of one block of a file read by threads (tests)")
+        .argParser(parsePositiveCount)
+        .hideHelp(),
     );
   addRecordOptions(command)
     .addHelpText(
@@ -78,75 +95,138 @@ Exit codes: 0 found (printed), 1 no incident matches, 2 invalid Search Condition
     .action(async (conditionsArgument: string, options: MatchOptions) => {
       const condition = await readSearchConditionsArgument(conditionsArgument, context);
       if (condition === undefined) return;
-      const matches = compile(condition);
       const all = options.all === true || options.limit !== undefined;
       const limit = options.limit ?? Number.POSITIVE_INFINITY;
-      let found = 0;
-      let best:
-        | { incident: object; key: ReturnType<typeof orderKeyOf>; line: number; record: number }
-        | undefined;
-      const { log, source } = await forEachRecord(
+      const mode: MatchMode = options.count === true ? "count" : all ? "all" : "first";
+      let outcome: MatchOutcome | undefined;
+      if (options.reader === "text") {
+        outcome = await matchText(options.incidents, condition, mode, limit, options, context);
+        await finishMatch(outcome, mode, context);
+        return;
+      }
+      const answer = await matchBytes(
         options.incidents,
         context,
-        options,
         {
-          expected: "incidents",
-          hint: (value) =>
-            looksLikeDataset(value) ? " It looks like a dataset of the in-memory backend." : "",
+          condition,
+          mode,
+          limit,
+          options,
+          threads: options.threads ?? defaultThreads(),
+          blockBytes: options.blockBytes ?? BLOCK_BYTES,
+          rules: MATCH_RULES,
+          isDataset: looksLikeDataset,
         },
-        (record, line, number, problems) => {
-          if (record === null || typeof record !== "object" || Array.isArray(record)) {
-            problems.add(line, number, [
-              `Expected an incident (a JSON object), found ${describeShape(record)}.`,
-            ]);
-            return undefined;
-          }
-          if (number === 1 && looksLikeDataset(record)) {
-            throw new CliError(
-              `${line === 1 ? "The first record" : "A record"} of '${options.incidents}' is ${describeShape(record)}: a dataset of the in-memory backend, not an incident.`,
-              EXIT.dataError,
-            );
-          }
-          if (!matches(record)) return undefined;
-          // --count conflicts with --all and --limit.
-          const text = all ? formatJson(record) : "";
-          if (text === undefined) {
-            problems.add(line, number, [TOO_LONG_TO_PRINT]);
-            return undefined;
-          }
-          found++;
-          if (options.count === true) return undefined;
-          if (all) {
-            const written = context.output.write(`${text}\n`);
-            if (found >= limit) return written === undefined ? false : written.then(() => false);
-            return written;
-          }
-          const key = orderKeyOf(record);
-          if (best === undefined || isBefore(key, best.key))
-            best = { incident: record, key, line, record: number };
-          return undefined;
+        async (source) => {
+          outcome = await matchText(source, condition, mode, limit, options, context);
         },
       );
-      log.finish(context);
-      if (options.count === true) {
-        await context.output.write(`${found}\n`);
-        if (found === 0) context.exitCode = EXIT.noMatch;
-        return;
+      if (answer !== undefined) {
+        const best = answer.best;
+        outcome = {
+          log: answer.log,
+          found: answer.found,
+          best:
+            best === undefined
+              ? undefined
+              : { incident: JSON.parse(best.text) as object, line: best.line, record: best.record },
+          source: answer.source,
+        };
       }
-      if (found === 0) {
-        context.stderr.write("incident-query: No incident matches the Search Conditions.\n");
-        context.exitCode = EXIT.noMatch;
-        return;
-      }
-      if (best !== undefined) {
-        const text = formatJson(best.incident, 2);
-        if (text === undefined) {
-          throw new CliError(
-            `${formatPosition(source.label, best.line, best.record)}: ${TOO_LONG_TO_PRINT}`,
-            EXIT.dataError,
-          );
-        }
-        await context.output.write(`${text}\n`);
-      }
+      if (outcome !== undefined) await finishMatch(outcome, mode, context);
     });
+}
+
+/** What a run of `match` found, before it is printed. */
+interface MatchOutcome {
+  readonly log: ProblemLog;
+  readonly found: number;
+  readonly best: { readonly incident: object; readonly line: number; readonly record: number } | undefined;
+  readonly source: InputSource;
+}
+
+/**
+ * `match` by the text reader (records.ts): every record parsed with `JSON.parse`, for the inputs the byte
+ * reader hands over (a JSON array, a document, an unusual first record; match-fast.ts).
+ */
+async function matchText(
+  input: string | InputSource,
+  condition: Condition,
+  mode: MatchMode,
+  limit: number,
+  options: MatchOptions,
+  context: CliContext,
+): Promise<MatchOutcome> {
+  const matches = compile(condition);
+  const all = mode === "all";
+  let found = 0;
+  let best:
+    | { incident: object; key: ReturnType<typeof orderKeyOf>; line: number; record: number }
+    | undefined;
+  const { log, source } = await forEachRecord(
+    input,
+    context,
+    options,
+    {
+      expected: "incidents",
+      hint: (value) => (looksLikeDataset(value) ? " It looks like a dataset of the in-memory backend." : ""),
+    },
+    (record, line, number, problems) => {
+      if (record === null || typeof record !== "object" || Array.isArray(record)) {
+        problems.add(line, number, [notAnIncident(record)]);
+        return undefined;
+      }
+      if (number === 1 && looksLikeDataset(record)) {
+        throw new CliError(
+          `${line === 1 ? "The first record" : "A record"} of '${options.incidents}' is ${describeShape(record)}: a dataset of the in-memory backend, not an incident.`,
+          EXIT.dataError,
+        );
+      }
+      if (!matches(record)) return undefined;
+      // --count conflicts with --all and --limit.
+      const text = all ? formatJson(record) : "";
+      if (text === undefined) {
+        problems.add(line, number, [TOO_LONG_TO_PRINT]);
+        return undefined;
+      }
+      found++;
+      if (mode === "count") return undefined;
+      if (all) {
+        const written = context.output.write(`${text}\n`);
+        if (found >= limit) return written === undefined ? false : written.then(() => false);
+        return written;
+      }
+      const key = orderKeyOf(record);
+      if (best === undefined || isBefore(key, best.key))
+        best = { incident: record, key, line, record: number };
+      return undefined;
+    },
+  );
+  return { log, found, best, source };
+}
+
+/** Prints what `match` found (the count, or the first match) and sets the exit code. */
+async function finishMatch(outcome: MatchOutcome, mode: MatchMode, context: CliContext): Promise<void> {
+  const { best, found, log, source } = outcome;
+  log.finish(context);
+  if (mode === "count") {
+    await context.output.write(`${found}\n`);
+    if (found === 0) context.exitCode = EXIT.noMatch;
+    return;
+  }
+  if (found === 0) {
+    context.stderr.write("incident-query: No incident matches the Search Conditions.\n");
+    context.exitCode = EXIT.noMatch;
+    return;
+  }
+  if (best !== undefined) {
+    const text = formatJson(best.incident, 2);
+    if (text === undefined) {
+      throw new CliError(
+        `${formatPosition(source.label, best.line, best.record)}: ${TOO_LONG_TO_PRINT}`,
+        EXIT.dataError,
+      );
+    }
+    await context.output.write(`${text}\n`);
+  }
 }

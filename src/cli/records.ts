@@ -160,7 +160,7 @@ function jsonError(error: unknown): string {
   return message.length > 160 ? `${message.slice(0, 160)}…` : message;
 }
 
-function tooLong(max: number): string {
+export function tooLong(max: number): string {
   return `longer than ${max} characters (--max-line-length)`;
 }
 
@@ -169,7 +169,7 @@ function tooLong(max: number): string {
  * object silently, so a record that repeats one is refused (docs/semantics.md 3.1, "Duplicate keys"), as
  * `IncidentSet.fromNdjson` refuses such a line.
  */
-function parseRecord(text: string, record: number, line: number): ReadItem {
+export function parseRecord(text: string, record: number, line: number): ReadItem {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -24,6 +24,13 @@ export interface InputSource {
   readonly bytesRead: () => number;
   /** The decoded text, in chunks (never splitting a character). Throws `CliError` on bad input. */
   readonly text: AsyncIterable<string>;
+  /**
+   * The bytes (inflated when gzip), in chunks, undecoded: read either `bytes` or `text`, once. Throws
+   * `CliError` on an unreadable input or bad gzip.
+   */
+  readonly bytes: AsyncIterable<Buffer>;
+  /** The path of a regular file (read by position by `match`'s threads), else `undefined`. */
+  readonly path: string | undefined;
   /** Stops reading and releases the file or pipe (safe to call twice). */
   readonly close: () => void;
 }
@@ -116,30 +123,9 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
     }
   }
 
-  async function* text(): AsyncGenerator<string> {
-    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-    let offset = 0;
-    let previous: Uint8Array = new Uint8Array(0);
+  async function* bytesRead(): AsyncGenerator<Buffer> {
     try {
-      for await (const chunk of inflated()) {
-        let decoded: string;
-        try {
-          decoded = decoder.decode(chunk, { stream: true });
-        } catch {
-          throw invalidUtf8(label, offset, previous, chunk);
-        }
-        previous = lastBytes(previous, chunk, 3);
-        offset += chunk.length;
-        if (decoded.length > 0) yield decoded;
-      }
-      let rest: string;
-      try {
-        rest = decoder.decode();
-      } catch {
-        // A sequence cut by the end of the input: named by the byte where it starts, as mid-input.
-        throw new InvalidUtf8Error(label, offset - previous.length + lastCharStart(previous) + 1, 0);
-      }
-      if (rest.length > 0) yield rest;
+      yield* inflated();
     } finally {
       close();
     }
@@ -152,9 +138,77 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
       return gzip;
     },
     bytesRead: () => bytes,
-    text: { [Symbol.asyncIterator]: () => text() },
+    text: { [Symbol.asyncIterator]: () => decodeText(label, inflated(), close) },
+    bytes: { [Symbol.asyncIterator]: () => bytesRead() },
+    path: size !== undefined && name !== "-" ? name : undefined,
     close,
   };
+}
+
+/**
+ * An input whose bytes are `head` (chunks already read from `source.bytes`) followed by the rest of
+ * `rest` (the iterator they were read from): the input again from its start, for a reader that gives up
+ * after a first look (`match`'s byte reader hands the input to the text reader).
+ */
+export function replayInput(
+  source: InputSource,
+  head: readonly Buffer[],
+  rest: AsyncIterator<Buffer>,
+): InputSource {
+  async function* chunks(): AsyncGenerator<Buffer> {
+    yield* head;
+    for (;;) {
+      const next = await rest.next();
+      if (next.done === true) return;
+      yield next.value;
+    }
+  }
+  return {
+    label: source.label,
+    size: source.size,
+    get gzip() {
+      return source.gzip;
+    },
+    bytesRead: source.bytesRead,
+    text: { [Symbol.asyncIterator]: () => decodeText(source.label, chunks(), source.close) },
+    bytes: { [Symbol.asyncIterator]: () => chunks() },
+    path: source.path,
+    close: source.close,
+  };
+}
+
+/** The strict UTF-8 text of a byte stream (see the module comment); `close` is called at its end. */
+async function* decodeText(
+  label: string,
+  chunks: AsyncIterable<Buffer>,
+  close: () => void,
+): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  let offset = 0;
+  let previous: Uint8Array = new Uint8Array(0);
+  try {
+    for await (const chunk of chunks) {
+      let decoded: string;
+      try {
+        decoded = decoder.decode(chunk, { stream: true });
+      } catch {
+        throw invalidUtf8(label, offset, previous, chunk);
+      }
+      previous = lastBytes(previous, chunk, 3);
+      offset += chunk.length;
+      if (decoded.length > 0) yield decoded;
+    }
+    let rest: string;
+    try {
+      rest = decoder.decode();
+    } catch {
+      // A sequence cut by the end of the input: named by the byte where it starts, as mid-input.
+      throw new InvalidUtf8Error(label, offset - previous.length + lastCharStart(previous) + 1, 0);
+    }
+    if (rest.length > 0) yield rest;
+  } finally {
+    close();
+  }
 }
 
 /** The first `count` bytes of a chunk stream (fewer at its end), as one buffer; the rest stays unread. */
@@ -179,7 +233,7 @@ async function* prepend(first: Buffer, rest: AsyncGenerator<Buffer>): AsyncGener
  * The last `count` bytes of `before` followed by `chunk` (a short chunk keeps bytes of the one before it, where
  * a character may have begun).
  */
-function lastBytes(before: Uint8Array, chunk: Buffer, count: number): Uint8Array {
+export function lastBytes(before: Uint8Array, chunk: Buffer, count: number): Uint8Array {
   if (chunk.length >= count) return chunk.subarray(chunk.length - count);
   return Buffer.concat([before, chunk]).subarray(Math.max(0, before.length + chunk.length - count));
 }
@@ -189,7 +243,7 @@ function lastBytes(before: Uint8Array, chunk: Buffer, count: number): Uint8Array
  * that is not a continuation byte (10xxxxxx); `tail.length` when there is none (the bytes end a character
  * begun before them).
  */
-function lastCharStart(tail: Uint8Array): number {
+export function lastCharStart(tail: Uint8Array): number {
   for (let i = tail.length - 1; i >= 0; i--) if ((tail[i]! & 0xc0) !== 0x80) return i;
   return tail.length;
 }
@@ -216,13 +270,22 @@ export class InvalidUtf8Error extends CliError {
  * sequence (in `previous` when the sequence begun there breaks in the chunk).
  */
 function invalidUtf8(label: string, offset: number, previous: Uint8Array, chunk: Buffer): CliError {
-  // From the start of the last character before the chunk (the bytes before it were whole characters):
-  // a sequence begun there and broken in the chunk is named by its first byte, as one within the chunk.
-  const begun = previous.subarray(lastCharStart(previous));
-  const at = firstInvalidUtf8(Buffer.concat([begun, chunk])) - begun.length;
+  const at = invalidUtf8Index(previous, chunk);
   let breaks = 0;
   for (let i = chunk.indexOf(10); i !== -1 && i < at; i = chunk.indexOf(10, i + 1)) breaks++;
   return new InvalidUtf8Error(label, offset + at + 1, breaks);
+}
+
+/**
+ * Where the first bad sequence of `chunk` starts, `previous` holding the last bytes decoded before it (at
+ * most 3, where a character may have begun): an index into `chunk`, negative when the sequence begun in
+ * `previous` breaks in the chunk (named by its first byte).
+ */
+export function invalidUtf8Index(previous: Uint8Array, chunk: Uint8Array): number {
+  // From the start of the last character before the chunk (the bytes before it were whole characters):
+  // a sequence begun there and broken in the chunk is named by its first byte, as one within the chunk.
+  const begun = previous.subarray(lastCharStart(previous));
+  return firstInvalidUtf8(Buffer.concat([begun, chunk])) - begun.length;
 }
 
 /**

@@ -23,6 +23,12 @@ function source(chunks: readonly string[]): InputSource {
         yield* chunks;
       },
     },
+    bytes: {
+      async *[Symbol.asyncIterator]() {
+        for (const chunk of chunks) yield Buffer.from(chunk);
+      },
+    },
+    path: undefined,
     close: () => {},
   };
 }

@@ -1,0 +1,405 @@
+/**
+ * `match` over NDJSON bytes (issue 27): the lines of a block of the input are judged by a `LineMatcher`
+ * (src/incidents/line-matcher.ts), which validates each line and decodes only the fields the Search
+ * Conditions read; a line it cannot judge exactly goes through `judgeLine`, the same steps as the text
+ * reader (`records.ts`) and the `match` command take for a record. The result of a block is plain data
+ * (it crosses from a worker thread), and `MatchMerge` applies the results of the blocks in input order, so
+ * that counts, the first match (docs/semantics.md 1.9), `--all` output, `--limit`, `--max-errors` and the
+ * positions of every message are what the text reader gives (docs/cli.md, "Fast path").
+ *
+ * What the blocks never see: the first record (judged by `judgeFirstRecord` before any block, since a
+ * first record that is no incident, or the start of one JSON document, ends the fast path: the input is
+ * then read again by the text reader from its start).
+ */
+
+import { isUtf8 } from "node:buffer";
+import type { Condition } from "../conditions/ast.js";
+import type { Predicate } from "../conditions/compile.js";
+import { LINE_EXACT, LINE_MATCH, LineMatcher } from "../incidents/line-matcher.js";
+import { isBefore, orderKeyOf } from "../incidents/order.js";
+import { formatJson } from "./output.js";
+import { firstInvalidUtf8, invalidUtf8Index, lastBytes, lastCharStart } from "./source.js";
+
+/** What `match` prints. */
+export type MatchMode = "count" | "first" | "all";
+
+/** The options of a scan (the `match` command's). */
+export interface ScanOptions {
+  readonly mode: MatchMode;
+  /** `--max-line-length`, in characters. */
+  readonly maxLineLength: number;
+  /** `--max-errors`: problems kept with their messages per block (the rest are counted, by line). */
+  readonly maxErrors: number;
+}
+
+/** A problem of one record: its position (1-based within the block) and its message. */
+export interface ScanProblem {
+  readonly line: number;
+  readonly record: number;
+  readonly message: string;
+}
+
+/** A matching record of an `--all` scan: its position and its compact JSON text. */
+export interface ScanMatch {
+  readonly line: number;
+  readonly text: string;
+}
+
+/** The best match of a block in `first` mode: its order key, position and line text. */
+export interface ScanBest {
+  readonly time: number;
+  readonly id: number;
+  readonly line: number;
+  readonly record: number;
+  readonly text: string;
+}
+
+/**
+ * What ended a block early: invalid UTF-8 (its 1-based byte in the block's bytes, and its line in the
+ * block), after which nothing of the input is read (docs/cli.md, Encoding).
+ */
+export interface ScanStop {
+  readonly kind: "utf8";
+  /** The first invalid byte, 1-based in the input. */
+  readonly byte: number;
+  readonly line: number;
+}
+
+/** The result of one block: plain data. Positions are 1-based within the block. */
+export interface BlockResult {
+  /** Lines of the block (each `\n`, and a last line without one). */
+  lines: number;
+  /** Records of the block (non-blank lines). */
+  records: number;
+  /** Matching records. */
+  found: number;
+  /** Problems kept with their message, in line order (at most `maxErrors`). */
+  problems: ScanProblem[];
+  /** The lines of the problems past `maxErrors`, in order (one message each). */
+  moreProblems: number[];
+  /** `--all`: the matches, in line order. */
+  matches: ScanMatch[];
+  /** `first`: the best match of the block. */
+  best: ScanBest | undefined;
+  stop: ScanStop | undefined;
+}
+
+/** A record's verdict in `judgeRecord`: not matched, matched (with its `--all` text), or a problem. */
+type Verdict = { kind: "no" } | { kind: "match"; text: string } | { kind: "problem"; message: string };
+
+/**
+ * Messages and steps shared with the text reader and the `match` command (records.ts, match.ts), passed in
+ * so that both paths say the same words.
+ */
+export interface RecordRules {
+  /** The record judged from its line text: `JSON.parse`, the duplicate-key rule (records.ts). */
+  readonly parseRecord: (
+    text: string,
+    record: number,
+    line: number,
+  ) => { ok: true; value: unknown } | { ok: false; message: string };
+  /** The message for a record that is not a JSON object. */
+  readonly notAnIncident: (value: unknown) => string;
+  /** The message for a matching record too long to print. */
+  readonly tooLongToPrint: string;
+  /** The message for a line longer than `--max-line-length`. */
+  readonly tooLong: (max: number) => string;
+}
+
+const CR = 13;
+const LF = 10;
+
+/** Judges blocks of NDJSON lines against one condition (one per thread). */
+export class BlockScanner {
+  private readonly matcher: LineMatcher;
+  private readonly predicate: Predicate;
+  private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+  /**
+   * @param condition - the parsed Search Conditions
+   * @throws {TypeError} when `condition` was not produced by `parseSearchConditions`
+   */
+  constructor(
+    condition: Condition,
+    private readonly options: ScanOptions,
+    private readonly rules: RecordRules,
+  ) {
+    this.matcher = new LineMatcher(
+      condition,
+      options.mode === "first" ? ["CreatedUtcTime", "IncidentId"] : [],
+    );
+    this.predicate = this.matcher.predicate;
+  }
+
+  /**
+   * Judges the lines of `b[start, end)`: `start` begins a line; `end` is the end of the input or follows a
+   * `\n`. Nothing of the block is a first record (see the module comment).
+   * @param offset - where `b[0]` is in the input (bytes), for the position of invalid UTF-8
+   */
+  scan(b: Uint8Array, start: number, end: number, offset: number): BlockResult {
+    const result: BlockResult = {
+      lines: 0,
+      records: 0,
+      found: 0,
+      problems: [],
+      moreProblems: [],
+      matches: [],
+      best: undefined,
+      stop: undefined,
+    };
+    let valid = end;
+    if (!isUtf8(b.subarray(start, end))) valid = start + firstInvalidUtf8(b.subarray(start, end));
+    const matcher = this.matcher;
+    const buffer = Buffer.from(b.buffer, b.byteOffset, b.length);
+    const max = this.options.maxLineLength;
+    const first = this.options.mode === "first";
+    const all = this.options.mode === "all";
+    let p = start;
+    while (p < end) {
+      let nl = indexOfLf(buffer, p, end);
+      const lineEnd = nl < 0 ? end : nl;
+      if (nl < 0) nl = end;
+      result.lines++;
+      const line = result.lines;
+      if (lineEnd > valid) {
+        // The line of the first invalid byte: nothing from here on is read.
+        result.stop = { kind: "utf8", byte: offset + valid + 1, line };
+        return result;
+      }
+      let e = lineEnd;
+      if (e > p && b[e - 1] === CR) e--;
+      const s = p;
+      p = nl + 1;
+      if (e === s) continue;
+      let answer: number = LINE_EXACT;
+      // A byte order mark is text after the start of the input (the text reader keeps it): JSON.parse says no.
+      if (e - s <= max && !(b[s] === 0xef && b[s + 1] === 0xbb && b[s + 2] === 0xbf))
+        answer = matcher.test(b, s, e);
+      if (answer !== LINE_EXACT) {
+        const record = ++result.records;
+        if (answer !== LINE_MATCH) continue;
+        result.found++;
+        if (first) {
+          const key = orderKeyOf(matcher.record);
+          if (result.best === undefined || isBefore(key, result.best)) {
+            result.best = {
+              time: key.time,
+              id: key.id,
+              line,
+              record,
+              text: this.decoder.decode(b.subarray(s, e)),
+            };
+          }
+        } else if (all) {
+          const verdict = this.judgeParsed(JSON.parse(this.decoder.decode(b.subarray(s, e))), true);
+          if (verdict.kind === "problem") {
+            result.found--;
+            this.problem(result, line, record, verdict.message);
+          } else result.matches.push({ line, text: (verdict as { text: string }).text });
+        }
+        continue;
+      }
+      this.judgeText(result, this.decoder.decode(b.subarray(s, e)), line);
+    }
+    return result;
+  }
+
+  /**
+   * Judges the lines from the start of the input to its first record, `b[start, end)` (`start` after a
+   * byte order mark that begins the input): blank lines, then the first record's line.
+   * @param offset - where `b[0]` is in the input (bytes)
+   * @param isDataset - whether a record is a dataset of the in-memory backend (`match` refuses those)
+   * @returns the result of those lines; `undefined` when the text reader must read the input instead: the
+   *   first record is invalid (perhaps the first line of one JSON document), not an incident, a dataset, or
+   *   not valid UTF-8 (the text reader names each)
+   */
+  first(
+    b: Uint8Array,
+    start: number,
+    end: number,
+    isDataset: (value: unknown) => boolean,
+  ): BlockResult | undefined {
+    const result = this.scan(b, start, start, 0);
+    const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    let p = start;
+    while (p < end) {
+      let nl = b.indexOf(LF, p);
+      if (nl < 0 || nl >= end) nl = end;
+      result.lines++;
+      const line = result.lines;
+      let e = nl;
+      if (e > p && b[e - 1] === CR) e--;
+      const s = p;
+      p = nl + 1;
+      if (e === s) continue;
+      let text: string;
+      try {
+        text = strict.decode(b.subarray(s, e));
+      } catch {
+        return undefined;
+      }
+      if (text.length > this.options.maxLineLength) return undefined;
+      const item = this.rules.parseRecord(text, 1, line);
+      if (!item.ok && text.trim() === "") continue;
+      if (!item.ok || isDataset(item.value)) return undefined;
+      const verdict = this.judgeRecord(item.value);
+      if (verdict.kind === "problem") return undefined;
+      result.records = 1;
+      if (verdict.kind === "match") {
+        result.found = 1;
+        if (this.options.mode === "all") result.matches.push({ line, text: verdict.text });
+        if (this.options.mode === "first") {
+          const key = orderKeyOf(item.value as object);
+          result.best = { time: key.time, id: key.id, line, record: 1, text };
+        }
+      }
+      return p >= end ? result : undefined;
+    }
+    return result;
+  }
+
+  /** One line judged from its text, as the text reader and `match` judge it (blank lines are no record). */
+  private judgeText(result: BlockResult, text: string, line: number): void {
+    if (text.length > this.options.maxLineLength) {
+      this.problem(result, line, ++result.records, this.rules.tooLong(this.options.maxLineLength));
+      return;
+    }
+    const item = this.rules.parseRecord(text, result.records + 1, line);
+    if (!item.ok && text.trim() === "") return;
+    const record = ++result.records;
+    if (!item.ok) {
+      this.problem(result, line, record, item.message);
+      return;
+    }
+    const verdict = this.judgeRecord(item.value);
+    if (verdict.kind === "problem") this.problem(result, line, record, verdict.message);
+    else if (verdict.kind === "match") {
+      result.found++;
+      if (this.options.mode === "all") result.matches.push({ line, text: verdict.text });
+      else if (this.options.mode === "first") {
+        const key = orderKeyOf(item.value as object);
+        const best = result.best;
+        if (best === undefined || isBefore(key, best)) {
+          result.best = { time: key.time, id: key.id, line, record, text };
+        }
+      }
+    }
+  }
+
+  /** A parsed record judged as `match` judges it. */
+  judgeRecord(value: unknown): Verdict {
+    if (value === null || typeof value !== "object" || Array.isArray(value))
+      return { kind: "problem", message: this.rules.notAnIncident(value) };
+    return this.judgeParsed(value, this.predicate(value));
+  }
+
+  /** A matching or not matching incident: its `--all` text, or the problem of printing it. */
+  private judgeParsed(value: unknown, matches: boolean): Verdict {
+    if (!matches) return { kind: "no" };
+    if (this.options.mode !== "all") return { kind: "match", text: "" };
+    const text = formatJson(value);
+    return text === undefined
+      ? { kind: "problem", message: this.rules.tooLongToPrint }
+      : { kind: "match", text };
+  }
+
+  /** The result of one line longer than `--max-line-length` (a record "longer than N characters"). */
+  tooLongLine(): BlockResult {
+    const result = this.scan(new Uint8Array(0), 0, 0, 0);
+    result.lines = 1;
+    result.records = 1;
+    this.problem(result, 1, 1, this.rules.tooLong(this.options.maxLineLength));
+    return result;
+  }
+
+  private problem(result: BlockResult, line: number, record: number, message: string): void {
+    if (result.problems.length < this.options.maxErrors) result.problems.push({ line, record, message });
+    else result.moreProblems.push(line);
+  }
+}
+
+/** The first `\n` in `b[from, end)`, or -1 (Buffer's `indexOf` is a native search, Uint8Array's a loop). */
+function indexOfLf(b: Buffer, from: number, end: number): number {
+  const at = b.indexOf(LF, from);
+  return at < 0 || at >= end ? -1 : at;
+}
+
+/**
+ * The byte length past which a line is longer than `maxLineLength` characters whatever it holds (UTF-8
+ * spends at most 3 bytes on a UTF-16 code unit; a `\r` before the `\n` is not counted).
+ */
+export function overlongBytes(maxLineLength: number): number {
+  return 3 * maxLineLength + 4;
+}
+
+/**
+ * A line too long to hold, skipped: its bytes are checked as UTF-8 on the way (the text reader decodes
+ * every byte, so invalid UTF-8 there ends the input with its position), then it is one record "longer than
+ * N characters".
+ */
+export class OverlongLine {
+  /** Whether a line is being skipped. */
+  active = false;
+  /** Bytes of the chunk last fed that belong to the line (its `\n` included). */
+  consumed = 0;
+  private decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  /** The last bytes checked (at most 3), and the input offset after them. */
+  private previous: Uint8Array = new Uint8Array(0);
+  private checkedTo = 0;
+  /** The first invalid byte, 1-based in the input; 0 while none. */
+  private invalid = 0;
+
+  /** Starts skipping the line whose bytes so far are `held`, at input offset `offset`. */
+  start(held: Uint8Array, offset: number): void {
+    this.active = true;
+    this.decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    this.previous = new Uint8Array(0);
+    this.checkedTo = offset;
+    this.invalid = 0;
+    this.check(held, offset);
+  }
+
+  /**
+   * Feeds the next bytes of the input (at offset `offset`).
+   * @returns true when the line ended in them (`consumed` says where) or invalid UTF-8 was found
+   */
+  feed(chunk: Uint8Array, offset: number): boolean {
+    const nl = chunk.indexOf(10);
+    this.consumed = nl < 0 ? chunk.length : nl + 1;
+    this.check(nl < 0 ? chunk : chunk.subarray(0, nl), offset);
+    if (nl >= 0) this.flush();
+    return nl >= 0 || this.invalid > 0;
+  }
+
+  /** The line's result, once `feed` returned true or the input ended. */
+  finish(scanner: BlockScanner): BlockResult {
+    this.flush();
+    this.active = false;
+    if (this.invalid === 0) return scanner.tooLongLine();
+    const result = scanner.scan(new Uint8Array(0), 0, 0, 0);
+    result.lines = 1;
+    result.stop = { kind: "utf8", byte: this.invalid, line: 1 };
+    return result;
+  }
+
+  private check(bytes: Uint8Array, offset: number): void {
+    if (this.invalid > 0 || bytes.length === 0) return;
+    try {
+      this.decoder.decode(bytes, { stream: true });
+      this.previous = lastBytes(this.previous, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), 3);
+      this.checkedTo = offset + bytes.length;
+    } catch {
+      this.invalid = offset + invalidUtf8Index(this.previous, bytes) + 1;
+    }
+  }
+
+  /** The line's end: a character begun and not ended is invalid, named by its first byte. */
+  private flush(): void {
+    if (this.invalid > 0) return;
+    try {
+      this.decoder.decode();
+    } catch {
+      this.invalid = this.checkedTo - this.previous.length + lastCharStart(this.previous) + 1;
+    }
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * Matching one NDJSON line against Search Conditions straight from its UTF-8 bytes (issue 27, "a byte-level
+ * reader that decodes only what the condition reads"): the line is validated as JSON by the `LineScanner`
+ * (ndjson.ts), which finds the top-level keys the condition names and leaves every other value unbuilt;
+ * only those fields are decoded, into a small record that the compiled predicate reads. A condition reads
+ * nothing but the top-level fields of its field paths (docs/semantics.md 1.1: own properties; 1.5: paths),
+ * so the predicate answers on that record exactly as on the whole parsed line.
+ *
+ * Before anything is decoded, a byte prefilter settles most lines: where the condition requires (through
+ * its top-level AND) that a field equal one of some strings, a plain ASCII string value of that field whose
+ * bytes are none of them cannot match (a string equals a string operand only when the two are the same,
+ * docs/semantics.md 1.5), and the line is answered without decoding or calling the predicate. Any other
+ * value of the field (an array, an escaped or non-ASCII string, a number) goes to the predicate.
+ *
+ * A line that the scanner cannot read exactly as `JSON.parse` would (a syntax error, an escape in a key,
+ * a repeated key, a top level that is not an object) is answered `LINE_EXACT`: its caller parses it with
+ * `JSON.parse` and judges it as before, so that errors and values are always `JSON.parse`'s.
+ */
+
+import type { Condition } from "../conditions/ast.js";
+import { assertNever } from "../conditions/ast.js";
+import { compile, type Predicate } from "../conditions/compile.js";
+import { FIELD_ASCII, FIELD_MISSING, hashBytes, LineScanner, SCAN_OK } from "./ndjson.js";
+
+/** `LineMatcher.test`: the line is a valid incident line that does not match. */
+export const LINE_NO_MATCH = 0;
+/** `LineMatcher.test`: the line is a valid incident line that matches. */
+export const LINE_MATCH = 1;
+/** `LineMatcher.test`: the bytes cannot be judged exactly; parse the line with `JSON.parse` and judge that. */
+export const LINE_EXACT = 2;
+
+/** What `LineMatcher.test` answers. */
+export type LineAnswer = typeof LINE_NO_MATCH | typeof LINE_MATCH | typeof LINE_EXACT;
+
+/** Decoded short strings kept per field (labels repeat line after line). */
+const INTERN_SLOTS = 256;
+/** The longest string kept in the intern table, in bytes. */
+const INTERN_MAX_BYTES = 32;
+
+/**
+ * The top-level field names a condition reads (the first segment of each field path), in the order they
+ * are first met.
+ * @example topLevelFields(parseSearchConditions({ "Custom.Owner": "a", Severity: "High" })) //=> ["Custom", "Severity"]
+ */
+export function topLevelFields(condition: Condition): string[] {
+  const out: string[] = [];
+  const visit = (node: Condition): void => {
+    switch (node.kind) {
+      case "and":
+      case "or":
+      case "nor":
+        for (const child of node.children) visit(child);
+        return;
+      case "not":
+        visit(node.child);
+        return;
+      case "eq":
+      case "ne":
+      case "range":
+      case "in":
+      case "nin":
+      case "all":
+      case "regex":
+      case "exists":
+      case "size": {
+        const head = node.path[0]!;
+        if (!out.includes(head)) out.push(head);
+        return;
+      }
+      default:
+        assertNever(node);
+    }
+  };
+  visit(condition);
+  return out;
+}
+
+/**
+ * For each top-level field, the strings one of which its value must equal for the condition to match, when
+ * the condition's top-level AND says so: an equality or `$in` (pipe alternatives included) on a one-segment
+ * path whose operands are strings. A field with several such constraints keeps the first (each is a
+ * necessary condition on its own).
+ */
+function requiredStrings(condition: Condition): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const conjuncts = condition.kind === "and" ? condition.children : [condition];
+  for (const node of conjuncts) {
+    if (node.kind === "and") {
+      // A field's operator object with several operators: each of its parts is required.
+      for (const [field, strings] of requiredStrings(node)) if (!out.has(field)) out.set(field, strings);
+      continue;
+    }
+    if (node.kind !== "eq" && node.kind !== "in") continue;
+    if (node.path.length !== 1) continue;
+    const field = node.path[0]!;
+    if (out.has(field)) continue;
+    if (node.kind === "eq") {
+      if (node.operand.type === "string") out.set(field, [node.operand.value]);
+    } else {
+      // Only the string operands can equal a string value (null matches null or missing, never a string).
+      out.set(
+        field,
+        node.operands.flatMap((operand) => (operand.type === "string" ? [operand.value] : [])),
+      );
+    }
+  }
+  return out;
+}
+
+/**
+ * Answers whether NDJSON lines match one condition, reading each line's bytes once (see the module
+ * comment). Not thread-safe state: one matcher per reader. After `LINE_MATCH` or `LINE_NO_MATCH`, `record`
+ * holds the line's decoded top-level fields (the condition's, then `extraFields`), as `JSON.parse` gives
+ * them, for the caller (e.g. the order key of docs/semantics.md 1.9) until the next call.
+ */
+export class LineMatcher {
+  /** The compiled predicate (docs/semantics.md 1: `evaluate` on every input). */
+  readonly predicate: Predicate;
+  /** The top-level fields decoded: the condition's, then the extra ones. */
+  readonly fields: readonly string[];
+  /** The decoded fields of the last line answered `LINE_MATCH` or `LINE_NO_MATCH` (see the class comment). */
+  record: Record<string, unknown> = {};
+  private readonly scanner: LineScanner;
+  /** Per field: the UTF-8 bytes of the strings it must equal, or undefined. */
+  private readonly required: (Uint8Array[] | undefined)[];
+  /** Per field: decoded short strings by hash (`INTERN_SLOTS` each), with their bytes. */
+  private readonly internText: (string | undefined)[];
+  private readonly internBytes: (Uint8Array | undefined)[];
+  private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+  /**
+   * @param condition - a parsed Search Conditions condition (from `parseSearchConditions`)
+   * @param extraFields - top-level fields to decode as well (the order's `CreatedUtcTime`, `IncidentId`)
+   * @throws {TypeError} when `condition` was not produced by `parseSearchConditions` (as `compile` does)
+   */
+  constructor(condition: Condition, extraFields: readonly string[] = []) {
+    this.predicate = compile(condition);
+    const fields = topLevelFields(condition);
+    for (const extra of extraFields) if (!fields.includes(extra)) fields.push(extra);
+    this.fields = fields;
+    this.scanner = new LineScanner(fields);
+    const encoder = new TextEncoder();
+    const required = requiredStrings(condition);
+    this.required = fields.map((field) => required.get(field)?.map((text) => encoder.encode(text)));
+    this.internText = new Array<string | undefined>(fields.length * INTERN_SLOTS).fill(undefined);
+    this.internBytes = new Array<Uint8Array | undefined>(fields.length * INTERN_SLOTS).fill(undefined);
+  }
+
+  /**
+   * Judges the line `b[start, end)` (no line break; JSON whitespace around it allowed).
+   * @returns `LINE_MATCH`, `LINE_NO_MATCH`, or `LINE_EXACT` when the line must be parsed with `JSON.parse`
+   *   and judged from that (see the module comment)
+   */
+  test(b: Uint8Array, start: number, end: number): LineAnswer {
+    const scanner = this.scanner;
+    if (scanner.scanLine(b, start, end) !== SCAN_OK) return LINE_EXACT;
+    const kinds = scanner.kinds;
+    const required = this.required;
+    for (let k = 0; k < required.length; k++) {
+      const strings = required[k];
+      if (strings === undefined || kinds[k] !== FIELD_ASCII) continue;
+      if (!anyEqual(strings, b, scanner.starts[k]!, scanner.ends[k]!)) return LINE_NO_MATCH;
+    }
+    const record: Record<string, unknown> = {};
+    const fields = this.fields;
+    for (let k = 0; k < fields.length; k++) {
+      const kind = kinds[k];
+      if (kind === FIELD_MISSING) continue;
+      record[fields[k]!] =
+        kind === FIELD_ASCII ? this.text(k, b, scanner.starts[k]!, scanner.ends[k]!) : scanner.values[k];
+    }
+    this.record = record;
+    return this.predicate(record) ? LINE_MATCH : LINE_NO_MATCH;
+  }
+
+  /** The ASCII bytes `b[start, end)` of field `k` as a string, short ones from the intern table. */
+  private text(k: number, b: Uint8Array, start: number, end: number): string {
+    const length = end - start;
+    if (length > INTERN_MAX_BYTES) return this.decoder.decode(b.subarray(start, end));
+    const slot = k * INTERN_SLOTS + (hashBytes(b, start, end) & (INTERN_SLOTS - 1));
+    const kept = this.internBytes[slot];
+    if (kept !== undefined && kept.length === length) {
+      let i = 0;
+      while (i < length && kept[i] === b[start + i]) i++;
+      if (i === length) return this.internText[slot]!;
+    }
+    const bytes = b.slice(start, end);
+    const text = this.decoder.decode(bytes);
+    this.internBytes[slot] = bytes;
+    this.internText[slot] = text;
+    return text;
+  }
+}
+
+/** Whether `b[start, end)` equals one of `strings`. */
+function anyEqual(strings: readonly Uint8Array[], b: Uint8Array, start: number, end: number): boolean {
+  const length = end - start;
+  for (const s of strings) {
+    if (s.length !== length) continue;
+    let i = 0;
+    while (i < length && s[i] === b[start + i]) i++;
+    if (i === length) return true;
+  }
+  return false;
+}
