@@ -71,7 +71,10 @@ export function registerMatchCommand(program: Command, context: CliContext): voi
       ).argParser(parsePositiveCount),
     )
     .addOption(
-      new Option("--reader <reader>", "bytes (default) or text: every record through JSON.parse (docs/cli.md)")
+      new Option(
+        "--reader <reader>",
+        "bytes (default) or text: every record through JSON.parse (docs/cli.md)",
+      )
         .choices(["bytes", "text"])
         .hideHelp(),
     )
