@@ -1,7 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
-import { dateFieldMs, isoUtcMs, parseIsoUtc, recordDateValue } from "./dates.js";
+import {
+  dateFieldMs,
+  formatIsoUtc,
+  isoUtcBytesMs,
+  isoUtcMs,
+  MAX_ISO_EPOCH_MS,
+  MIN_ISO_EPOCH_MS,
+  parseIsoUtc,
+  recordDateValue,
+} from "./dates.js";
 
 /**
  * An independent reference for the hand-written scanner: the regex-and-`Date` reader the project started
@@ -115,5 +124,43 @@ describe("parseIsoUtc", () => {
   it("is isoUtcMs with undefined for NaN", () => {
     expect(parseIsoUtc("2024-02-29T00:00:00Z")).toBe(Date.UTC(2024, 1, 29));
     expect(parseIsoUtc("2024-02-30T00:00:00Z")).toBeUndefined();
+  });
+});
+
+describe("isoUtcBytesMs: isoUtcMs of the same text, read from its bytes", () => {
+  const encoder = new TextEncoder();
+  const same = (text: string) => {
+    const bytes = encoder.encode(`xx${text}yy`);
+    expect(Object.is(isoUtcBytesMs(bytes, 2, bytes.length - 2), isoUtcMs(text))).toBe(true);
+  };
+  it.each([
+    "2024-03-01T12:00:00Z",
+    "2024-03-01T12:00:00.250Z",
+    "2024-02-29T00:00:00Z",
+    "2023-02-29T00:00:00Z",
+    "2024-02-30T00:00:00Z",
+    "2024-13-01T00:00:00Z",
+    "2024-03-01T24:00:00Z",
+    "2024-03-01T12:60:00Z",
+    "2024-03-01 12:00:00Z",
+    "2024-03-01T12:00:00",
+    "0000-01-01T00:00:00Z",
+    "9999-12-31T23:59:59.999Z",
+    "2024-03-01T12:00:00.25Z",
+    "+024-03-01T12:00:00Z",
+  ])("%s", same);
+  it("on random ASCII text of the form's lengths, and on formatted instants (fast-check)", () => {
+    const chars = fc.constantFrom(..."0123456789-T:.Z+ x");
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: chars, minLength: 20, maxLength: 20 }),
+          fc.string({ unit: chars, minLength: 24, maxLength: 24 }),
+          fc.integer({ min: MIN_ISO_EPOCH_MS, max: MAX_ISO_EPOCH_MS }).map((ms) => formatIsoUtc(ms)),
+        ),
+        same,
+      ),
+      fcOptions(2000),
+    );
   });
 });

@@ -71,13 +71,74 @@ export function isoUtcMs(text: string): number {
     if (a < 0 || c < 0 || c > 9) return Number.NaN;
     ms = a * 10 + c;
   }
-  const hi = digits2(text, 0);
-  const lo = digits2(text, 2);
-  const month = digits2(text, 5);
-  const day = digits2(text, 8);
-  const hour = digits2(text, 11);
-  const minute = digits2(text, 14);
-  const second = digits2(text, 17);
+  return instantOf(
+    digits2(text, 0),
+    digits2(text, 2),
+    digits2(text, 5),
+    digits2(text, 8),
+    digits2(text, 11),
+    digits2(text, 14),
+    digits2(text, 17),
+    ms,
+  );
+}
+
+/** Two ASCII digits at `b[i]` as a number, or -1 when either is not a digit. */
+function byteDigits2(b: Uint8Array, i: number): number {
+  const x = b[i]! - 48;
+  const y = b[i + 1]! - 48;
+  return x >= 0 && x <= 9 && y >= 0 && y <= 9 ? x * 10 + y : -1;
+}
+
+/**
+ * `isoUtcMs` of the text whose UTF-8 bytes are `b[start, end)`, without building the string (the byte
+ * reader of NDJSON lines; an ASCII byte is its character's code).
+ * @returns epoch milliseconds, or `NaN` exactly where `isoUtcMs` of that text is `NaN`; never throws
+ */
+export function isoUtcBytesMs(b: Uint8Array, start: number, end: number): number {
+  const n = end - start;
+  if (n !== 20 && n !== 24) return Number.NaN;
+  if (
+    b[start + 4] !== 45 ||
+    b[start + 7] !== 45 ||
+    b[start + 10] !== 84 ||
+    b[start + 13] !== 58 ||
+    b[start + 16] !== 58 ||
+    b[end - 1] !== 90
+  ) {
+    return Number.NaN;
+  }
+  let ms = 0;
+  if (n === 24) {
+    if (b[start + 19] !== 46) return Number.NaN;
+    const a = byteDigits2(b, start + 20);
+    const c = b[start + 22]! - 48;
+    if (a < 0 || c < 0 || c > 9) return Number.NaN;
+    ms = a * 10 + c;
+  }
+  return instantOf(
+    byteDigits2(b, start),
+    byteDigits2(b, start + 2),
+    byteDigits2(b, start + 5),
+    byteDigits2(b, start + 8),
+    byteDigits2(b, start + 11),
+    byteDigits2(b, start + 14),
+    byteDigits2(b, start + 17),
+    ms,
+  );
+}
+
+/** The instant of the read parts of a timestamp (-1: not two digits), or `NaN` when they name none. */
+function instantOf(
+  hi: number,
+  lo: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+): number {
   if (hi < 0 || lo < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23) return Number.NaN;
   if (minute < 0 || minute > 59 || second < 0 || second > 59) return Number.NaN;
   const year = hi * 100 + lo;

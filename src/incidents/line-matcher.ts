@@ -20,6 +20,8 @@
 import type { Condition } from "../conditions/ast.js";
 import { assertNever } from "../conditions/ast.js";
 import { compile, type Predicate } from "../conditions/compile.js";
+import { isoUtcBytesMs } from "../conditions/dates.js";
+import { analyzeLiteral } from "../conditions/regex/matcher.js";
 import { FIELD_ASCII, FIELD_MISSING, hashBytes, LineScanner, SCAN_OK } from "./ndjson.js";
 
 /** `LineMatcher.test`: the line is a valid incident line that does not match. */
@@ -76,35 +78,93 @@ export function topLevelFields(condition: Condition): string[] {
 }
 
 /**
- * For each top-level field, the strings one of which its value must equal for the condition to match, when
- * the condition's top-level AND says so: an equality or `$in` (pipe alternatives included) on a one-segment
- * path whose operands are strings. A field with several such constraints keeps the first (each is a
- * necessary condition on its own).
+ * A necessary condition on a top-level field's value when it is a plain ASCII string (see the module
+ * comment): one of some strings; a catalogue date within bounds (epoch ms, each bound inclusive or not);
+ * or holding a literal (ASCII case-insensitive with `fold`).
  */
-function requiredStrings(condition: Condition): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+type ByteTest =
+  | { readonly kind: "strings"; readonly strings: readonly Uint8Array[] }
+  | {
+      readonly kind: "date";
+      readonly lower: number;
+      readonly lowerInclusive: boolean;
+      readonly upper: number;
+      readonly upperInclusive: boolean;
+    }
+  | { readonly kind: "contains"; readonly bytes: Uint8Array; readonly fold: boolean };
+
+/**
+ * The byte tests the condition's top-level AND implies, by top-level field (docs/semantics.md 1.5): an
+ * equality or `$in` (pipe alternatives included) with string operands — a string equals only the same
+ * string; a range with `$date` operands on a catalogue date field — a string there is a date only in the
+ * ISO-8601 UTC form, and then compares as its instant; a `$regex` that is a literal — a match holds it.
+ * Each is a necessary condition on its own, so a field may have several.
+ */
+function byteTests(condition: Condition, out = new Map<string, ByteTest[]>()): Map<string, ByteTest[]> {
+  const encoder = new TextEncoder();
   const conjuncts = condition.kind === "and" ? condition.children : [condition];
+  const add = (field: string, test: ByteTest) => {
+    const list = out.get(field);
+    if (list === undefined) out.set(field, [test]);
+    else list.push(test);
+  };
   for (const node of conjuncts) {
     if (node.kind === "and") {
       // A field's operator object with several operators: each of its parts is required.
-      for (const [field, strings] of requiredStrings(node)) if (!out.has(field)) out.set(field, strings);
+      byteTests(node, out);
       continue;
     }
-    if (node.kind !== "eq" && node.kind !== "in") continue;
+    if (node.kind !== "eq" && node.kind !== "in" && node.kind !== "range" && node.kind !== "regex") continue;
     if (node.path.length !== 1) continue;
     const field = node.path[0]!;
-    if (out.has(field)) continue;
     if (node.kind === "eq") {
-      if (node.operand.type === "string") out.set(field, [node.operand.value]);
-    } else {
+      if (node.operand.type === "string")
+        add(field, { kind: "strings", strings: [encoder.encode(node.operand.value)] });
+    } else if (node.kind === "in") {
       // Only the string operands can equal a string value (null matches null or missing, never a string).
-      out.set(
-        field,
-        node.operands.flatMap((operand) => (operand.type === "string" ? [operand.value] : [])),
+      const strings = node.operands.flatMap((operand) =>
+        operand.type === "string" ? [encoder.encode(operand.value)] : [],
       );
+      add(field, { kind: "strings", strings });
+    } else if (node.kind === "range") {
+      if (node.fieldKind !== "date") continue;
+      const { lower, upper } = node;
+      if (lower !== undefined && lower.operand.type !== "date") continue;
+      if (upper !== undefined && upper.operand.type !== "date") continue;
+      add(field, {
+        kind: "date",
+        lower: lower?.operand.type === "date" ? lower.operand.value : Number.NEGATIVE_INFINITY,
+        lowerInclusive: lower?.inclusive ?? true,
+        upper: upper?.operand.type === "date" ? upper.operand.value : Number.POSITIVE_INFINITY,
+        upperInclusive: upper?.inclusive ?? true,
+      });
+    } else {
+      const literal = analyzeLiteral(node.source, node.flags);
+      if (literal === undefined || literal.text.length === 0) continue;
+      const bytes = encoder.encode(literal.ignoreCase ? literal.text.toLowerCase() : literal.text);
+      add(field, { kind: "contains", bytes, fold: literal.ignoreCase });
     }
   }
   return out;
+}
+
+/** Whether the ASCII string `b[start, end)` passes `test` (false: the condition cannot match). */
+function passes(test: ByteTest, b: Uint8Array, start: number, end: number): boolean {
+  switch (test.kind) {
+    case "strings":
+      return anyEqual(test.strings, b, start, end);
+    case "date": {
+      const ms = isoUtcBytesMs(b, start, end);
+      // Not of the form: not a date, which no date range matches; the predicate says so.
+      if (Number.isNaN(ms)) return true;
+      if (ms < test.lower || (ms === test.lower && !test.lowerInclusive)) return false;
+      return !(ms > test.upper || (ms === test.upper && !test.upperInclusive));
+    }
+    case "contains":
+      return contains(test.bytes, test.fold, b, start, end);
+    default:
+      return assertNever(test);
+  }
 }
 
 /**
@@ -121,8 +181,8 @@ export class LineMatcher {
   /** The decoded fields of the last line answered `LINE_MATCH` or `LINE_NO_MATCH` (see the class comment). */
   record: Record<string, unknown> = {};
   private readonly scanner: LineScanner;
-  /** Per field: the UTF-8 bytes of the strings it must equal, or undefined. */
-  private readonly required: (Uint8Array[] | undefined)[];
+  /** Per field: the byte tests its plain ASCII string values must pass, or undefined. */
+  private readonly required: (readonly ByteTest[] | undefined)[];
   /** Per field: decoded short strings by hash (`INTERN_SLOTS` each), with their bytes. */
   private readonly internText: (string | undefined)[];
   private readonly internBytes: (Uint8Array | undefined)[];
@@ -139,9 +199,8 @@ export class LineMatcher {
     for (const extra of extraFields) if (!fields.includes(extra)) fields.push(extra);
     this.fields = fields;
     this.scanner = new LineScanner(fields);
-    const encoder = new TextEncoder();
-    const required = requiredStrings(condition);
-    this.required = fields.map((field) => required.get(field)?.map((text) => encoder.encode(text)));
+    const tests = byteTests(condition);
+    this.required = fields.map((field) => tests.get(field));
     this.internText = new Array<string | undefined>(fields.length * INTERN_SLOTS).fill(undefined);
     this.internBytes = new Array<Uint8Array | undefined>(fields.length * INTERN_SLOTS).fill(undefined);
   }
@@ -157,9 +216,10 @@ export class LineMatcher {
     const kinds = scanner.kinds;
     const required = this.required;
     for (let k = 0; k < required.length; k++) {
-      const strings = required[k];
-      if (strings === undefined || kinds[k] !== FIELD_ASCII) continue;
-      if (!anyEqual(strings, b, scanner.starts[k]!, scanner.ends[k]!)) return LINE_NO_MATCH;
+      const tests = required[k];
+      if (tests === undefined || kinds[k] !== FIELD_ASCII) continue;
+      for (const test of tests)
+        if (!passes(test, b, scanner.starts[k]!, scanner.ends[k]!)) return LINE_NO_MATCH;
     }
     const record: Record<string, unknown> = {};
     const fields = this.fields;
@@ -200,6 +260,25 @@ function anyEqual(strings: readonly Uint8Array[], b: Uint8Array, start: number, 
     let i = 0;
     while (i < length && s[i] === b[start + i]) i++;
     if (i === length) return true;
+  }
+  return false;
+}
+
+/** Whether `b[start, end)` holds `needle` (with `fold`: ASCII letters of `b` compared lower-cased). */
+function contains(needle: Uint8Array, fold: boolean, b: Uint8Array, start: number, end: number): boolean {
+  const n = needle.length;
+  const first = needle[0]!;
+  for (let i = start; i + n <= end; i++) {
+    let c = b[i]!;
+    if (fold && c >= 0x41 && c <= 0x5a) c |= 0x20;
+    if (c !== first) continue;
+    let k = 1;
+    for (; k < n; k++) {
+      let d = b[i + k]!;
+      if (fold && d >= 0x41 && d <= 0x5a) d |= 0x20;
+      if (d !== needle[k]) break;
+    }
+    if (k === n) return true;
   }
   return false;
 }

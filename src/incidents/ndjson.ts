@@ -351,6 +351,36 @@ STRING_CLASS[QUOTE] = 1;
 STRING_CLASS[BACKSLASH] = 2;
 for (let c = 0x80; c < 0x100; c++) STRING_CLASS[c] = 4;
 
+/**
+ * The closing quote of a string of plain ASCII bytes from `p` (after its opening quote): no escape, no
+ * control character, no byte ≥ 0x80 (-1 when one comes first, or the string does not end before `end`).
+ * Four bytes a step, through `view` (a view of `b`'s buffer).
+ */
+function plainStringEnd(view: DataView<ArrayBufferLike>, b: Uint8Array, p: number, end: number): number {
+  while (p + 4 <= end) {
+    const x = view.getInt32(p, true);
+    const quote = x ^ 0x22222222;
+    const backslash = x ^ 0x5c5c5c5c;
+    if (
+      ((x - 0x20202020) |
+        0 |
+        x |
+        (((quote - 0x01010101) | 0) & ~quote) |
+        (((backslash - 0x01010101) | 0) & ~backslash)) &
+      0x80808080
+    ) {
+      break;
+    }
+    p += 4;
+  }
+  for (; p < end; p++) {
+    const c = b[p]!;
+    if (c === QUOTE) return p;
+    if (c === BACKSLASH || c < 0x20 || c >= 0x80) return -1;
+  }
+  return -1;
+}
+
 /** FNV-1a over `b[start, end)`. */
 export function hashBytes(b: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
@@ -392,6 +422,8 @@ export class LineScanner {
   private readonly names = new Map<string, number>();
   /** The previous line's top-level keys: their count, fields, flags (1 escaped, 2 non-ASCII) and bytes. */
   private shapeCount = 0;
+  /** Whether the previous line's keys are all plain ASCII (no escape), so that `fastScan` may compare them. */
+  private shapePlain = false;
   private readonly shapeField = new Int32Array(MAX_SHAPE);
   private readonly shapeFlags = new Uint8Array(MAX_SHAPE);
   private readonly shapeStart = new Int32Array(MAX_SHAPE + 1);
@@ -466,6 +498,7 @@ export class LineScanner {
     this.high = false;
     this.duplicate = false;
     this.keyTop = 0;
+    if (this.shapePlain && this.fastScan(b, start, end, open)) return SCAN_OK;
     let p = start;
     if (end - p >= 3 && b[p] === 0xef && b[p + 1] === 0xbb && b[p + 2] === 0xbf) {
       p += 3;
@@ -565,6 +598,78 @@ export class LineScanner {
       else this.keepShape(b, matched, count);
     }
     return this.duplicate ? SCAN_DUPLICATE : SCAN_OK;
+  }
+
+  /**
+   * The common line, read without `scanLine`'s generality: compact (no blanks), its keys the previous
+   * line's in the same order (plain ASCII, known to be distinct), each value a string of plain ASCII bytes
+   * (no escape, no control character), a number or a literal. Sets the fields as `scanLine` sets them and
+   * returns true; false when the line is not of that form (the fields are then reset, and `scanLine` reads
+   * it), so the answers are `scanLine`'s on every line.
+   */
+  private fastScan(b: Uint8Array, start: number, end: number, open: boolean): boolean {
+    const n = this.shapeCount;
+    const { view, shapeView, shapeBytes, shapeStart, shapeField, kinds, starts, ends, values } = this;
+    let p = start;
+    if (b[p] !== OPEN_BRACE) return false;
+    p++;
+    for (let i = 0; i < n; i++) {
+      const from = shapeStart[i]!;
+      const length = shapeStart[i + 1]! - from;
+      const keyStart = p + 1;
+      const close = keyStart + length;
+      if (close + 1 >= end || b[p] !== QUOTE || b[close] !== QUOTE || b[close + 1] !== COLON)
+        return this.unfast();
+      let k = 0;
+      while (k + 4 <= length && view.getInt32(keyStart + k, true) === shapeView.getInt32(from + k, true))
+        k += 4;
+      while (k < length && b[keyStart + k] === shapeBytes[from + k]) k++;
+      if (k !== length) return this.unfast();
+      p = close + 2;
+      const field = shapeField[i]!;
+      const c = b[p]!;
+      if (c === QUOTE) {
+        const q = plainStringEnd(view, b, p + 1, end);
+        if (q < 0) return this.unfast();
+        if (field >= 0) {
+          kinds[field] = FIELD_ASCII;
+          starts[field] = p + 1;
+          ends[field] = q;
+        }
+        p = q + 1;
+      } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
+        const q = scanNumber(b, p, end);
+        if (q < 0) return this.unfast();
+        if (field >= 0) {
+          values[field] = numberValue(b, p, q, this.decoder);
+          kinds[field] = FIELD_VALUE;
+        }
+        p = q;
+      } else {
+        const q = scanLiteral(b, p, end);
+        if (q < 0) return this.unfast();
+        if (field >= 0) {
+          values[field] = c === 0x74 ? true : c === 0x66 ? false : null;
+          kinds[field] = FIELD_VALUE;
+        }
+        p = q;
+      }
+      if (p >= end) return this.unfast();
+      if (b[p] !== (i < n - 1 ? COMMA : CLOSE_BRACE)) return this.unfast();
+      p++;
+    }
+    if (open) {
+      if (p >= end || b[p] !== LF) return this.unfast();
+      this.next = p + 1;
+      this.lineEnd = p;
+    } else if (p !== end) return this.unfast();
+    return true;
+  }
+
+  /** `fastScan` gives the line up: the fields it set are reset. */
+  private unfast(): false {
+    this.kinds.fill(FIELD_MISSING);
+    return false;
   }
 
   /**
@@ -683,6 +788,9 @@ export class LineScanner {
       this.shapeStart[i + 1] = at;
     }
     this.shapeCount = n;
+    let plain = n > 0;
+    for (let i = 0; i < n; i++) if (this.shapeFlags[i] !== 0) plain = false;
+    this.shapePlain = plain;
   }
 
   /**
