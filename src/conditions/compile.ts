@@ -174,6 +174,9 @@ function closureNode(node: Condition, fields: Slots): RecordTest {
     case "regex":
     case "exists":
     case "size":
+    case "type":
+    case "mod":
+    case "elemMatch":
       return closureLeaf(node, fields);
     default:
       return assertNever(node);
