@@ -1489,6 +1489,13 @@ export const matchCases: MatchCase[] = [
     [{ Title: "a" }, {}],
   ),
   c(
+    "$type: string on a text field (a column decides it, arrays are re-checked)",
+    "DECISIONS 1.3 (ours)",
+    { Title: { $type: "string" } },
+    [{ Title: "a" }, { Title: "" }, { Title: [1, "b"] }],
+    [{ Title: null }, { Title: [] }, { Title: [null] }, {}],
+  ),
+  c(
     "$mod: the integer part of the value, the remainder with the dividend's sign (MongoDB)",
     "DECISIONS 1.3",
     { n: { $mod: [4, -1] } },
