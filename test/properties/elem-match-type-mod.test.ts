@@ -11,6 +11,8 @@ import { evaluate } from "../../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { toSearchConditions } from "../../src/conditions/print.js";
 import { compile } from "../../src/index.js";
+import { searchConditionsArb } from "../arbitraries/conditions.js";
+import { incidentArb } from "../arbitraries/incidents.js";
 import { matching } from "../support/all-engines.js";
 import { fcOptions } from "../support/fc.js";
 
@@ -98,6 +100,31 @@ describe("$elemMatch, $type, $mod: every engine agrees (DECISIONS 1.3, 1.5)", ()
         expect(parseSearchConditions(toSearchConditions(condition))).toEqual(condition);
       }),
       fcOptions(300),
+    );
+  });
+});
+
+describe("$elemMatch, $type, $mod among every other operator (searchConditionsArb with arrayOperators)", () => {
+  it("every generated value parses and round-trips through its printed form", () => {
+    fc.assert(
+      fc.property(searchConditionsArb({ arrayOperators: true }), (input) => {
+        const condition = parseSearchConditions(input);
+        expect(parseSearchConditions(toSearchConditions(condition))).toEqual(condition);
+      }),
+      fcOptions(300),
+    );
+  });
+
+  it("evaluate, compile (both back ends) and IncidentSet agree on generated incidents", () => {
+    fc.assert(
+      fc.property(
+        searchConditionsArb({ arrayOperators: true, maxDepth: 2 }),
+        fc.array(incidentArb(), { minLength: 1, maxLength: 8 }),
+        (input, incidents) => {
+          matching(input, incidents);
+        },
+      ),
+      fcOptions(200),
     );
   });
 });
