@@ -376,7 +376,10 @@ function matchesElement(operators: ElementOperators, element: Reach, read: Reade
   }
 }
 
-/** `$elemMatch` on the elements of one array (holes and unreadable elements are no elements). */
+/**
+ * `$elemMatch` on the elements of one array: holes, unreadable elements and elements holding `undefined`
+ * are no elements (as a field holding `undefined` is missing, docs/semantics.md 1.1).
+ */
 function elemMatches(
   node: Extract<FieldNode, { kind: "elemMatch" }>,
   array: unknown[],
@@ -389,8 +392,10 @@ function elemMatches(
       (element) => isObject(element) && evaluateWith(match.condition, elementDocument(element, read), read),
     );
   }
-  return values.some((value) =>
-    matchesElement(match.operators, { values: [{ value, whole: true }], missing: false }, read),
+  return values.some(
+    (value) =>
+      value !== undefined &&
+      matchesElement(match.operators, { values: [{ value, whole: true }], missing: false }, read),
   );
 }
 

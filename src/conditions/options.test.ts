@@ -26,7 +26,10 @@ function nestedNot(levels: number): object {
  * `levels` nested `$elemMatch` on `a` (operator form: one level of JSON each; query form: two), with the
  * record whose nested arrays match it.
  */
-function nestedElemMatch(levels: number, form: "operator" | "query"): [object, object] {
+function nestedElemMatch(
+  levels: number,
+  form: "operator" | "query",
+): [object, { IncidentId: number; a: unknown }] {
   let condition: unknown = form === "operator" ? { $eq: "x" } : { a: "x" };
   let value: unknown = "x";
   for (let i = 0; i < levels; i++) {

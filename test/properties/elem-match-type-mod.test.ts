@@ -164,7 +164,7 @@ describe("$elemMatch reads each element once (DECISIONS 1.1)", () => {
   });
 });
 
-describe("$elemMatch on an array element read as a document (MongoDB's BSON arrays)", () => {
+describe("$elemMatch on an array element read as a document (MongoDB's BSON arrays), and on undefined elements", () => {
   it.each([
     [{ a: { $elemMatch: { "0": 1 } } }, { a: [[1]] }, true],
     [{ a: { $elemMatch: { "1": { $exists: true } } } }, { a: [[1]] }, false],
@@ -172,6 +172,10 @@ describe("$elemMatch on an array element read as a document (MongoDB's BSON arra
     [{ a: { $elemMatch: { length: { $exists: false } } } }, { a: [[1]] }, true],
     [{ a: { $elemMatch: { b: null } } }, { a: [[{ b: 1 }]] }, true],
     [{ a: { $elemMatch: { b: null } } }, { a: [{ b: 1 }] }, false],
+    // An element holding `undefined` is no element, as a field holding it is missing (DECISIONS 1.1).
+    [{ a: { $elemMatch: { $exists: true } } }, { a: [undefined] }, false],
+    [{ a: { $elemMatch: { $not: { $eq: 1 } } } }, { a: [undefined, 1] }, false],
+    [{ a: { $elemMatch: { $exists: true } } }, { a: [undefined, null] }, true],
   ])("%j on %j: %s", (input, record, expected) => {
     expect(matching(input, [record])).toEqual(expected ? [0] : []);
   });
