@@ -1583,5 +1583,165 @@ for (const [source, eqNull, neNull] of [
   collection("jstests/core/query/mod/mod_overflow.js", docs, [[{ val: { $mod: [-1, 0] } }, [0, 1]]]);
 }
 
+{
+  const source = "jstests/core/query/elemmatch/elemmatch_or_pushdown.js";
+  const flat = [
+    { _id: 0, a: 1, b: [{ c: 4 }] },
+    { _id: 1, a: 2, b: [{ c: 4 }] },
+    { _id: 2, a: 2, b: [{ c: 5 }] },
+    { _id: 3, a: 1, b: [{ c: 5 }] },
+    { _id: 4, a: 1, b: [{ c: 6 }] },
+    { _id: 5, a: 1, b: [{ c: 7 }] },
+  ];
+  collection(source, flat, [
+    [{ a: 1, b: { $elemMatch: { $or: [{ c: 4 }, { c: 5 }] } } }, [0, 3]],
+    [{ a: 1, $or: [{ a: 2 }, { b: { $elemMatch: { $or: [{ c: 4 }, { c: 5 }] } } }] }, [0, 3]],
+  ]);
+  const nested = [
+    { _id: 0, a: 5, b: [{ c: [{ f: 8 }], d: 6 }] },
+    { _id: 1, a: 4, b: [{ c: [{ f: 8 }], d: 6 }] },
+    { _id: 2, a: 5, b: [{ c: [{ f: 8 }], d: 7 }] },
+    { _id: 3, a: 4, b: [{ c: [{ f: 9 }], d: 6 }] },
+    { _id: 4, a: 5, b: [{ c: [{ f: 8 }], e: 7 }] },
+    { _id: 5, a: 4, b: [{ c: [{ f: 8 }], e: 7 }] },
+    { _id: 6, a: 5, b: [{ c: [{ f: 8 }], e: 8 }] },
+    { _id: 7, a: 5, b: [{ c: [{ f: 9 }], e: 7 }] },
+  ];
+  collection(source, nested, [
+    [{ a: 5, b: { $elemMatch: { c: { $elemMatch: { f: 8 } }, $or: [{ d: 6 }, { e: 7 }] } } }, [0, 4]],
+  ]);
+  const siblings = [
+    { _id: 0, arr: [{ a: 0, b: 2 }], c: 4, d: 5 },
+    { _id: 1, arr: [{ a: 1, b: 2 }], c: 4, d: 5 },
+    { _id: 2, arr: [{ a: 0, b: 3 }], c: 4, d: 5 },
+    { _id: 3, arr: [{ a: 1, b: 3 }], c: 4, d: 5 },
+    { _id: 4, arr: [{ a: 0, b: 2 }], c: 6, d: 7 },
+    { _id: 5, arr: [{ a: 1, b: 2 }], c: 6, d: 7 },
+    { _id: 6, arr: [{ a: 0, b: 3 }], c: 6, d: 7 },
+    { _id: 7, arr: [{ a: 1, b: 3 }], c: 6, d: 7 },
+  ];
+  const either = [
+    { c: 4, d: 5 },
+    { c: 6, d: 7 },
+  ];
+  collection(source, siblings, [
+    [{ arr: { $elemMatch: { a: { $ne: 1 }, $or: [{ b: 2 }, { b: 3 }] } }, $or: either }, [0, 2, 4, 6]],
+    [{ arr: { $elemMatch: { a: { $ne: 1 } } }, $or: either }, [0, 2, 4, 6]],
+  ]);
+  const negation = [
+    { _id: 0, arr: [{ a: 0, b: 1 }] },
+    { _id: 1, arr: [{ a: 0, b: 5 }] },
+    {
+      _id: 2,
+      arr: [
+        { a: 1, b: 1 },
+        { a: 0, b: 5 },
+      ],
+    },
+    {
+      _id: 3,
+      arr: [
+        { a: 2, b: 0 },
+        { a: 1, b: 9 },
+      ],
+    },
+    { _id: 4, arr: [{ a: 1, b: 1 }] },
+    { _id: 5, arr: [{ a: 0, b: 3 }] },
+    {
+      _id: 6,
+      arr: [
+        { a: 1, b: 1 },
+        { a: 0, b: 3 },
+      ],
+    },
+    {
+      _id: 7,
+      arr: [
+        { a: 1, b: 5 },
+        { a: 0, b: 3 },
+      ],
+    },
+  ];
+  collection(source, negation, [
+    [{ arr: { $elemMatch: { a: { $ne: 1 }, $or: [{ b: { $lt: 2 } }, { b: { $gt: 3 } }] } } }, [0, 1, 2, 3]],
+  ]);
+  const nestedNegation = [
+    { _id: 0, arr: [{ a: [{ c: 2 }], b: 1 }] },
+    { _id: 1, arr: [{ a: [{ c: 2 }], b: 5 }] },
+    { _id: 2, arr: [{ a: [{ c: 2 }, { c: 3 }], b: 0 }] },
+    {
+      _id: 3,
+      arr: [
+        { a: [{ c: 1 }, { c: 2 }], b: 0 },
+        { a: [{ c: 5 }], b: 9 },
+      ],
+    },
+    { _id: 4, arr: [{ b: 1 }] },
+    { _id: 5, arr: [{ a: [{ c: 1 }, { c: 2 }], b: 1 }] },
+    { _id: 6, arr: [{ a: [{ c: 1 }], b: 5 }] },
+    { _id: 7, arr: [{ a: [{ c: 2 }], b: 3 }] },
+    {
+      _id: 8,
+      arr: [
+        { a: [{ c: 1 }], b: 0 },
+        { a: [{ c: 2 }], b: 3 },
+      ],
+    },
+  ];
+  collection(source, nestedNegation, [
+    [
+      { arr: { $elemMatch: { "a.c": { $ne: 1 }, $or: [{ b: { $lt: 2 } }, { b: { $gt: 3 } }] } } },
+      [0, 1, 2, 3, 4],
+    ],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/elemmatch/elemmatch_or_pushdown_paths.js";
+  const docs = numbered(
+    { a: 1, b: [{ c: 1 }] },
+    { a: 2, b: [{ c: 1 }] },
+    { a: 3, b: [{ c: 1 }] },
+    { a: 4, b: [{ c: 1 }] },
+  );
+  const outside = { $or: [{ a: { $lt: 2 } }, { a: { $gt: 3 } }] };
+  collection(source, docs, [
+    [{ $and: [outside, { b: { $elemMatch: { c: { $eq: 1, $exists: true } } } }] }, [0, 3]],
+    [{ $and: [outside, { b: { $elemMatch: { c: { $eq: 1, $mod: [2, 1] } } } }] }, [0, 3]],
+  ]);
+  const within = numbered(
+    { a: 5, b: [{ c: 5, d: 6, e: 7 }] },
+    { a: 5, b: [{ c: 5, d: 6, e: 8 }] },
+    { a: 5, b: [{ c: 5, d: 5, e: 7 }] },
+    { a: 4, b: [{ c: 5, d: 6, e: 7 }] },
+  );
+  collection(source, within, [
+    [
+      { $and: [{ a: 5 }, { b: { $elemMatch: { $and: [{ c: 5 }, { $or: [{ d: 6 }, { e: 7 }] }] } } }] },
+      [0, 1, 2],
+    ],
+  ]);
+}
+
+{
+  const docs = numbered({ a: null }, {}, { a: "a" });
+  collection("jstests/core/query/type/type2.js", docs, [
+    [{ a: null }, [0, 1], 2],
+    [{ a: { $type: 10 } }, [0], 1],
+    [{ a: { $exists: true } }, [0, 2], 2],
+    [{ a: { $exists: false } }, [1], 1],
+  ]);
+}
+
+{
+  // The `$where` queries of the file are refused (DECISIONS 1.3); its `$mod` queries are transcribed.
+  const docs = numbered({ a: 1 }, { a: 2 }, { a: 11 }, { a: 20 }, { a: "asd" }, { a: "adasdas" });
+  collection("jstests/core/query/mod/mod_with_where.js", docs, [
+    [{ a: { $mod: [10, 1] } }, [0, 2], 2],
+    [{ a: { $mod: [10, 0] } }, [3], 1],
+    [{ a: { $gt: 5, $mod: [10, 1] } }, [2], 1],
+  ]);
+}
+
 /** The cases transcribed from MongoDB's jstests. */
 export const jstestsCases: readonly MatchCase[] = cases;
