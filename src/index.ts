@@ -13,6 +13,8 @@ export type {
   Condition,
   ConditionKind,
   ConditionLimits,
+  ElementOperators,
+  ElemMatchNode,
   EqNode,
   ExistsNode,
   FieldAndNode,
@@ -26,7 +28,9 @@ export type {
   Issue,
   IssueCode,
   IssueDetail,
+  JsonType,
   LimitName,
+  ModNode,
   NeNode,
   NinNode,
   NorNode,
@@ -44,6 +48,7 @@ export type {
   SafeParseResult,
   SearchConditionsJson,
   SizeNode,
+  TypeNode,
 } from "./conditions/index.js";
 export {
   assertNever,

@@ -127,6 +127,57 @@ export interface SizeNode extends FieldTarget {
   readonly size: number;
 }
 
+/**
+ * The value types `$type` names (docs/semantics.md 1.3), canonical: MongoDB's `double`, `int`, `long`,
+ * `decimal` and `number` (codes 1, 16, 18, 19) are all `number`, a JSON number; `string` (2), `object` (3),
+ * `array` (4), `bool` (8), `date` (9), `null` (10).
+ */
+export type JsonType = "number" | "string" | "object" | "array" | "bool" | "null" | "date";
+
+/**
+ * `$type`: the value, or an element of an array value, is of one of `types` (`array`: the value itself is an
+ * array). A missing field matches no type. `types` is never empty, de-duplicated, in first-seen order.
+ */
+export interface TypeNode extends FieldTarget {
+  readonly kind: "type";
+  readonly types: readonly JsonType[];
+}
+
+/**
+ * `$mod: [divisor, remainder]` (MongoDB's truncation): a number value, or a number element of an array value,
+ * truncated towards zero, leaves `remainder` when divided by `divisor` (the remainder has the dividend's
+ * sign). `divisor` and `remainder` are the operands truncated towards zero: integers of magnitude below
+ * 2^63, `divisor` never 0. NaN, infinities and values of magnitude 2^63 or more never match.
+ */
+export interface ModNode extends FieldTarget {
+  readonly kind: "mod";
+  readonly divisor: number;
+  readonly remainder: number;
+}
+
+/**
+ * The operators of `$elemMatch`'s operator form (`{"$elemMatch": {"$gte": 5, "$lt": 9}}`): each tests one
+ * element as a whole (no traversal of an element that is itself an array; a present element is never
+ * missing). The nodes carry the path of the `$elemMatch` they stand in.
+ */
+export type ElementOperators = FieldOperatorNode | FieldAndNode;
+
+/**
+ * `$elemMatch` (docs/semantics.md 1.3, MongoDB's two forms): the value is an array (or, through a dotted path,
+ * some reached value is) holding at least one element that matches:
+ * - `query`: `condition`, whose field paths are relative to the element (`{"$elemMatch": {"b": 1}}`); only
+ *   elements that are objects or arrays are tried, an array element read as a document whose keys are its
+ *   indexes (MongoDB's BSON arrays);
+ * - `operator`: `operators`, applied to the element itself (see `ElementOperators`).
+ * An array reached by an array index at the end of the path is tried too; nested arrays are not entered.
+ */
+export interface ElemMatchNode extends FieldTarget {
+  readonly kind: "elemMatch";
+  readonly match:
+    | { readonly form: "query"; readonly condition: Condition }
+    | { readonly form: "operator"; readonly operators: ElementOperators };
+}
+
 /** Every field-level node. */
 export type FieldNode =
   | EqNode
@@ -137,7 +188,10 @@ export type FieldNode =
   | AllNode
   | RegexNode
   | ExistsNode
-  | SizeNode;
+  | SizeNode
+  | TypeNode
+  | ModNode
+  | ElemMatchNode;
 
 /** `$and` (and a JSON object's entries): every child matches. No children: matches every incident (`{}`). */
 export interface AndNode {

@@ -257,7 +257,11 @@ class Generator {
         return String(node.exists);
       case "size":
         return `(isArray(v) && v.length === ${this.constant(node.size)})`;
+      // `$type`, `$mod` and `$elemMatch` answer through their leaves (traversal and all).
       case "all":
+      case "type":
+      case "mod":
+      case "elemMatch":
         return delegate;
       default:
         return assertNever(node);
@@ -393,6 +397,9 @@ class Generator {
       case "regex":
       case "exists":
       case "size":
+      case "type":
+      case "mod":
+      case "elemMatch":
         return this.field(node);
       default:
         return assertNever(node);
@@ -465,6 +472,9 @@ function readsDates(node: FieldNode): boolean {
     case "regex":
     case "exists":
     case "size":
+    case "type":
+    case "mod":
+    case "elemMatch":
       return false;
     default:
       return assertNever(node);

@@ -174,6 +174,9 @@ function closureNode(node: Condition, fields: Slots): RecordTest {
     case "regex":
     case "exists":
     case "size":
+    case "type":
+    case "mod":
+    case "elemMatch":
       return closureLeaf(node, fields);
     default:
       return assertNever(node);
@@ -253,9 +256,15 @@ const cache = new WeightedLru<Tier>(COMPILE_CACHE_CAPACITY, COMPILE_CACHE_BYTES)
 /** The estimated bytes a cache entry for `condition` keeps alive (see `COMPILE_CACHE_BYTES`). */
 function entryBytes(condition: Condition, key: string): number {
   let bytes = ENTRY_OVERHEAD_BYTES + BYTES_PER_KEY_CHARACTER * key.length;
-  forEachField(condition, (node) => {
+  const visit = (node: FieldNode): void => {
     if (node.kind === "regex") bytes += compileRegex(node.source, node.flags).bytes;
-  });
+    // The matchers of an `$elemMatch`'s own operators and sub-condition are kept too.
+    else if (node.kind === "elemMatch") {
+      const { match } = node;
+      forEachField(match.form === "query" ? match.condition : match.operators, visit);
+    }
+  };
+  forEachField(condition, visit);
   return bytes;
 }
 

@@ -19,8 +19,10 @@
 import {
   assertNever,
   type Condition,
+  type ElementOperators,
   type FieldKind,
   type FieldNode,
+  type JsonType,
   type Operand,
   type RangeBound,
 } from "./ast.js";
@@ -302,6 +304,101 @@ function meetsBound(reach: Reach, bound: RangeBound, side: "lower" | "upper", ki
   return some(reach, test, read);
 }
 
+/**
+ * Whether one value is of a `$type` (docs/semantics.md 1.3): a JS number is a `number` (NaN included), a JS
+ * string a `string`, a boolean a `bool`, `null` a `null`, an array an `array`, a valid JS `Date` a `date`
+ * (in a catalogue date field, an ISO-8601 UTC string too, 1.5), any other object an `object`; an invalid or
+ * forged `Date` is of no type.
+ */
+function hasType(value: unknown, type: JsonType, fieldKind: FieldKind): boolean {
+  switch (type) {
+    case "number":
+      return typeof value === "number";
+    case "string":
+      return typeof value === "string";
+    case "bool":
+      return typeof value === "boolean";
+    case "null":
+      return value === null;
+    case "array":
+      return Array.isArray(value);
+    case "date":
+      return dateOf(value, fieldKind) !== undefined;
+    case "object":
+      return isRecord(value) && !(value instanceof Date);
+    default:
+      return assertNever(type);
+  }
+}
+
+/** 2^63, the bound of MongoDB's 64-bit integers. */
+const TWO_63 = 2 ** 63;
+
+/**
+ * `$mod` of one value (docs/semantics.md 1.3, MongoDB's `mod.js`, `mod_special_values.js`): a finite number
+ * whose integer part (truncated towards zero) is a 64-bit integer, leaving `remainder` (sign of the
+ * dividend) when divided by `divisor`.
+ */
+function modMatches(value: unknown, divisor: number, remainder: number): boolean {
+  if (typeof value !== "number" || !Number.isFinite(value)) return false;
+  const dividend = Math.trunc(value);
+  if (dividend < -TWO_63 || dividend >= TWO_63) return false;
+  // Exact on doubles: the remainder of two integers is computed without rounding.
+  return dividend % divisor === remainder;
+}
+
+/**
+ * An array element as the document `$elemMatch`'s query form reads (docs/semantics.md 1.3): a record as it
+ * is; an array as a record whose own keys are its indexes (MongoDB reads a BSON array as such a document),
+ * its elements as already read.
+ */
+function elementDocument(element: object, read: Reader): object {
+  if (!Array.isArray(element)) return element;
+  const { values, indexes } = read.elements(element);
+  const document: Record<string, unknown> = {};
+  indexes.forEach((index, k) => {
+    document[String(index)] = values[k];
+  });
+  return document;
+}
+
+/** The operator form of `$elemMatch` on one element, given as a reach of that element alone (as a whole). */
+function matchesElement(operators: ElementOperators, element: Reach, read: Reader): boolean {
+  switch (operators.kind) {
+    case "and":
+      return operators.children.every((child) => matchesElement(child, element, read));
+    case "not":
+      return !matchesElement(operators.child, element, read);
+    default: {
+      const interpret = FIELD_INTERPRETERS[operators.kind] as FieldInterpreter<FieldNode["kind"]>;
+      return interpret(operators, element, read);
+    }
+  }
+}
+
+/**
+ * `$elemMatch` on the elements of one array: holes, unreadable elements and elements holding `undefined`
+ * are no elements (as a field holding `undefined` is missing, docs/semantics.md 1.1).
+ */
+function elemMatches(
+  node: Extract<FieldNode, { kind: "elemMatch" }>,
+  array: unknown[],
+  read: Reader,
+): boolean {
+  const { values } = read.elements(array);
+  const { match } = node;
+  if (match.form === "query") {
+    return values.some(
+      (element) => isObject(element) && evaluateWith(match.condition, elementDocument(element, read), read),
+    );
+  }
+  return values.some(
+    (value) =>
+      value !== undefined &&
+      matchesElement(match.operators, { values: [{ value, whole: true }], missing: false }, read),
+  );
+}
+
 /** How one field node kind decides what its path reached (`reach`), in the reference's own words. */
 type FieldInterpreter<K extends FieldNode["kind"]> = (
   node: Extract<FieldNode, { kind: K }>,
@@ -329,6 +426,11 @@ const FIELD_INTERPRETERS: { readonly [K in FieldNode["kind"]]: FieldInterpreter<
   exists: (node, reach) => node.exists === reach.values.length > 0,
   size: (node, reach, read) =>
     reach.values.some(({ value }) => Array.isArray(value) && read.elements(value).length === node.size),
+  type: (node, reach, read) =>
+    some(reach, (value) => node.types.some((type) => hasType(value, type, node.fieldKind)), read),
+  mod: (node, reach, read) => some(reach, (value) => modMatches(value, node.divisor, node.remainder), read),
+  elemMatch: (node, reach, read) =>
+    reach.values.some(({ value }) => Array.isArray(value) && elemMatches(node, value, read)),
 };
 
 function evaluateField(node: FieldNode, record: unknown, read: Reader): boolean {
@@ -355,6 +457,9 @@ function evaluateWith(condition: Condition, incident: unknown, read: Reader): bo
     case "regex":
     case "exists":
     case "size":
+    case "type":
+    case "mod":
+    case "elemMatch":
       return evaluateField(condition, incident, read);
     default:
       return assertNever(condition);

@@ -7,6 +7,8 @@ export type {
   AndNode,
   Condition,
   ConditionKind,
+  ElementOperators,
+  ElemMatchNode,
   EqNode,
   ExistsNode,
   FieldAndNode,
@@ -15,6 +17,8 @@ export type {
   FieldOperatorNode,
   FieldTarget,
   InNode,
+  JsonType,
+  ModNode,
   NeNode,
   NinNode,
   NorNode,
@@ -27,6 +31,7 @@ export type {
   RangeNode,
   RegexNode,
   SizeNode,
+  TypeNode,
 } from "./ast.js";
 export { assertNever } from "./ast.js";
 export type { CatalogExtension, FieldCatalog, FieldSpec } from "./catalog.js";

@@ -65,6 +65,13 @@ export type IssueDetail =
   | { code: "regex_programs_too_large"; max: number; found: number }
   /** `$options` with a flag other than `i`, `m`, `s`, or a flag twice, or `$options` without `$regex`. */
   | { code: "invalid_regex_options"; options: string; reason: string }
+  /**
+   * A `$type` name or number that is not a type of docs/semantics.md 1.3: unknown (`reason` `unknown`), or one
+   * of MongoDB's BSON types that no JSON record holds (`not_json`, named in `bsonType`).
+   */
+  | { code: "unknown_type"; found: string | number; reason: "unknown" | "not_json"; bsonType?: string }
+  /** A `$mod` operand that is not `[divisor, remainder]` as docs/semantics.md 1.3 says (`reason` says how). */
+  | { code: "invalid_mod"; reason: string; found: unknown }
   /** `$size` that is not a non-negative integer. */
   | { code: "invalid_size"; found: unknown }
   /** A limit of docs/semantics.md 1.7 exceeded. */
@@ -98,6 +105,10 @@ const FIELD_KIND_TEXT: Record<string, string> = {
   text: "a text",
   date: "a date",
 };
+
+/** The `$type` operands, for messages (docs/semantics.md 1.3). */
+const TYPE_LIST =
+  "double, int, long, decimal or number (1, 16, 18, 19), string (2), object (3), array (4), bool (8), date (9), null (10)";
 
 const LIMIT_TEXT: Record<LimitName, string> = {
   depth: "nesting depth",
@@ -159,6 +170,12 @@ export function issueMessage(detail: IssueDetail): string {
       return `Expected the regular expressions of one condition to compile to at most ${detail.max} instructions in all, found ${detail.found} up to this one (the patterns after it were not examined).`;
     case "invalid_regex_options":
       return `Expected $options of the flags i, m, s, each at most once, found ${JSON.stringify(detail.options)}: ${detail.reason}.`;
+    case "unknown_type":
+      return detail.reason === "not_json"
+        ? `Expected a $type of the JSON types (${TYPE_LIST}), found ${JSON.stringify(detail.found)}: MongoDB's '${detail.bsonType}' type, which no JSON record holds.`
+        : `Expected a $type of the JSON types (${TYPE_LIST}), found ${JSON.stringify(truncate(String(detail.found)))}${typeof detail.found === "string" ? "" : " (not a type number)"}.`;
+    case "invalid_mod":
+      return `Expected $mod: [divisor, remainder], two numbers whose integer parts fit in 64 bits, the divisor not 0, found ${describeValue(detail.found)}: ${detail.reason}.`;
     case "invalid_size":
       return `Expected a non-negative integer for $size, found ${describeValue(detail.found)}.`;
     case "limit_exceeded":

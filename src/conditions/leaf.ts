@@ -13,8 +13,10 @@
 import {
   assertNever,
   type Condition,
+  type ElementOperators,
   type FieldKind,
   type FieldNode,
+  type JsonType,
   type Operand,
   type OrderedOperand,
   type RangeBound,
@@ -303,6 +305,151 @@ function boundLeaf(bound: RangeBound, side: "lower" | "upper", fieldKind: FieldK
   return bound.inclusive ? existential((value) => value === null, true) : NEVER;
 }
 
+/** The test of one value for one `$type` (the reference's `hasType`, docs/semantics.md 1.3). */
+function typeTest(type: JsonType, fieldKind: FieldKind): ValueTest {
+  switch (type) {
+    case "number":
+      return (value) => typeof value === "number";
+    case "string":
+      return (value) => typeof value === "string";
+    case "bool":
+      return (value) => typeof value === "boolean";
+    case "null":
+      return (value) => value === null;
+    case "array":
+      return (value) => isArray(value);
+    case "date": {
+      const read = dateReader(fieldKind);
+      return (value) => !Number.isNaN(read(value));
+    }
+    case "object":
+      return (value) =>
+        typeof value === "object" && value !== null && !isArray(value) && !(value instanceof Date);
+    default:
+      return assertNever(type);
+  }
+}
+
+/** The smallest integer that is not a 64-bit integer (`$mod` dividends must be below it in magnitude). */
+const INT64_END = 2 ** 63;
+
+/** The `$mod` test of one value (the reference's `modMatches`). */
+function modTest(divisor: number, remainder: number): ValueTest {
+  return (value) => {
+    if (typeof value !== "number") return false;
+    const t = Math.trunc(value);
+    // NaN and the infinities fail the range test.
+    return t >= -INT64_END && t < INT64_END && t % divisor === remainder;
+  };
+}
+
+/** No reached values (the operator form of `$elemMatch` tests one element as a whole). */
+const NO_VALUES: readonly unknown[] = Object.freeze([]);
+
+/**
+ * The operator form of `$elemMatch` on one present element: each operator's leaf on a reach of that element
+ * alone, as a whole (no traversal, never missing).
+ */
+function elementTest(operators: ElementOperators): ValueTest {
+  switch (operators.kind) {
+    case "and": {
+      const tests = operators.children.map(elementTest);
+      return (value) => {
+        for (const test of tests) if (!test(value)) return false;
+        return true;
+      };
+    }
+    case "not": {
+      const test = elementTest(operators.child);
+      return (value) => !test(value);
+    }
+    default: {
+      const { many } = leafOf(operators);
+      return (value) => many({ values: NO_VALUES, whole: [value], missing: false });
+    }
+  }
+}
+
+/**
+ * The query form of `$elemMatch` on one element that is an object: the sub-condition over the element as a
+ * document (an array's own keys are its indexes), each of its fields read at most once per call.
+ */
+function documentTest(condition: Condition): (element: object) => boolean {
+  const { fields } = slotsOf(condition);
+  const count = fields.size;
+  const test = (node: Condition): ((element: object, slots: unknown[]) => boolean) => {
+    switch (node.kind) {
+      case "and": {
+        const children = ordered(node.children).map(test);
+        return (element, slots) => {
+          for (const child of children) if (!child(element, slots)) return false;
+          return true;
+        };
+      }
+      case "or": {
+        const children = ordered(node.children).map(test);
+        return (element, slots) => {
+          for (const child of children) if (child(element, slots)) return true;
+          return false;
+        };
+      }
+      case "nor": {
+        const children = ordered(node.children).map(test);
+        return (element, slots) => {
+          for (const child of children) if (child(element, slots)) return false;
+          return true;
+        };
+      }
+      case "not": {
+        const child = test(node.child);
+        return (element, slots) => !child(element, slots);
+      }
+      default: {
+        const leaf = leafOf(node);
+        const key = node.path[0]!;
+        const slot = fields.get(key)!;
+        const rest = node.path.slice(1);
+        return (element, slots) => {
+          let first = slots[slot];
+          if (first === UNREAD) {
+            // An array is a document of its indexes: no other own key (`length`) is a field of it.
+            first = isArray(element) && !INDEX_SEGMENT.test(key) ? undefined : readOwn(element, key);
+            slots[slot] = first;
+          }
+          if (first === undefined) return leaf.missing;
+          return rest.length === 0 ? leaf.one(first) : leaf.many(walkRest(first, rest));
+        };
+      }
+    }
+  };
+  const root = test(condition);
+  return (element) => {
+    const slots = new Array<unknown>(count).fill(UNREAD);
+    return root(element, slots);
+  };
+}
+
+/** The leaf of `$elemMatch`: some reached array (not traversed further) holds a matching element. */
+function elemMatchLeaf(node: Extract<FieldNode, { kind: "elemMatch" }>): Leaf {
+  const { match } = node;
+  let element: ValueTest;
+  if (match.form === "query") {
+    const document = documentTest(match.condition);
+    element = (value) => typeof value === "object" && value !== null && document(value);
+  } else element = elementTest(match.operators);
+  const one: ValueTest = (value) => {
+    if (!isArray(value)) return false;
+    const n = value.length;
+    for (let i = 0; i < n; i++) {
+      // A hole, or an element holding `undefined`, is no element.
+      const item = readOwn(value, String(i));
+      if (item !== undefined && element(item)) return true;
+    }
+    return false;
+  };
+  return { missing: false, one, many: (reach) => someOf(reach.values, one) || someOf(reach.whole, one) };
+}
+
 /** One builder per field node kind: a new kind is a compile error here until it has its semantics. */
 type LeafBuilders = { readonly [K in FieldNode["kind"]]: (node: Extract<FieldNode, { kind: K }>) => Leaf };
 
@@ -345,6 +492,16 @@ const LEAVES: LeafBuilders = {
     const one: ValueTest = (value) => isArray(value) && value.length === size;
     return { missing: false, one, many: (reach) => someOf(reach.values, one) || someOf(reach.whole, one) };
   },
+  type: (node) => {
+    const tests = node.types.map((type) => typeTest(type, node.fieldKind));
+    const [only] = tests;
+    return existential(
+      tests.length === 1 && only !== undefined ? only : (value) => tests.some((test) => test(value)),
+      false,
+    );
+  },
+  mod: (node) => existential(modTest(node.divisor, node.remainder), false),
+  elemMatch: elemMatchLeaf,
 };
 
 /**
@@ -399,6 +556,10 @@ export function forEachField(condition: Condition, visit: (node: FieldNode) => v
     case "regex":
     case "exists":
     case "size":
+    case "type":
+    case "mod":
+    case "elemMatch":
+      // An `$elemMatch`'s own operators and sub-condition are about its elements, not about the record.
       visit(condition);
       return;
     default:
@@ -436,6 +597,9 @@ export function emptyRecordResult(
       case "regex":
       case "exists":
       case "size":
+      case "type":
+      case "mod":
+      case "elemMatch":
         return missingOf(node);
       default:
         return assertNever(node);
@@ -480,6 +644,10 @@ const FIELD_COST = {
   ne: () => 4,
   nin: () => 5,
   all: () => 6,
+  type: () => 2,
+  mod: () => 3,
+  elemMatch: (node) =>
+    10 + (node.match.form === "query" ? costOf(node.match.condition) : costOf(node.match.operators)),
   regex: (node) => {
     const literal = compileRegex(node.source, node.flags).literal;
     return literal === undefined ? 40 : literal.ignoreCase ? 12 : 8;
@@ -506,7 +674,10 @@ function costOf(node: Condition): number {
     case "range":
     case "regex":
     case "exists":
-    case "size": {
+    case "size":
+    case "type":
+    case "mod":
+    case "elemMatch": {
       const nested = node.path.length > 1 ? 20 : 0;
       const date = node.fieldKind === "date" && node.kind !== "exists" && node.kind !== "regex" ? 3 : 0;
       return (FIELD_COST[node.kind] as (node: FieldNode) => number)(node) + date + nested;

@@ -41,6 +41,9 @@ const KINDS = Object.keys({
   regex: true,
   exists: true,
   size: true,
+  type: true,
+  mod: true,
+  elemMatch: true,
 } satisfies Record<ConditionKind, true>) as ConditionKind[];
 
 /** A valid operator object (or condition object) for each operator, and the node kind it must parse to. */
@@ -62,6 +65,9 @@ const SAMPLES: Readonly<Record<OperatorName, unknown>> = {
   $exists: { A: { $exists: true } },
   $size: { A: { $size: 1 } },
   $not: { A: { $not: { $eq: 1 } } },
+  $type: { A: { $type: "number" } },
+  $mod: { A: { $mod: [2, 0] } },
+  $elemMatch: { A: { $elemMatch: { $gte: 1 } } },
 };
 
 describe("the operator table: operator ↔ node kind (docs/semantics.md 1.1, 1.3)", () => {

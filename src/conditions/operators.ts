@@ -12,7 +12,7 @@
  * - `field`: a key of a field's operator object (`{"Severity": {"$in": [...]}}`).
  * - `not`: a key of the operator object held by `$not`.
  */
-import type { ConditionKind, Operand, RangeBound, RangeBounds } from "./ast.js";
+import type { ConditionKind, JsonType, Operand, RangeBound, RangeBounds } from "./ast.js";
 
 /** Where an operator may stand. */
 export type OperatorPlace = "condition" | "field" | "not";
@@ -31,6 +31,12 @@ export type OperatorPlace = "condition" | "field" | "not";
  * - `size`: a non-negative integer (`$size`).
  * - `operatorObject`: a non-empty operator object of `not`-place operators (`$not`), which may itself hold
  *   `$not`.
+ * - `typeSet`: a type name or number of `TYPE_NAMES`, or a non-empty array of them (`$type`).
+ * - `modulus`: `[divisor, remainder]`, two finite numbers truncated towards zero to integers of magnitude
+ *   below 2^63, the divisor not 0 (`$mod`, MongoDB's rules).
+ * - `elemMatch`: an object: a condition object (field paths relative to the element, `$and`/`$or`/`$nor`) or
+ *   an operator object of `field`-place operators (`$elemMatch`); it counts towards the depth and node
+ *   limits like any nested object.
  */
 export type OperandRule =
   | "conditions"
@@ -41,7 +47,10 @@ export type OperandRule =
   | "flags"
   | "boolean"
   | "size"
-  | "operatorObject";
+  | "operatorObject"
+  | "typeSet"
+  | "modulus"
+  | "elemMatch";
 
 /** Which bound of a range an ordered operator sets. */
 export type BoundSide = "lower" | "upper";
@@ -94,7 +103,10 @@ export type FieldOperatorSpec =
   | Row<"$options", "field" | "not", "flags", "regex">
   | Row<"$exists", "field" | "not", "boolean", "exists">
   | Row<"$size", "field" | "not", "size", "size">
-  | Row<"$not", "field" | "not", "operatorObject", "not">;
+  | Row<"$not", "field" | "not", "operatorObject", "not">
+  | Row<"$type", "field" | "not", "typeSet", "type">
+  | Row<"$mod", "field" | "not", "modulus", "mod">
+  | Row<"$elemMatch", "field" | "not", "elemMatch", "elemMatch">;
 
 /** One row of the operator table. */
 export type OperatorSpec = LogicalOperatorSpec | FieldOperatorSpec;
@@ -120,7 +132,10 @@ export type OperatorName =
   | "$options"
   | "$exists"
   | "$size"
-  | "$not";
+  | "$not"
+  | "$type"
+  | "$mod"
+  | "$elemMatch";
 
 const CONDITION = ["condition"] as const;
 const FIELD_AND_NOT = ["field", "not"] as const;
@@ -150,6 +165,9 @@ export const OPERATORS = Object.freeze({
   $size: { name: "$size", places: FIELD_AND_NOT, operand: "size", node: "size" },
   // `$not` inside `$not` is valid (MongoDB's jstests not/not2.js; docs/semantics.md 1.3).
   $not: { name: "$not", places: FIELD_AND_NOT, operand: "operatorObject", node: "not" },
+  $type: { name: "$type", places: FIELD_AND_NOT, operand: "typeSet", node: "type" },
+  $mod: { name: "$mod", places: FIELD_AND_NOT, operand: "modulus", node: "mod" },
+  $elemMatch: { name: "$elemMatch", places: FIELD_AND_NOT, operand: "elemMatch", node: "elemMatch" },
 } as const satisfies { readonly [N in OperatorName]: OperatorSpec & { readonly name: N } });
 
 function bound<N extends "$gt" | "$gte" | "$lt" | "$lte">(
@@ -176,6 +194,71 @@ const EVERY_KIND_HAS_AN_OPERATOR: [KindsWithoutOperator] extends [never] ? true 
 void EVERY_KIND_HAS_AN_OPERATOR;
 
 /**
+ * The `$type` operands (docs/semantics.md 1.3): MongoDB's type names and numbers for what a JSON record (and a
+ * JS `Date`) can hold, each with the canonical type it means. `double`, `int`, `long`, `decimal` and `number`
+ * all mean a JSON number (a JS number is any of them). Own-property lookups only.
+ */
+export const TYPE_NAMES: Readonly<Record<string, JsonType>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, JsonType>, {
+    double: "number",
+    int: "number",
+    long: "number",
+    decimal: "number",
+    number: "number",
+    string: "string",
+    object: "object",
+    array: "array",
+    bool: "bool",
+    date: "date",
+    null: "null",
+  }),
+);
+
+/** MongoDB's numeric type codes of `TYPE_NAMES` (1 double, 2 string, …, 19 decimal). */
+export const TYPE_CODES: ReadonlyMap<number, JsonType> = new Map<number, JsonType>([
+  [1, "number"],
+  [2, "string"],
+  [3, "object"],
+  [4, "array"],
+  [8, "bool"],
+  [9, "date"],
+  [10, "null"],
+  [16, "number"],
+  [18, "number"],
+  [19, "number"],
+]);
+
+/**
+ * MongoDB's other BSON type names and codes (binary data, ObjectId, regex, timestamp, MinKey, …): valid in
+ * MongoDB, but no JSON record holds such a value, so `$type` refuses them (`unknown_type`, reason
+ * `not_json`) rather than match nothing silently (docs/semantics.md 1.3).
+ */
+export const NON_JSON_TYPES: ReadonlyMap<string | number, string> = new Map<string | number, string>([
+  ["binData", "binData"],
+  ["undefined", "undefined"],
+  ["objectId", "objectId"],
+  ["regex", "regex"],
+  ["dbPointer", "dbPointer"],
+  ["javascript", "javascript"],
+  ["symbol", "symbol"],
+  ["javascriptWithScope", "javascriptWithScope"],
+  ["timestamp", "timestamp"],
+  ["minKey", "minKey"],
+  ["maxKey", "maxKey"],
+  [5, "binData"],
+  [6, "undefined"],
+  [7, "objectId"],
+  [11, "regex"],
+  [12, "dbPointer"],
+  [13, "javascript"],
+  [14, "symbol"],
+  [15, "javascriptWithScope"],
+  [17, "timestamp"],
+  [-1, "minKey"],
+  [127, "maxKey"],
+]);
+
+/**
  * MongoDB query operators that Search Conditions know but refuse (docs/semantics.md 1.3): they are reported as
  * `unknown_operator` issues and never executed. Listed for documentation and tests; any other `$`-key is
  * refused the same way.
@@ -187,9 +270,6 @@ export const REFUSED_OPERATORS: readonly string[] = Object.freeze([
   "$accumulator",
   "$text",
   "$search",
-  "$elemMatch",
-  "$mod",
-  "$type",
   "$jsonSchema",
   "$bitsAllSet",
   "$bitsAnySet",

@@ -22,6 +22,23 @@ function nestedNot(levels: number): object {
   return { Title: operators };
 }
 
+/**
+ * `levels` nested `$elemMatch` on `a` (operator form: one level of JSON each; query form: two), with the
+ * record whose nested arrays match it.
+ */
+function nestedElemMatch(
+  levels: number,
+  form: "operator" | "query",
+): [object, { IncidentId: number; a: unknown }] {
+  let condition: unknown = form === "operator" ? { $eq: "x" } : { a: "x" };
+  let value: unknown = "x";
+  for (let i = 0; i < levels; i++) {
+    condition = form === "operator" ? { $elemMatch: condition } : { a: { $elemMatch: condition } };
+    value = form === "operator" ? [value] : [{ a: value }];
+  }
+  return [form === "operator" ? { a: condition } : (condition as object), { IncidentId: 4, a: value }];
+}
+
 describe("limits given as options (docs/semantics.md 1.7, 'Raising a limit')", () => {
   it.each([
     [{ depth: 0 }, RangeError, /Limit 'depth' must be from 1 to 256/],
@@ -49,15 +66,24 @@ describe("limits given as options (docs/semantics.md 1.7, 'Raising a limit')", (
   });
 
   it.each([
-    ["nested $nor", nestedNor((MAX_CONDITION_DEPTH - 2) / 2)],
-    ["nested $not", nestedNot(MAX_CONDITION_DEPTH - 2)],
-  ])("a %s at the deepest configurable depth runs in every engine", (_name, input) => {
+    ["nested $nor", nestedNor((MAX_CONDITION_DEPTH - 2) / 2), { IncidentId: 4 }],
+    ["nested $not", nestedNot(MAX_CONDITION_DEPTH - 2), { IncidentId: 4 }],
+    ["nested operator-form $elemMatch", ...nestedElemMatch(MAX_CONDITION_DEPTH - 2, "operator")],
+    ["nested query-form $elemMatch", ...nestedElemMatch((MAX_CONDITION_DEPTH - 2) / 2, "query")],
+  ])("a %s at the deepest configurable depth runs in every engine", (name, input, deepRecord) => {
     const limits = { depth: MAX_CONDITION_DEPTH, nodes: 100_000 };
     const condition = parseSearchConditions(input, { limits });
-    const records = [{ IncidentId: 1, Title: "x" }, { IncidentId: 2, Title: "y" }, { IncidentId: 3 }];
+    const records = [
+      { IncidentId: 1, Title: "x" },
+      { IncidentId: 2, Title: "y" },
+      { IncidentId: 3 },
+      deepRecord,
+    ];
     const expected = records.map((record) => evaluate(condition, record));
+    // The deepest $elemMatch reaches its innermost element.
+    if (name.includes("$elemMatch")) expect(expected[3]).toBe(true);
     const predicate = compile(condition, { cache: false });
-    for (let round = 0; round < 2_100; round++) predicate(records[round % 3]!); // past the tier-up
+    for (let round = 0; round < 2_100; round++) predicate(records[round % 4]!); // past the tier-up
     expect(records.map((record) => predicate(record))).toEqual(expected);
     expect(records.map((record) => compile(condition, { codegen: false })(record))).toEqual(expected);
     const set = new IncidentSet(records, { limits });

@@ -709,6 +709,9 @@ describe("the operator table drives the parser (DECISIONS 1.1, 1.3)", () => {
     boolean: true,
     size: 1,
     operatorObject: { $eq: 1 },
+    typeSet: "number",
+    modulus: [2, 0],
+    elemMatch: { b: 1 },
   };
   const places: readonly OperatorPlace[] = ["condition", "field", "not"];
   const rows = Object.values(OPERATORS).flatMap((spec) => places.map((place) => [spec.name, place] as const));

@@ -15,6 +15,7 @@ import {
   type FieldKind,
   type FieldNode,
   type FieldOperatorNode,
+  type JsonType,
   type NotNode,
   type Operand,
   type RangeNode,
@@ -36,9 +37,12 @@ import {
   type GroupedRange,
   type LogicalOperatorSpec,
   logicalOperator,
+  NON_JSON_TYPES,
   type OperatorPlace,
   operatorsAt,
   RangeGrouping,
+  TYPE_CODES,
+  TYPE_NAMES,
 } from "./operators.js";
 import type { ParseOptions, ResolvedParseOptions } from "./options.js";
 import { resolveParseOptions } from "./options.js";
@@ -178,6 +182,16 @@ function brand(condition: Condition): Condition {
       case "regex":
       case "exists":
       case "size":
+      case "mod":
+        Object.freeze(node.path);
+        break;
+      case "type":
+        Object.freeze(node.types);
+        Object.freeze(node.path);
+        break;
+      case "elemMatch":
+        stack.push(node.match.form === "query" ? node.match.condition : node.match.operators);
+        Object.freeze(node.match);
         Object.freeze(node.path);
         break;
       default:
@@ -369,6 +383,19 @@ interface OperatorObjectState {
 const OPERAND_EXPECTED = 'a string, number, boolean, null or {"$date": …} operand';
 const ORDERED_EXPECTED = 'a string, number, boolean, null or {"$date": …} operand';
 const NUMBER_LONG = /^-?\d{1,16}$/;
+/** 2^63: `$mod` operands must be integers of magnitude below it once truncated (MongoDB's 64-bit integers). */
+const TWO_63 = 2 ** 63;
+
+/**
+ * The `$type`s a catalogue field of each kind can hold (1.3): text and enumerated fields hold strings (or
+ * `null`, or arrays of them), date fields dates (JS `Date`s or ISO-8601 strings, 1.5); open fields any.
+ */
+const TYPES_OF_KIND: Readonly<Record<FieldKind, readonly JsonType[] | undefined>> = Object.freeze({
+  text: ["string", "null", "array"],
+  enum: ["string", "null", "array"],
+  date: ["date", "null", "array"],
+  open: undefined,
+});
 
 class Parser {
   readonly issues: Issue[] = [];
@@ -446,7 +473,7 @@ class Parser {
         this.issue({ code: "empty_array", what: "Search Conditions (an array of condition objects)" }, []);
         return undefined;
       }
-      const children = this.parseConditionArray(read, [], 1);
+      const children = this.parseConditionArray(read, [], 1, "");
       return children && { kind: "or", children };
     }
     this.issue(
@@ -465,6 +492,7 @@ class Parser {
     read: Extract<Read, { kind: "array" }>,
     path: readonly PathSegment[],
     depth: number,
+    prefix: string,
   ): Condition[] | undefined {
     const children: Condition[] = [];
     let failed = false;
@@ -480,18 +508,23 @@ class Parser {
         failed = true;
         continue;
       }
-      const child = this.parseConditionObject(element, elementPath, depth + 1);
+      const child = this.parseConditionObject(element, elementPath, depth + 1, prefix);
       if (child === undefined) failed = true;
       else children.push(child);
     }
     return failed ? undefined : children;
   }
 
-  /** A condition object: the AND of its entries (field paths and logical operators). */
+  /**
+   * A condition object: the AND of its entries (field paths and logical operators). `prefix` is the dotted
+   * path of the `$elemMatch` whose elements the object is about (`""` at the root): its field paths are
+   * relative to the element, their kinds those of the catalogue's fields at `prefix.path` (1.3).
+   */
   private parseConditionObject(
     read: Extract<Read, { kind: "object" }>,
     path: readonly PathSegment[],
     depth: number,
+    prefix = "",
   ): Condition | undefined {
     if (!this.enter(depth, path)) return undefined;
     const children: Condition[] = [];
@@ -503,10 +536,10 @@ class Parser {
       let child: Condition | undefined;
       if (key.startsWith("$")) {
         const operator = logicalOperator(key);
-        if (operator.ok) child = this.parseLogical(operator.spec, value, keyPath, depth + 1);
+        if (operator.ok) child = this.parseLogical(operator.spec, value, keyPath, depth + 1, prefix);
         else this.refuseOperator(key, "condition", operator.problem, keyPath);
       } else {
-        child = this.parseFieldEntry(key, value, keyPath, depth + 1);
+        child = this.parseFieldEntry(key, value, keyPath, depth + 1, prefix);
       }
       if (child !== undefined) children.push(child);
     }
@@ -519,6 +552,7 @@ class Parser {
     value: unknown,
     path: readonly PathSegment[],
     depth: number,
+    prefix: string,
   ): Condition | undefined {
     const read = readValue(value);
     if (read.kind !== "array") {
@@ -537,7 +571,7 @@ class Parser {
       this.issue({ code: "empty_array", what: spec.name }, path);
       return undefined;
     }
-    const children = this.parseConditionArray(read, path, depth);
+    const children = this.parseConditionArray(read, path, depth, prefix);
     if (children === undefined) return undefined;
     return { kind: spec.node, children };
   }
@@ -548,6 +582,7 @@ class Parser {
     value: unknown,
     path: readonly PathSegment[],
     depth: number,
+    prefix: string,
   ): Condition | undefined {
     const segments = key.split(".");
     let valid = true;
@@ -563,13 +598,15 @@ class Parser {
     }
     if (!valid) return undefined;
     const { catalog } = this.options;
-    if (!Object.hasOwn(catalog.fields, key) && !this.knownField(key, path)) return undefined;
+    // Inside an `$elemMatch`, the catalogue field is the one at the whole path (1.3).
+    const name = prefix === "" ? key : `${prefix}.${key}`;
+    if (!Object.hasOwn(catalog.fields, name) && !this.knownField(name, path)) return undefined;
     const field: Field = {
-      name: key,
+      name,
       segments,
-      kind: fieldKindOf(catalog, key),
-      labels: labelsOf(catalog, key),
-      alternative: isAlternativeField(catalog, key),
+      kind: fieldKindOf(catalog, name),
+      labels: labelsOf(catalog, name),
+      alternative: isAlternativeField(catalog, name),
     };
     return this.parseFieldValue(field, value, path, depth);
   }
@@ -896,6 +933,12 @@ class Parser {
         return this.readSize(state, value, path);
       case "operatorObject":
         return this.readNot(state, value, path, depth);
+      case "typeSet":
+        return this.readType(state, value, path, depth);
+      case "modulus":
+        return this.readMod(state, value, path);
+      case "elemMatch":
+        return this.readElemMatch(state, value, path, depth);
       default:
         return assertNever(spec);
     }
@@ -1054,6 +1097,240 @@ class Parser {
       path: [...field.segments],
       fieldKind: field.kind,
       size: value === 0 ? 0 : value,
+    });
+    return true;
+  }
+
+  /**
+   * `$type` (1.3): a type name or number of `TYPE_NAMES` / `TYPE_CODES`, or a non-empty array of them (at most
+   * `setSize`), read as canonical types, de-duplicated in first-seen order. MongoDB's BSON types that no
+   * JSON record holds, and unknown names, are `unknown_type` issues. On a text or enumerated field only
+   * `string`, `null` and `array` can match; on a date field `date`, `null` and `array`; any other type there
+   * is an `operand_type` issue, like an ill-typed operand (1.4).
+   */
+  private readType(
+    state: OperatorObjectState,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): boolean {
+    const read = readValue(value);
+    const { field } = state;
+    const entries: { raw: unknown; path: readonly PathSegment[] }[] = [];
+    if (read.kind === "array") {
+      if (!this.enter(depth + 1, path)) return false;
+      if (read.length > this.options.limits.setSize) {
+        this.limit("setSize", path, read.length);
+        return false;
+      }
+      if (read.length === 0) {
+        this.issue({ code: "empty_array", what: "$type (type names or numbers)" }, path);
+        return false;
+      }
+      for (let index = 0; index < read.length; index++) {
+        entries.push({ raw: readProperty(read.array, index), path: [...path, index] });
+      }
+    } else entries.push({ raw: value, path });
+    const types: JsonType[] = [];
+    let valid = true;
+    for (const entry of entries) {
+      const type = this.typeOperand(entry.raw, entry.path);
+      if (type === undefined) {
+        valid = false;
+        continue;
+      }
+      const allowed = TYPES_OF_KIND[field.kind];
+      if (allowed !== undefined && !allowed.includes(type)) {
+        this.issue(
+          {
+            code: "operand_type",
+            field: field.name,
+            fieldKind: field.kind,
+            expected: `a $type such a field can hold (${allowed.join(", ")})`,
+            found: safeFound(entry.raw),
+          },
+          entry.path,
+        );
+        valid = false;
+        continue;
+      }
+      if (!types.includes(type)) types.push(type);
+    }
+    if (!valid) return false;
+    state.slots.push({ kind: "type", path: [...field.segments], fieldKind: field.kind, types });
+    return true;
+  }
+
+  /** One `$type` name or number as its canonical type, or undefined (issue recorded). */
+  private typeOperand(raw: unknown, path: readonly PathSegment[]): JsonType | undefined {
+    if (typeof raw === "string") {
+      if (raw.length > this.options.limits.stringLength) {
+        this.limit("stringLength", path, raw.length);
+        return undefined;
+      }
+      const type = TYPE_NAMES[raw];
+      if (type !== undefined) return type;
+    } else if (typeof raw === "number") {
+      const type = TYPE_CODES.get(raw);
+      if (type !== undefined) return type;
+    } else {
+      this.issue(
+        { code: "invalid_type", expected: "a type name or number for $type", found: safeFound(raw) },
+        path,
+      );
+      return undefined;
+    }
+    const bson = NON_JSON_TYPES.get(raw);
+    this.issue(
+      bson === undefined
+        ? { code: "unknown_type", found: raw, reason: "unknown" }
+        : { code: "unknown_type", found: raw, reason: "not_json", bsonType: bson },
+      path,
+    );
+    return undefined;
+  }
+
+  /**
+   * `$mod` (1.3, MongoDB's rules): `[divisor, remainder]`, exactly two numbers, each finite and truncated
+   * towards zero to an integer of magnitude below 2^63 (−2^63 included), the divisor not 0; an `invalid_mod`
+   * issue otherwise. On a text, enumerated or date field (which hold no numbers) an `operand_type` issue.
+   */
+  private readMod(state: OperatorObjectState, value: unknown, path: readonly PathSegment[]): boolean {
+    const { field } = state;
+    if (field.kind !== "open") {
+      this.issue(
+        {
+          code: "operand_type",
+          field: field.name,
+          fieldKind: field.kind,
+          expected: "an operator for its values ($mod matches numbers only)",
+          found: safeFound(value),
+        },
+        path,
+      );
+      return false;
+    }
+    const read = readValue(value);
+    if (read.kind !== "array") {
+      this.issue(
+        { code: "invalid_mod", reason: "expected an array [divisor, remainder]", found: foundOf(read) },
+        path,
+      );
+      return false;
+    }
+    if (read.length !== 2) {
+      this.issue(
+        {
+          code: "invalid_mod",
+          reason: read.length < 2 ? "not enough elements" : "too many elements",
+          found: safeFound(value),
+        },
+        path,
+      );
+      return false;
+    }
+    const parts: number[] = [];
+    for (const [index, role] of ["divisor", "remainder"].entries()) {
+      const raw = readProperty(read.array, index);
+      const elementPath = [...path, index];
+      if (typeof raw !== "number") {
+        this.issue(
+          { code: "invalid_mod", reason: `the ${role} must be a number`, found: safeFound(raw) },
+          elementPath,
+        );
+        return false;
+      }
+      const truncated = Math.trunc(raw);
+      if (!Number.isFinite(raw) || truncated < -TWO_63 || truncated >= TWO_63) {
+        this.issue(
+          {
+            code: "invalid_mod",
+            reason: `the ${role} must be a finite number whose integer part fits in 64 bits`,
+            found: safeFound(raw),
+          },
+          elementPath,
+        );
+        return false;
+      }
+      parts.push(truncated === 0 ? 0 : truncated);
+    }
+    const [divisor, remainder] = parts as [number, number];
+    if (divisor === 0) {
+      this.issue({ code: "invalid_mod", reason: "the divisor cannot be 0", found: safeFound(value) }, [
+        ...path,
+        0,
+      ]);
+      return false;
+    }
+    state.slots.push({ kind: "mod", path: [...field.segments], fieldKind: field.kind, divisor, remainder });
+    return true;
+  }
+
+  /**
+   * `$elemMatch` (1.3, MongoDB's two forms): an object whose keys are all field-level operators is the
+   * operator form (read as the field's operator object, its operands checked against the field's kind);
+   * any other object is the query form, a condition object about each element (field paths relative to it,
+   * catalogued at the whole path; `{}` matches every element that is an object or an array). The query
+   * form on a text, enumerated or date field (which holds no objects) is an `operand_type` issue. Nested
+   * objects count towards the depth and node limits (1.7).
+   */
+  private readElemMatch(
+    state: OperatorObjectState,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): boolean {
+    const { field } = state;
+    const read = readValue(value);
+    if (read.kind !== "object") {
+      this.issue(
+        {
+          code: "invalid_type",
+          expected:
+            'an object for $elemMatch: a condition on the elements such as {"b": 1}, or operators such as {"$gte": 5}',
+          found: foundOf(read),
+        },
+        path,
+      );
+      return false;
+    }
+    const inner = depth + 1;
+    if (!this.enter(inner, path)) return false;
+    const before = this.issues.length;
+    const operatorForm =
+      read.keys.length > 0 && read.keys.every((key) => key.startsWith("$") && !logicalOperator(key).ok);
+    if (operatorForm) {
+      const operators = this.parseOperatorObject(field, read.object, read.keys, path, inner, "field");
+      if (operators === undefined || this.issues.length !== before) return false;
+      state.slots.push({
+        kind: "elemMatch",
+        path: [...field.segments],
+        fieldKind: field.kind,
+        match: { form: "operator", operators },
+      });
+      return true;
+    }
+    if (field.kind !== "open") {
+      this.issue(
+        {
+          code: "operand_type",
+          field: field.name,
+          fieldKind: field.kind,
+          expected:
+            'the operator form of $elemMatch such as {"$elemMatch": {"$eq": …}} (its elements are no objects)',
+          found: OBJECT_STAND_IN,
+        },
+        path,
+      );
+      return false;
+    }
+    const condition = this.parseConditionObject(read, path, inner, field.name);
+    if (condition === undefined || this.issues.length !== before) return false;
+    state.slots.push({
+      kind: "elemMatch",
+      path: [...field.segments],
+      fieldKind: field.kind,
+      match: { form: "query", condition },
     });
     return true;
   }

@@ -406,3 +406,59 @@ describe("explain (table)", () => {
     expect(explain(parseSearchConditions(raw))).toBe(expected);
   });
 });
+
+describe("$elemMatch, $type, $mod: canonical form and explain (docs/semantics.md 1.3)", () => {
+  it.each([
+    [
+      "$type names print canonically, one as a name",
+      { a: { $type: ["int", 1] } },
+      { a: { $type: "number" } },
+    ],
+    ["$type numbers print as names", { a: { $type: [2, 10] } }, { a: { $type: ["string", "null"] } }],
+    ["$mod prints its truncated operands", { a: { $mod: [4.9, -1.2] } }, { a: { $mod: [4, -1] } }],
+    [
+      "the operator form prints its operators",
+      { a: { $elemMatch: { $lt: 9, $gte: 5, $regex: "x", $options: "i" } } },
+      { a: { $elemMatch: { $gte: 5, $lt: 9, $regex: "x", $options: "i" } } },
+    ],
+    [
+      "the query form prints its condition",
+      { a: { $elemMatch: { b: { $eq: 1 }, $or: [{ c: "High|Low" }] } } },
+      { a: { $elemMatch: { b: 1, $or: [{ c: { $eq: "High|Low" } }] } } },
+    ],
+    ["an empty query form stays {}", { a: { $elemMatch: {} } }, { a: { $elemMatch: {} } }],
+    [
+      "beside other operators of the field",
+      { a: { $type: "array", $elemMatch: { $mod: [2, 1] }, $size: 2 } },
+      { a: { $type: "array", $elemMatch: { $mod: [2, 1] }, $size: 2 } },
+    ],
+  ])("%s", (_name, raw, printed) => {
+    const trip = roundTrip(raw);
+    expect(trip.printed).toEqual(printed);
+    expect(trip.reparsed).toEqual(trip.condition);
+  });
+
+  it("explains them in words, the element of the operator form as the subject", () => {
+    const condition = parseSearchConditions({
+      Scores: { $elemMatch: { $gte: 5, $not: { $type: ["string", "null"] } } },
+      Items: { $elemMatch: { b: 1, c: { $mod: [3, 1] } } },
+      Tags: { $not: { $elemMatch: { $eq: "x" } } },
+    });
+    expect(explain(condition)).toBe(
+      [
+        "all of:",
+        "  Scores has an element matching:",
+        "    all of:",
+        "      the element >= 5",
+        "      not (the element is of type string or null)",
+        "  Items has an element matching:",
+        "    all of:",
+        "      b is 1",
+        "      c modulo 3 is 1 (integer part)",
+        "  not:",
+        "    Tags has an element matching:",
+        "      the element is x",
+      ].join("\n"),
+    );
+  });
+});

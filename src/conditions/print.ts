@@ -98,6 +98,9 @@ function entryOf(condition: Condition): Entry {
     case "regex":
     case "exists":
     case "size":
+    case "type":
+    case "mod":
+    case "elemMatch":
       return [fieldName(condition), directValue(condition)];
     default:
       return assertNever(condition);
@@ -196,6 +199,18 @@ function operatorEntries(node: FieldOperatorNode): Entry[] {
       return [[operatorOf("exists"), node.exists]];
     case "size":
       return [[operatorOf("size"), node.size]];
+    case "type":
+      return [[operatorOf("type"), node.types.length === 1 ? node.types[0] : [...node.types]]];
+    case "mod":
+      return [[operatorOf("mod"), [node.divisor, node.remainder]]];
+    case "elemMatch": {
+      const { match } = node;
+      if (match.form === "query") return [[operatorOf("elemMatch"), printCondition(match.condition)]];
+      const { operators } = match;
+      const inner =
+        operators.kind === "and" ? operators.children.flatMap(operatorEntries) : operatorEntries(operators);
+      return [[operatorOf("elemMatch"), toObject(inner)]];
+    }
     case "not": {
       const { child } = node;
       const inner = child.kind === "and" ? child.children.flatMap(operatorEntries) : operatorEntries(child);
@@ -275,7 +290,11 @@ export function explain(condition: Condition): string {
   return lines.join("\n");
 }
 
-function explainInto(condition: Condition, indent: number, lines: string[]): void {
+/**
+ * Explains `condition` into `lines`; `subject`, when given, names what field clauses are about (the element
+ * of an `$elemMatch`'s operator form) instead of their field.
+ */
+function explainInto(condition: Condition, indent: number, lines: string[], subject?: string): void {
   const pad = "  ".repeat(indent);
   switch (condition.kind) {
     case "and":
@@ -284,7 +303,7 @@ function explainInto(condition: Condition, indent: number, lines: string[]): voi
         return;
       }
       lines.push(`${pad}all of:`);
-      for (const child of condition.children) explainInto(child, indent + 1, lines);
+      for (const child of condition.children) explainInto(child, indent + 1, lines, subject);
       return;
     case "or":
     case "nor":
@@ -295,11 +314,18 @@ function explainInto(condition: Condition, indent: number, lines: string[]): voi
       const { child } = condition;
       if (child.kind === "and") {
         lines.push(`${pad}not all of:`);
-        for (const operator of child.children) explainInto(operator, indent + 1, lines);
-      } else if (child.kind === "not") {
+        for (const operator of child.children) explainInto(operator, indent + 1, lines, subject);
+      } else if (child.kind === "not" || child.kind === "elemMatch") {
         lines.push(`${pad}not:`);
-        explainInto(child, indent + 1, lines);
-      } else lines.push(`${pad}not (${clause(child)})`);
+        explainInto(child, indent + 1, lines, subject);
+      } else lines.push(`${pad}not (${clause(child, subject)})`);
+      return;
+    }
+    case "elemMatch": {
+      const { match } = condition;
+      lines.push(`${pad}${subject ?? fieldName(condition)} has an element matching:`);
+      if (match.form === "query") explainInto(match.condition, indent + 1, lines);
+      else explainInto(match.operators, indent + 1, lines, "the element");
       return;
     }
     case "eq":
@@ -311,16 +337,18 @@ function explainInto(condition: Condition, indent: number, lines: string[]): voi
     case "regex":
     case "exists":
     case "size":
-      lines.push(`${pad}${clause(condition)}`);
+    case "type":
+    case "mod":
+      lines.push(`${pad}${clause(condition, subject)}`);
       return;
     default:
       assertNever(condition);
   }
 }
 
-/** One field-level clause in words. */
-function clause(node: FieldNode): string {
-  const name = fieldName(node);
+/** One field-level clause in words (`subject` instead of the field's name, when given). */
+function clause(node: Exclude<FieldNode, { kind: "elemMatch" }>, subject?: string): string {
+  const name = subject ?? fieldName(node);
   switch (node.kind) {
     case "eq":
       return node.operand.type === "null"
@@ -344,6 +372,10 @@ function clause(node: FieldNode): string {
       return node.exists ? `${name} exists` : `${name} does not exist`;
     case "size":
       return `${name} has exactly ${node.size} ${node.size === 1 ? "element" : "elements"}`;
+    case "type":
+      return `${name} is of type ${node.types.join(" or ")}`;
+    case "mod":
+      return `${name} modulo ${node.divisor} is ${node.remainder} (integer part)`;
     default:
       return assertNever(node);
   }

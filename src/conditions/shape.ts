@@ -58,6 +58,9 @@ function everything(node: Condition): boolean {
     case "regex":
     case "exists":
     case "size":
+    case "type":
+    case "mod":
+    case "elemMatch":
       return false;
     default:
       return assertNever(node);
@@ -84,6 +87,9 @@ function nothing(node: Condition): boolean {
     case "regex":
     case "exists":
     case "size":
+    case "type":
+    case "mod":
+    case "elemMatch":
       return false;
     default:
       return assertNever(node);

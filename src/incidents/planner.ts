@@ -777,6 +777,9 @@ export function dateLeafEligible(node: FieldNode): node is DateEligibleNode {
     case "all":
     case "regex":
     case "size":
+    case "type":
+    case "mod":
+    case "elemMatch":
       return false; // no date operand: the row predicate answers
     default:
       return assertNever(node);
@@ -987,6 +990,9 @@ export function hashLeafEligible(node: FieldNode): node is HashEligibleNode {
     case "regex":
     case "exists":
     case "size":
+    case "type":
+    case "mod":
+    case "elemMatch":
       return false; // not an equality: the other columns or the row predicate answer
     default:
       return assertNever(node);

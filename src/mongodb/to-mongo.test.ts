@@ -370,3 +370,103 @@ describe("untrusted input", () => {
     ]);
   });
 });
+
+describe("toMongoFilter: $elemMatch, $type and $mod (DECISIONS 1.3; docs/mongodb.md)", () => {
+  const D = "2024-03-01T12:00:00Z";
+  it.each([
+    {
+      name: "$mod is MongoDB's own, with the truncated operands",
+      conditions: { n: { $mod: [4.9, -1.5] } },
+      filter: { n: { $mod: [4, -1] } },
+    },
+    {
+      name: "$type names MongoDB's aliases; every number type is 'number'",
+      conditions: { n: { $type: ["int", "double", 2, "bool"] } },
+      filter: { n: { $type: ["number", "string", "bool"] } },
+    },
+    {
+      name: "one $type is a name",
+      conditions: { n: { $type: 10 } },
+      filter: { n: { $type: "null" } },
+    },
+    {
+      name: "$type date on a date field stored as dates is BSON's date",
+      conditions: { CreatedUtcTime: { $type: ["date", "null"] } },
+      filter: { CreatedUtcTime: { $type: ["date", "null"] } },
+    },
+    {
+      name: "$type date on a date field stored as strings is a valid ISO string, ORed with the other types",
+      conditions: { CreatedUtcTime: { $type: ["date", "null"] } },
+      storage: "string" as const,
+      filter: {
+        $or: [{ CreatedUtcTime: { $type: "null" } }, { CreatedUtcTime: { $regex: ISO_UTC_PATTERN } }],
+      },
+    },
+    {
+      name: "the operator form is MongoDB's value form; $not inside it stays $not, $all one equality",
+      conditions: { a: { $elemMatch: { $gte: 5, $lt: 9, $not: { $type: "string" }, $all: [6] } } },
+      filter: { a: { $elemMatch: { $gte: 5, $lt: 9, $not: { $type: ["string"] }, $eq: 6 } } },
+    },
+    {
+      name: "$all of two values in the value form matches no element",
+      conditions: { a: { $elemMatch: { $all: [1, 2] } } },
+      filter: { a: { $elemMatch: { $in: [] } } },
+    },
+    {
+      name: "the query form is MongoDB's object form, its paths relative to the element",
+      conditions: { a: { $elemMatch: { b: 1, "c.d": { $gt: 2 }, $or: [{ e: null }] } } },
+      filter: { a: { $elemMatch: { b: { $eq: 1 }, "c.d": { $gt: 2 }, $or: [{ e: { $eq: null } }] } } },
+    },
+    {
+      name: "$date operands inside the value form are Dates",
+      conditions: { CreatedUtcTime: { $elemMatch: { $gte: { $date: D } } } },
+      filter: { CreatedUtcTime: { $elemMatch: { $gte: new Date(D) } } },
+    },
+  ])("$name", ({ conditions, filter, storage }) => {
+    const condition = parseSearchConditions(conditions);
+    expect(toMongoFilter(condition, storage === undefined ? {} : { dateStorage: storage })).toEqual(filter);
+  });
+
+  it("does not map the query form's relative paths through fieldMap (it names top-level paths)", () => {
+    const condition = parseSearchConditions({ Items: { $elemMatch: { Number: "x" } } });
+    expect(toMongoFilter(condition, { fieldMap: { Number: "incidentNo", Items: "items" } })).toEqual({
+      items: { $elemMatch: { Number: { $eq: "x" } } },
+    });
+  });
+
+  it.each([
+    [{ CreatedUtcTime: { $elemMatch: { $gte: { $date: D } } } }, "a $date operand"],
+    [{ CreatedUtcTime: { $elemMatch: { $type: "date" } } }, '$type "date"'],
+  ])("refuses what MongoDB's value form cannot say on string-stored dates: %j", (conditions, why) => {
+    expect(() => toMongoFilter(parseSearchConditions(conditions), { dateStorage: "string" })).toThrow(
+      new RegExp(`cannot be translated to a MongoDB filter: ${why.replace(/[$]/g, "\\$")}`),
+    );
+  });
+
+  it("agrees with evaluate through mingo where mingo reads them as MongoDB does (flat values)", () => {
+    const records = [
+      { a: [1, 6, "x"], n: 5, t: "s" },
+      { a: [{ b: 1, c: 3 }], n: -3, t: null },
+      { a: [{ b: 1 }, { c: 3 }], n: 8, t: {} },
+      { a: "x", n: "x", t: [] },
+      {},
+    ];
+    for (const conditions of [
+      { a: { $elemMatch: { $gte: 5, $lt: 9 } } },
+      { a: { $elemMatch: { b: 1, c: { $gt: 2 } } } },
+      { a: { $not: { $elemMatch: { $eq: 6 } } } },
+      { n: { $mod: [4, 1] } },
+      { n: { $mod: [-4, -3] } },
+      { t: { $type: "string" } },
+      { t: { $type: ["object", "null"] } },
+    ]) {
+      const condition = parseSearchConditions(conditions);
+      const filter = toMongoFilter(condition);
+      for (const record of records) {
+        expect(matches(filter, record), `${JSON.stringify(conditions)} on ${JSON.stringify(record)}`).toBe(
+          evaluate(condition, record),
+        );
+      }
+    }
+  });
+});

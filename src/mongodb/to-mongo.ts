@@ -23,8 +23,10 @@
 import {
   assertNever,
   type Condition,
+  type ElementOperators,
   type FieldNode,
   type FieldTarget,
+  type JsonType,
   type Operand,
   type RangeBound,
 } from "../conditions/ast.js";
@@ -349,6 +351,124 @@ function fieldFilter(node: FieldNode, ctx: Context): MongoFilter {
       return entry(mongoPath(node.path, ctx), { $exists: node.exists });
     case "size":
       return entry(mongoPath(node.path, ctx), { $size: node.size });
+    case "type":
+      return typeFilter(node, ctx);
+    case "mod":
+      return entry(mongoPath(node.path, ctx), { $mod: [node.divisor, node.remainder] });
+    case "elemMatch":
+      return entry(mongoPath(node.path, ctx), { $elemMatch: elemMatchOperand(node, ctx) });
+    default:
+      return assertNever(node);
+  }
+}
+
+/** MongoDB's `$type` alias of each canonical type (docs/semantics.md 1.3): `number` covers all four numbers. */
+const MONGO_TYPE: { readonly [T in JsonType]: string } = {
+  number: "number",
+  string: "string",
+  object: "object",
+  array: "array",
+  bool: "bool",
+  null: "null",
+  date: "date",
+};
+
+/**
+ * `$type` as MongoDB's own (same traversal, `array` the value itself). On a catalogue date field stored as
+ * ISO strings, `date` means a valid ISO string there (as `$date` comparisons do): `$regex` of
+ * `ISO_UTC_PATTERN`, ORed with the other types.
+ */
+function typeFilter(node: Extract<FieldNode, { kind: "type" }>, ctx: Context): MongoFilter {
+  const key = mongoPath(node.path, ctx);
+  const stringDates =
+    node.fieldKind === "date" && ctx.dateStorage === "string" && node.types.includes("date");
+  const types = node.types
+    .filter((type) => !(stringDates && type === "date"))
+    .map((type) => MONGO_TYPE[type]);
+  const typed = entry(key, { $type: types.length === 1 ? types[0] : types });
+  if (!stringDates) return typed;
+  const iso = entry(key, { $regex: ISO_UTC_PATTERN });
+  return types.length === 0 ? iso : { $or: [typed, iso] };
+}
+
+/**
+ * The operand of `$elemMatch`: the query form's condition translated with paths relative to the element
+ * (not through `fieldMap`, which names the collection's top-level paths), or the operator form as an
+ * operator object (MongoDB's value form, `elementOperators`).
+ */
+function elemMatchOperand(node: Extract<FieldNode, { kind: "elemMatch" }>, ctx: Context): MongoFilter {
+  const { match } = node;
+  if (match.form === "query") return translate(match.condition, { ...ctx, fieldMap: new Map() });
+  return elementOperators(match.operators, ctx);
+}
+
+/**
+ * The operator form of `$elemMatch` as MongoDB's value form: one operator object whose operators each test
+ * the element itself, as ours do. `$all` on one element is one equality (two different operands cannot
+ * both equal it; none matches nothing).
+ * @throws {TypeError} where the value form cannot say it: `$date` operands or `$type: "date"` on a date field
+ *   stored as strings (an OR of forms), an operator that would be written twice in one object
+ */
+function elementOperators(node: ElementOperators, ctx: Context): MongoFilter {
+  const refuse = (why: string): never => {
+    throw new TypeError(
+      `This $elemMatch cannot be translated to a MongoDB filter: ${why} (docs/mongodb.md).`,
+    );
+  };
+  // Every operator of the object is on the `$elemMatch`'s field: one field kind for all.
+  const value = (operand: Operand, target: FieldTarget): unknown => {
+    if (isStringDate(target, operand, ctx)) refuse("a $date operand on a date field stored as strings");
+    return mongoValue(operand);
+  };
+  switch (node.kind) {
+    case "and": {
+      const merged: MongoFilter = {};
+      for (const child of node.children) {
+        for (const [key, operand] of Object.entries(elementOperators(child, ctx))) {
+          if (Object.hasOwn(merged, key)) refuse(`${key} twice on one element`);
+          Object.defineProperty(merged, key, {
+            value: operand,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
+      }
+      return merged;
+    }
+    case "not":
+      return { $not: elementOperators(node.child, ctx) };
+    case "eq":
+      return { $eq: value(node.operand, node) };
+    case "ne":
+      return { $ne: value(node.operand, node) };
+    case "in":
+      return { $in: node.operands.map((operand) => value(operand, node)) };
+    case "nin":
+      return { $nin: node.operands.map((operand) => value(operand, node)) };
+    case "all":
+      return node.operands.length === 1 ? { $eq: value(node.operands[0]!, node) } : { $in: [] };
+    case "range": {
+      const ops: MongoFilter = {};
+      const { lower, upper } = node;
+      if (lower !== undefined) ops[boundOperator("lower", lower.inclusive)] = value(lower.operand, node);
+      if (upper !== undefined) ops[boundOperator("upper", upper.inclusive)] = value(upper.operand, node);
+      return ops;
+    }
+    case "regex":
+      return Object.values(regexFilter(node, ctx))[0] as MongoFilter;
+    case "exists":
+      return { $exists: node.exists };
+    case "size":
+      return { $size: node.size };
+    case "type":
+      if (node.fieldKind === "date" && ctx.dateStorage === "string" && node.types.includes("date"))
+        refuse('$type "date" on a date field stored as strings');
+      return { $type: node.types.map((type) => MONGO_TYPE[type]) };
+    case "mod":
+      return { $mod: [node.divisor, node.remainder] };
+    case "elemMatch":
+      return { $elemMatch: elemMatchOperand(node, ctx) };
     default:
       return assertNever(node);
   }

@@ -13,7 +13,9 @@
  * What is pushed down: conditions on single-segment catalogue fields that have a column — equality,
  * `$in`, `$ne`, `$nin` with strings or `null`, `$exists`, and `$gt`/`$gte`/`$lt`/`$lte`/equality with
  * `$date` operands on `CreatedUtcTime`. Everything else (open fields, dotted paths, `$regex`, text ranges,
- * `$size`, `$all`) is `maybe = TRUE`, `sure = FALSE`: left to the re-check.
+ * `$size`, `$all`, `$mod`) is `maybe = TRUE`, `sure = FALSE`: left to the re-check. On a column, `$type` is
+ * decided where it names the column's own type (a string, an instant) and `$elemMatch` keeps only the
+ * irregular rows (arrays), which the re-check decides.
  */
 
 import { assertNever, type Condition, type FieldNode, type Operand } from "../conditions/ast.js";
@@ -166,7 +168,8 @@ class Translator {
     const col = `${this.qualifier}${quoteIdentifier(column)}`;
     const isDate = column === CREATED_COLUMN;
     // Decided before any parameter is added, so that no unused parameter is ever bound.
-    if (node.kind === "regex" || node.kind === "size" || node.kind === "all") return UNDECIDED;
+    if (node.kind === "regex" || node.kind === "size" || node.kind === "all" || node.kind === "mod")
+      return UNDECIDED;
     if (node.kind === "range" && !this.rangeOnColumn(node, isDate)) return UNDECIDED;
     // The value is present but not of the column's type (an array, a number, null, a non-date, …).
     const irregular = `${this.qualifier}"irregular" @> ARRAY[${this.param(name)}::text]`;
@@ -186,6 +189,17 @@ class Translator {
         const clause = node.exists ? present : `NOT ${present}`;
         return { maybe: clause, sure: clause };
       }
+      case "type": {
+        // A column holds a string (text columns) or an instant (the date column: a JS Date or an ISO string,
+        // which is what `date` means there, docs/semantics.md 1.3); `null`, arrays and other kinds are
+        // irregular, decided by the re-check.
+        const columnType = isDate ? "date" : "string";
+        const sure = node.types.includes(columnType) ? `(${col} IS NOT NULL)` : FALSE;
+        return { sure, maybe: sure === FALSE ? irregular : `(${sure} OR ${irregular})` };
+      }
+      case "elemMatch":
+        // Only an array can match, and an array is irregular: the re-check decides those rows.
+        return { sure: FALSE, maybe: irregular };
       case "range": {
         const parts: string[] = [];
         if (node.lower?.operand.type === "date") {

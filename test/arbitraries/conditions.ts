@@ -55,6 +55,39 @@ export interface ConditionArbOptions {
    * properties only (default true).
    */
   readonly inheritedNames?: boolean;
+  /**
+   * Also generate `$type`, `$mod` and `$elemMatch` (both forms; DECISIONS 1.3, revised for issue 28) in
+   * operator objects (default false: the samples of the suites written before them stay as they were).
+   */
+  readonly arrayOperators?: boolean;
+}
+
+/** The `$type` operands a field of this kind takes (docs/semantics.md 1.3: catalogue fields take fewer). */
+function typeOperandArb(profile: FieldProfile): fc.Arbitrary<unknown> {
+  const names =
+    profile.kind === "open"
+      ? ["number", "string", "object", "array", "bool", "null", "date", "int", "double"]
+      : profile.kind === "date"
+        ? ["date", "null", "array"]
+        : ["string", "null", "array"];
+  const one = fc.oneof(fc.constantFrom(...names), fc.constantFrom(...names.map(codeOf)));
+  return fc.oneof(one, fc.uniqueArray(one, { minLength: 1, maxLength: 3 }));
+}
+
+/** MongoDB's number of a `$type` name (docs/semantics.md 1.3). */
+function codeOf(name: string): number {
+  const codes: Record<string, number> = {
+    number: 1,
+    double: 1,
+    int: 16,
+    string: 2,
+    object: 3,
+    array: 4,
+    bool: 8,
+    date: 9,
+    null: 10,
+  };
+  return codes[name]!;
 }
 
 /** The profile of a field path of the default catalogue. */
@@ -201,6 +234,7 @@ export const regexEntriesArb: fc.Arbitrary<[string, unknown][]> = fc
 export function operatorObjectArb(
   profile: FieldProfile,
   notDepth = 2,
+  arrayOperators = false,
 ): fc.Arbitrary<Record<string, unknown>> {
   const ordered = orderedOperandArb(profile);
   const op = (name: string, operand: fc.Arbitrary<unknown>) =>
@@ -219,13 +253,34 @@ export function operatorObjectArb(
     op("$size", fc.integer({ min: 0, max: 3 })),
   ];
   if (profile.kind !== "date") entries.push(regexEntriesArb);
+  if (arrayOperators) {
+    entries.push(op("$type", typeOperandArb(profile)));
+    if (profile.kind === "open") {
+      entries.push(op("$mod", fc.tuple(fc.constantFrom(1, 2, 3, -4, 2.5), fc.constantFrom(0, 1, -1, 1.5))));
+    }
+    if (notDepth > 0) {
+      entries.push(op("$elemMatch", operatorObjectArb(profile, notDepth - 1, true)));
+      if (profile.kind === "open") {
+        // The query form: a condition on sub-fields of the elements (open fields themselves).
+        const subField = fc.constantFrom("b", "c", "0", "b.c");
+        const query = fc
+          .uniqueArray(fc.tuple(subField, operatorObjectArb(profileOf("b"), notDepth - 1, true)), {
+            minLength: 0,
+            maxLength: 2,
+            selector: ([name]) => name,
+          })
+          .map((pairs) => Object.fromEntries(pairs));
+        entries.push(op("$elemMatch", query));
+      }
+    }
+  }
   if (notDepth > 0) {
     // `$not` may hold `$not` (DECISIONS.md 1.3), up to two levels here.
     const inner =
       profile.kind === "date"
-        ? operatorObjectArb(profile, notDepth - 1)
+        ? operatorObjectArb(profile, notDepth - 1, arrayOperators)
         : fc.oneof(
-            operatorObjectArb(profile, notDepth - 1),
+            operatorObjectArb(profile, notDepth - 1, arrayOperators),
             regexEntriesArb.map((e) => Object.fromEntries(e)),
           );
     entries.push(op("$not", inner));
@@ -243,18 +298,21 @@ export function operatorObjectArb(
 }
 
 /** One field's value: a direct value (equality, pipe alternatives) or an operator object. */
-export function fieldConditionArb(field: string): fc.Arbitrary<unknown> {
+export function fieldConditionArb(field: string, arrayOperators = false): fc.Arbitrary<unknown> {
   const profile = profileOf(field);
   return fc.oneof(
     { arbitrary: directValueArb(profile), weight: 2 },
-    { arbitrary: operatorObjectArb(profile), weight: 3 },
+    { arbitrary: operatorObjectArb(profile, 2, arrayOperators), weight: 3 },
   );
 }
 
 /** A `[field, value]` entry of a condition object. */
-export function fieldEntryArb(inheritedNames = true): fc.Arbitrary<[string, unknown]> {
+export function fieldEntryArb(
+  inheritedNames = true,
+  arrayOperators = false,
+): fc.Arbitrary<[string, unknown]> {
   return fieldNameArb(inheritedNames).chain((field) =>
-    fieldConditionArb(field).map((value): [string, unknown] => [field, value]),
+    fieldConditionArb(field, arrayOperators).map((value): [string, unknown] => [field, value]),
   );
 }
 
@@ -269,7 +327,7 @@ function conditionArbs(options: ConditionArbOptions = {}): {
   const maxDepth = options.maxDepth ?? 3;
   const maxKeys = options.maxKeys ?? 3;
   const maxChildren = options.maxChildren ?? 3;
-  const field = fieldEntryArb(options.inheritedNames ?? true);
+  const field = fieldEntryArb(options.inheritedNames ?? true, options.arrayOperators ?? false);
   const tree = fc.letrec<{ object: Record<string, unknown>; entry: [string, unknown] }>((tie) => ({
     entry: fc.oneof(
       { maxDepth, depthIdentifier: "condition" },

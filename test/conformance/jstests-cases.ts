@@ -16,7 +16,7 @@
  * collection grows between assertions, each stage is its own collection.
  * Left out: documents holding what JSON and the records cannot (`undefined`, MinKey/MaxKey, Timestamp,
  * BinData, ObjectId, Code, DBRef, regex values), and queries Search Conditions cannot express
- * (`$elemMatch`, `$type`, `$mod`, `$expr`, regexes inside `$in`/`$nin`/`$all`, document or array operands,
+ * (`$expr`, regexes inside `$in`/`$nin`/`$all`, document or array operands,
  * which DECISIONS.md 1.2 refuses, NaN/Infinity operands, PCRE-only syntax such as `(*UCP)` or `\p{Xan}`).
  * Not transcribed at all: `array/array_comparison_correctness.js`, whose assertions compare the expected
  * list with itself (its helper overwrites the result variable), so its lists are not facts about MongoDB.
@@ -1253,6 +1253,493 @@ for (const [source, eqNull, neNull] of [
   collection(source, objects, [
     [{ a: { $all: [] } }, [], 0],
     [{ a: { $all: [1] } }, [1], 1],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// $elemMatch, $type, $mod (DECISIONS 1.3, revised: issue 28). NumberInt/NumberLong/NumberDecimal are JS
+// numbers; the refusals of these files (divide by zero, arity, unknown types) are issue cases
+// (issue-cases.ts).
+
+{
+  // Documents inserted without `_id`: numbered in insertion order.
+  const docs = numbered(
+    { a: 5 },
+    { a: [5] },
+    { a: [3, 7] },
+    { a: [[5]] },
+    { a: [[3, 7]] },
+    { a: [[[5]]] },
+    { a: [[[3, 7]]] },
+    { a: { b: 5 } },
+    { a: { b: [5] } },
+    { a: { b: [3, 7] } },
+    { a: [{ b: 5 }] },
+    { a: [{ b: 3 }, { b: 7 }] },
+    { a: [{ b: [5] }] },
+    { a: [{ b: [3, 7] }] },
+    { a: [[{ b: 5 }]] },
+    { a: [[{ b: 3 }, { b: 7 }]] },
+    { a: [[{ b: [5] }]] },
+    { a: [[{ b: [3, 7] }]] },
+  );
+  collection("jstests/core/query/elemmatch/elemmatch_value.js", docs, [
+    [{ a: { $elemMatch: { $lt: 6, $gt: 4 } } }, [1]],
+    [{ "a.b": { $elemMatch: { $lt: 6, $gt: 4 } } }, [8, 12]],
+    [{ a: { $elemMatch: { $elemMatch: { $lt: 6, $gt: 4 } } } }, [3]],
+    [{ a: { $elemMatch: { $type: "number" } } }, [1, 2]],
+    [{ a: { $elemMatch: { $type: "array" } } }, [3, 4, 5, 6, 14, 15, 16, 17]],
+    [{ a: { $elemMatch: { b: { $lt: 6, $gt: 4 } } } }, [10, 12, 13]],
+    [{ a: { $elemMatch: { b: { $elemMatch: { $lt: 6, $gt: 4 } } } } }, [12]],
+    [{ a: { $elemMatch: { $elemMatch: { b: { $lt: 6, $gt: 4 } } } } }, [14, 16, 17]],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/elemmatch/elemmatch_object.js";
+  const objects = numbered(
+    { a: { b: 1, c: 4 } },
+    { a: [{ b: 1, c: 4 }] },
+    { a: [{ b: 2, c: 3 }] },
+    {
+      a: [
+        { b: 1, c: 2 },
+        { b: 3, c: 4 },
+      ],
+    },
+    {
+      a: [
+        { b: 1, c: 2 },
+        { b: 3, c: 4 },
+        { b: 1, c: 4 },
+      ],
+    },
+    { a: [{ b: [], c: [] }] },
+    { a: [{ b: [12, 2], c: [13, 3] }] },
+    { a: [{ b: [11, 1], c: [14, 4] }] },
+    { a: [{ b: { w: 1, x: 2 }, c: { y: 3, z: 4 } }] },
+    {
+      a: [
+        {
+          b: [
+            { w: 5, x: 6 },
+            { w: 1, x: 2 },
+          ],
+          c: [
+            { y: 7, z: 8 },
+            { y: 3, z: 4 },
+          ],
+        },
+      ],
+    },
+    {
+      a: [
+        {
+          b: [
+            { w: 5, x: 2 },
+            { w: 1, x: 6 },
+          ],
+          c: [
+            { y: 7, z: 4 },
+            { y: 3, z: 8 },
+          ],
+        },
+      ],
+    },
+    {
+      a: [
+        {
+          b: [
+            { w: 5, x: 6 },
+            { w: 1, x: 2 },
+          ],
+          c: [
+            { y: 7, z: 4 },
+            { y: 3, z: 8 },
+          ],
+        },
+      ],
+    },
+    { a: [{ b: [{ w: [11, 1], x: [12, 2] }], c: [{ y: [13, 3], z: [14, 4] }] }] },
+  );
+  collection(source, objects, [
+    [{ a: { $elemMatch: { b: 2 } } }, [2, 6]],
+    [{ a: { $elemMatch: { b: 1 } } }, [1, 3, 4, 7]],
+    [{ a: { $elemMatch: { b: 1, c: 4 } } }, [1, 4, 7]],
+    [{ a: { $elemMatch: { b: { $elemMatch: {} }, c: { $elemMatch: {} } } } }, [9, 10, 11, 12]],
+    [{ a: { $elemMatch: { b: { $elemMatch: { w: 1, x: 2 } }, c: { $elemMatch: {} } } } }, [9, 11, 12]],
+    [
+      { a: { $elemMatch: { b: { $elemMatch: { w: 1, x: 2 } }, c: { $elemMatch: { y: 3, z: 4 } } } } },
+      [9, 12],
+    ],
+  ]);
+  // `{}` matches every element that is an object or an array (an array read as a document).
+  const shapes = numbered(
+    {},
+    { a: 1 },
+    { a: "foo" },
+    { a: [] },
+    { a: {} },
+    { a: [1] },
+    { a: ["foo"] },
+    { a: [[]] },
+    { a: [{}] },
+    { a: [[1]] },
+    { a: [1, []] },
+    { a: [1, {}] },
+    { a: [{ b: 1 }] },
+  );
+  collection(source, shapes, [
+    [{ a: { $elemMatch: {} } }, [7, 8, 9, 10, 11, 12]],
+    [{ a: { $elemMatch: { $or: [{}, {}] } } }, [7, 8, 9, 10, 11, 12]],
+  ]);
+}
+
+{
+  // Three of the test's 100 identical `{arr: [{a: 99}], c: 99, d: 99}` documents stand for them all.
+  const docs = [
+    { _id: 0, arr: [{ a: 1 }, { a: 2 }], c: 4, d: 5, a: 1 },
+    ...[1, 2, 3].map((_id) => ({ _id, arr: [{ a: 99 }], c: 99, d: 99 })),
+  ];
+  collection("jstests/core/query/elemmatch/elemmatch_ne.js", docs, [
+    [
+      {
+        arr: { $elemMatch: { a: { $ne: 1 } } },
+        $or: [
+          { c: 4, d: 5 },
+          { c: 6, d: 7 },
+        ],
+      },
+      [0],
+      1,
+    ],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/type/type_array.js";
+  const arrays = [
+    { _id: 1, a: [1, 2, 3] },
+    { _id: 2, a: [1, "foo", 3] },
+    { _id: 3, a: [] },
+    { _id: 4, a: [[]] },
+    { _id: 5, a: [[[]]] },
+    { _id: 6, a: 1 },
+    { _id: 7, a: "foo" },
+  ];
+  collection(source, arrays, [
+    [{ a: { $type: "number" } }, [1, 2, 6]],
+    [{ a: { $type: "string" } }, [2, 7]],
+    [{ a: { $type: "array" } }, [1, 2, 3, 4, 5]],
+    [{ "a.0": { $type: "array" } }, [4, 5]],
+    [{ "a.0.0": { $type: "array" } }, [5]],
+  ]);
+  // The test's `{_id: 0, a: 1}` (a double) and `{_id: 1, a: NumberInt(1)}` are left out: as JS numbers they
+  // are `_id: 2`'s `NumberLong(1)`, and DECISIONS 1.3 reads every number type as a JSON number.
+  const mixed = [
+    { _id: 2, a: 1 },
+    { _id: 3, a: "str" },
+    { _id: 4, a: [] },
+    { _id: 5, a: [1, "str"] },
+    { _id: 6 },
+  ];
+  collection(source, mixed, [
+    [{ a: { $type: ["long", 2] } }, [2, 3, 5]],
+    [{ a: { $type: ["long", "array"] } }, [2, 4, 5]],
+    [{ a: { $type: ["long", "array", "long", "array"] } }, [2, 4, 5]],
+    [{ a: { $type: ["long", "array", 18, 4] } }, [2, 4, 5]],
+  ]);
+}
+
+{
+  // The JSON types of the test's list (the others are refused: issue-cases.ts).
+  const docs = [{ _id: 0 }, { _id: 1, b: 123 }];
+  const types = ["double", "string", "object", "array", "bool", "date", "null", "int", "long", "decimal"];
+  collection(
+    "jstests/core/query/type/type_operator_on_missing_values.js",
+    docs,
+    types.flatMap((type): Query[] => [
+      [{ a: { $type: type } }, []],
+      [{ a: { $not: { $type: type } } }, [0, 1]],
+    ]),
+  );
+}
+
+{
+  const docs = numbered({ x: 1.1 }, { x: "3" }, { x: "asd" }, { x: "foo" });
+  collection("jstests/core/query/type/type1.js", docs, [
+    [{ x: { $type: 1 } }, [0], 1],
+    [{ x: { $type: 2 } }, [1, 2, 3], 3],
+    [{ x: { $type: 3 } }, [], 0],
+    [{ x: { $regex: "f", $type: 2 } }, [3], 1],
+  ]);
+}
+
+{
+  // Each stage of the test is its own collection (it empties the collection in between).
+  const source = "jstests/core/query/type/type3.js";
+  collection(source, [{ _id: 0, a: { "": "" } }], [[{ a: { $type: 3 } }, [0], 1]]);
+  collection(source, [{ _id: 0, a: [["c"]] }], [[{ a: { $type: 4 } }, [0], 1]]);
+  collection(source, [{ _id: 0, a: null }], [[{ a: { $type: 10 } }, [0], 1]]);
+  collection(source, [{ _id: 0, a: new Date(Date.UTC(2024, 0, 1)) }], [[{ a: { $type: 9 } }, [0], 1]]);
+}
+
+{
+  const source = "jstests/core/query/mod/mod.js";
+  const large = [
+    { _id: 1, a: 4000000000 },
+    { _id: 2, a: 15000000000 },
+    { _id: 3, a: -4000000000 },
+    { _id: 4, a: -15000000000 },
+    { _id: 5, a: 4000000000.12345 },
+    { _id: 6, a: 15000000000.12345 },
+    { _id: 7, a: -4000000000.12345 },
+    { _id: 8, a: -15000000000.12345 },
+    { _id: 9, a: 4000000000.12345 },
+    { _id: 10, a: 15000000000.12345 },
+    { _id: 11, a: -4000000000.12345 },
+    { _id: 12, a: -15000000000.12345 },
+  ];
+  collection(source, large, [
+    [{ a: { $mod: [4000000000, 0] } }, [1, 3, 5, 7, 9, 11]],
+    [{ a: { $mod: [-4000000000, 0] } }, [1, 3, 5, 7, 9, 11]],
+    [{ a: { $mod: [10000000000, 5000000000] } }, [2, 6, 10]],
+    [{ a: { $mod: [10000000000, -5000000000] } }, [4, 8, 12]],
+    [{ a: { $mod: [-10000000000, 5000000000] } }, [2, 6, 10]],
+    [{ a: { $mod: [-10000000000, -5000000000] } }, [4, 8, 12]],
+  ]);
+  const fractions = [4.2, 4.5, 4.7, 4.2, 4.5, 4.7].map((a, index) => ({ _id: index + 1, a }));
+  collection(source, fractions, [[{ a: { $mod: [4, 0] } }, [1, 2, 3, 4, 5, 6]]]);
+  const basic = [
+    { _id: 1, str: "abc123", a: 0 },
+    { _id: 2, str: "xyz123", a: 5 },
+    { _id: 3, str: "ijk123", a: 12 },
+    { _id: 4, s: "array", a: [0, 7] },
+    { _id: 5, s: "array", a: [1, 7] },
+    { _id: 6, s: "array", a: [-5] },
+  ];
+  collection(source, basic, [
+    [{ a: { $mod: [-10, -5] } }, [6], 1],
+    [{ a: { $mod: [4, -1] } }, [6], 1],
+    [{ a: { $mod: [5, 0] } }, [1, 2, 4, 6], 4],
+    [{ a: { $mod: [12, 0] } }, [1, 3, 4], 3],
+    [{ a: { $mod: [12, 1] } }, [5], 1],
+  ]);
+  const nested = [
+    ...basic,
+    { _id: 7, arr: [1, [2, 3], [[4]]] },
+    { _id: 8, arr: [{ b: [1, 2, 3] }, { b: [5] }] },
+    { _id: 9, arr: [{ b: [-1] }, { b: [5] }] },
+    { _id: 10, arr: "string" },
+  ];
+  collection(source, nested, [
+    [{ arr: { $mod: [1, 0] } }, [7], 1],
+    [{ arr: { $mod: [4, 0] } }, [], 0],
+    [{ "arr.b": { $mod: [3, 0] } }, [8], 1],
+    [{ "arr.b": { $mod: [5, 0] } }, [8, 9], 2],
+    [{ "arr.b.c": { $mod: [5, 0] } }, [], 0],
+    [{ a: { $mod: [1, 0] } }, [1, 2, 3, 4, 5, 6], 6],
+    [{ a: { $mod: [5, 2.1] } }, [3, 4, 5], 3],
+    [{ a: { $mod: [5.001, 2.1] } }, [3, 4, 5], 3],
+    [{ a: { $mod: [7, 1] } }, [5], 1],
+    [{ str: { $mod: [10, 1] } }, [], 0],
+    [{ s: { $mod: [10, 1] } }, [], 0],
+    [{ noField: { $mod: [10, 1] } }, [], 0],
+  ]);
+  const special = [...nested, { _id: 11, c: Number.NaN }, { _id: 12, c: Number.POSITIVE_INFINITY }];
+  collection(source, special, [
+    [{ c: { $mod: [11, 10.0] } }, [], 0],
+    [{ c: { $mod: [-12, 0] } }, [], 0],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/mod/mod_special_values.js";
+  collection(source, [{ _id: 0, attribute: -1e19 }], [[{ attribute: { $mod: [1, 0] } }, []]]);
+  collection(source, [{ _id: 0, attribute: 1e19 }], [[{ attribute: { $mod: [1, 0] } }, []]]);
+  const truncated = [14.5, 14.50001, 15.01, 14.5, 14.50001, 15.01, 24, 34].map((attribute, index) => ({
+    _id: index + 1,
+    attribute,
+  }));
+  collection(source, truncated, [[{ attribute: { $mod: [10, 4] } }, [1, 2, 4, 5, 7, 8]]]);
+  const special = [
+    Number.NaN,
+    -Number.NaN,
+    Number.NEGATIVE_INFINITY,
+    Number.POSITIVE_INFINITY,
+    Number.NaN,
+    -Number.NaN,
+    Number.POSITIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+  ].map((attribute, index) => ({ _id: index, attribute }));
+  collection(source, special, [[{ attribute: { $mod: [1, 0] } }, []]]);
+}
+
+{
+  const docs = [
+    { _id: 0, val: -(2 ** 63) },
+    { _id: 1, val: -2147483648 },
+  ];
+  collection("jstests/core/query/mod/mod_overflow.js", docs, [[{ val: { $mod: [-1, 0] } }, [0, 1]]]);
+}
+
+{
+  const source = "jstests/core/query/elemmatch/elemmatch_or_pushdown.js";
+  const flat = [
+    { _id: 0, a: 1, b: [{ c: 4 }] },
+    { _id: 1, a: 2, b: [{ c: 4 }] },
+    { _id: 2, a: 2, b: [{ c: 5 }] },
+    { _id: 3, a: 1, b: [{ c: 5 }] },
+    { _id: 4, a: 1, b: [{ c: 6 }] },
+    { _id: 5, a: 1, b: [{ c: 7 }] },
+  ];
+  collection(source, flat, [
+    [{ a: 1, b: { $elemMatch: { $or: [{ c: 4 }, { c: 5 }] } } }, [0, 3]],
+    [{ a: 1, $or: [{ a: 2 }, { b: { $elemMatch: { $or: [{ c: 4 }, { c: 5 }] } } }] }, [0, 3]],
+  ]);
+  const nested = [
+    { _id: 0, a: 5, b: [{ c: [{ f: 8 }], d: 6 }] },
+    { _id: 1, a: 4, b: [{ c: [{ f: 8 }], d: 6 }] },
+    { _id: 2, a: 5, b: [{ c: [{ f: 8 }], d: 7 }] },
+    { _id: 3, a: 4, b: [{ c: [{ f: 9 }], d: 6 }] },
+    { _id: 4, a: 5, b: [{ c: [{ f: 8 }], e: 7 }] },
+    { _id: 5, a: 4, b: [{ c: [{ f: 8 }], e: 7 }] },
+    { _id: 6, a: 5, b: [{ c: [{ f: 8 }], e: 8 }] },
+    { _id: 7, a: 5, b: [{ c: [{ f: 9 }], e: 7 }] },
+  ];
+  collection(source, nested, [
+    [{ a: 5, b: { $elemMatch: { c: { $elemMatch: { f: 8 } }, $or: [{ d: 6 }, { e: 7 }] } } }, [0, 4]],
+  ]);
+  const siblings = [
+    { _id: 0, arr: [{ a: 0, b: 2 }], c: 4, d: 5 },
+    { _id: 1, arr: [{ a: 1, b: 2 }], c: 4, d: 5 },
+    { _id: 2, arr: [{ a: 0, b: 3 }], c: 4, d: 5 },
+    { _id: 3, arr: [{ a: 1, b: 3 }], c: 4, d: 5 },
+    { _id: 4, arr: [{ a: 0, b: 2 }], c: 6, d: 7 },
+    { _id: 5, arr: [{ a: 1, b: 2 }], c: 6, d: 7 },
+    { _id: 6, arr: [{ a: 0, b: 3 }], c: 6, d: 7 },
+    { _id: 7, arr: [{ a: 1, b: 3 }], c: 6, d: 7 },
+  ];
+  const either = [
+    { c: 4, d: 5 },
+    { c: 6, d: 7 },
+  ];
+  collection(source, siblings, [
+    [{ arr: { $elemMatch: { a: { $ne: 1 }, $or: [{ b: 2 }, { b: 3 }] } }, $or: either }, [0, 2, 4, 6]],
+    [{ arr: { $elemMatch: { a: { $ne: 1 } } }, $or: either }, [0, 2, 4, 6]],
+  ]);
+  const negation = [
+    { _id: 0, arr: [{ a: 0, b: 1 }] },
+    { _id: 1, arr: [{ a: 0, b: 5 }] },
+    {
+      _id: 2,
+      arr: [
+        { a: 1, b: 1 },
+        { a: 0, b: 5 },
+      ],
+    },
+    {
+      _id: 3,
+      arr: [
+        { a: 2, b: 0 },
+        { a: 1, b: 9 },
+      ],
+    },
+    { _id: 4, arr: [{ a: 1, b: 1 }] },
+    { _id: 5, arr: [{ a: 0, b: 3 }] },
+    {
+      _id: 6,
+      arr: [
+        { a: 1, b: 1 },
+        { a: 0, b: 3 },
+      ],
+    },
+    {
+      _id: 7,
+      arr: [
+        { a: 1, b: 5 },
+        { a: 0, b: 3 },
+      ],
+    },
+  ];
+  collection(source, negation, [
+    [{ arr: { $elemMatch: { a: { $ne: 1 }, $or: [{ b: { $lt: 2 } }, { b: { $gt: 3 } }] } } }, [0, 1, 2, 3]],
+  ]);
+  const nestedNegation = [
+    { _id: 0, arr: [{ a: [{ c: 2 }], b: 1 }] },
+    { _id: 1, arr: [{ a: [{ c: 2 }], b: 5 }] },
+    { _id: 2, arr: [{ a: [{ c: 2 }, { c: 3 }], b: 0 }] },
+    {
+      _id: 3,
+      arr: [
+        { a: [{ c: 1 }, { c: 2 }], b: 0 },
+        { a: [{ c: 5 }], b: 9 },
+      ],
+    },
+    { _id: 4, arr: [{ b: 1 }] },
+    { _id: 5, arr: [{ a: [{ c: 1 }, { c: 2 }], b: 1 }] },
+    { _id: 6, arr: [{ a: [{ c: 1 }], b: 5 }] },
+    { _id: 7, arr: [{ a: [{ c: 2 }], b: 3 }] },
+    {
+      _id: 8,
+      arr: [
+        { a: [{ c: 1 }], b: 0 },
+        { a: [{ c: 2 }], b: 3 },
+      ],
+    },
+  ];
+  collection(source, nestedNegation, [
+    [
+      { arr: { $elemMatch: { "a.c": { $ne: 1 }, $or: [{ b: { $lt: 2 } }, { b: { $gt: 3 } }] } } },
+      [0, 1, 2, 3, 4],
+    ],
+  ]);
+}
+
+{
+  const source = "jstests/core/query/elemmatch/elemmatch_or_pushdown_paths.js";
+  const docs = numbered(
+    { a: 1, b: [{ c: 1 }] },
+    { a: 2, b: [{ c: 1 }] },
+    { a: 3, b: [{ c: 1 }] },
+    { a: 4, b: [{ c: 1 }] },
+  );
+  const outside = { $or: [{ a: { $lt: 2 } }, { a: { $gt: 3 } }] };
+  collection(source, docs, [
+    [{ $and: [outside, { b: { $elemMatch: { c: { $eq: 1, $exists: true } } } }] }, [0, 3]],
+    [{ $and: [outside, { b: { $elemMatch: { c: { $eq: 1, $mod: [2, 1] } } } }] }, [0, 3]],
+  ]);
+  const within = numbered(
+    { a: 5, b: [{ c: 5, d: 6, e: 7 }] },
+    { a: 5, b: [{ c: 5, d: 6, e: 8 }] },
+    { a: 5, b: [{ c: 5, d: 5, e: 7 }] },
+    { a: 4, b: [{ c: 5, d: 6, e: 7 }] },
+  );
+  collection(source, within, [
+    [
+      { $and: [{ a: 5 }, { b: { $elemMatch: { $and: [{ c: 5 }, { $or: [{ d: 6 }, { e: 7 }] }] } } }] },
+      [0, 1, 2],
+    ],
+  ]);
+}
+
+{
+  const docs = numbered({ a: null }, {}, { a: "a" });
+  collection("jstests/core/query/type/type2.js", docs, [
+    [{ a: null }, [0, 1], 2],
+    [{ a: { $type: 10 } }, [0], 1],
+    [{ a: { $exists: true } }, [0, 2], 2],
+    [{ a: { $exists: false } }, [1], 1],
+  ]);
+}
+
+{
+  // The `$where` queries of the file are refused (DECISIONS 1.3); its `$mod` queries are transcribed.
+  const docs = numbered({ a: 1 }, { a: 2 }, { a: 11 }, { a: 20 }, { a: "asd" }, { a: "adasdas" });
+  collection("jstests/core/query/mod/mod_with_where.js", docs, [
+    [{ a: { $mod: [10, 1] } }, [0, 2], 2],
+    [{ a: { $mod: [10, 0] } }, [3], 1],
+    [{ a: { $gt: 5, $mod: [10, 1] } }, [2], 1],
   ]);
 }
 

@@ -1449,6 +1449,94 @@ export const matchCases: MatchCase[] = [
     [malware],
     [phishingWebhook, { IncidentId: "201" }],
   ),
+
+  // --- $elemMatch, $type, $mod (DECISIONS 1.3, revised; our decisions on catalogue fields) ---------
+  c(
+    "$type: date on a catalogue date field: a JS Date or an ISO-8601 UTC string (1.5)",
+    "DECISIONS 1.3, 1.5 (ours)",
+    { CreatedUtcTime: { $type: "date" } },
+    [
+      { CreatedUtcTime: "2024-03-01T12:00:00Z" },
+      { CreatedUtcTime: d("2024-03-01T12:00:00Z") },
+      { CreatedUtcTime: ["x", "2024-03-01T12:00:00.250Z"] },
+    ],
+    [
+      { CreatedUtcTime: "2024-02-30T00:00:00Z" },
+      { CreatedUtcTime: "yesterday" },
+      { CreatedUtcTime: null },
+      {},
+    ],
+  ),
+  c(
+    "$type: date on an open field: only a valid JS Date",
+    "DECISIONS 1.3, 1.5",
+    { seen: { $type: "date" } },
+    [{ seen: d("2024-03-01T12:00:00Z") }, { seen: [1, d("2024-03-01T12:00:00Z")] }],
+    [{ seen: "2024-03-01T12:00:00Z" }, { seen: new Date(Number.NaN) }, { seen: {} }, {}],
+  ),
+  c(
+    "$type: object is a plain object (not an array, not a Date); null and missing are not objects",
+    "DECISIONS 1.3",
+    { custom: { $type: "object" } },
+    [{ custom: {} }, { custom: { a: 1 } }, { custom: [1, { a: 1 }] }],
+    [{ custom: [] }, { custom: d("2024-03-01T12:00:00Z") }, { custom: null }, {}, { custom: "x" }],
+  ),
+  c(
+    "$type: string, null or array on a text field",
+    "DECISIONS 1.3 (ours)",
+    { Title: { $type: ["null", "array"] } },
+    [{ Title: null }, { Title: ["a"] }, { Title: [] }],
+    [{ Title: "a" }, {}],
+  ),
+  c(
+    "$type: string on a text field (a column decides it, arrays are re-checked)",
+    "DECISIONS 1.3 (ours)",
+    { Title: { $type: "string" } },
+    [{ Title: "a" }, { Title: "" }, { Title: [1, "b"] }],
+    [{ Title: null }, { Title: [] }, { Title: [null] }, {}],
+  ),
+  c(
+    "$mod: the integer part of the value, the remainder with the dividend's sign (MongoDB)",
+    "DECISIONS 1.3",
+    { n: { $mod: [4, -1] } },
+    [{ n: -5 }, { n: -1.9 }, { n: [3, -9] }],
+    [{ n: 3 }, { n: 1 }, { n: "-5" }, { n: null }, {}, { n: -0.5 }],
+  ),
+  c(
+    "$not $mod matches non-numbers and missing fields",
+    "DECISIONS 1.3, 1.5",
+    { n: { $not: { $mod: [2, 0] } } },
+    [{ n: 1 }, { n: "2" }, {}, { n: null }, { n: [] }],
+    [{ n: 2 }, { n: [1, 4] }, { n: 2.9 }],
+  ),
+  c(
+    "$elemMatch: the operator form on an enumerated field, labels and all",
+    "DECISIONS 1.3, 1.6 (ours)",
+    { Severity: { $elemMatch: { $in: ["High", "Critical"], $ne: "Critical" } } },
+    [{ Severity: ["Low", "High"] }],
+    [{ Severity: "High" }, { Severity: ["Critical"] }, { Severity: [] }, {}],
+  ),
+  c(
+    "$elemMatch: one element meets every operator (implicit traversal meets each in any element)",
+    "DECISIONS 1.3, 1.5",
+    { scores: { $elemMatch: { $gte: 5, $lt: 9 } } },
+    [{ scores: [1, 6] }, { scores: [[10], 5] }],
+    [{ scores: [1, 10] }, { scores: 6 }, { scores: [[6]] }, {}],
+  ),
+  c(
+    "$elemMatch: the query form through a dotted path and an array index",
+    "DECISIONS 1.3, 1.5",
+    { "a.0": { $elemMatch: { b: 1, c: { $gt: 2 } } } },
+    [{ a: [[{ b: 1, c: 3 }]] }, { a: { "0": [{ b: 1, c: 3 }] } }],
+    [{ a: [[{ b: 1 }, { c: 3 }]] }, { a: [{ b: 1, c: 3 }] }, { a: [] }],
+  ),
+  c(
+    "$not $elemMatch matches scalars, empty arrays and missing fields",
+    "DECISIONS 1.3, 1.5",
+    { tags: { $not: { $elemMatch: { $eq: "x" } } } },
+    [{ tags: "x" }, { tags: [] }, {}, { tags: ["y"] }],
+    [{ tags: ["y", "x"] }],
+  ),
 ];
 
 // ---------------------------------------------------------------------------------------------------------

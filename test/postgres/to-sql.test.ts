@@ -217,4 +217,41 @@ describe(`toSqlWhere on ${DATABASE_KIND}`, () => {
     // The differential is only worth something if many conditions reach the SQL side.
     expect(pushedDown).toBeGreaterThan(conditions.length / 3);
   }, 120_000);
+
+  it("brackets evaluate with $elemMatch, $type and $mod in generated conditions (DECISIONS 1.3)", async () => {
+    const records = fc
+      .sample(incidentArb(), { seed: FC_SEED + 2, numRuns: 400 })
+      .map((record) => asStored(record))
+      .filter((record): record is Record<string, unknown> => record !== undefined)
+      .slice(0, 120);
+    const conditions = fc
+      .sample(searchConditionsArb({ arrayOperators: true }), { seed: FC_SEED + 3, numRuns: 400 })
+      .filter((raw) => /"\$(?:elemMatch|type|mod)"/.test(JSON.stringify(raw)))
+      .slice(0, 40);
+    const site = "random-array-operators";
+    await insertIncidents(
+      database(),
+      DEFAULT_COLUMNS,
+      records.map((incident, k) => ({ site, number: String(k), incident })),
+    );
+    let pairs = 0;
+    let matched = 0;
+    for (const raw of conditions) {
+      const condition = parseSearchConditions(raw);
+      const predicate = compile(condition);
+      const found = await verdicts(site, raw);
+      found.forEach((row, k) => {
+        const expected = evaluate(condition, records[k]!);
+        const where = `seed ${FC_SEED}: ${JSON.stringify(raw)} on ${JSON.stringify(records[k])}`;
+        if (row.sure) expect(expected, `sure but no match — ${where}`).toBe(true);
+        if (expected) expect(row.maybe, `match but not maybe — ${where}`).toBe(true);
+        expect(predicate(row.record), `re-check — ${where}`).toBe(expected);
+        if (expected) matched++;
+        pairs++;
+      });
+    }
+    expect(conditions).toHaveLength(40);
+    expect(pairs).toBeGreaterThanOrEqual(4000);
+    expect(matched).toBeGreaterThan(pairs / 50);
+  }, 120_000);
 });

@@ -1,0 +1,182 @@
+/**
+ * `$elemMatch`, `$type` and `$mod` (DECISIONS 1.3, revised; issue 28) in every in-process engine: generated
+ * conditions built from the three operators (nested in each other, under `$not`, `$or`, dotted paths and
+ * array indexes) over generated records with nested arrays, objects, dates, NaN and large numbers; `evaluate`,
+ * `compile` (closures and generated code), `IncidentSet.findAll` and `count` must agree (`matching`), and the
+ * printed form must parse back to the same condition. Records with accessors check the read-once rule.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { evaluate } from "../../src/conditions/evaluate.js";
+import { parseSearchConditions } from "../../src/conditions/parse.js";
+import { toSearchConditions } from "../../src/conditions/print.js";
+import { compile } from "../../src/index.js";
+import { searchConditionsArb } from "../arbitraries/conditions.js";
+import { incidentArb } from "../arbitraries/incidents.js";
+import { matching } from "../support/all-engines.js";
+import { fcOptions } from "../support/fc.js";
+
+const scalarArb = fc.oneof(
+  fc.integer({ min: -20, max: 20 }),
+  fc.constantFrom(0.5, -4.5, 14.5, 2 ** 63, -(2 ** 63), 1e19, Number.NaN, Number.POSITIVE_INFINITY),
+  fc.constantFrom("a", "b", "2024-01-01T00:00:00Z", ""),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant(new Date(Date.UTC(2024, 0, 1))),
+);
+
+const valueArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    scalarArb,
+    fc.array(tie("value"), { maxLength: 3 }),
+    fc.dictionary(fc.constantFrom("b", "c", "0"), tie("value"), { maxKeys: 2 }),
+  ),
+})).value;
+
+const recordArb = fc.dictionary(
+  fc.constantFrom("a", "x"),
+  fc.oneof(scalarArb, fc.array(scalarArb, { maxLength: 3 }), valueArb),
+  { maxKeys: 2 },
+);
+
+const operandArb = fc.oneof(fc.integer({ min: -5, max: 10 }), fc.constantFrom("a", "b", null, true));
+
+/** Operator objects: the three new operators and a few old ones to combine them with. */
+const operatorsArb: fc.Arbitrary<Record<string, unknown>> = fc.letrec((tie) => ({
+  ops: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.record({
+      $type: fc.oneof(
+        fc.constantFrom("number", "string", "object", "array", "bool", "null", "date", "int", 4, 10),
+        fc.uniqueArray(fc.constantFrom("number", "string", "array", "null", 3), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+      ),
+    }),
+    fc.record({ $mod: fc.tuple(fc.constantFrom(1, 2, 3, -4, 5.5), fc.constantFrom(0, 1, -1, 2.5)) }),
+    fc.record({ $elemMatch: tie("ops") }),
+    fc.record({ $elemMatch: tie("query") }),
+    fc.record({ $gte: operandArb }),
+    fc.record({ $eq: operandArb }),
+    fc.record({ $exists: fc.boolean() }),
+    fc.record({ $size: fc.nat(2) }),
+    fc.record({ $not: tie("ops") }),
+    fc.record({ $gt: fc.integer({ min: -5, max: 5 }), $lt: fc.integer({ min: -5, max: 10 }) }),
+  ),
+  query: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constant({}),
+    fc.record({ b: tie("ops") }),
+    fc.record({ b: operandArb, c: tie("ops") }),
+    fc.record({ "b.c": tie("ops") }),
+    fc.record({ "0": tie("ops") }),
+    fc.record({ $or: fc.array(tie("query"), { minLength: 1, maxLength: 2 }) }),
+  ),
+})).ops;
+
+const conditionArb = fc
+  .record(
+    { path: fc.constantFrom("a", "a.b", "a.0", "a.b.c", "a.0.b"), ops: operatorsArb },
+    { requiredKeys: ["path", "ops"] },
+  )
+  .map(({ path, ops }) => ({ [path]: ops }));
+
+describe("$elemMatch, $type, $mod: every engine agrees (DECISIONS 1.3, 1.5)", () => {
+  it("on generated conditions and records (evaluate, compile both back ends, IncidentSet)", () => {
+    fc.assert(
+      fc.property(conditionArb, fc.array(recordArb, { minLength: 1, maxLength: 12 }), (input, records) => {
+        matching(input, records);
+      }),
+      fcOptions(400),
+    );
+  });
+
+  it("prints them canonically: the printed form parses back to the same condition", () => {
+    fc.assert(
+      fc.property(conditionArb, (input) => {
+        const condition = parseSearchConditions(input);
+        expect(parseSearchConditions(toSearchConditions(condition))).toEqual(condition);
+      }),
+      fcOptions(300),
+    );
+  });
+});
+
+describe("$elemMatch, $type, $mod among every other operator (searchConditionsArb with arrayOperators)", () => {
+  it("every generated value parses and round-trips through its printed form", () => {
+    fc.assert(
+      fc.property(searchConditionsArb({ arrayOperators: true }), (input) => {
+        const condition = parseSearchConditions(input);
+        expect(parseSearchConditions(toSearchConditions(condition))).toEqual(condition);
+      }),
+      fcOptions(300),
+    );
+  });
+
+  it("evaluate, compile (both back ends) and IncidentSet agree on generated incidents", () => {
+    fc.assert(
+      fc.property(
+        searchConditionsArb({ arrayOperators: true, maxDepth: 2 }),
+        fc.array(incidentArb(), { minLength: 1, maxLength: 8 }),
+        (input, incidents) => {
+          matching(input, incidents);
+        },
+      ),
+      fcOptions(200),
+    );
+  });
+});
+
+describe("$elemMatch reads each element once (DECISIONS 1.1)", () => {
+  it.each([
+    ["query form", { a: { $elemMatch: { b: 1, $or: [{ b: 2 }, { b: 1 }] } } }],
+    ["operator form", { a: { $elemMatch: { $gte: 1, $not: { $type: "string" } } } }],
+  ])("%s: an accessor element and an accessor field are read at most once per evaluation", (_form, input) => {
+    const condition = parseSearchConditions(input);
+    for (const engine of [
+      (record: object) => evaluate(condition, record),
+      compile(condition, { codegen: false, cache: false }),
+    ]) {
+      let elementReads = 0;
+      let fieldReads = 0;
+      const element = {};
+      Object.defineProperty(element, "b", {
+        enumerable: true,
+        get: () => {
+          fieldReads++;
+          return 1;
+        },
+      });
+      const array: unknown[] = [];
+      Object.defineProperty(array, 0, {
+        enumerable: true,
+        get: () => {
+          elementReads++;
+          return "b" in input.a.$elemMatch ? element : 1;
+        },
+      });
+      expect(engine({ a: array })).toBe(true);
+      expect(elementReads).toBe(1);
+      expect(fieldReads).toBeLessThanOrEqual(1);
+    }
+  });
+});
+
+describe("$elemMatch on an array element read as a document (MongoDB's BSON arrays), and on undefined elements", () => {
+  it.each([
+    [{ a: { $elemMatch: { "0": 1 } } }, { a: [[1]] }, true],
+    [{ a: { $elemMatch: { "1": { $exists: true } } } }, { a: [[1]] }, false],
+    [{ a: { $elemMatch: { length: 1 } } }, { a: [[1]] }, false],
+    [{ a: { $elemMatch: { length: { $exists: false } } } }, { a: [[1]] }, true],
+    [{ a: { $elemMatch: { b: null } } }, { a: [[{ b: 1 }]] }, true],
+    [{ a: { $elemMatch: { b: null } } }, { a: [{ b: 1 }] }, false],
+    // An element holding `undefined` is no element, as a field holding it is missing (DECISIONS 1.1).
+    [{ a: { $elemMatch: { $exists: true } } }, { a: [undefined] }, false],
+    [{ a: { $elemMatch: { $not: { $eq: 1 } } } }, { a: [undefined, 1] }, false],
+    [{ a: { $elemMatch: { $exists: true } } }, { a: [undefined, null] }, true],
+  ])("%j on %j: %s", (input, record, expected) => {
+    expect(matching(input, [record])).toEqual(expected ? [0] : []);
+  });
+});
