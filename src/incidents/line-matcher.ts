@@ -64,7 +64,10 @@ export function topLevelFields(condition: Condition): string[] {
       case "all":
       case "regex":
       case "exists":
-      case "size": {
+      case "size":
+      case "type":
+      case "mod":
+      case "elemMatch": {
         const head = node.path[0]!;
         if (!out.includes(head)) out.push(head);
         return;

@@ -84,6 +84,10 @@ const CONDITIONS = [
   { Type: null },
   { IncidentId: { $gt: 3 } },
   [{ Status: "Closed" }, { Type: "Phishing" }],
+  { Status: { $type: "array" } },
+  { IncidentId: { $mod: [2, 1] } },
+  { Status: { $elemMatch: { $eq: "Open" } } },
+  { "Custom.Deep": { $elemMatch: { $type: "array" } } },
 ];
 
 const MODES: string[][] = [
