@@ -40,6 +40,7 @@ import {
   measureInterleaved,
   ratio,
 } from "./harness.js";
+import { runOneShotBench } from "./one-shot.js";
 import {
   arqueroCount,
   BENCH_DIR,
@@ -641,6 +642,8 @@ async function main(): Promise<void> {
   printTimelineTable(timeline, write);
   write("\n=== text and scale ===");
   const text = await runTextAndScaleBench(write);
+  write("\n=== one-shot queries over an NDJSON export (CLI vs DuckDB read_json) ===");
+  const oneShot = await runOneShotBench(peers, write);
   const largest = reports[reports.length - 1];
   let paired: PairedRatio[] = [];
   if (largest !== undefined) {
@@ -685,6 +688,7 @@ async function main(): Promise<void> {
         targets: reached,
         pairedCompile: paired,
         text: text ?? null,
+        oneShot: oneShot ?? null,
         cases: [...reports.flatMap((r) => r.cases), compileCase, ...timeline],
       },
       null,
