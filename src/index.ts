@@ -26,6 +26,7 @@ export type {
   Issue,
   IssueCode,
   IssueDetail,
+  JsonSchema,
   LimitName,
   NeNode,
   NinNode,
@@ -43,6 +44,7 @@ export type {
   RegexNode,
   SafeParseResult,
   SearchConditionsJson,
+  SearchConditionsJsonSchemaOptions,
   SizeNode,
 } from "./conditions/index.js";
 export {
@@ -61,6 +63,7 @@ export {
   parseSearchConditions,
   SearchConditionsError,
   safeParseSearchConditions,
+  searchConditionsJsonSchema,
   toSearchConditions,
 } from "./conditions/index.js";
 // Incident sets.
