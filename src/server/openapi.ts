@@ -122,6 +122,7 @@ const COMMANDS: readonly { name: string; summary: string; params: string; ok: st
  * @param options - `basePath` (normalized, as `createServer` keeps it), `catalog`, `version`
  * @returns a plain JSON object: `POST {basePath}/Command/{Name}` for the three commands (and the templated
  *   path, for unknown names: 404), `GET /healthz`, `GET /openapi.json`, `GET /schema/search-conditions.json`,
+ *   `GET /playground` and its files,
  *   the `d3key` and `d3jwt` API-key security schemes (either one), and the schemas of every body
  * @example openApiDocument({ basePath: "/VSOC/api" }).paths["/VSOC/api/Command/AddNotesToArtifacts"]
  */
@@ -203,6 +204,40 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       security: [],
       responses: {
         "200": json({ type: "object", required: ["$schema", "$defs"] }, "The JSON Schema."),
+        ...getResponses(),
+      },
+    },
+  };
+  const text = (type: string, description: string): Json => ({
+    description,
+    content: { [type]: { schema: { type: "string" } } },
+  });
+  paths["/playground"] = {
+    get: {
+      operationId: "Playground",
+      summary: "The Search Conditions playground page (docs/server.md, The playground).",
+      security: [],
+      responses: { "200": text("text/html", "The page."), ...getResponses() },
+    },
+  };
+  paths["/playground/{file}"] = {
+    get: {
+      operationId: "PlaygroundFile",
+      summary:
+        "A file of the playground: app.js, style.css, engine.js (the browser build of the engine), catalog.json.",
+      security: [],
+      parameters: [{ name: "file", in: "path", required: true, schema: { type: "string" } }],
+      responses: {
+        "200": {
+          description: "The file; catalog.json is the server's field catalogue.",
+          content: {
+            "text/html": { schema: { type: "string" } },
+            "text/javascript": { schema: { type: "string" } },
+            "text/css": { schema: { type: "string" } },
+            "application/json": { schema: { type: "object", required: ["fields", "alternativeFields"] } },
+          },
+        },
+        "404": json(ref("Error"), "No such file."),
         ...getResponses(),
       },
     },

@@ -1,13 +1,14 @@
 /**
  * The server's read-only GET routes for people and tools (issue 29; docs/server.md, "The playground" and
  * "OpenAPI and JSON Schema"): `/openapi.json`, `/schema/search-conditions.json`, and the playground's static
- * files under `/playground` (the page, its script and style, and the browser build of the engine). None
+ * files under `/playground` (the page, its script and style, the server's catalogue as `catalog.json`, and
+ * the browser build of the engine as `engine.js`). None
  * needs a credential: they hold no data; the playground calls the commands with the credential its user
  * types in. Registered by `createServer`; kept apart from the command routes.
  */
 import { readFile } from "node:fs/promises";
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { FieldCatalog } from "../conditions/catalog.js";
+import { DEFAULT_CATALOG, type FieldCatalog } from "../conditions/catalog.js";
 import { searchConditionsJsonSchema } from "../conditions/json-schema.js";
 import { OPENAPI_PATH, openApiDocument, SEARCH_CONDITIONS_SCHEMA_PATH } from "./openapi.js";
 
@@ -48,6 +49,8 @@ export function registerWebRoutes(app: FastifyInstance, options: WebRoutesOption
   const schema = JSON.stringify(
     searchConditionsJsonSchema({ ...catalog, id: SEARCH_CONDITIONS_SCHEMA_PATH }),
   );
+  // The page parses with the server's catalogue, so its issues are the ones the command would answer.
+  const catalogJson = JSON.stringify(options.catalog ?? DEFAULT_CATALOG);
   const sendJson = (reply: FastifyReply, text: string) =>
     reply.type("application/json; charset=utf-8").send(text);
   app.get(OPENAPI_PATH, async (_request, reply) => sendJson(reply, openapi));
@@ -57,6 +60,7 @@ export function registerWebRoutes(app: FastifyInstance, options: WebRoutesOption
   const servePlayground = async (name: string, reply: FastifyReply) => {
     reply.header("content-security-policy", PLAYGROUND_CSP);
     reply.header("x-content-type-options", "nosniff");
+    if (name === "catalog.json") return sendJson(reply, catalogJson);
     if (name === "engine.js") {
       engine ??= engineBundle();
       const text = await engine.catch((error: unknown) => {

@@ -64,13 +64,18 @@ export function responseChecker(basePath = "", catalog?: FieldCatalog): Response
   );
   const commandPrefix = `${basePath}/command/`.toLowerCase();
   const templated = `${basePath}/Command/{command}`;
+  /** `/playground/{file}` for any file of the playground. */
+  const templatedPath = (path: string): string | undefined =>
+    path.startsWith(commandPrefix)
+      ? templated
+      : path.startsWith("/playground/") && path.length > "/playground/".length
+        ? "/playground/{file}"
+        : undefined;
 
   const check: ResponseChecker = (response) => {
     const q = response.url.indexOf("?");
     const path = (q < 0 ? response.url : response.url.slice(0, q)).toLowerCase();
-    const documented =
-      concrete.get(path) ??
-      (path.startsWith(commandPrefix) && path.length >= commandPrefix.length ? templated : undefined);
+    const documented = concrete.get(path) ?? templatedPath(path);
     const method = response.method.toLowerCase();
     const operation = documented === undefined ? undefined : paths[documented]?.[method];
     const where = `${response.method} ${response.url.slice(0, 120)} → ${response.status}`;
@@ -93,7 +98,11 @@ export function responseChecker(basePath = "", catalog?: FieldCatalog): Response
     if (!Object.hasOwn(responses, String(response.status))) return `${where}: status not in the document`;
     const content = responses[String(response.status)]!.content as Record<string, unknown> | undefined;
     if (content === undefined) return undefined;
-    if (!isJson) return `${where}: the document promises JSON, the server sent ${response.contentType}`;
+    const mediaType = (response.contentType ?? "").split(";")[0]!.trim();
+    if (!Object.hasOwn(content, mediaType)) {
+      return `${where}: the document names ${Object.keys(content).join(", ")}, the server sent ${mediaType}`;
+    }
+    if (!isJson) return undefined;
     const validate = validator(
       pointer(
         "paths",
