@@ -24,6 +24,8 @@ export default defineConfig([
     // `import.meta.url` in the CommonJS build (loadSampleDataset finds examples/sample-dataset.json
     // relative to the module).
     shims: true,
+    // The playground's engine from the sources (src/server/web-routes.ts): never loaded by the build.
+    external: ["esbuild"],
   },
   {
     // The engine for browsers (issue 29): the main entry with its dependencies, one ES module, built for the
@@ -44,6 +46,7 @@ export default defineConfig([
     sourcemap: true,
     target: "node20",
     banner: { js: "#!/usr/bin/env node" },
+    external: ["esbuild"],
     define: { __PACKAGE_VERSION__: JSON.stringify(version) },
   },
 ]);
