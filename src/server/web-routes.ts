@@ -46,9 +46,8 @@ const PLAYGROUND_CSP =
 export function registerWebRoutes(app: FastifyInstance, options: WebRoutesOptions): void {
   const catalog = options.catalog === undefined ? {} : { catalog: options.catalog };
   const openapi = JSON.stringify(openApiDocument({ basePath: options.basePath, ...catalog }));
-  const schema = JSON.stringify(
-    searchConditionsJsonSchema({ ...catalog, id: SEARCH_CONDITIONS_SCHEMA_PATH }),
-  );
+  // No `$id`: the file is saved and mapped by editors under names of their own (README).
+  const schema = JSON.stringify(searchConditionsJsonSchema(catalog));
   // The page parses with the server's catalogue, so its issues are the ones the command would answer.
   const catalogJson = JSON.stringify(options.catalog ?? DEFAULT_CATALOG);
   const sendJson = (reply: FastifyReply, text: string) =>
