@@ -126,7 +126,7 @@ const COMMANDS: readonly { name: string; summary: string; params: string; ok: st
  *   the `d3key` and `d3jwt` API-key security schemes (either one), and the schemas of every body
  * @example openApiDocument({ basePath: "/VSOC/api" }).paths["/VSOC/api/Command/AddNotesToArtifacts"]
  */
-export function openApiDocument(options: OpenApiOptions = {}): Json {
+export function openApiDocument(options: OpenApiOptions = {}): Record<string, unknown> {
   const basePath = options.basePath ?? "";
   const catalog = options.catalog ?? DEFAULT_CATALOG;
   const security = [{ [API_KEY_HEADER]: [] }, { [JWT_HEADER]: [] }];
