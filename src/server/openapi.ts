@@ -8,7 +8,7 @@
  * Pure: builds a fresh plain object.
  */
 
-import { MESSAGES } from "../commands/index.js";
+import { MESSAGES } from "../commands/wire.js";
 import { DEFAULT_CATALOG, type FieldCatalog } from "../conditions/catalog.js";
 import { searchConditionsJsonSchema } from "../conditions/json-schema.js";
 import { API_KEY_HEADER, JWT_HEADER } from "./auth.js";
