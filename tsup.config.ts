@@ -24,6 +24,20 @@ export default defineConfig([
     // `import.meta.url` in the CommonJS build (loadSampleDataset finds examples/sample-dataset.json
     // relative to the module).
     shims: true,
+    // The playground's engine from the sources (src/server/web-routes.ts): never loaded by the build.
+    external: ["esbuild"],
+  },
+  {
+    // The engine for browsers (issue 29): the main entry with its dependencies, one ES module, built for the
+    // browser platform, so a Node built-in anywhere in the engine fails the build. The playground page
+    // loads it (docs/server.md, "The playground"); `npm run test:browser` runs it in Chromium.
+    entry: { "browser/incident-query": "src/index.ts" },
+    format: ["esm"],
+    platform: "browser",
+    target: "es2022",
+    noExternal: [/.*/],
+    sourcemap: true,
+    minify: true,
   },
   {
     // The executable, and the worker threads of `match` (found beside it: dist/cli/match-worker.js).
@@ -32,6 +46,7 @@ export default defineConfig([
     sourcemap: true,
     target: "node20",
     banner: { js: "#!/usr/bin/env node" },
+    external: ["esbuild"],
     define: { __PACKAGE_VERSION__: JSON.stringify(version) },
   },
 ]);

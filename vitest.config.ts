@@ -17,6 +17,10 @@ export default defineConfig({
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts", "examples/**/*.test.ts"],
+    // The browser suite needs Chromium: `npm run test:browser` (vitest.browser.config.ts).
+    exclude: ["**/node_modules/**", "test/browser/**"],
+    // Every response of a server made in a test is held to the OpenAPI document (issue 29).
+    setupFiles: ["test/support/openapi-responses.setup.ts"],
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts", "src/**/*.test-d.ts"] },
     testTimeout: 60_000,
     // Vitest's default leaves one core free, which on the two-core machines of this project is one worker:

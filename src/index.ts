@@ -28,6 +28,7 @@ export type {
   Issue,
   IssueCode,
   IssueDetail,
+  JsonSchema,
   JsonType,
   LimitName,
   ModNode,
@@ -47,6 +48,7 @@ export type {
   RegexNode,
   SafeParseResult,
   SearchConditionsJson,
+  SearchConditionsJsonSchemaOptions,
   SizeNode,
   TypeNode,
 } from "./conditions/index.js";
@@ -66,6 +68,7 @@ export {
   parseSearchConditions,
   SearchConditionsError,
   safeParseSearchConditions,
+  searchConditionsJsonSchema,
   toSearchConditions,
 } from "./conditions/index.js";
 // Incident sets.

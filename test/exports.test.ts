@@ -38,6 +38,7 @@ describe("public API", () => {
         "queryTimeline",
         "renderNoteResultTable",
         "safeParseSearchConditions",
+        "searchConditionsJsonSchema",
         "startBudget",
         "toMongoFilter",
         "toMongoFind",

@@ -356,6 +356,26 @@ async function loadCatalog(path: string): Promise<FieldCatalog> {
 /** Quotes a text for a POSIX shell. */
 const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 
+/**
+ * The playground line printed on start (docs/server.md, "The playground"): its URL, with the user, a site
+ * of theirs and the generated key in the fragment (which the browser never sends; the page reads it and
+ * removes the key from the address bar).
+ */
+function playgroundLink(
+  url: string,
+  dataset: Dataset,
+  username: string | undefined,
+  key: string | undefined,
+): string {
+  const site = dataset.users?.find((user) => user.username === username)?.sites?.[0];
+  const fragment = new URLSearchParams();
+  if (username !== undefined) fragment.set("user", username);
+  if (site !== undefined) fragment.set("site", site);
+  if (key !== undefined) fragment.set("key", key);
+  const text = fragment.toString().replaceAll("+", "%20");
+  return `Playground: ${url}/playground${text === "" ? "" : `#${text}`}`;
+}
+
 /** The `curl` example printed on start: GetIncidentTimelineEntries on an incident the user may read. */
 function curlExample(
   url: string,
@@ -565,6 +585,7 @@ TriggerIncidentExternalAction, AddNotesToArtifacts}; GET /healthz answers 200.`,
           : apiKeys[0] !== undefined
             ? "d3key: <your key>"
             : "d3jwt: <your token>";
+      writeOut(`${playgroundLink(url, dataset, example?.username, generated?.key)}\n`);
       writeOut(`${curlExample(url, options.basePath, dataset, example?.username ?? "<user>", credential)}\n`);
       hooks.onListening?.(url, server);
 

@@ -98,6 +98,11 @@ export interface TriggerParams {
   readonly searchConditions: Record<string, unknown> | readonly Record<string, unknown>[];
   /** Delivered to each triggered playbook as its trigger data. */
   readonly triggerData: Record<string, unknown>;
+  /**
+   * `true`: a dry run (docs/semantics.md 3.3): the same checks and search, nothing runs or is recorded;
+   * the answer's `Data.PlaybooksToRun` names the playbooks a real run would start. Default `false`.
+   */
+  readonly dryRun?: boolean;
 }
 
 /** Parameters of AddNotesToArtifacts (specification 4.3). */
@@ -282,7 +287,11 @@ export function createCommandClient(options: CommandClientOptions): CommandClien
     async triggerIncidentExternalAction(params, callOptions) {
       const body = await call(
         "TriggerIncidentExternalAction",
-        { "Search Conditions": params.searchConditions, "Trigger Data": params.triggerData },
+        {
+          "Search Conditions": params.searchConditions,
+          "Trigger Data": params.triggerData,
+          ...(params.dryRun === undefined ? {} : { "Dry Run": params.dryRun }),
+        },
         callOptions,
       );
       return body.returnData as { Status: "Successful"; Data: TriggeredIncidentData };

@@ -19,6 +19,7 @@ import { ON_INCIDENT_EXTERNAL_ACTION, type TriggeredPlaybook } from "./wire.js";
 
 const CONDITIONS = "Search Conditions";
 const TRIGGER_DATA = "Trigger Data";
+const DRY_RUN = "Dry Run";
 
 /** The refusal of a condition that matches every incident (docs/semantics.md 3.3). */
 const EMPTY = `Parameter '${CONDITIONS}' must not be empty: {} would match every incident.`;
@@ -32,9 +33,13 @@ const MATCHES_EVERYTHING = `Parameter '${CONDITIONS}' matches every incident by 
  * `[{}]`, `{"$and": [{}]}`, `{"$or": [{}, …]}` and what reduces to them: `matchesEverythingByShape`) is
  * refused. The first matching incident is searched within the handler's time budget (`maxTimeMS`).
  * Every playbook of the incident with the trigger runs once, in the backend's order, each receiving its own
- * deep copy of the Trigger Data and a new RuntimeId.
+ * deep copy of the Trigger Data and a new RuntimeId. With `Dry Run` `true` (optional; `false`, absent or
+ * `null` is a real run) every check and the search are the same, but nothing runs and nothing is recorded
+ * (`Backend.recordPlaybookRun` is not called): the answer names the playbooks that would run
+ * (docs/semantics.md 3.3, "Dry run").
  * @returns 200 body: success with `IncidentId`, `IncidentNo` and `TriggeredPlaybooks` (empty when no
- *   playbook has the trigger), or failure with a message: a missing or ill-typed parameter, every issue of
+ *   playbook has the trigger; in a dry run always empty, with `DryRun: true` and `PlaybooksToRun`, the
+ *   `{PlaybookName}` of each playbook a real run would start, in the same order), or failure with a message: a missing or ill-typed parameter, every issue of
  *   the Search Conditions with its path (`Invalid 'Search Conditions':` then `path: message` lines), a
  *   condition that matches everything, `No incident matches the Search Conditions.`, or
  *   `The Search Conditions took longer than 2000 ms to evaluate.` (the budget's number) when the backend's
@@ -71,6 +76,10 @@ export async function triggerIncidentExternalAction(context: CommandContext): Pr
     if (checked.ok) triggerData = checked.value;
     else params.problems.push(checked.message);
   }
+  const rawDryRun = params.raw(DRY_RUN);
+  if (rawDryRun !== undefined && typeof rawDryRun !== "boolean")
+    params.invalid(DRY_RUN, "true or false", rawDryRun);
+  const dryRun = rawDryRun === true;
   if (condition === undefined || triggerData === undefined || params.problems.length > 0) {
     return triggerFailure(
       params.problems.length > 0 ? params.message() : `Parameter '${CONDITIONS}' is invalid.`,
@@ -88,6 +97,15 @@ export async function triggerIncidentExternalAction(context: CommandContext): Pr
   }
   if (incident === undefined) return triggerFailure("No incident matches the Search Conditions.");
   const playbooks = await context.backend.playbooksWithTrigger(site, incident, ON_INCIDENT_EXTERNAL_ACTION);
+  if (dryRun) {
+    return triggerSuccess({
+      IncidentId: incident.IncidentId,
+      IncidentNo: incident.Number,
+      TriggeredPlaybooks: [],
+      DryRun: true,
+      PlaybooksToRun: playbooks.map((playbook) => ({ PlaybookName: playbook.name })),
+    });
+  }
   const triggered: TriggeredPlaybook[] = [];
   for (const playbook of playbooks) {
     const run = await context.backend.recordPlaybookRun({

@@ -48,7 +48,12 @@ export interface TriggeredIncidentData {
   readonly IncidentId: number;
   /** The incident's `Number`. */
   readonly IncidentNo: string;
+  /** The playbooks that ran; always empty in a dry run (docs/semantics.md 3.3, "Dry run"). */
   readonly TriggeredPlaybooks: readonly TriggeredPlaybook[];
+  /** Present, `true`, only in the answer to a `Dry Run`: nothing ran and nothing was recorded. */
+  readonly DryRun?: true;
+  /** In a dry run only: the playbooks a real run would start, in the order it would start them. */
+  readonly PlaybooksToRun?: readonly { readonly PlaybookName: string }[];
 }
 
 /** `returnData` of GetIncidentTimelineEntries (specification 4.1, docs/semantics.md 3.2). */

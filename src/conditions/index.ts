@@ -41,6 +41,8 @@ export { compile } from "./compile.js";
 export { evaluate } from "./evaluate.js";
 export type { Issue, IssueCode, IssueDetail, LimitName, PathSegment } from "./issues.js";
 export { formatIssues, formatPath, SearchConditionsError } from "./issues.js";
+export type { JsonSchema, SearchConditionsJsonSchemaOptions } from "./json-schema.js";
+export { searchConditionsJsonSchema } from "./json-schema.js";
 export type { ConditionLimits, ParseOptions } from "./options.js";
 export { DEFAULT_LIMITS, MAX_CONDITION_DEPTH } from "./options.js";
 // Search Conditions: parse, print, evaluate, compile, translate.

@@ -44,6 +44,7 @@ import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import type { FieldCatalog } from "../conditions/catalog.js";
 import { type DuplicateKey, findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { type ApiKey, type AuthFailure, createAuthenticator, type JwtOptions } from "./auth.js";
+import { registerWebRoutes } from "./web-routes.js";
 
 /** Default rate limit: requests per minute per credential (issue 6; docs/semantics.md 3.1). */
 export const DEFAULT_RATE_LIMIT = 600;
@@ -327,7 +328,9 @@ function loggerOption(logger: ServerOptions["logger"]): boolean | Record<string,
 /**
  * Creates the reference command server (specification sections 4, 5, 7, 8; docs/semantics.md 3.1).
  * Routes: `POST {basePath}/Command/{Name}` (the `Command` segment and the name in any case; the whole
- * path matches case-insensitively), and `GET /healthz` (200 `{"status":"ok"}`, no authentication).
+ * path matches case-insensitively), `GET /healthz` (200 `{"status":"ok"}`, no authentication), and, without
+ * authentication either, `GET /openapi.json` (`openApiDocument`), `GET /schema/search-conditions.json`
+ * (`searchConditionsJsonSchema` of the catalogue) and the playground under `GET /playground` (docs/server.md).
  * Every error body is `{"Error": "…"}`. Responses carry an `x-request-id` header; the log holds one
  * JSON line per request with `reqId`, `method`, `path`, `command`, `user`, `status` and `ms`, and never a
  * credential.
@@ -706,6 +709,8 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
   app.get("/healthz", async (_request, reply) =>
     reply.type("application/json; charset=utf-8").send('{"status":"ok"}'),
   );
+  // GET /openapi.json, /schema/search-conditions.json, /playground (docs/server.md): no data, no credential.
+  registerWebRoutes(app, { basePath, catalog });
 
   app.register(async (scope) => {
     await scope.register(rateLimitPlugin, { global: false });

@@ -19,3 +19,5 @@ export {
   normalizeBasePath,
   readJsonBody,
 } from "./create-server.js";
+export type { OpenApiOptions } from "./openapi.js";
+export { OPENAPI_PATH, openApiDocument, SEARCH_CONDITIONS_SCHEMA_PATH } from "./openapi.js";

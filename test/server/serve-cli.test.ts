@@ -146,6 +146,11 @@ describe("serve: start-up output", () => {
       const body = answer.json as { error: string; returnData: { Data: { TimelineID: number }[] } };
       expect(body.error).toBe("");
       expect(body.returnData.Data.map((e) => e.TimelineID)).toEqual([2, 1]);
+      // The playground line: the page, with the user, a site of theirs and the key in the fragment.
+      expect(started.stdout()).toContain(
+        `Playground: ${started.url}/playground#user=analyst&site=Security%20Operations&key=${match![1]}\n`,
+      );
+      expect((await send(`${started.url}/playground`, { method: "GET" })).status).toBe(200);
     } finally {
       await started.stop();
     }
