@@ -103,6 +103,11 @@ function beyondTheSchema(c: IssueCase): string | undefined {
   const limits = (c.options as { limits?: Record<string, number> } | undefined)?.limits ?? {};
   const beyond = c.issues.every((issue) => {
     if (BEYOND_A_SCHEMA.has(issue.code)) return true;
+    // The operands of $elemMatch, $type and $mod are described loosely (docs/semantics.md 1.10): the
+    // parser judges them.
+    if (issue.code === "unknown_type" || issue.code === "invalid_mod") return true;
+    if (issue.path.some((segment) => segment === "$elemMatch" || segment === "$type" || segment === "$mod"))
+      return true;
     if (issue.code === "invalid_date") {
       // Well-formed but impossible (2024-02-30, an epoch past 9999): the parser's calendar, not a pattern.
       const found = valueAt(json, issue.path);
