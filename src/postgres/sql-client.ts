@@ -27,6 +27,8 @@ export interface SqlClient {
 export interface PgPoolClientLike {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   release(error?: Error | boolean): void;
+  /** node-postgres's client is an event emitter: its `error` event is listened to while it is held. */
+  on?(event: "error", listener: (error: Error) => void): unknown;
 }
 
 /** The part of a node-postgres `Pool` used here. */
@@ -34,6 +36,8 @@ export interface PgPoolLike {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   connect(): Promise<PgPoolClientLike>;
   end(): Promise<void>;
+  /** node-postgres's pool is an event emitter: each new client is given an `error` listener on `connect`. */
+  on?(event: "connect", listener: (client: PgPoolClientLike) => void): unknown;
 }
 
 /** The part of a PGlite database used here. */
@@ -113,12 +117,33 @@ export function isStatementTimeout(error: unknown): boolean {
  */
 export function fromPgPool(pool: PgPoolLike, owned: boolean): SqlClient {
   let closed = false;
+  // The pool listens to a client's `error` event only while the client is idle in it. A server that ends
+  // the session while the client is held (pg_terminate_backend, a shutdown), even in the same packet as
+  // the end of its start-up, emits it with no listener, which would end the process. Every client gets a
+  // listener of its own, as it connects (and, for clients older than this wrapper, when first held): the
+  // failure is met by the next statement instead ("not queryable", below), and the pool drops the client
+  // when it is released with it.
+  const listened = new WeakSet<PgPoolClientLike>();
+  const listen = (connection: PgPoolClientLike): void => {
+    if (listened.has(connection) || typeof connection.on !== "function") return;
+    listened.add(connection);
+    connection.on("error", () => {});
+  };
+  if (typeof pool.on === "function") pool.on("connect", listen);
   const acquire = async (): Promise<PgPoolClientLike> => {
+    let connection: PgPoolClientLike;
     try {
-      return await pool.connect();
+      connection = await pool.connect();
     } catch (error) {
       throw new ConnectionNotObtainedError(error);
     }
+    listen(connection);
+    return connection;
+  };
+  /** A statement refused by the driver before it was sent (the connection had already failed). */
+  const unsent = (error: unknown): boolean => {
+    const message = (error as { message?: unknown })?.message;
+    return typeof message === "string" && message.includes("is not queryable");
   };
   return {
     async query<R>(text: string, values: readonly unknown[] = []) {
@@ -128,7 +153,7 @@ export function fromPgPool(pool: PgPoolLike, owned: boolean): SqlClient {
         result = await connection.query(text, [...values]);
       } catch (error) {
         connection.release(isConnectionFailure(error) ? asError(error) : undefined);
-        throw error;
+        throw unsent(error) ? new ConnectionNotObtainedError(error) : error;
       }
       connection.release();
       return { rows: result.rows as R[] };
