@@ -137,6 +137,15 @@ export interface PostgresBackend extends Backend {
    * @throws {TypeError} when a string holds the character U+0000 (PostgreSQL text cannot store it)
    */
   loadDataset(dataset: Dataset): Promise<void>;
+  /**
+   * Loads a dataset as `loadDataset` does, but only when the database holds no incident, deciding and
+   * loading under one advisory lock: of several instances started together over one empty database,
+   * exactly one loads it (docs/semantics.md 3.1, "Several instances").
+   * @returns true when it loaded the dataset, false when the database already held incidents
+   * @throws {DatasetError} when the dataset is invalid; nothing is written
+   * @throws {TypeError} when a string holds text PostgreSQL cannot store
+   */
+  loadDatasetIfEmpty(dataset: Dataset): Promise<boolean>;
   /** The notes of an artifact, oldest first (text, author, time). */
   notesOf(artifact: ArtifactInfo): Promise<readonly { text: string; author: string; time: Date }[]>;
   /** Every user, by username (for a server's start-up report). */
@@ -148,6 +157,9 @@ export interface PostgresBackend extends Backend {
 }
 
 const INCIDENT_BATCH = 2000;
+
+/** The advisory lock under which the schema is created and an empty database loaded (any constant). */
+const SCHEMA_LOCK = 0x1e_0c_1d_e7;
 
 /** Up to this many candidate rows, the first-match search filters first and sorts them all. */
 const FEW_CANDIDATES = 1024;
@@ -205,92 +217,113 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     }
   };
 
+  /** Validates a dataset for `loadDataset` (and refuses text PostgreSQL cannot store). */
+  const checkedDataset = (dataset: Dataset): Dataset => {
+    const validated = validateDataset(
+      dataset,
+      options.catalog === undefined ? {} : { catalog: options.catalog },
+    );
+    if (!validated.ok) throw new DatasetError(validated.issues);
+    assertNoNul(validated.dataset);
+    return validated.dataset;
+  };
+  /** Writes a checked dataset inside the transaction `tx`. */
+  const writeDataset = async (tx: SqlClient, data: Dataset): Promise<void> => {
+    for (const site of data.sites ?? []) {
+      await tx.query(
+        `INSERT INTO iq_sites (name, time_zone) VALUES ($1, $2)
+         ON CONFLICT (name) DO UPDATE SET time_zone = EXCLUDED.time_zone`,
+        [site.name, site.timeZone ?? null],
+      );
+    }
+    for (const user of data.users ?? []) {
+      await tx.query(
+        `INSERT INTO iq_users (username, sites) VALUES ($1, $2)
+         ON CONFLICT (username) DO UPDATE SET sites = EXCLUDED.sites`,
+        [user.username, [...user.sites]],
+      );
+    }
+    const incidents = data.incidents ?? [];
+    for (let start = 0; start < incidents.length; start += INCIDENT_BATCH) {
+      await insertIncidents(
+        tx,
+        columns,
+        incidents.slice(start, start + INCIDENT_BATCH).map((incident) => ({
+          site: incident.Site,
+          number: incident.Number,
+          incident,
+        })),
+      );
+    }
+    const entries = data.timelineEntries ?? [];
+    for (let start = 0; start < entries.length; start += INCIDENT_BATCH) {
+      const batch = entries.slice(start, start + INCIDENT_BATCH).map((entry) => ({
+        site: entry.Site,
+        incident_number: entry.IncidentNumber,
+        entry: toTimelineEntryData(entry),
+      }));
+      await tx.query(
+        `INSERT INTO iq_timeline_entries (site, incident_number, entry)
+         SELECT site, incident_number, entry FROM jsonb_to_recordset($1::jsonb)
+           AS r(site text, incident_number text, entry jsonb)`,
+        [JSON.stringify(batch)],
+      );
+    }
+    const offset = await tx.query<{ next: number }>(
+      "SELECT COALESCE(MAX(position) + 1, 0) AS next FROM iq_playbooks",
+    );
+    let position = Number(offset.rows[0]?.next ?? 0);
+    for (const playbook of data.playbooks ?? []) {
+      await tx.query("INSERT INTO iq_playbooks (position, playbook) VALUES ($1, $2::jsonb)", [
+        position++,
+        JSON.stringify(playbook),
+      ]);
+    }
+    for (const type of data.artifactTypes ?? []) {
+      await tx.query(
+        `INSERT INTO iq_artifact_types (id, label) VALUES ($1, $2)
+         ON CONFLICT (id) DO UPDATE SET label = EXCLUDED.label`,
+        [type.id, type.label],
+      );
+    }
+    for (const artifact of data.artifacts ?? []) {
+      await tx.query(
+        `INSERT INTO iq_artifacts (site, name, type_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [artifact.site, artifact.name, artifact.typeId],
+      );
+      for (const note of artifact.notes ?? []) {
+        await tx.query(
+          `INSERT INTO iq_notes (site, artifact_name, type_id, text, author, time)
+           VALUES ($1, $2, $3, $4, $5, $6::timestamptz)`,
+          [artifact.site, artifact.name, artifact.typeId, note.text, note.author, note.time],
+        );
+      }
+    }
+  };
+
   return {
     async migrate() {
       await client.transaction(async (tx) => {
+        // Instances started together over one database create the schema one at a time (concurrent
+        // CREATE … IF NOT EXISTS can still collide in the catalogue).
+        await tx.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
         for (const statement of schemaStatements(columns)) await tx.query(statement);
       });
     },
 
     async loadDataset(dataset: Dataset) {
-      const validated = validateDataset(
-        dataset,
-        options.catalog === undefined ? {} : { catalog: options.catalog },
-      );
-      if (!validated.ok) throw new DatasetError(validated.issues);
-      const data = validated.dataset;
-      assertNoNul(data);
-      await client.transaction(async (tx) => {
-        for (const site of data.sites ?? []) {
-          await tx.query(
-            `INSERT INTO iq_sites (name, time_zone) VALUES ($1, $2)
-             ON CONFLICT (name) DO UPDATE SET time_zone = EXCLUDED.time_zone`,
-            [site.name, site.timeZone ?? null],
-          );
-        }
-        for (const user of data.users ?? []) {
-          await tx.query(
-            `INSERT INTO iq_users (username, sites) VALUES ($1, $2)
-             ON CONFLICT (username) DO UPDATE SET sites = EXCLUDED.sites`,
-            [user.username, [...user.sites]],
-          );
-        }
-        const incidents = data.incidents ?? [];
-        for (let start = 0; start < incidents.length; start += INCIDENT_BATCH) {
-          await insertIncidents(
-            tx,
-            columns,
-            incidents.slice(start, start + INCIDENT_BATCH).map((incident) => ({
-              site: incident.Site,
-              number: incident.Number,
-              incident,
-            })),
-          );
-        }
-        const entries = data.timelineEntries ?? [];
-        for (let start = 0; start < entries.length; start += INCIDENT_BATCH) {
-          const batch = entries.slice(start, start + INCIDENT_BATCH).map((entry) => ({
-            site: entry.Site,
-            incident_number: entry.IncidentNumber,
-            entry: toTimelineEntryData(entry),
-          }));
-          await tx.query(
-            `INSERT INTO iq_timeline_entries (site, incident_number, entry)
-             SELECT site, incident_number, entry FROM jsonb_to_recordset($1::jsonb)
-               AS r(site text, incident_number text, entry jsonb)`,
-            [JSON.stringify(batch)],
-          );
-        }
-        const offset = await tx.query<{ next: number }>(
-          "SELECT COALESCE(MAX(position) + 1, 0) AS next FROM iq_playbooks",
-        );
-        let position = Number(offset.rows[0]?.next ?? 0);
-        for (const playbook of data.playbooks ?? []) {
-          await tx.query("INSERT INTO iq_playbooks (position, playbook) VALUES ($1, $2::jsonb)", [
-            position++,
-            JSON.stringify(playbook),
-          ]);
-        }
-        for (const type of data.artifactTypes ?? []) {
-          await tx.query(
-            `INSERT INTO iq_artifact_types (id, label) VALUES ($1, $2)
-             ON CONFLICT (id) DO UPDATE SET label = EXCLUDED.label`,
-            [type.id, type.label],
-          );
-        }
-        for (const artifact of data.artifacts ?? []) {
-          await tx.query(
-            `INSERT INTO iq_artifacts (site, name, type_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-            [artifact.site, artifact.name, artifact.typeId],
-          );
-          for (const note of artifact.notes ?? []) {
-            await tx.query(
-              `INSERT INTO iq_notes (site, artifact_name, type_id, text, author, time)
-               VALUES ($1, $2, $3, $4, $5, $6::timestamptz)`,
-              [artifact.site, artifact.name, artifact.typeId, note.text, note.author, note.time],
-            );
-          }
-        }
+      const data = checkedDataset(dataset);
+      await client.transaction((tx) => writeDataset(tx, data));
+    },
+
+    async loadDatasetIfEmpty(dataset: Dataset) {
+      const data = checkedDataset(dataset);
+      return client.transaction(async (tx) => {
+        await tx.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+        const held = await tx.query<{ any: boolean }>("SELECT EXISTS (SELECT 1 FROM iq_incidents) AS any");
+        if (held.rows[0]?.any === true) return false;
+        await writeDataset(tx, data);
+        return true;
       });
     },
 
