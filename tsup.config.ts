@@ -1,20 +1,64 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { defineConfig } from "tsup";
 
 const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
 
+/** The library's entries (one ES module and one CommonJS file each). */
+const entries = {
+  index: "src/index.ts",
+  "commands/index": "src/commands/index.ts",
+  "server/index": "src/server/index.ts",
+  "client/index": "src/client/index.ts",
+  "mongodb/index": "src/mongodb/index.ts",
+  // Separate so that only users of PostgreSQL load its code; the drivers are optional peers.
+  "postgres/index": "src/postgres/index.ts",
+};
+
+/**
+ * One copy of the library per process (issue 30, the dual-package hazard; README, "Install"): parsed
+ * conditions carry a module-private brand and errors are classes, so a CommonJS copy beside the ES module
+ * copy would refuse the other's conditions and fail its `instanceof`. Each `dist/E.cjs` becomes a wrapper
+ * that hands out the ES module build itself (require(esm): Node 20.19+, 22.12+); the CommonJS bundle stays,
+ * renamed `E.fallback.cjs`, for runtimes that cannot require an ES module (Node 22.0–22.11, Jest's registry).
+ * The `.d.cts` types are left as they are.
+ */
+function wrapCommonJsEntries(): void {
+  for (const entry of Object.keys(entries)) {
+    const base = entry.split("/").pop()!;
+    const bundle = `dist/${entry}.cjs`;
+    const fallback = `dist/${entry}.fallback.cjs`;
+    if (!existsSync(bundle)) throw new Error(`tsup: ${bundle} was not built`);
+    const code = readFileSync(bundle, "utf8").replace(
+      `//# sourceMappingURL=${base}.cjs.map`,
+      `//# sourceMappingURL=${base}.fallback.cjs.map`,
+    );
+    writeFileSync(fallback, code);
+    if (existsSync(`${bundle}.map`)) renameSync(`${bundle}.map`, `${fallback}.map`);
+    writeFileSync(
+      bundle,
+      `"use strict";
+// incident-query: one copy of the library per process. CommonJS callers get the ES module build itself
+// (require(esm), Node 20.19+ and 22.12+), so that conditions parsed and errors thrown through either
+// build are the other's too; where an ES module cannot be required, the CommonJS build.
+let loaded;
+try {
+  loaded = require("./${base}.js");
+} catch (error) {
+  const code = error !== null && typeof error === "object" ? error.code : undefined;
+  const name = error !== null && typeof error === "object" ? error.name : undefined;
+  if (code !== "ERR_REQUIRE_ESM" && name !== "SyntaxError") throw error;
+  loaded = require("./${base}.fallback.cjs");
+}
+module.exports = loaded;
+`,
+    );
+  }
+}
+
 export default defineConfig([
   {
     // The library: engine, commands, server and client, as ESM and CJS with declarations.
-    entry: {
-      index: "src/index.ts",
-      "commands/index": "src/commands/index.ts",
-      "server/index": "src/server/index.ts",
-      "client/index": "src/client/index.ts",
-      "mongodb/index": "src/mongodb/index.ts",
-      // Separate so that only users of PostgreSQL load its code; the drivers are optional peers.
-      "postgres/index": "src/postgres/index.ts",
-    },
+    entry: entries,
     format: ["esm", "cjs"],
     dts: true,
     sourcemap: true,
@@ -26,6 +70,9 @@ export default defineConfig([
     shims: true,
     // The playground's engine from the sources (src/server/web-routes.ts): never loaded by the build.
     external: ["esbuild"],
+    async onSuccess() {
+      wrapCommonJsEntries();
+    },
   },
   {
     // The engine for browsers (issue 29): the main entry with its dependencies, one ES module, built for the

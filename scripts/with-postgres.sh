@@ -26,5 +26,6 @@ trap stop EXIT
 as_owner "$bin/initdb" -D "$data/db" -A trust -U postgres >/dev/null
 as_owner "$bin/pg_ctl" -D "$data/db" -l "$data/server.log" -w \
   -o "-c listen_addresses=127.0.0.1 -p $port -k $data" start >/dev/null
+export PG_BIN="$bin"
 echo "with-postgres: $("$bin/postgres" --version) on 127.0.0.1:$port"
 PG_URL="postgres://postgres@127.0.0.1:$port/postgres" "$@"

@@ -56,6 +56,7 @@ interface ServeOptions {
   readonly basePath: string;
   readonly catalog?: string;
   readonly requestTimeoutMs: number;
+  readonly commandTimeoutMs?: number;
   readonly keepAliveTimeoutMs: number;
   readonly maxConnectionsPerAddress: number;
   readonly maxConnections: number;
@@ -236,8 +237,8 @@ async function openDatabase(
       EXIT.unavailable,
     );
   }
-  const stored = await backend.counts();
-  if (stored.incidents > 0) {
+  const useStored = async (): Promise<Loaded & { close: () => Promise<void> }> => {
+    const stored = await backend.counts();
     if (data !== undefined) {
       await backend.close();
       throw new CliError(
@@ -249,11 +250,14 @@ async function openDatabase(
       `Using the database '${location}': ${count(stored.incidents)} incidents, ${count(stored.notes)} notes, ${count(stored.runs)} playbook runs.\n`,
     );
     return { dataset: { users: [...(await backend.users())] }, backend, close: () => backend.close() };
-  }
+  };
+  if ((await backend.counts()).incidents > 0) return useStored();
   const { dataset } = await loadDataset(data, catalog, writeErr, stdin);
   try {
-    await backend.loadDataset(dataset);
+    // Decided and loaded under one lock: of instances started together, one loads (semantics 3.1).
+    if (!(await backend.loadDatasetIfEmpty(dataset))) return useStored();
   } catch (error) {
+    if (error instanceof CliError) throw error;
     await backend.close();
     if (error instanceof DatasetError) {
       const label = data === undefined ? "the sample dataset" : data === "-" ? "standard input" : `'${data}'`;
@@ -403,7 +407,7 @@ function curlExample(
 /**
  * Adds `serve` to the program: `incident-query serve [--host] [--port] [--data] [--api-key USER=KEY]…
  * [--jwt-secret] [--jwt-public-key] [--rate-limit] [--base-path] [--catalog] [--request-timeout-ms]
- * [--keep-alive-timeout-ms] [--max-connections-per-address] [--max-connections] [--max-time-ms]`
+ * [--command-timeout-ms] [--keep-alive-timeout-ms] [--max-connections-per-address] [--max-connections] [--max-time-ms]`
  * (issues 6, 10, 13; the transport numbers and their defaults are docs/semantics.md 3.1's, the time budget
  * docs/semantics.md 1.7's). `--data` is read as `timeline --data` reads it (a path or `-`, gzip or not,
  * strict UTF-8); a file of 4 MiB or more reports its loading stages on standard error; every `--data` ends
@@ -450,6 +454,11 @@ export function registerServeCommand(program: Command, hooks: ServeHooks = {}): 
       "time for a request's headers and body to arrive (then 408)",
       positiveIntegerOption("milliseconds"),
       DEFAULT_REQUEST_TIMEOUT_MS,
+    )
+    .option(
+      "--command-timeout-ms <ms>",
+      "time a command may take once its body has arrived (then 500; default: --request-timeout-ms)",
+      positiveIntegerOption("milliseconds"),
     )
     .option(
       "--keep-alive-timeout-ms <ms>",
@@ -545,6 +554,7 @@ TriggerIncidentExternalAction, AddNotesToArtifacts}; GET /healthz answers 200.`,
           rateLimit: options.rateLimit,
           basePath: options.basePath,
           requestTimeoutMs: options.requestTimeoutMs,
+          ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
           keepAliveTimeoutMs: options.keepAliveTimeoutMs,
           maxConnectionsPerAddress: options.maxConnectionsPerAddress,
           maxConnections: options.maxConnections,

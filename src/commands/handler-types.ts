@@ -19,6 +19,11 @@ export interface Caller {
 export interface CommandResponse {
   readonly status: number;
   readonly body: unknown;
+  /**
+   * Only on a 503 (the backend was unavailable and did nothing; docs/semantics.md 3.1): whole seconds
+   * after which a retry may succeed, for the `Retry-After` header.
+   */
+  readonly retryAfterSeconds?: number;
 }
 
 /**
@@ -27,7 +32,8 @@ export interface CommandResponse {
  * @param body - the parsed JSON body, or `INVALID_JSON`
  * @param caller - the authenticated caller
  * @returns 200 with the command's body; 400 (bad body or envelope), 401 (the body's `Username` is not the
- *   caller) or 404 (unknown command) with `{ Error }`; 500 `{"Error": "Unexpected Error."}` for anything
- *   unexpected. Never rejects.
+ *   caller) or 404 (unknown command) with `{ Error }`; 503 with `retryAfterSeconds` when the backend was
+ *   unavailable and did nothing; 500 `{"Error": "Unexpected Error."}` for anything else unexpected.
+ *   Never rejects.
  */
 export type CommandHandler = (command: string, body: CommandBody, caller: Caller) => Promise<CommandResponse>;

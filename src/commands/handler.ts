@@ -8,7 +8,9 @@
  * 4. a caller who may not use the site → 200 with the command's failure body and
  *    `User 'X' has no access to site 'Y'.` (whether or not the site exists);
  * 5. the command: 200 with its success or failure body.
- * Anything thrown on the way → 500 `{"Error": "Unexpected Error."}`, reported to `onError`; a search past
+ * Anything thrown on the way → 500 `{"Error": "Unexpected Error."}`, reported to `onError`; a
+ * `BackendUnavailableError` (nothing was done) → 503 `The service is temporarily unavailable: retry after N
+ * seconds.` with `retryAfterSeconds`, reported too (docs/semantics.md 3.1); a search past
  * the time budget (`maxTimeMS`, docs/semantics.md 1.7) is not unexpected: it is the command's failure.
  */
 
@@ -24,6 +26,7 @@ import { errorResponse, ok } from "./responses.js";
 import { DEFAULT_TRIGGER_DATA_LIMITS, type TriggerDataLimits } from "./trigger-data.js";
 import { TRIGGER_INCIDENT_EXTERNAL_ACTION } from "./trigger-incident-external-action.js";
 import type { TypedCommandHandler } from "./typed-handler.js";
+import { unavailableMessage, unavailableRetryAfter } from "./unavailable.js";
 import { MESSAGES } from "./wire.js";
 
 /** What `onError` is told besides the error. */
@@ -76,8 +79,9 @@ const COMMANDS: ReadonlyMap<string, CommandDefinition> = new Map(
  * @param backend - the data (e.g. `createMemoryBackend(loadSampleDataset())`)
  * @param options - `onError`, `parseOptions`, `triggerDataLimits`, `maxNoteLength`, `maxTimeMS`, `clock`
  * @returns `(command, body, caller) => Promise<{ status, body }>`, which never rejects: 200 with the
- *   bodies of docs/semantics.md 3.2, 400/401/404 with `{ Error }` (docs/semantics.md 3.1), 500
- *   `{"Error": "Unexpected Error."}` for anything unexpected; typed per command (`TypedCommandHandler`)
+ *   bodies of docs/semantics.md 3.2, 400/401/404 with `{ Error }` (docs/semantics.md 3.1), 503 with
+ *   `retryAfterSeconds` when the backend rejected with `BackendUnavailableError`, 500
+ *   `{"Error": "Unexpected Error."}` for anything else unexpected; typed per command (`TypedCommandHandler`)
  * @throws {TypeError} when `maxTimeMS` is not a finite number ≥ 0 or `clock` is not a function
  * @throws {TypeError | RangeError} when `parseOptions.limits` is not a valid set of limits (docs/semantics.md
  *   1.7, "Raising a limit")
@@ -122,6 +126,11 @@ export function createCommandHandler(
         });
       } catch {
         // The hook's own failure must not change the answer.
+      }
+      // docs/semantics.md 3.1, "When the data cannot be reached": nothing was done, a retry is safe.
+      const retryAfterSeconds = unavailableRetryAfter(error);
+      if (retryAfterSeconds !== undefined) {
+        return { ...errorResponse(503, unavailableMessage(retryAfterSeconds)), retryAfterSeconds };
       }
       return errorResponse(500, MESSAGES.unexpected);
     }

@@ -72,6 +72,7 @@ export type {
   TypedCommandHandler,
   TypedCommandResponse,
 } from "./typed-handler.js";
+export { BackendUnavailableError } from "./unavailable.js";
 export type {
   AddNotesResponseBody,
   CommandEnvelope,

@@ -28,7 +28,7 @@ describe("createCommandHandler's response types", () => {
       }
     } else {
       expectTypeOf(timeline.body).toEqualTypeOf<ErrorResponseBody>();
-      expectTypeOf(timeline.status).toEqualTypeOf<400 | 401 | 404 | 500>();
+      expectTypeOf(timeline.status).toEqualTypeOf<400 | 401 | 404 | 500 | 503>();
     }
     const trigger = await handler("TriggerIncidentExternalAction", envelope, caller);
     if (trigger.status === 200 && trigger.body.returnData.Status === "Successful") {

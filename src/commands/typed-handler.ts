@@ -36,9 +36,10 @@ export type CommandResponseBody<C extends string> = string extends C
 /**
  * The statuses other than 200 that the command handler answers (docs/semantics.md 3.1): 400 (the body is not
  * a JSON object, or an envelope field is missing or ill-typed), 401 (the body's `Username` is not the
- * caller), 404 (unknown command), 500 (unexpected failure). A server adds its own (413, 415, 429, …).
+ * caller), 404 (unknown command), 500 (unexpected failure), 503 (the backend was unavailable and did
+ * nothing; the response then carries `retryAfterSeconds`). A server adds its own (413, 415, 429, …).
  */
-export type HandlerErrorStatus = 400 | 401 | 404 | 500;
+export type HandlerErrorStatus = 400 | 401 | 404 | 500 | 503;
 
 /**
  * A response of `createCommandHandler` for command `C`: 200 with the command's body (success or
@@ -46,7 +47,12 @@ export type HandlerErrorStatus = 400 | 401 | 404 | 500;
  */
 export type TypedCommandResponse<C extends string = CommandName> =
   | { readonly status: 200; readonly body: CommandResponseBody<C> }
-  | { readonly status: HandlerErrorStatus; readonly body: ErrorResponseBody };
+  | {
+      readonly status: HandlerErrorStatus;
+      readonly body: ErrorResponseBody;
+      /** Only on a 503: seconds for `Retry-After` (docs/semantics.md 3.1). */
+      readonly retryAfterSeconds?: number;
+    };
 
 /**
  * The handler `createCommandHandler` returns: a `CommandHandler` whose responses are typed by the command

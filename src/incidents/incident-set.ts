@@ -352,7 +352,10 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON: `NDJSON line N: ` and the
    *   decoder's or `JSON.parse`'s message; when a line repeats a key in one object: `NDJSON line N: the
    *   incident repeats the key 'K' in one object (at PATH): each key may appear once.`
-   * @throws {TypeError} (rejects) when a line holds JSON other than an object (`NDJSON line N: expected an
+   * @throws {TypeError} (rejects) when `source` is a string or a `String` (a path is not a source: `IncidentSet.fromNdjson:
+   *   the source "…" is a string, not a source of NDJSON chunks: …`, with how to open the file; NDJSON text
+   *   goes in an array, `[text]`) or a single `Uint8Array` (wrap it: `[bytes]`); docs/semantics.md 1.7,
+   *   "IncidentSet options"; when a line holds JSON other than an object (`NDJSON line N: expected an
    *   incident object, found …`), a chunk is neither a string nor a `Uint8Array`, a read resolves with
    *   other than `{ bytesRead }` from 0 to the length asked for (`NDJSON reader: a read of up to N bytes
    *   resolved with …`), or an option is malformed (see the constructor); whatever the source throws (a
@@ -367,6 +370,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     source: NdjsonSource | NdjsonByteReader,
     options: IncidentSetOptions = {},
   ): Promise<IncidentSet<R>> {
+    refuseNonChunkSource(source);
     const set = new IncidentSet<R>([], options);
     const records = new CompactRecords<R>();
     set.records = records;
@@ -670,4 +674,28 @@ function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return `a ${typeof value}`;
+}
+
+/**
+ * Refuses a source that is iterable but not a source of chunks: a string (the path the caller meant to
+ * open, or NDJSON text, both iterable one character at a time) and a single `Uint8Array` (iterable one
+ * number at a time). Issue 30: `fromNdjson("/path/to/export.ndjson")` used to read the path as NDJSON.
+ * @throws {TypeError} for a string, a `String` object or a `Uint8Array`
+ */
+function refuseNonChunkSource(source: unknown): void {
+  if (typeof source === "string" || source instanceof String) {
+    const text = String(source);
+    const shown = JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text);
+    throw new TypeError(
+      `IncidentSet.fromNdjson: the source ${shown} is a string, not a source of NDJSON chunks: the engine opens no files. ` +
+        "Open the file and pass the handle: `const handle = await open(path)` (node:fs/promises), then " +
+        "`await IncidentSet.fromNdjson(handle).finally(() => handle.close())`; or pass `fs.createReadStream(path)`. " +
+        "For NDJSON text already in memory, pass it in an array: `[text]`.",
+    );
+  }
+  if (source instanceof Uint8Array) {
+    throw new TypeError(
+      "IncidentSet.fromNdjson: the source is a single Uint8Array, which iterates as numbers, not as chunks: pass it in an array, `[bytes]`.",
+    );
+  }
 }

@@ -180,6 +180,44 @@ describe("IncidentSet.fromNdjson", () => {
   });
 });
 
+describe("IncidentSet.fromNdjson: sources that are not chunks (issue 30)", () => {
+  // A path is the first thing a user passes: it used to be read as NDJSON, one character per chunk, and
+  // fail with `SyntaxError: NDJSON line 1: Unexpected token '/'`.
+  it.each([
+    ["a path", "/path/to/export.ndjson"],
+    ["NDJSON text itself", '{"IncidentId":1}\n'],
+    ["the empty string", ""],
+    ["a String object", new String("/path/to/export.ndjson")],
+  ])("refuses %s with a TypeError that shows how to open the file", async (_, source) => {
+    const attempt = IncidentSet.fromNdjson(source as unknown as string[]);
+    await expect(attempt).rejects.toThrow(TypeError);
+    await expect(attempt).rejects.toThrow(/is a string, not a source of NDJSON chunks/);
+    await expect(attempt).rejects.toThrow(/await open\(path\)/);
+    await expect(attempt).rejects.toThrow(/\[text\]/);
+  });
+
+  it("names the path it was given, shortened past 100 characters", async () => {
+    await expect(IncidentSet.fromNdjson("/data/x.ndjson" as unknown as string[])).rejects.toThrow(
+      'IncidentSet.fromNdjson: the source "/data/x.ndjson" is a string',
+    );
+    const long = "p".repeat(500);
+    const error = await IncidentSet.fromNdjson(long as unknown as string[]).catch((e: unknown) => e);
+    expect((error as Error).message).toContain(`"${"p".repeat(100)}…"`);
+    expect((error as Error).message).not.toContain("p".repeat(101));
+  });
+
+  it("refuses one Uint8Array (an iterable of numbers) with a TypeError that says to wrap it", async () => {
+    const attempt = IncidentSet.fromNdjson(encode('{"IncidentId":1}') as unknown as Uint8Array[]);
+    await expect(attempt).rejects.toThrow(TypeError);
+    await expect(attempt).rejects.toThrow(/a single Uint8Array.*\[bytes\]/);
+  });
+
+  it("still reads NDJSON text wrapped in an array, and a stream of strings", async () => {
+    expect((await IncidentSet.fromNdjson(['{"IncidentId":1}\n{"IncidentId":2}'])).size).toBe(2);
+    expect((await IncidentSet.fromNdjson(stream(['{"IncidentId":1}\n']))).size).toBe(1);
+  });
+});
+
 describe("the textIndex option", () => {
   it.each<[string, unknown, ErrorConstructor, RegExp]>([
     [

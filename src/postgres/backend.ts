@@ -31,6 +31,7 @@ import {
   validateDataset,
 } from "../commands/memory/dataset.js";
 import { playbookApplies, toTimelineEntryData } from "../commands/memory/dataset-records.js";
+import { BackendUnavailableError } from "../commands/unavailable.js";
 import type { TimelineEntryData } from "../commands/wire.js";
 import type { Condition } from "../conditions/ast.js";
 import type { FieldCatalog } from "../conditions/catalog.js";
@@ -46,7 +47,16 @@ import {
   storableText,
   timestampText,
 } from "./schema.js";
-import { fromPglite, fromPgPool, type PgliteLike, type PgPoolLike, type SqlClient } from "./sql-client.js";
+import {
+  ConnectionNotObtainedError,
+  fromPglite,
+  fromPgPool,
+  isConnectionFailure,
+  isStatementTimeout,
+  type PgliteLike,
+  type PgPoolLike,
+  type SqlClient,
+} from "./sql-client.js";
 import { toSqlWhere } from "./to-sql.js";
 
 /** Where the backend's data lives: exactly one of these. */
@@ -72,7 +82,49 @@ export type PostgresBackendOptions = PostgresConnection & {
   readonly columns?: ColumnMap;
   /** Rows fetched by the first query of a first-match search (default 32; doubled per further query). */
   readonly firstBatch?: number;
+  /**
+   * With `connectionString` only (a pool of the caller's keeps its own settings): connections the pool
+   * opens at most (default 10). docs/semantics.md 3.1, "When the data cannot be reached".
+   */
+  readonly poolSize?: number;
+  /**
+   * With `connectionString` only: milliseconds a statement waits for a connection (a free one of the pool,
+   * or a new one) before it is answered unavailable, 503 (default 5,000).
+   */
+  readonly connectTimeoutMs?: number;
+  /**
+   * With `connectionString` only: PostgreSQL's `statement_timeout` of every connection, in milliseconds
+   * (default 10,000): a statement cancelled by it did nothing and is answered unavailable, 503. A reply
+   * that has not come this long plus 5,000 ms after a statement was sent fails it as a lost connection.
+   */
+  readonly statementTimeoutMs?: number;
 };
+
+/** Defaults of the pool `createPostgresBackend` opens for a `connectionString`. */
+export const DEFAULT_POOL_OPTIONS = Object.freeze({
+  poolSize: 10,
+  connectTimeoutMs: 5_000,
+  statementTimeoutMs: 10_000,
+});
+
+/** Whole seconds of `Retry-After` when the database cannot be reached. */
+const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The error to reject with for a failed statement: `BackendUnavailableError` when it certainly did nothing
+ * (no connection, cancelled by statement_timeout, or any lost connection under a read), else `error`.
+ */
+function unavailableOr(error: unknown, isRead: boolean): unknown {
+  const nothingDone =
+    error instanceof ConnectionNotObtainedError ||
+    isStatementTimeout(error) ||
+    (isRead && isConnectionFailure(error));
+  if (!nothingDone) return error;
+  return new BackendUnavailableError(
+    `The database could not answer: ${(error as Error)?.message ?? String(error)}`,
+    { retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error },
+  );
+}
 
 /** The PostgreSQL backend: a `Backend` plus schema and data management. */
 export interface PostgresBackend extends Backend {
@@ -85,6 +137,15 @@ export interface PostgresBackend extends Backend {
    * @throws {TypeError} when a string holds the character U+0000 (PostgreSQL text cannot store it)
    */
   loadDataset(dataset: Dataset): Promise<void>;
+  /**
+   * Loads a dataset as `loadDataset` does, but only when the database holds no incident, deciding and
+   * loading under one advisory lock: of several instances started together over one empty database,
+   * exactly one loads it (docs/semantics.md 3.1, "Several instances").
+   * @returns true when it loaded the dataset, false when the database already held incidents
+   * @throws {DatasetError} when the dataset is invalid; nothing is written
+   * @throws {TypeError} when a string holds text PostgreSQL cannot store
+   */
+  loadDatasetIfEmpty(dataset: Dataset): Promise<boolean>;
   /** The notes of an artifact, oldest first (text, author, time). */
   notesOf(artifact: ArtifactInfo): Promise<readonly { text: string; author: string; time: Date }[]>;
   /** Every user, by username (for a server's start-up report). */
@@ -96,6 +157,9 @@ export interface PostgresBackend extends Backend {
 }
 
 const INCIDENT_BATCH = 2000;
+
+/** The advisory lock under which the schema is created and an empty database loaded (any constant). */
+const SCHEMA_LOCK = 0x1e_0c_1d_e7;
 
 /** Up to this many candidate rows, the first-match search filters first and sorts them all. */
 const FEW_CANDIDATES = 1024;
@@ -129,98 +193,142 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     }
     return time;
   };
+  // docs/semantics.md 3.1, "When the data cannot be reached". A read changes nothing, so any failure to
+  // reach the database is "unavailable" (503), and a connection lost under it is tried once more on a
+  // fresh one (the pool's idle connections die with a restarted server). A write is "unavailable" only
+  // when it certainly did nothing: no connection was had, or its statement was cancelled by
+  // statement_timeout; a connection lost after it was sent leaves its outcome unknown (500).
+  const read = async <R>(text: string, values?: readonly unknown[]) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await client.query<R>(text, values);
+      } catch (error) {
+        const lost = isConnectionFailure(error) && !(error instanceof ConnectionNotObtainedError);
+        if (attempt === 0 && lost) continue;
+        throw unavailableOr(error, true);
+      }
+    }
+  };
+  const write = async <R>(text: string, values?: readonly unknown[]) => {
+    try {
+      return await client.query<R>(text, values);
+    } catch (error) {
+      throw unavailableOr(error, false);
+    }
+  };
+
+  /** Validates a dataset for `loadDataset` (and refuses text PostgreSQL cannot store). */
+  const checkedDataset = (dataset: Dataset): Dataset => {
+    const validated = validateDataset(
+      dataset,
+      options.catalog === undefined ? {} : { catalog: options.catalog },
+    );
+    if (!validated.ok) throw new DatasetError(validated.issues);
+    assertNoNul(validated.dataset);
+    return validated.dataset;
+  };
+  /** Writes a checked dataset inside the transaction `tx`. */
+  const writeDataset = async (tx: SqlClient, data: Dataset): Promise<void> => {
+    for (const site of data.sites ?? []) {
+      await tx.query(
+        `INSERT INTO iq_sites (name, time_zone) VALUES ($1, $2)
+         ON CONFLICT (name) DO UPDATE SET time_zone = EXCLUDED.time_zone`,
+        [site.name, site.timeZone ?? null],
+      );
+    }
+    for (const user of data.users ?? []) {
+      await tx.query(
+        `INSERT INTO iq_users (username, sites) VALUES ($1, $2)
+         ON CONFLICT (username) DO UPDATE SET sites = EXCLUDED.sites`,
+        [user.username, [...user.sites]],
+      );
+    }
+    const incidents = data.incidents ?? [];
+    for (let start = 0; start < incidents.length; start += INCIDENT_BATCH) {
+      await insertIncidents(
+        tx,
+        columns,
+        incidents.slice(start, start + INCIDENT_BATCH).map((incident) => ({
+          site: incident.Site,
+          number: incident.Number,
+          incident,
+        })),
+      );
+    }
+    const entries = data.timelineEntries ?? [];
+    for (let start = 0; start < entries.length; start += INCIDENT_BATCH) {
+      const batch = entries.slice(start, start + INCIDENT_BATCH).map((entry) => ({
+        site: entry.Site,
+        incident_number: entry.IncidentNumber,
+        entry: toTimelineEntryData(entry),
+      }));
+      await tx.query(
+        `INSERT INTO iq_timeline_entries (site, incident_number, entry)
+         SELECT site, incident_number, entry FROM jsonb_to_recordset($1::jsonb)
+           AS r(site text, incident_number text, entry jsonb)`,
+        [JSON.stringify(batch)],
+      );
+    }
+    const offset = await tx.query<{ next: number }>(
+      "SELECT COALESCE(MAX(position) + 1, 0) AS next FROM iq_playbooks",
+    );
+    let position = Number(offset.rows[0]?.next ?? 0);
+    for (const playbook of data.playbooks ?? []) {
+      await tx.query("INSERT INTO iq_playbooks (position, playbook) VALUES ($1, $2::jsonb)", [
+        position++,
+        JSON.stringify(playbook),
+      ]);
+    }
+    for (const type of data.artifactTypes ?? []) {
+      await tx.query(
+        `INSERT INTO iq_artifact_types (id, label) VALUES ($1, $2)
+         ON CONFLICT (id) DO UPDATE SET label = EXCLUDED.label`,
+        [type.id, type.label],
+      );
+    }
+    for (const artifact of data.artifacts ?? []) {
+      await tx.query(
+        `INSERT INTO iq_artifacts (site, name, type_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [artifact.site, artifact.name, artifact.typeId],
+      );
+      for (const note of artifact.notes ?? []) {
+        await tx.query(
+          `INSERT INTO iq_notes (site, artifact_name, type_id, text, author, time)
+           VALUES ($1, $2, $3, $4, $5, $6::timestamptz)`,
+          [artifact.site, artifact.name, artifact.typeId, note.text, note.author, note.time],
+        );
+      }
+    }
+  };
 
   return {
     async migrate() {
       await client.transaction(async (tx) => {
+        // Instances started together over one database create the schema one at a time (concurrent
+        // CREATE … IF NOT EXISTS can still collide in the catalogue).
+        await tx.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
         for (const statement of schemaStatements(columns)) await tx.query(statement);
       });
     },
 
     async loadDataset(dataset: Dataset) {
-      const validated = validateDataset(
-        dataset,
-        options.catalog === undefined ? {} : { catalog: options.catalog },
-      );
-      if (!validated.ok) throw new DatasetError(validated.issues);
-      const data = validated.dataset;
-      assertNoNul(data);
-      await client.transaction(async (tx) => {
-        for (const site of data.sites ?? []) {
-          await tx.query(
-            `INSERT INTO iq_sites (name, time_zone) VALUES ($1, $2)
-             ON CONFLICT (name) DO UPDATE SET time_zone = EXCLUDED.time_zone`,
-            [site.name, site.timeZone ?? null],
-          );
-        }
-        for (const user of data.users ?? []) {
-          await tx.query(
-            `INSERT INTO iq_users (username, sites) VALUES ($1, $2)
-             ON CONFLICT (username) DO UPDATE SET sites = EXCLUDED.sites`,
-            [user.username, [...user.sites]],
-          );
-        }
-        const incidents = data.incidents ?? [];
-        for (let start = 0; start < incidents.length; start += INCIDENT_BATCH) {
-          await insertIncidents(
-            tx,
-            columns,
-            incidents.slice(start, start + INCIDENT_BATCH).map((incident) => ({
-              site: incident.Site,
-              number: incident.Number,
-              incident,
-            })),
-          );
-        }
-        const entries = data.timelineEntries ?? [];
-        for (let start = 0; start < entries.length; start += INCIDENT_BATCH) {
-          const batch = entries.slice(start, start + INCIDENT_BATCH).map((entry) => ({
-            site: entry.Site,
-            incident_number: entry.IncidentNumber,
-            entry: toTimelineEntryData(entry),
-          }));
-          await tx.query(
-            `INSERT INTO iq_timeline_entries (site, incident_number, entry)
-             SELECT site, incident_number, entry FROM jsonb_to_recordset($1::jsonb)
-               AS r(site text, incident_number text, entry jsonb)`,
-            [JSON.stringify(batch)],
-          );
-        }
-        const offset = await tx.query<{ next: number }>(
-          "SELECT COALESCE(MAX(position) + 1, 0) AS next FROM iq_playbooks",
-        );
-        let position = Number(offset.rows[0]?.next ?? 0);
-        for (const playbook of data.playbooks ?? []) {
-          await tx.query("INSERT INTO iq_playbooks (position, playbook) VALUES ($1, $2::jsonb)", [
-            position++,
-            JSON.stringify(playbook),
-          ]);
-        }
-        for (const type of data.artifactTypes ?? []) {
-          await tx.query(
-            `INSERT INTO iq_artifact_types (id, label) VALUES ($1, $2)
-             ON CONFLICT (id) DO UPDATE SET label = EXCLUDED.label`,
-            [type.id, type.label],
-          );
-        }
-        for (const artifact of data.artifacts ?? []) {
-          await tx.query(
-            `INSERT INTO iq_artifacts (site, name, type_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-            [artifact.site, artifact.name, artifact.typeId],
-          );
-          for (const note of artifact.notes ?? []) {
-            await tx.query(
-              `INSERT INTO iq_notes (site, artifact_name, type_id, text, author, time)
-               VALUES ($1, $2, $3, $4, $5, $6::timestamptz)`,
-              [artifact.site, artifact.name, artifact.typeId, note.text, note.author, note.time],
-            );
-          }
-        }
+      const data = checkedDataset(dataset);
+      await client.transaction((tx) => writeDataset(tx, data));
+    },
+
+    async loadDatasetIfEmpty(dataset: Dataset) {
+      const data = checkedDataset(dataset);
+      return client.transaction(async (tx) => {
+        await tx.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+        const held = await tx.query<{ any: boolean }>("SELECT EXISTS (SELECT 1 FROM iq_incidents) AS any");
+        if (held.rows[0]?.any === true) return false;
+        await writeDataset(tx, data);
+        return true;
       });
     },
 
     async notesOf(artifact: ArtifactInfo) {
-      const result = await client.query<{ text: string; author: string; time: Date }>(
+      const result = await read<{ text: string; author: string; time: Date }>(
         `SELECT text, author, time FROM iq_notes WHERE site = $1 AND artifact_name = $2 AND type_id = $3
          ORDER BY id`,
         [artifact.site, artifact.name, artifact.typeId],
@@ -229,14 +337,14 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     },
 
     async users(): Promise<readonly UserInfo[]> {
-      const result = await client.query<{ username: string; sites: string[] }>(
+      const result = await read<{ username: string; sites: string[] }>(
         "SELECT username, sites FROM iq_users ORDER BY username",
       );
       return result.rows.map((row) => ({ username: row.username, sites: [...row.sites] }));
     },
 
     async counts() {
-      const result = await client.query<{ incidents: string; notes: string; runs: string }>(
+      const result = await read<{ incidents: string; notes: string; runs: string }>(
         `SELECT (SELECT count(*) FROM iq_incidents) AS incidents, (SELECT count(*) FROM iq_notes) AS notes,
                 (SELECT count(*) FROM iq_playbook_runs) AS runs`,
       );
@@ -246,7 +354,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
 
     async findSite(name): Promise<SiteInfo | undefined> {
       if (holdsNul(name)) return undefined;
-      const result = await client.query<{ name: string; time_zone: string | null }>(
+      const result = await read<{ name: string; time_zone: string | null }>(
         "SELECT name, time_zone FROM iq_sites WHERE name = $1",
         [name],
       );
@@ -257,7 +365,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
 
     async findUser(username): Promise<UserInfo | undefined> {
       if (holdsNul(username)) return undefined;
-      const result = await client.query<{ username: string; sites: string[] }>(
+      const result = await read<{ username: string; sites: string[] }>(
         "SELECT username, sites FROM iq_users WHERE username = $1",
         [username],
       );
@@ -267,7 +375,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
 
     async findIncidentByNumber(site, incidentNumber) {
       if (holdsNul(site) || holdsNul(incidentNumber)) return undefined;
-      const result = await client.query<{ record: IncidentRecord }>(
+      const result = await read<{ record: IncidentRecord }>(
         "SELECT record FROM iq_incidents WHERE site = $1 AND number = $2",
         [site, incidentNumber],
       );
@@ -284,7 +392,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
       // fits the clause best, and stopped past FEW_CANDIDATES. A LIMIT with an ORDER BY would make it walk
       // the creation order instead, hoping for an early match: fine for common values, a full walk for a
       // key lookup.
-      const probe = await client.query<{ n: string }>(
+      const probe = await read<{ n: string }>(
         `SELECT count(*) AS n FROM (SELECT 1 FROM iq_incidents WHERE site = $1 AND ${where.text}
          LIMIT ${FEW_CANDIDATES + 1}) AS candidates`,
         params,
@@ -292,7 +400,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
       timer.check();
       if (Number(probe.rows[0]?.n ?? 0) <= FEW_CANDIDATES) {
         // Few candidates: filter first, then sort them all.
-        const result = await client.query<{ record: IncidentRecord }>(
+        const result = await read<{ record: IncidentRecord }>(
           `WITH candidates AS MATERIALIZED (
              SELECT record, ${quoteIdentifier(CREATED_COLUMN)}, incident_id, seq FROM iq_incidents
              WHERE site = $1 AND ${where.text})
@@ -309,7 +417,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
       const limit = where.values.length + 2;
       let batch = firstBatch;
       for (let offset = 0; ; offset += batch, batch = Math.min(batch * 2, 4096)) {
-        const result = await client.query<{ record: IncidentRecord }>(
+        const result = await read<{ record: IncidentRecord }>(
           `SELECT record FROM iq_incidents WHERE site = $1 AND ${where.text}
            ORDER BY ${order} LIMIT $${limit} OFFSET $${limit + 1}`,
           [...params, batch, offset],
@@ -325,7 +433,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
 
     async timelineEntries(site, incidentNumber): Promise<readonly TimelineEntryData[]> {
       if (holdsNul(site) || holdsNul(incidentNumber)) return [];
-      const result = await client.query<{ entry: TimelineEntryData }>(
+      const result = await read<{ entry: TimelineEntryData }>(
         "SELECT entry FROM iq_timeline_entries WHERE site = $1 AND incident_number = $2",
         [site, incidentNumber],
       );
@@ -333,7 +441,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     },
 
     async playbooksWithTrigger(site, incident, trigger): Promise<readonly PlaybookInfo[]> {
-      const result = await client.query<{ playbook: DatasetPlaybook }>(
+      const result = await read<{ playbook: DatasetPlaybook }>(
         "SELECT playbook FROM iq_playbooks ORDER BY position",
       );
       return result.rows
@@ -343,7 +451,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     },
 
     async recordPlaybookRun(run: PlaybookRunRequest): Promise<RecordedPlaybookRun> {
-      const result = await client.query<{ runtime_id: string }>(
+      const result = await write<{ runtime_id: string }>(
         `INSERT INTO iq_playbook_runs
            (runtime_id, site, incident_id, incident_number, playbook_name, trigger_data, time)
          VALUES (nextval('iq_runtime_ids'), $1, $2, $3, $4, $5::jsonb, $6::timestamptz)
@@ -361,7 +469,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     },
 
     async artifactTypes(): Promise<readonly ArtifactTypeInfo[]> {
-      const result = await client.query<{ id: number; label: string }>(
+      const result = await read<{ id: number; label: string }>(
         "SELECT id, label FROM iq_artifact_types ORDER BY id",
       );
       return result.rows.map((row) => ({ id: row.id, label: row.label }));
@@ -369,7 +477,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
 
     async findArtifacts(site, name): Promise<readonly ArtifactInfo[]> {
       if (holdsNul(site) || holdsNul(name)) return [];
-      const result = await client.query<{ site: string; name: string; type_id: number }>(
+      const result = await read<{ site: string; name: string; type_id: number }>(
         "SELECT site, name, type_id FROM iq_artifacts WHERE site = $1 AND name = $2 ORDER BY type_id",
         [site, name],
       );
@@ -379,7 +487,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     async appendNote(artifact: ArtifactInfo, note: NoteRequest): Promise<StoredNote> {
       const time = now();
       // One statement: the note is stored only if the artifact exists, and the answer follows the commit.
-      const result = await client.query<{ time: Date }>(
+      const result = await write<{ time: Date }>(
         `INSERT INTO iq_notes (site, artifact_name, type_id, text, author, time)
          SELECT $1, $2, $3, $4, $5, $6::timestamptz
          WHERE EXISTS (SELECT 1 FROM iq_artifacts WHERE site = $1 AND name = $2 AND type_id = $3)
@@ -398,13 +506,37 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
   };
 }
 
-async function openClient(options: PostgresConnection): Promise<SqlClient> {
+async function openClient(options: PostgresBackendOptions): Promise<SqlClient> {
   if ("client" in options) return options.client;
   if ("pool" in options) return fromPgPool(options.pool, false);
   if ("pglite" in options) return fromPglite(options.pglite, false);
   if ("connectionString" in options) {
-    const pg = await importDriver<{ default: { Pool: new (config: object) => PgPoolLike } }>("pg");
-    return fromPgPool(new pg.default.Pool({ connectionString: options.connectionString }), true);
+    const pg = await importDriver<{
+      default: { Pool: new (config: object) => PgPoolLike & { on(event: "error", f: () => void): void } };
+    }>("pg");
+    const poolSize = poolOption("poolSize", options.poolSize, DEFAULT_POOL_OPTIONS.poolSize);
+    const connectTimeoutMs = poolOption(
+      "connectTimeoutMs",
+      options.connectTimeoutMs,
+      DEFAULT_POOL_OPTIONS.connectTimeoutMs,
+    );
+    const statementTimeoutMs = poolOption(
+      "statementTimeoutMs",
+      options.statementTimeoutMs,
+      DEFAULT_POOL_OPTIONS.statementTimeoutMs,
+    );
+    const pool = new pg.default.Pool({
+      connectionString: options.connectionString,
+      max: poolSize,
+      connectionTimeoutMillis: connectTimeoutMs,
+      statement_timeout: statementTimeoutMs,
+      query_timeout: statementTimeoutMs + 5_000,
+      keepAlive: true,
+    });
+    // An idle connection that the server closes (a restart, pg_terminate_backend) is reported here and
+    // dropped by the pool; without a listener the event would end the process.
+    pool.on("error", () => {});
+    return fromPgPool(pool, true);
   }
   if ("dataDir" in options) {
     const { PGlite } = await importDriver<{ PGlite: new (dataDir: string) => PgliteLike }>(
@@ -415,6 +547,15 @@ async function openClient(options: PostgresConnection): Promise<SqlClient> {
   throw new TypeError(
     "createPostgresBackend needs one of connectionString, pool, dataDir, pglite or client.",
   );
+}
+
+/** A pool option: a positive integer of milliseconds or connections (at most 2^31 - 1), or its default. */
+function poolOption(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0 || value > 2_147_483_647) {
+    throw new TypeError(`${name} must be a positive integer of at most 2147483647, found ${String(value)}.`);
+  }
+  return value;
 }
 
 async function importDriver<T>(name: string): Promise<T> {

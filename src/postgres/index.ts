@@ -1,6 +1,6 @@
 // incident-query/postgres: Search Conditions on PostgreSQL, and a durable command backend (docs/postgresql.md).
 export type { PostgresBackend, PostgresBackendOptions, PostgresConnection } from "./backend.js";
-export { createPostgresBackend, incidentRow } from "./backend.js";
+export { createPostgresBackend, DEFAULT_POOL_OPTIONS, incidentRow } from "./backend.js";
 export type { ColumnMap } from "./schema.js";
 export {
   CREATED_COLUMN,

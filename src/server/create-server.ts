@@ -124,6 +124,13 @@ export interface ServerOptions {
    * answer comes at most a quarter of the timeout, and at most a second, late). docs/semantics.md 3.1.
    */
   readonly requestTimeoutMs?: number;
+  /**
+   * Milliseconds the command handler may take once the body has arrived (default: `requestTimeoutMs`). A
+   * command still unanswered then is answered 500 `{"Error": "Unexpected Error."}` and logged: whatever
+   * the backend was doing (a database that stopped answering) may still take effect, so it is not a 503.
+   * docs/semantics.md 3.1, "When the data cannot be reached".
+   */
+  readonly commandTimeoutMs?: number;
   /** Milliseconds an idle keep-alive connection stays open after its last answer (default 5,000). */
   readonly keepAliveTimeoutMs?: number;
   /**
@@ -372,6 +379,11 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
     options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
   );
   const maxConnections = positiveInteger("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  const commandTimeoutMs = positiveInteger(
+    "commandTimeoutMs",
+    options.commandTimeoutMs ?? requestTimeoutMs,
+    MAX_TIMER_MS,
+  );
   const maxTimeMS = positiveInteger("maxTimeMS", options.maxTimeMS ?? DEFAULT_MAX_TIME_MS, MAX_TIMER_MS);
   const maxBodyDepth = positiveInteger("maxBodyDepth", options.maxBodyDepth ?? DEFAULT_MAX_BODY_DEPTH);
   const catalog = options.catalog;
@@ -810,12 +822,40 @@ export function createServer(options: ServerOptions = {}): FastifyInstance {
           state.authFailure = "username_mismatch";
           return sendError(reply, 401, MESSAGES.unauthorized);
         }
-        let response: Awaited<ReturnType<CommandHandler>>;
+        let response: Awaited<ReturnType<CommandHandler>> | typeof LATE;
+        let timer: NodeJS.Timeout | undefined;
         try {
-          response = await currentRequest.run(request, () => handler(request.params["*"], body, caller));
+          // docs/semantics.md 3.1, "When the data cannot be reached": an answer within commandTimeoutMs.
+          const late = new Promise<typeof LATE>((resolve) => {
+            timer = setTimeout(() => resolve(LATE), commandTimeoutMs);
+          });
+          const answer = currentRequest.run(request, () => handler(request.params["*"], body, caller));
+          response = await Promise.race([answer, late]);
+          if (response === LATE) {
+            answer.then(
+              (finished) =>
+                request.log.warn(
+                  { status: finished.status, command: state.command },
+                  "a command answered after its time had run out",
+                ),
+              (error: unknown) => request.log.error({ err: error }, "the command handler rejected late"),
+            );
+          }
         } catch (error) {
           request.log.error({ err: error }, "the command handler rejected");
           return sendError(reply, 500, MESSAGES.unexpected);
+        } finally {
+          clearTimeout(timer);
+        }
+        if (response === LATE) {
+          request.log.error(
+            { command: state.command, commandTimeoutMs },
+            `the command did not answer within ${commandTimeoutMs} ms`,
+          );
+          return sendError(reply, 500, MESSAGES.unexpected);
+        }
+        if (response.status === 503) {
+          reply.header("retry-after", String(response.retryAfterSeconds ?? 1));
         }
         return reply
           .code(response.status)
@@ -835,6 +875,9 @@ function positiveInteger(name: string, value: number, max = Number.MAX_SAFE_INTE
   }
   return value;
 }
+
+/** What the command deadline resolves with (the handler's answer did not come in time). */
+const LATE: unique symbol = Symbol("late");
 
 /** The longest delay Node's timers hold, in milliseconds: a longer one is cut to it, with a warning. */
 const MAX_TIMER_MS = 2_147_483_647;

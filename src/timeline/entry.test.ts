@@ -201,11 +201,18 @@ describe("validateTimelineEntries (specification 2.2)", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it("formats problems with the entry index and the field name", () => {
+  it("counts entries from 1, as a person does, while problem.index stays 0-based (issue 30)", () => {
+    const result = validateTimelineEntries([{ ...VALID, TimelineID: "x" }]);
+    if (result.ok) throw new Error("expected problems");
+    expect(result.problems[0]!.index).toBe(0);
+    expect(formatTimelineProblems(result.problems)).toMatch(/^entry 1, TimelineID: /);
+  });
+
+  it("formats problems with the entry's 1-based number and the field name", () => {
     const result = validateTimelineEntries([VALID, { ...VALID, Tactic: ["a", 1] }, 3]);
     if (result.ok) throw new Error("expected problems");
     expect(formatTimelineProblems(result.problems)).toBe(
-      "entry 1, Tactic[1]: Expected a string, found the number 1.\nentry 2: Expected a timeline entry object, found the number 3.",
+      "entry 2, Tactic[1]: Expected a string, found the number 1.\nentry 3: Expected a timeline entry object, found the number 3.",
     );
     const notArray = validateTimelineEntries(3);
     if (notArray.ok) throw new Error("expected problems");

@@ -123,14 +123,20 @@ export function validateTimelineEntries(input: unknown): TimelineValidation {
 }
 
 /**
- * Formats problems one per line as `entry <index>, <field>: <message>` (`input: …` for a non-array input,
- * `entry <index>: …` for a whole-entry problem), for the CLI and command error strings.
+ * Formats problems one per line as `entry <n>, <field>: <message>` (`input: …` for a non-array input,
+ * `entry <n>: …` for a whole-entry problem), for the CLI and command error strings. `n` counts entries from
+ * 1 (`entry 1` is the first, `problem.index` 0), as the CLI counts records and lines (docs/semantics.md 2);
+ * an array element inside a field keeps its JSON index (`Tactic[0]` is the field's first element).
+ * @param problems - as `validateTimelineEntries` returns them
+ * @returns one line per problem, joined with `\n`; never throws
+ * @example formatTimelineProblems([{ code: "invalid_type", index: 0, field: "TimelineID", message: "Expected an integer, found the string \"x\"." }])
+ * //=> 'entry 1, TimelineID: Expected an integer, found the string "x".'
  */
 export function formatTimelineProblems(problems: readonly TimelineEntryProblem[]): string {
   return problems
     .map((p) => {
-      const where =
-        p.index < 0 ? "input" : p.field === "" ? `entry ${p.index}` : `entry ${p.index}, ${p.field}`;
+      const n = p.index + 1;
+      const where = p.index < 0 ? "input" : p.field === "" ? `entry ${n}` : `entry ${n}, ${p.field}`;
       return `${where}: ${p.message}`;
     })
     .join("\n");

@@ -1,0 +1,414 @@
+/**
+ * The reference server over a real PostgreSQL server that fails under it (docs/semantics.md 3.1, "When
+ * the data cannot be reached"; issue 30): connections killed with `pg_terminate_backend` under load and in
+ * the middle of a transaction, a statement timeout, a full pool, and the server stopped and started under
+ * load. Every request gets an exact answer — 200, 503 `The service is temporarily unavailable: retry after
+ * 1 second.` with `Retry-After`, or 500 `Unexpected Error.` — within `commandTimeoutMs`; the server recovers
+ * by itself once the database is back; every note answered `Successful` is stored exactly once, and a note
+ * answered 503 is not stored. Runs on a server of its own (test/postgres/private-server.ts), only under
+ * `scripts/with-postgres.sh` (PG_URL set): PGlite runs in this process and has no connections to kill
+ * (its share of these faults is test/postgres/pool-faults.test.ts).
+ */
+import { Agent, request } from "node:http";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Dataset } from "../../src/commands/memory/dataset.js";
+import { loadSampleDataset } from "../../src/commands/memory/sample-dataset.js";
+import { createPostgresBackend, type PostgresBackend } from "../../src/postgres/backend.js";
+import { createServer } from "../../src/server/create-server.js";
+import { type PrivateServer, postgresBin, startPrivateServer } from "./private-server.js";
+
+const bin = postgresBin();
+const enabled = process.env.PG_URL !== undefined && bin !== undefined;
+
+const KEY = "faults-test-key-0123456789";
+const SITE = "Security Operations";
+const ARTIFACT = { site: SITE, name: "185.220.101.34", typeId: 1 };
+const UNAVAILABLE = '{"Error":"The service is temporarily unavailable: retry after 1 second."}';
+const UNEXPECTED = '{"Error":"Unexpected Error."}';
+/** The server's application_name on its connections: what the killer terminates. */
+const APP = "iq-under-test";
+
+let database: PrivateServer | undefined;
+let admin: pg.Pool;
+
+beforeAll(async () => {
+  if (!enabled) return;
+  database = await startPrivateServer(bin!);
+  admin = new pg.Pool({ connectionString: database.url, max: 4 });
+  admin.on("error", () => {});
+}, 120_000);
+
+afterAll(async () => {
+  await admin?.end().catch(() => {});
+  database?.destroy();
+});
+
+/** One answer: status, Retry-After, raw body, and how long it took. */
+interface Answer {
+  readonly status: number;
+  readonly retryAfter: string | undefined;
+  readonly text: string;
+  readonly ms: number;
+}
+
+/** A server over a fresh schema of the private database, loaded with the sample dataset. */
+async function serve(
+  schema: string,
+  options: {
+    poolSize?: number;
+    connectTimeoutMs?: number;
+    statementTimeoutMs?: number;
+    commandTimeoutMs?: number;
+  },
+) {
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await admin.query(`CREATE SCHEMA "${schema}"`);
+  const connectionString = `${database!.url}?application_name=${APP}&options=-c%20search_path%3D${schema}`;
+  const backend = await createPostgresBackend({
+    connectionString,
+    ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+    ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+  });
+  await backend.migrate();
+  await backend.loadDataset(loadSampleDataset());
+  const server = createServer({
+    backend,
+    apiKeys: [{ username: "alice", key: KEY }],
+    rateLimit: 1_000_000,
+    ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
+  });
+  await server.listen({ host: "127.0.0.1", port: 0 });
+  const address = server.server.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  const url = `http://127.0.0.1:${address.port}`;
+  const post = (command: string, params: unknown): Promise<Answer> => {
+    const payload = JSON.stringify({ Username: "alice", Site: SITE, CommandParams: params });
+    const started = performance.now();
+    return new Promise((resolve, reject) => {
+      const req = request(
+        `${url}/Command/${command}`,
+        { method: "POST", agent, headers: { "content-type": "application/json", d3key: KEY } },
+        (res) => {
+          let text = "";
+          res.on("data", (chunk: Buffer) => {
+            text += chunk.toString();
+          });
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              retryAfter: res.headers["retry-after"],
+              text,
+              ms: performance.now() - started,
+            }),
+          );
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end(payload);
+    });
+  };
+  const close = async () => {
+    agent.destroy();
+    await server.close();
+    await backend.close();
+  };
+  return { backend, post, close };
+}
+
+/** A request of the mix: a note (its text unique), a timeline, or a trigger. */
+type Kind = "note" | "timeline" | "trigger";
+interface Sent {
+  readonly kind: Kind;
+  readonly note?: string;
+  readonly answer: Answer;
+}
+
+function requestOf(k: number, tag: string): { kind: Kind; command: string; params: unknown; note?: string } {
+  if (k % 4 === 1) {
+    return {
+      kind: "timeline",
+      command: "GetIncidentTimelineEntries",
+      params: { "Incident Number": "20240102-1" },
+    };
+  }
+  if (k % 4 === 3) {
+    return {
+      kind: "trigger",
+      command: "TriggerIncidentExternalAction",
+      params: { "Search Conditions": { Type: "Phishing" }, "Trigger Data": { k } },
+    };
+  }
+  const note = `${tag}-${k}`;
+  return {
+    kind: "note",
+    command: "AddNotesToArtifacts",
+    params: { "Artifact Name": ARTIFACT.name, "Artifact Type": ARTIFACT.typeId, Note: note },
+    note,
+  };
+}
+
+/** Sends `count` requests of the mix, `concurrency` at a time, for at most `maxMs`. */
+async function load(
+  post: (command: string, params: unknown) => Promise<Answer>,
+  tag: string,
+  count: number,
+  concurrency: number,
+  maxMs: number,
+): Promise<Sent[]> {
+  const sent: Sent[] = [];
+  const until = performance.now() + maxMs;
+  let next = 0;
+  const worker = async () => {
+    while (next < count && performance.now() < until) {
+      const k = next++;
+      const r = requestOf(k, tag);
+      const answer = await post(r.command, r.params);
+      sent.push({ kind: r.kind, ...(r.note === undefined ? {} : { note: r.note }), answer });
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return sent;
+}
+
+/** Every answer is one of the three exact kinds, within the deadline. */
+function expectExactAnswers(sent: readonly Sent[], deadlineMs: number): void {
+  for (const { kind, answer } of sent) {
+    if (answer.status === 200) {
+      expect(JSON.parse(answer.text), kind).toBeTypeOf("object");
+    } else if (answer.status === 503) {
+      expect(answer.text).toBe(UNAVAILABLE);
+      expect(answer.retryAfter).toBe("1");
+    } else {
+      expect(answer.status, answer.text).toBe(500);
+      expect(answer.text).toBe(UNEXPECTED);
+      expect(answer.retryAfter).toBeUndefined();
+    }
+    expect(answer.ms).toBeLessThan(deadlineMs + 1_000);
+  }
+}
+
+/** Acknowledged notes stored exactly once; notes answered 503 not stored; none stored twice. */
+async function expectNotesExactlyOnce(backend: PostgresBackend, sent: readonly Sent[]): Promise<number> {
+  const stored = new Map<string, number>();
+  for (const note of await backend.notesOf(ARTIFACT)) stored.set(note.text, (stored.get(note.text) ?? 0) + 1);
+  let acknowledged = 0;
+  for (const { note, answer } of sent) {
+    if (note === undefined) continue;
+    const body = answer.status === 200 ? (JSON.parse(answer.text) as { returnData?: unknown }) : undefined;
+    if (body?.returnData === "Successful") {
+      acknowledged++;
+      expect(stored.get(note), note).toBe(1);
+    } else if (answer.status === 503) {
+      expect(stored.get(note), note).toBeUndefined();
+    }
+  }
+  for (const [text, times] of stored) expect(times, text).toBe(1);
+  return acknowledged;
+}
+
+/** RuntimeIds answered: unique, and each one stored as a run. */
+async function expectRuntimeIds(sent: readonly Sent[], schema: string): Promise<number[]> {
+  const ids: number[] = [];
+  for (const { kind, answer } of sent) {
+    if (kind !== "trigger" || answer.status !== 200) continue;
+    const body = JSON.parse(answer.text) as {
+      returnData: { Data: { TriggeredPlaybooks?: { RuntimeId: number }[] } };
+    };
+    for (const p of body.returnData.Data.TriggeredPlaybooks ?? []) ids.push(p.RuntimeId);
+  }
+  expect(new Set(ids).size).toBe(ids.length);
+  const rows = await admin.query<{ id: string }>(`SELECT runtime_id AS id FROM "${schema}".iq_playbook_runs`);
+  const stored = new Set(rows.rows.map((r) => Number(r.id)));
+  for (const id of ids) expect(stored.has(id), String(id)).toBe(true);
+  return ids;
+}
+
+/** Terminates the server's connections every `everyMs` until stopped; resolves how many it killed. */
+function killer(everyMs: number): { stop: () => Promise<number> } {
+  let running = true;
+  let killed = 0;
+  const loop = (async () => {
+    while (running) {
+      const result = await admin
+        .query<{ n: number }>(
+          `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+           WHERE application_name = $1 AND pid <> pg_backend_pid()`,
+          [APP],
+        )
+        .catch(() => ({ rows: [{ n: 0 }] }));
+      killed += result.rows[0]?.n ?? 0;
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return killed;
+    },
+  };
+}
+
+describe.skipIf(!enabled)("the server over a PostgreSQL server that fails (issue 30)", () => {
+  it("connections killed under load: exact answers, acknowledged notes stored once, then recovery", async () => {
+    const schema = "iq_fault_kill";
+    const { backend, post, close } = await serve(schema, { commandTimeoutMs: 5_000 });
+    try {
+      const kill = killer(15);
+      const sent = await load(post, "kill", 600, 12, 60_000);
+      const killed = await kill.stop();
+      expect(killed).toBeGreaterThan(10);
+      expectExactAnswers(sent, 5_000);
+      const failures = sent.filter((s) => s.answer.status !== 200).length;
+      expect(failures).toBeGreaterThan(0); // the faults did reach the requests
+      expect(await expectNotesExactlyOnce(backend, sent)).toBeGreaterThan(50);
+      await expectRuntimeIds(sent, schema);
+      // Recovery: without the killer, every request succeeds.
+      const after = await load(post, "kill-after", 40, 4, 30_000);
+      expect(after.map((s) => s.answer.status)).toEqual(after.map(() => 200));
+      await expectNotesExactlyOnce(backend, [...sent, ...after]);
+    } finally {
+      await close();
+    }
+  }, 180_000);
+
+  it("a dataset load killed mid-transaction leaves nothing behind", async () => {
+    const schema = "iq_fault_load";
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    const backend = await createPostgresBackend({
+      connectionString: `${database!.url}?application_name=iq-loader&options=-c%20search_path%3D${schema}`,
+    });
+    try {
+      await backend.migrate();
+      const sample = loadSampleDataset();
+      const base = sample.incidents![0]!;
+      const incidents = Array.from({ length: 60_000 }, (_, k) => ({
+        ...base,
+        IncidentId: k + 1,
+        Number: `L-${k}`,
+      }));
+      const big: Dataset = { ...sample, incidents, timelineEntries: [], artifacts: [] };
+      const loading = backend.loadDataset(big);
+      // Kill the loader once its transaction has written something.
+      let killedLoader = false;
+      for (let tries = 0; tries < 400 && !killedLoader; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const result = await admin.query<{ n: number }>(
+          `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+           WHERE application_name = 'iq-loader' AND state = 'active' AND xact_start IS NOT NULL`,
+        );
+        killedLoader = (result.rows[0]?.n ?? 0) > 0;
+      }
+      expect(killedLoader).toBe(true);
+      await expect(loading).rejects.toThrow();
+      const count = await admin.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "${schema}".iq_incidents`,
+      );
+      expect(count.rows[0]!.n).toBe(0);
+      const sites = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".iq_sites`);
+      expect(sites.rows[0]!.n).toBe(0);
+    } finally {
+      await backend.close();
+    }
+  }, 120_000);
+
+  it("a statement timeout: the note is 503 with Retry-After and not stored; reads go on; then it is stored once", async () => {
+    const schema = "iq_fault_timeout";
+    const { backend, post, close } = await serve(schema, { statementTimeoutMs: 300 });
+    const locker = await admin.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query(`LOCK TABLE "${schema}".iq_notes IN ACCESS EXCLUSIVE MODE`);
+      const note = { "Artifact Name": ARTIFACT.name, "Artifact Type": ARTIFACT.typeId, Note: "timed out" };
+      const blocked = await post("AddNotesToArtifacts", note);
+      expect(blocked.status).toBe(503);
+      expect(blocked.text).toBe(UNAVAILABLE);
+      expect(blocked.retryAfter).toBe("1");
+      expect(blocked.ms).toBeLessThan(3_000);
+      const read = await post("GetIncidentTimelineEntries", { "Incident Number": "20240102-1" });
+      expect(read.status).toBe(200);
+      await locker.query("ROLLBACK");
+      expect((await backend.notesOf(ARTIFACT)).filter((n) => n.text === "timed out")).toHaveLength(0);
+      const again = await post("AddNotesToArtifacts", note);
+      expect(JSON.parse(again.text).returnData).toBe("Successful");
+      expect((await backend.notesOf(ARTIFACT)).filter((n) => n.text === "timed out")).toHaveLength(1);
+    } finally {
+      locker.release();
+      await close();
+    }
+  }, 60_000);
+
+  it("a full pool: requests beyond it wait connectTimeoutMs and are 503; the ones holding it finish", async () => {
+    const schema = "iq_fault_pool";
+    const { post, close } = await serve(schema, {
+      poolSize: 2,
+      connectTimeoutMs: 300,
+      statementTimeoutMs: 5_000,
+    });
+    const locker = await admin.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query(`LOCK TABLE "${schema}".iq_users, "${schema}".iq_sites IN ACCESS EXCLUSIVE MODE`);
+      const requests = Array.from({ length: 6 }, () =>
+        post("GetIncidentTimelineEntries", { "Incident Number": "20240102-1" }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      await locker.query("ROLLBACK");
+      const answers = await Promise.all(requests);
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses).toEqual([200, 200, 503, 503, 503, 503]);
+      for (const a of answers.filter((x) => x.status === 503)) {
+        expect(a.text).toBe(UNAVAILABLE);
+        expect(a.ms).toBeLessThan(1_200);
+      }
+      // The pool is free again.
+      expect((await post("GetIncidentTimelineEntries", { "Incident Number": "20240102-1" })).status).toBe(
+        200,
+      );
+    } finally {
+      locker.release();
+      await close();
+    }
+  }, 60_000);
+
+  it("the database stopped and started under load: exact answers, no hang, recovery by itself", async () => {
+    const schema = "iq_fault_restart";
+    const { backend, post, close } = await serve(schema, {
+      connectTimeoutMs: 500,
+      statementTimeoutMs: 2_000,
+      commandTimeoutMs: 4_000,
+    });
+    try {
+      const loading = load(post, "restart", 3_000, 8, 12_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      admin.end().catch(() => {});
+      database!.stop();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      database!.start();
+      admin = new pg.Pool({ connectionString: database!.url, max: 4 });
+      admin.on("error", () => {});
+      const sent = await loading;
+      expectExactAnswers(sent, 4_000);
+      expect(sent.filter((s) => s.answer.status === 503).length).toBeGreaterThan(0);
+      // Recovery by itself: within 10 s, every request succeeds again.
+      let recovered = false;
+      for (let tries = 0; tries < 100 && !recovered; tries++) {
+        const probe = await post("GetIncidentTimelineEntries", { "Incident Number": "20240102-1" });
+        recovered = probe.status === 200;
+        if (!recovered) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(recovered).toBe(true);
+      const after = await load(post, "restart-after", 40, 4, 30_000);
+      expect(after.map((s) => s.answer.status)).toEqual(after.map(() => 200));
+      expect(await expectNotesExactlyOnce(backend, [...sent, ...after])).toBeGreaterThan(20);
+      await expectRuntimeIds([...sent, ...after], schema);
+    } finally {
+      await close();
+    }
+  }, 120_000);
+});
