@@ -81,7 +81,14 @@ function transportResponses(): Json {
     "431": json(error, "The request line and headers exceed 16 KiB (to a caller with a valid credential)."),
     "500": json(
       error,
-      `An unexpected failure: "${MESSAGES.unexpected}" (details in the server log under the x-request-id).`,
+      `An unexpected failure: "${MESSAGES.unexpected}" (details in the server log under the x-request-id), or a write whose outcome is unknown because the data could not be reached.`,
+    ),
+    "503": json(
+      error,
+      "The data could not be reached and nothing was done (docs/semantics.md 3.1, 'When the data cannot be reached'): retry after the header's seconds.",
+      {
+        "Retry-After": { description: "Seconds to wait.", schema: { type: "integer", minimum: 1 } },
+      },
     ),
   };
 }

@@ -47,7 +47,7 @@ describe("the OpenAPI document", () => {
       const operation = document.paths[`/VSOC/api/Command/${name}`]?.post;
       expect(operation?.security).toEqual([{ d3key: [] }, { d3jwt: [] }]);
       expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(
-        ["200", "400", "401", "408", "413", "415", "417", "429", "431", "500"].sort(),
+        ["200", "400", "401", "408", "413", "415", "417", "429", "431", "500", "503"].sort(),
       );
     }
     expect(document.components.securitySchemes).toEqual({
