@@ -11,7 +11,6 @@
  */
 
 import { existsSync } from "node:fs";
-import type { open } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -53,7 +52,8 @@ export interface FastMatchRequest {
 export interface FastMatchAnswer {
   readonly log: ProblemLog;
   readonly found: number;
-  readonly best: (ScanBest & { readonly line: number; readonly record: number }) | undefined;
+  /** The first match (positions in the input). */
+  readonly best: ScanBest | undefined;
   readonly source: InputSource;
 }
 
@@ -378,21 +378,4 @@ async function matchInWorkers(
     Atomics.notify(control, 1);
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
-}
-
-/** Reads `length` bytes at `position` of an open file into `buffer` at `offset`: the bytes read. */
-export async function readAt(
-  file: Awaited<ReturnType<typeof open>>,
-  buffer: Uint8Array,
-  offset: number,
-  length: number,
-  position: number,
-): Promise<number> {
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await file.read(buffer, offset + done, length - done, position + done);
-    if (bytesRead === 0) break;
-    done += bytesRead;
-  }
-  return done;
 }

@@ -16,7 +16,7 @@ import { isUtf8 } from "node:buffer";
 import type { Condition } from "../conditions/ast.js";
 import type { Predicate } from "../conditions/compile.js";
 import { LINE_EXACT, LINE_MATCH, LineMatcher } from "../incidents/line-matcher.js";
-import { isBefore, orderKeyOf } from "../incidents/order.js";
+import { isBefore, type OrderKey, orderKeyOf } from "../incidents/order.js";
 import { formatJson } from "./output.js";
 import { firstInvalidUtf8, invalidUtf8Index, lastBytes, lastCharStart } from "./source.js";
 
@@ -55,8 +55,8 @@ export interface ScanBest {
 }
 
 /**
- * What ended a block early: invalid UTF-8 (its 1-based byte in the block's bytes, and its line in the
- * block), after which nothing of the input is read (docs/cli.md, Encoding).
+ * What ended a block early: invalid UTF-8 (its 1-based byte in the input, and its line in the block), after
+ * which nothing of the input is read (docs/cli.md, Encoding).
  */
 export interface ScanStop {
   readonly kind: "utf8";
@@ -106,6 +106,23 @@ export interface RecordRules {
   readonly tooLong: (max: number) => string;
 }
 
+/** A match whose `--all` text is not needed (`count` and `first` modes). */
+const MATCHED: Verdict = { kind: "match", text: "" };
+
+/** A block result with nothing in it (a block in which no line starts). */
+export function emptyResult(): BlockResult {
+  return {
+    lines: 0,
+    records: 0,
+    found: 0,
+    problems: [],
+    moreProblems: [],
+    matches: [],
+    best: undefined,
+    stop: undefined,
+  };
+}
+
 const CR = 13;
 const LF = 10;
 
@@ -137,22 +154,12 @@ export class BlockScanner {
    * @param offset - where `b[0]` is in the input (bytes), for the position of invalid UTF-8
    */
   scan(b: Uint8Array, start: number, end: number, offset: number): BlockResult {
-    const result: BlockResult = {
-      lines: 0,
-      records: 0,
-      found: 0,
-      problems: [],
-      moreProblems: [],
-      matches: [],
-      best: undefined,
-      stop: undefined,
-    };
+    const result = emptyResult();
     let valid = end;
     if (!isUtf8(b.subarray(start, end))) valid = start + firstInvalidUtf8(b.subarray(start, end));
     const matcher = this.matcher;
     const buffer = Buffer.from(b.buffer, b.byteOffset, b.length);
     const max = this.options.maxLineLength;
-    const first = this.options.mode === "first";
     const all = this.options.mode === "all";
     let p = start;
     while (p < end) {
@@ -178,25 +185,10 @@ export class BlockScanner {
       if (answer !== LINE_EXACT) {
         const record = ++result.records;
         if (answer !== LINE_MATCH) continue;
-        result.found++;
-        if (first) {
-          const key = orderKeyOf(matcher.record);
-          if (result.best === undefined || isBefore(key, result.best)) {
-            result.best = {
-              time: key.time,
-              id: key.id,
-              line,
-              record,
-              text: this.decoder.decode(b.subarray(s, e)),
-            };
-          }
-        } else if (all) {
-          const verdict = this.judgeParsed(JSON.parse(this.decoder.decode(b.subarray(s, e))), true);
-          if (verdict.kind === "problem") {
-            result.found--;
-            this.problem(result, line, record, verdict.message);
-          } else result.matches.push({ line, text: (verdict as { text: string }).text });
-        }
+        const text = () => this.decoder.decode(b.subarray(s, e));
+        // `--all` prints the record as `JSON.parse` gives it (spacing, escapes and numbers normalised).
+        const verdict = all ? this.judgeParsed(JSON.parse(text()), true) : MATCHED;
+        this.take(result, line, record, verdict, () => orderKeyOf(matcher.record), text);
         continue;
       }
       this.judgeText(result, this.decoder.decode(b.subarray(s, e)), line);
@@ -219,7 +211,7 @@ export class BlockScanner {
     end: number,
     isDataset: (value: unknown) => boolean,
   ): BlockResult | undefined {
-    const result = this.scan(b, start, start, 0);
+    const result = emptyResult();
     const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     let p = start;
     while (p < end) {
@@ -242,17 +234,18 @@ export class BlockScanner {
       const item = this.rules.parseRecord(text, 1, line);
       if (!item.ok && text.trim() === "") continue;
       if (!item.ok || isDataset(item.value)) return undefined;
-      const verdict = this.judgeRecord(item.value);
+      const value = item.value;
+      const verdict = this.judgeRecord(value);
       if (verdict.kind === "problem") return undefined;
       result.records = 1;
-      if (verdict.kind === "match") {
-        result.found = 1;
-        if (this.options.mode === "all") result.matches.push({ line, text: verdict.text });
-        if (this.options.mode === "first") {
-          const key = orderKeyOf(item.value as object);
-          result.best = { time: key.time, id: key.id, line, record: 1, text };
-        }
-      }
+      this.take(
+        result,
+        line,
+        1,
+        verdict,
+        () => orderKeyOf(value as object),
+        () => text,
+      );
       return p >= end ? result : undefined;
     }
     return result;
@@ -271,18 +264,40 @@ export class BlockScanner {
       this.problem(result, line, record, item.message);
       return;
     }
-    const verdict = this.judgeRecord(item.value);
-    if (verdict.kind === "problem") this.problem(result, line, record, verdict.message);
-    else if (verdict.kind === "match") {
-      result.found++;
-      if (this.options.mode === "all") result.matches.push({ line, text: verdict.text });
-      else if (this.options.mode === "first") {
-        const key = orderKeyOf(item.value as object);
-        const best = result.best;
-        if (best === undefined || isBefore(key, best)) {
-          result.best = { time: key.time, id: key.id, line, record, text };
-        }
-      }
+    const value = item.value;
+    this.take(
+      result,
+      line,
+      record,
+      this.judgeRecord(value),
+      () => orderKeyOf(value as object),
+      () => text,
+    );
+  }
+
+  /**
+   * Takes a record's verdict into the block's result: a problem, or a match (its `--all` line, or in
+   * `first` mode the earliest by order key, docs/semantics.md 1.9, ties to the earlier record).
+   */
+  private take(
+    result: BlockResult,
+    line: number,
+    record: number,
+    verdict: Verdict,
+    key: () => OrderKey,
+    text: () => string,
+  ): void {
+    if (verdict.kind === "problem") {
+      this.problem(result, line, record, verdict.message);
+      return;
+    }
+    if (verdict.kind === "no") return;
+    result.found++;
+    if (this.options.mode === "all") result.matches.push({ line, text: verdict.text });
+    else if (this.options.mode === "first") {
+      const k = key();
+      if (result.best === undefined || isBefore(k, result.best))
+        result.best = { time: k.time, id: k.id, line, record, text: text() };
     }
   }
 
@@ -305,7 +320,7 @@ export class BlockScanner {
 
   /** The result of one line longer than `--max-line-length` (a record "longer than N characters"). */
   tooLongLine(): BlockResult {
-    const result = this.scan(new Uint8Array(0), 0, 0, 0);
+    const result = emptyResult();
     result.lines = 1;
     result.records = 1;
     this.problem(result, 1, 1, this.rules.tooLong(this.options.maxLineLength));
@@ -376,7 +391,7 @@ export class OverlongLine {
     this.flush();
     this.active = false;
     if (this.invalid === 0) return scanner.tooLongLine();
-    const result = scanner.scan(new Uint8Array(0), 0, 0, 0);
+    const result = emptyResult();
     result.lines = 1;
     result.stop = { kind: "utf8", byte: this.invalid, line: 1 };
     return result;

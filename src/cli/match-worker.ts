@@ -9,7 +9,14 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { parseSearchConditions } from "../conditions/parse.js";
 import { MATCH_RULES } from "./match-rules.js";
-import { type BlockResult, BlockScanner, type MatchMode, OverlongLine, overlongBytes } from "./match-scan.js";
+import {
+  type BlockResult,
+  BlockScanner,
+  emptyResult,
+  type MatchMode,
+  OverlongLine,
+  overlongBytes,
+} from "./match-scan.js";
 
 /** What `matchInWorkers` hands each worker. */
 interface WorkerInput {
@@ -62,13 +69,13 @@ function judgeBlock(i: number): BlockResult[] {
   if (i > 0) {
     // The first line that starts in the block: after the first `\n` from the byte before it.
     const nl = buffer.indexOf(10, 0);
-    if (nl < 0 || nl >= filled) return [scanner.scan(new Uint8Array(0), 0, 0, 0)];
+    if (nl < 0 || nl >= filled) return [emptyResult()];
     start = nl + 1;
   }
-  if (start >= filled) return [scanner.scan(new Uint8Array(0), 0, 0, 0)];
+  if (start >= filled) return [emptyResult()];
   const lastBreak = buffer.lastIndexOf(10, filled - 1);
   // The last line: whole when the block ends with `\n` or the file ends.
-  let lineStart = lastBreak < start ? start : lastBreak + 1;
+  const lineStart = lastBreak < start ? start : lastBreak + 1;
   let end = filled;
   let overlong: BlockResult | undefined;
   if (lineStart < filled && readStart + filled < input.size) {
@@ -95,7 +102,6 @@ function judgeBlock(i: number): BlockResult[] {
   }
   const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
   const results = [scanner.scan(bytes, start, end, readStart)];
-  lineStart = 0;
   if (overlong !== undefined && results[0]!.stop === undefined) results.push(overlong);
   return results;
 }

@@ -42,6 +42,8 @@ const VALID = [
   '{"IncidentId":15,"Status":"Open","Type":"Phishing","CreatedUtcTime":null,"Title":true}',
   '{"IncidentId":16,"Status":123,"Type":{"$in":"x"},"CreatedUtcTime":1704067200000}',
   "{}",
+  '{"IncidentId":18,"Status":"Open","Type":"Phishing","CreatedUtcTime":"2024-01-01T00:00:00Z"}',
+  '{"IncidentId":19,"Status":"Open","Type":"Malware","CreatedUtcTime":"2024-04-01T00:00:00.000Z"}',
   '{"IncidentId":17,"Status":"Open","Type":"Malware","Title":"Phishing \\t tab","CreatedUtcTime":"2024-05-05T05:05:05Z"}\t ',
 ];
 /** Lines that are no valid incident, or no record at all. */
@@ -77,6 +79,7 @@ const CONDITIONS = [
   { Status: "Open" },
   { Status: "Open", Type: { $in: ["Phishing", "Malware"] } },
   { CreatedUtcTime: { $gte: { $date: "2024-01-01T00:00:00Z" }, $lt: { $date: "2024-04-01T00:00:00Z" } } },
+  { CreatedUtcTime: { $gt: { $date: "2024-01-01T00:00:00Z" }, $lte: { $date: "2024-04-01T00:00:00Z" } } },
   { Title: { $regex: "ransomware" } },
   { Title: { $regex: "phish", $options: "i" }, Status: { $ne: "Closed" } },
   { "x.Status": "Open" },
