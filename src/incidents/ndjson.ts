@@ -357,6 +357,19 @@ for (let c = 0x80; c < 0x100; c++) STRING_CLASS[c] = 4;
  * Four bytes a step, through `view` (a view of `b`'s buffer).
  */
 function plainStringEnd(view: DataView<ArrayBufferLike>, b: Uint8Array, p: number, end: number): number {
+  for (p = plainRun(view, p, end); p < end; p++) {
+    const c = b[p]!;
+    if (c === QUOTE) return p;
+    if (c === BACKSLASH || c < 0x20 || c >= 0x80) return -1;
+  }
+  return -1;
+}
+
+/**
+ * Skips plain bytes from `p` four at a time while none of a word is a quote, a backslash, a control
+ * character or ≥ 0x80: the index where a word holding one starts (or fewer than four bytes are left).
+ */
+function plainRun(view: DataView<ArrayBufferLike>, p: number, end: number): number {
   while (p + 4 <= end) {
     const x = view.getInt32(p, true);
     const quote = x ^ 0x22222222;
@@ -369,16 +382,11 @@ function plainStringEnd(view: DataView<ArrayBufferLike>, b: Uint8Array, p: numbe
         (((backslash - 0x01010101) | 0) & ~backslash)) &
       0x80808080
     ) {
-      break;
+      return p;
     }
     p += 4;
   }
-  for (; p < end; p++) {
-    const c = b[p]!;
-    if (c === QUOTE) return p;
-    if (c === BACKSLASH || c < 0x20 || c >= 0x80) return -1;
-  }
-  return -1;
+  return p;
 }
 
 /** FNV-1a over `b[start, end)`. */
@@ -798,24 +806,7 @@ export class LineScanner {
    * the string is not valid JSON. Sets `escaped` when it holds an escape and `high` on a byte ≥ 0x80.
    */
   private scanString(b: Uint8Array, p: number, end: number): number {
-    // Four bytes at a time while none is a quote, a backslash, a control character or ≥ 0x80.
-    const view = this.view;
-    while (p + 4 <= end) {
-      const x = view.getInt32(p, true);
-      const quote = x ^ 0x22222222;
-      const backslash = x ^ 0x5c5c5c5c;
-      if (
-        ((x - 0x20202020) |
-          0 |
-          x |
-          (((quote - 0x01010101) | 0) & ~quote) |
-          (((backslash - 0x01010101) | 0) & ~backslash)) &
-        0x80808080
-      ) {
-        break;
-      }
-      p += 4;
-    }
+    p = plainRun(this.view, p, end);
     for (; p < end; p++) {
       const kind = STRING_CLASS[b[p]!]!;
       if (kind === 0) continue;
