@@ -62,7 +62,6 @@ export default defineConfig([
     format: ["esm", "cjs"],
     dts: true,
     sourcemap: true,
-    clean: true,
     target: "node20",
     splitting: true,
     // `import.meta.url` in the CommonJS build (loadSampleDataset finds examples/sample-dataset.json
@@ -87,9 +86,13 @@ export default defineConfig([
     minify: true,
   },
   {
-    // The executable, and the worker threads of `match` (found beside it: dist/cli/match-worker.js).
-    entry: { "cli/main": "src/cli/main.ts", "cli/match-worker": "src/cli/match-worker.ts" },
+    // The executable, and the worker threads of `match` (found beside it: dist/cli/match-worker.js). Split
+    // into chunks in dist/cli, so that `serve`'s server (Fastify, jose, pg) loads only when `serve` runs
+    // (src/cli/serve-run.ts) and the worker shares the engine's chunk with the executable.
+    entry: { main: "src/cli/main.ts", "match-worker": "src/cli/match-worker.ts" },
+    outDir: "dist/cli",
     format: ["esm"],
+    splitting: true,
     sourcemap: true,
     target: "node20",
     banner: { js: "#!/usr/bin/env node" },

@@ -6,7 +6,7 @@
  */
 
 import { TZDate } from "@date-fns/tz";
-import { format } from "date-fns";
+import { format } from "date-fns/format";
 import escapeHtml from "escape-html";
 
 /**

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { explain } from "../conditions/print.js";
+import type { CliContext } from "./context.js";
 import { readSearchConditionsArgument } from "./input.js";
-import type { CliContext } from "./program.js";
 
 /**
  * `check <conditions>`: parses Search Conditions (inline JSON or `@file`); prints `explain()` and exits 0,

@@ -13,8 +13,8 @@ import type { Condition } from "../conditions/ast.js";
 import { formatIssues } from "../conditions/issues.js";
 import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { safeParseSearchConditions } from "../conditions/parse.js";
+import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
-import type { CliContext } from "./program.js";
 import { startProgress } from "./progress.js";
 import {
   DEFAULT_MAX_LINE_LENGTH,

@@ -17,6 +17,7 @@ import { Worker } from "node:worker_threads";
 import type { Condition } from "../conditions/ast.js";
 import { toSearchConditions } from "../conditions/print.js";
 import { isBefore } from "../incidents/order.js";
+import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { ProblemLog, type RecordCliOptions } from "./input.js";
 import {
@@ -28,7 +29,6 @@ import {
   type RecordRules,
   type ScanBest,
 } from "./match-scan.js";
-import type { CliContext } from "./program.js";
 import { startProgress } from "./progress.js";
 import { type InputSource, openInput, replayInput } from "./source.js";
 

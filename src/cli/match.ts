@@ -3,6 +3,7 @@ import { DATASET_KEYS } from "../commands/memory/dataset.js";
 import type { Condition } from "../conditions/ast.js";
 import { compile } from "../conditions/compile.js";
 import { isBefore, orderKeyOf } from "../incidents/order.js";
+import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import {
   addRecordOptions,
@@ -17,7 +18,6 @@ import { BLOCK_BYTES, defaultThreads, matchBytes } from "./match-fast.js";
 import { MATCH_RULES, notAnIncident, TOO_LONG_TO_PRINT } from "./match-rules.js";
 import type { MatchMode } from "./match-scan.js";
 import { formatJson } from "./output.js";
-import type { CliContext } from "./program.js";
 import { formatPosition } from "./records.js";
 import type { InputSource } from "./source.js";
 

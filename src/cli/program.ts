@@ -5,26 +5,12 @@
  */
 import { Command, CommanderError } from "commander";
 import { registerCheckCommand } from "./check.js";
+import type { CliContext, CliIo } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { registerMatchCommand } from "./match.js";
 import { Output, OutputClosedError } from "./output.js";
 import { registerServeCommand } from "./serve.js";
 import { registerTimelineCommand } from "./timeline.js";
-
-/** Where a CLI run reads and writes. */
-export interface CliIo {
-  readonly stdout: NodeJS.WritableStream;
-  readonly stderr: NodeJS.WriteStream;
-  /** What `-` reads; default `process.stdin`. */
-  readonly stdin?: NodeJS.ReadableStream | undefined;
-}
-
-/** What each subcommand module receives: the streams, and a way to set the exit code. */
-export interface CliContext extends CliIo {
-  exitCode: number;
-  /** Standard output with back-pressure; throws `OutputClosedError` once its reader has gone away. */
-  readonly output: Output;
-}
 
 /**
  * Runs the CLI.

@@ -3,6 +3,7 @@ import { formatDatasetIssues, validateDataset } from "../commands/memory/dataset
 import { type TimelineEntry, type TimelineEntryProblem, validateTimelineEntryAt } from "../timeline/entry.js";
 import { createTimelineFilter } from "../timeline/filter.js";
 import { parseSortOrder, type SortOrder, sortedTimelineOrder } from "../timeline/sort.js";
+import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import {
   addRecordOptions,
@@ -12,7 +13,6 @@ import {
   readDocument,
 } from "./input.js";
 import { looksLikeDataset } from "./match.js";
-import type { CliContext } from "./program.js";
 
 interface TimelineOptions extends RecordCliOptions {
   readonly entries?: string;
