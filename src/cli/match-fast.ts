@@ -1,7 +1,8 @@
 /**
  * `match` over NDJSON bytes (issue 27; docs/cli.md, "Fast path"): the input is read as bytes, its lines
- * judged by `BlockScanner` (match-scan.ts), in this thread for standard input, gzip and small files, and
- * by worker threads over byte ranges of a regular file (`--threads`). The results of the blocks are merged
+ * judged by `BlockScanner` (match-scan.ts): standard input and gzip as they arrive, in this thread; a
+ * regular file in blocks read by position (match-blocks.ts), by this thread and, with `--threads` above 1,
+ * by worker threads beside it (`--threads N` is N threads in all). The results of the blocks are merged
  * in input order by `MatchMerge`, which gives what the text reader gives: the same count, first match,
  * `--all` lines, messages with their lines and records, and exit codes.
  *
@@ -20,6 +21,7 @@ import { isBefore } from "../incidents/order.js";
 import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { ProblemLog, type RecordCliOptions } from "./input.js";
+import { type BlockPlan, blockCount, FileBlocks, WINDOW } from "./match-blocks.js";
 import {
   type BlockResult,
   BlockScanner,
@@ -79,6 +81,9 @@ export function defaultThreads(): number {
  * Applies block results in input order (see the module comment): positions made absolute, problems logged,
  * `--all` lines written (with back-pressure), the first match kept.
  */
+/** `--all` lets the event loop run after this many matches written without back-pressure. */
+const YIELD_EVERY = 256;
+
 class MatchMerge {
   line = 0;
   record = 0;
@@ -125,6 +130,8 @@ class MatchMerge {
         const written = this.context.output.write(`${match.text}\n`);
         this.found++;
         if (written !== undefined) await written;
+        // A block's matches are written in one go: let a reader that went away (`| head -1`) be heard.
+        else if (this.found % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.found >= this.limit) {
           this.done = true;
           return;
@@ -218,18 +225,16 @@ export async function matchBytes(
   try {
     await merge.apply(first);
     progress?.update(merge.record);
-    const script = workerScript();
     const size = source.size ?? 0;
-    if (
-      !merge.done &&
-      source.path !== undefined &&
-      !source.gzip &&
-      request.threads > 1 &&
-      script !== undefined &&
-      size - firstEnd >= 2 * request.blockBytes
-    ) {
+    if (!merge.done && source.path !== undefined && !source.gzip && size > firstEnd) {
+      // A regular file: its blocks read by position, in this thread and (with --threads > 1 and a file of
+      // two blocks or more) in worker threads beside it.
       source.close();
-      await matchInWorkers(script, source.path, firstEnd, size, request, merge, () =>
+      const plan: BlockPlan = { path: source.path, from: firstEnd, size, blockBytes: request.blockBytes };
+      const script = workerScript();
+      const workers =
+        script !== undefined && size - firstEnd >= 2 * request.blockBytes ? request.threads - 1 : 0;
+      await matchFileBlocks(plan, scanner, workers, script, request, merge, () =>
         progress?.update(merge.record),
       );
     } else if (!merge.done) {
@@ -304,22 +309,24 @@ async function matchInThread(
   progress();
 }
 
-/** Runs the blocks of `[from, size)` of the file at `path` in worker threads, merging in order. */
-async function matchInWorkers(
-  script: URL,
-  path: string,
-  from: number,
-  size: number,
+/**
+ * Judges the blocks of a regular file in this thread and in `workers` worker threads, merging them in
+ * order. The threads take blocks from one shared counter, at most `WINDOW` ahead of the merge; this thread
+ * merges whatever has come back before it takes the next block itself.
+ */
+async function matchFileBlocks(
+  plan: BlockPlan,
+  scanner: BlockScanner,
+  workers: number,
+  script: URL | undefined,
   request: FastMatchRequest,
   merge: MatchMerge,
   progress: () => void,
 ): Promise<void> {
-  const blockBytes = request.blockBytes;
-  const blocks = Math.ceil((size - from) / blockBytes);
+  const blocks = blockCount(plan);
   // [next block to take, blocks merged, stop]
   const control = new Int32Array(new SharedArrayBuffer(12));
-  const threads = Math.min(request.threads, blocks);
-  const workers: Worker[] = [];
+  const threads: Worker[] = [];
   const results = new Map<number, BlockResult[]>();
   let merged = 0;
   let failure: unknown;
@@ -330,13 +337,10 @@ async function matchInWorkers(
     resolve?.();
   };
   const condition = toSearchConditions(request.condition);
-  for (let t = 0; t < threads; t++) {
+  for (let t = 0; t < Math.min(workers, blocks - 1) && script !== undefined; t++) {
     const worker = new Worker(script, {
       workerData: {
-        path,
-        from,
-        size,
-        blockBytes,
+        ...plan,
         blocks,
         control,
         condition,
@@ -354,28 +358,39 @@ async function matchInWorkers(
       settle();
     });
     worker.on("exit", () => settle());
-    workers.push(worker);
+    threads.push(worker);
   }
+  const own = new FileBlocks(plan, scanner, overlongBytes(request.options.maxLineLength));
   try {
     while (merged < blocks && !merge.done) {
       const block = results.get(merged);
-      if (block === undefined) {
-        if (failure !== undefined) throw failure;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
+      if (block !== undefined) {
+        results.delete(merged);
+        merged++;
+        Atomics.store(control, 1, merged);
+        Atomics.notify(control, 1);
+        for (const result of block) await merge.apply(result);
+        progress();
         continue;
       }
-      results.delete(merged);
-      merged++;
-      Atomics.store(control, 1, merged);
-      Atomics.notify(control, 1);
-      for (const result of block) await merge.apply(result);
-      progress();
+      if (failure !== undefined) throw failure;
+      // Take the next block when it is within the window (the one the merge waits for always is).
+      const next = Atomics.load(control, 0);
+      if (next < blocks && next < merged + WINDOW) {
+        const i = Atomics.add(control, 0, 1);
+        if (i < blocks) results.set(i, own.judge(i));
+        // Let the workers' messages in before the next look.
+        if (threads.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
     }
   } finally {
+    own.close();
     Atomics.store(control, 2, 1);
     Atomics.notify(control, 1);
-    await Promise.all(workers.map((worker) => worker.terminate()));
+    await Promise.all(threads.map((worker) => worker.terminate()));
   }
 }

@@ -67,7 +67,7 @@ export function registerMatchCommand(program: Command, context: CliContext): voi
     .addOption(
       new Option(
         "--threads <n>",
-        "threads that read a regular NDJSON file, n ≥ 1 (default: the cores available, at most 8)",
+        "threads that read a regular NDJSON file, this one included, n ≥ 1 (default: the cores available, at most 8)",
       ).argParser(parsePositiveCount),
     )
     .addOption(

@@ -287,7 +287,7 @@ function runBuilt(args: readonly string[]): { code: number | null; out: string; 
 describe.skipIf(!existsSync(MAIN))(
   "match: worker threads over blocks of a file (the built executable)",
   () => {
-    it("answers as the text reader with blocks smaller than a line, and with long lines past the blocks", () => {
+    it("answers as the text reader with blocks smaller than a line, and with long lines past the blocks, with 1 to 3 threads", () => {
       const lines: string[] = [VALID[0]!];
       for (let i = 0; i < 40; i++) lines.push(...VALID, ...HOSTILE.filter((l) => !l.includes("\n")));
       lines.push(`{"IncidentId":99,"Pad":"${"y".repeat(5000)}","Status":"Open"}`, ...VALID);
@@ -302,8 +302,14 @@ describe.skipIf(!existsSync(MAIN))(
         ]) {
           const args = ["match", "--incidents", path, ...MAX_LINE, ...mode, JSON.stringify(conditions)];
           const text = runBuilt([...args, "--reader", "text"]);
-          for (const block of ["64", "70000"]) {
-            expect(runBuilt([...args, "--threads", "2", "--block-bytes", block])).toEqual(text);
+          // One thread (this one, by position), this one and one worker, this one and two workers.
+          for (const [threads, block] of [
+            ["1", "64"],
+            ["2", "64"],
+            ["2", "70000"],
+            ["3", "64"],
+          ] as const) {
+            expect(runBuilt([...args, "--threads", threads, "--block-bytes", block])).toEqual(text);
           }
         }
       }

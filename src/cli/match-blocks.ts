@@ -1,0 +1,134 @@
+/**
+ * The blocks of a regular file read by position for `match` (match-fast.ts): block `i` holds the lines
+ * that start in `[from + i·blockBytes, from + (i+1)·blockBytes)`, the last one read to its end. A line
+ * longer than any record may be is skipped without being held (`OverlongLine`). Used by the worker threads
+ * (match-worker.ts) and, with one thread, by the main thread, so that both judge the same lines.
+ */
+
+import { closeSync, openSync, readSync } from "node:fs";
+import { type BlockResult, type BlockScanner, emptyResult, OverlongLine } from "./match-scan.js";
+
+/** How many blocks the threads may judge ahead of the merge (so memory stays bounded). */
+export const WINDOW = 4;
+
+/** Bytes read at a time past a block's end to finish its last line. */
+const EXTEND_BYTES = 64 * 1024;
+
+/** Where a file's blocks are: the file, the byte after the first record, its size and the block size. */
+export interface BlockPlan {
+  readonly path: string;
+  /** The offset of the first line after the first record (the blocks start there). */
+  readonly from: number;
+  /** The file's size when it was opened: bytes past it are not read. */
+  readonly size: number;
+  readonly blockBytes: number;
+}
+
+/** The number of blocks of a plan. */
+export function blockCount(plan: BlockPlan): number {
+  return Math.ceil((plan.size - plan.from) / plan.blockBytes);
+}
+
+/** Reads and judges the blocks of one file (synchronous reads; one instance per thread). */
+export class FileBlocks {
+  private readonly file: number;
+  private buffer: Buffer;
+
+  /**
+   * @param plan - the file and its blocks
+   * @param scanner - judges the lines
+   * @param cap - `overlongBytes(--max-line-length)`: a longer line is skipped, not held
+   * @throws {Error} when the file cannot be opened (Node's error)
+   */
+  constructor(
+    private readonly plan: BlockPlan,
+    private readonly scanner: BlockScanner,
+    private readonly cap: number,
+  ) {
+    this.file = openSync(plan.path, "r");
+    this.buffer = Buffer.allocUnsafe(plan.blockBytes + 1 + EXTEND_BYTES);
+  }
+
+  /** Closes the file. */
+  close(): void {
+    closeSync(this.file);
+  }
+
+  /**
+   * Block `i`'s results, in line order: its lines, then (when its last line was too long) that line's.
+   * @throws {Error} when a read fails (Node's error)
+   */
+  judge(i: number): BlockResult[] {
+    const { plan } = this;
+    const blockStart = plan.from + i * plan.blockBytes;
+    const blockEnd = Math.min(blockStart + plan.blockBytes, plan.size);
+    const readStart = i === 0 ? blockStart : blockStart - 1;
+    const filled = this.read(this.buffer, 0, blockEnd - readStart, readStart);
+    let start = 0;
+    if (i > 0) {
+      // The first line that starts in the block: after the first `\n` from the byte before it.
+      const nl = this.buffer.indexOf(10, 0);
+      if (nl < 0 || nl >= filled) return [emptyResult()];
+      start = nl + 1;
+    }
+    if (start >= filled) return [emptyResult()];
+    const lastBreak = this.buffer.lastIndexOf(10, filled - 1);
+    // The last line: whole when the block ends with `\n` or the file ends.
+    const lineStart = lastBreak < start ? start : lastBreak + 1;
+    let end = filled;
+    let overlong: BlockResult | undefined;
+    if (lineStart < filled && readStart + filled < plan.size) {
+      for (;;) {
+        if (end + EXTEND_BYTES > this.buffer.length) {
+          const wider = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, end + EXTEND_BYTES));
+          this.buffer.copy(wider, 0, 0, end);
+          this.buffer = wider;
+        }
+        const n = this.read(this.buffer, end, EXTEND_BYTES, readStart + end);
+        const nl = this.buffer.indexOf(10, end);
+        if (nl >= 0 && nl < end + n) {
+          end = nl + 1;
+          break;
+        }
+        end += n;
+        if (n === 0) break;
+        if (end - lineStart > this.cap) {
+          overlong = this.skipLine(lineStart, end, readStart);
+          end = lineStart;
+          break;
+        }
+      }
+    }
+    const buffer = this.buffer;
+    const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+    const results = [this.scanner.scan(bytes, start, end, readStart)];
+    if (overlong !== undefined && results[0]!.stop === undefined) results.push(overlong);
+    return results;
+  }
+
+  /** Reads `length` bytes at `position` into `into[offset…]`, fewer only at the end of the file. */
+  private read(into: Buffer, offset: number, length: number, position: number): number {
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.file, into, offset + done, length - done, position + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return done;
+  }
+
+  /** Skips the over-long line begun at `lineStart` (bytes up to `end` read), to its `\n` or the file's end. */
+  private skipLine(lineStart: number, end: number, readStart: number): BlockResult {
+    const skip = new OverlongLine();
+    skip.start(this.buffer.subarray(lineStart, end), readStart + lineStart);
+    let position = readStart + end;
+    const chunk = Buffer.allocUnsafe(EXTEND_BYTES);
+    for (;;) {
+      const n = this.read(chunk, 0, EXTEND_BYTES, position);
+      if (n === 0) break;
+      if (skip.feed(chunk.subarray(0, n), position)) break;
+      position += n;
+    }
+    return skip.finish(this.scanner);
+  }
+}
