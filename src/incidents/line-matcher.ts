@@ -103,13 +103,27 @@ type ByteTest =
  * ISO-8601 UTC form, and then compares as its instant; a `$regex` that is a literal — a match holds it.
  * Each is a necessary condition on its own, so a field may have several.
  */
-function byteTests(condition: Condition, out = new Map<string, ByteTest[]>()): Map<string, ByteTest[]> {
+/** The byte tests of a condition's top-level AND, by field, and whether they decide every conjunct. */
+interface ByteTests {
+  readonly byField: Map<string, ByteTest[]>;
+  /**
+   * True when every conjunct has a test that is exact on a plain ASCII string value: then a line whose
+   * tested fields are all such strings, and that passes every test, matches without the predicate.
+   */
+  exact: boolean;
+}
+
+function byteTests(
+  condition: Condition,
+  out: ByteTests = { byField: new Map<string, ByteTest[]>(), exact: true },
+): ByteTests {
   const encoder = new TextEncoder();
   const conjuncts = condition.kind === "and" ? condition.children : [condition];
-  const add = (field: string, test: ByteTest) => {
-    const list = out.get(field);
-    if (list === undefined) out.set(field, [test]);
+  const add = (field: string, test: ByteTest, exact: boolean) => {
+    const list = out.byField.get(field);
+    if (list === undefined) out.byField.set(field, [test]);
     else list.push(test);
+    if (!exact) out.exact = false;
   };
   for (const node of conjuncts) {
     if (node.kind === "and") {
@@ -117,54 +131,92 @@ function byteTests(condition: Condition, out = new Map<string, ByteTest[]>()): M
       byteTests(node, out);
       continue;
     }
-    if (node.kind !== "eq" && node.kind !== "in" && node.kind !== "range" && node.kind !== "regex") continue;
-    if (node.path.length !== 1) continue;
+    if (
+      (node.kind !== "eq" && node.kind !== "in" && node.kind !== "range" && node.kind !== "regex") ||
+      node.path.length !== 1
+    ) {
+      out.exact = false;
+      continue;
+    }
     const field = node.path[0]!;
     if (node.kind === "eq") {
+      // Strings compare exactly (docs/semantics.md 1.5): a plain ASCII value equals the operand's bytes.
       if (node.operand.type === "string")
-        add(field, { kind: "strings", strings: [encoder.encode(node.operand.value)] });
+        add(field, { kind: "strings", strings: [encoder.encode(node.operand.value)] }, true);
+      else out.exact = false;
     } else if (node.kind === "in") {
-      // Only the string operands can equal a string value (null matches null or missing, never a string).
+      // Only the string operands can equal a string value (null matches null or missing, never a string);
+      // a date operand may equal a date field's ISO string, which only the predicate decides.
       const strings = node.operands.flatMap((operand) =>
         operand.type === "string" ? [encoder.encode(operand.value)] : [],
       );
-      add(field, { kind: "strings", strings });
+      add(
+        field,
+        { kind: "strings", strings },
+        node.operands.every((operand) => operand.type !== "date"),
+      );
     } else if (node.kind === "range") {
-      if (node.fieldKind !== "date") continue;
       const { lower, upper } = node;
-      if (lower !== undefined && lower.operand.type !== "date") continue;
-      if (upper !== undefined && upper.operand.type !== "date") continue;
-      add(field, {
-        kind: "date",
-        lower: lower?.operand.type === "date" ? lower.operand.value : Number.NEGATIVE_INFINITY,
-        lowerInclusive: lower?.inclusive ?? true,
-        upper: upper?.operand.type === "date" ? upper.operand.value : Number.POSITIVE_INFINITY,
-        upperInclusive: upper?.inclusive ?? true,
-      });
+      if (
+        node.fieldKind !== "date" ||
+        (lower !== undefined && lower.operand.type !== "date") ||
+        (upper !== undefined && upper.operand.type !== "date")
+      ) {
+        out.exact = false;
+        continue;
+      }
+      // Exact when the value reads as an ISO-8601 UTC instant (`passes` says when it does not).
+      add(
+        field,
+        {
+          kind: "date",
+          lower: lower?.operand.type === "date" ? lower.operand.value : Number.NEGATIVE_INFINITY,
+          lowerInclusive: lower?.inclusive ?? true,
+          upper: upper?.operand.type === "date" ? upper.operand.value : Number.POSITIVE_INFINITY,
+          upperInclusive: upper?.inclusive ?? true,
+        },
+        true,
+      );
     } else {
       const literal = analyzeLiteral(node.source, node.flags);
-      if (literal === undefined || literal.text.length === 0) continue;
+      if (literal === undefined || literal.text.length === 0) {
+        out.exact = false;
+        continue;
+      }
       const bytes = encoder.encode(literal.ignoreCase ? literal.text.toLowerCase() : literal.text);
-      add(field, { kind: "contains", bytes, fold: literal.ignoreCase });
+      // An unanchored literal matches exactly the values that hold it (with `i`: ASCII text, folded).
+      add(
+        field,
+        { kind: "contains", bytes, fold: literal.ignoreCase },
+        !literal.anchorStart && !literal.anchorEnd,
+      );
     }
   }
   return out;
 }
 
 /** Whether the ASCII string `b[start, end)` passes `test` (false: the condition cannot match). */
-function passes(test: ByteTest, b: Uint8Array, start: number, end: number): boolean {
+/** `passes`: the value fails the test (the line does not match). */
+const FAILS = 0;
+/** `passes`: the value passes, exactly as the predicate would judge that conjunct. */
+const PASSES = 1;
+/** `passes`: the value may pass; only the predicate can say. */
+const UNSURE = 2;
+
+/** Whether the plain ASCII string value `b[start, end)` passes `test`: `FAILS`, `PASSES` or `UNSURE`. */
+function passes(test: ByteTest, b: Uint8Array, start: number, end: number): number {
   switch (test.kind) {
     case "strings":
-      return anyEqual(test.strings, b, start, end);
+      return anyEqual(test.strings, b, start, end) ? PASSES : FAILS;
     case "date": {
       const ms = isoUtcBytesMs(b, start, end);
       // Not of the form: not a date, which no date range matches; the predicate says so.
-      if (Number.isNaN(ms)) return true;
-      if (ms < test.lower || (ms === test.lower && !test.lowerInclusive)) return false;
-      return !(ms > test.upper || (ms === test.upper && !test.upperInclusive));
+      if (Number.isNaN(ms)) return UNSURE;
+      if (ms < test.lower || (ms === test.lower && !test.lowerInclusive)) return FAILS;
+      return ms > test.upper || (ms === test.upper && !test.upperInclusive) ? FAILS : PASSES;
     }
     case "contains":
-      return contains(test.bytes, test.fold, b, start, end);
+      return contains(test.bytes, test.fold, b, start, end) ? PASSES : FAILS;
     default:
       return assertNever(test);
   }
@@ -186,6 +238,8 @@ export class LineMatcher {
   private readonly scanner: LineScanner;
   /** Per field: the byte tests its plain ASCII string values must pass, or undefined. */
   private readonly required: (readonly ByteTest[] | undefined)[];
+  /** Whether the byte tests decide every conjunct exactly (`ByteTests.exact`). */
+  private readonly exact: boolean;
   /** Per field: decoded short strings by hash (`INTERN_SLOTS` each), with their bytes. */
   private readonly internText: (string | undefined)[];
   private readonly internBytes: (Uint8Array | undefined)[];
@@ -203,7 +257,8 @@ export class LineMatcher {
     this.fields = fields;
     this.scanner = new LineScanner(fields);
     const tests = byteTests(condition);
-    this.required = fields.map((field) => tests.get(field));
+    this.required = fields.map((field) => tests.byField.get(field));
+    this.exact = tests.exact;
     this.internText = new Array<string | undefined>(fields.length * INTERN_SLOTS).fill(undefined);
     this.internBytes = new Array<Uint8Array | undefined>(fields.length * INTERN_SLOTS).fill(undefined);
   }
@@ -218,11 +273,19 @@ export class LineMatcher {
     if (scanner.scanLine(b, start, end) !== SCAN_OK) return LINE_EXACT;
     const kinds = scanner.kinds;
     const required = this.required;
+    let exact = this.exact;
     for (let k = 0; k < required.length; k++) {
       const tests = required[k];
-      if (tests === undefined || kinds[k] !== FIELD_ASCII) continue;
-      for (const test of tests)
-        if (!passes(test, b, scanner.starts[k]!, scanner.ends[k]!)) return LINE_NO_MATCH;
+      if (tests === undefined) continue;
+      if (kinds[k] !== FIELD_ASCII) {
+        exact = false;
+        continue;
+      }
+      for (const test of tests) {
+        const verdict = passes(test, b, scanner.starts[k]!, scanner.ends[k]!);
+        if (verdict === FAILS) return LINE_NO_MATCH;
+        if (verdict === UNSURE) exact = false;
+      }
     }
     const record: Record<string, unknown> = {};
     const fields = this.fields;
@@ -233,6 +296,8 @@ export class LineMatcher {
         kind === FIELD_ASCII ? this.text(k, b, scanner.starts[k]!, scanner.ends[k]!) : scanner.values[k];
     }
     this.record = record;
+    // Every conjunct passed a test that decides it exactly: the predicate would say the same.
+    if (exact) return LINE_MATCH;
     return this.predicate(record) ? LINE_MATCH : LINE_NO_MATCH;
   }
 

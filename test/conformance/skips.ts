@@ -21,6 +21,7 @@ export const ENGINES = [
   "incident-set:open-dictionaries",
   "incident-set:open-hashes",
   "incident-set:ndjson",
+  "line-matcher",
   "mongo:date",
   "mongo:string",
 ] as const;
