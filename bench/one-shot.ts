@@ -6,15 +6,23 @@
  * agree with DuckDB's or the run fails. The file: `BENCH_ONESHOT_SIZE` generated incidents (default 1M)
  * whose titles are made unique (the incident's id appended), written to a temporary folder.
  *
+ * Then the set build on the same file: `IncidentSet.fromNdjson` from a `FileHandle` (rate, and the heap and
+ * outside-heap bytes it holds per incident after a collection, beside the file's bytes per line) against
+ * DuckDB's `CREATE TABLE … AS SELECT * FROM read_json(…)` with 1 and 2 threads, and each shape's count on the
+ * loaded set against the count on DuckDB's loaded table (the faster of 1 and 2 threads).
+ *
  * Run alone: `npm run bench:build && node bench/.build/bench/one-shot.js` (after `npm run build`).
  */
 
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseSearchConditions } from "../src/conditions/parse.js";
+import { IncidentSet } from "../src/incidents/incident-set.js";
 import { generateIncidents } from "./generate-incidents.js";
 import { BENCH_DIR, loadPeers, type PeerModules } from "./peers.js";
 
@@ -69,7 +77,157 @@ export interface OneShotRow {
   readonly ratio: number;
 }
 
+/** The set build and the counts on loaded data (see the module comment). */
+export interface SetBuildReport {
+  readonly incidents: number;
+  readonly fileBytesPerLine: number;
+  readonly fromNdjsonPerSecond: number;
+  readonly duck1PerSecond: number;
+  readonly duck2PerSecond: number;
+  /** Heap and outside-heap bytes the set holds per incident, after a collection. */
+  readonly setHeapBytesPerIncident: number;
+  readonly setOutsideHeapBytesPerIncident: number;
+  /** Per shape: the faster DuckDB count on its table over `IncidentSet.count` (≥ 1: ours faster). */
+  readonly countRatios: readonly { readonly shape: string; readonly ratio: number }[];
+}
+
+/** What the section measured: the one-shot rows and the set build. */
+export interface OneShotReport {
+  readonly rows: readonly OneShotRow[];
+  readonly build: SetBuildReport | undefined;
+}
+
+/** The section's targets (issue 27), for the runner's MET/MISS lines. */
+export function oneShotTargets(report: OneShotReport): {
+  name: string;
+  goal: string;
+  reached: string;
+  met: boolean;
+}[] {
+  const out = [];
+  if (report.rows.length > 0) {
+    const worst = report.rows.reduce((a, b) => (b.ratio < a.ratio ? b : a));
+    out.push({
+      name: "one-shot match (count and first, four shapes) vs the faster DuckDB read_json",
+      goal: "≥ 1.0×",
+      reached: `${worst.ratio.toFixed(2)}× (worst: ${worst.shape} ${worst.mode}); best ${Math.max(...report.rows.map((r) => r.ratio)).toFixed(2)}×`,
+      met: worst.ratio >= 1,
+    });
+  }
+  const build = report.build;
+  if (build !== undefined) {
+    const rate = build.fromNdjsonPerSecond / build.duck1PerSecond;
+    out.push({
+      name: "IncidentSet.fromNdjson vs DuckDB's single-thread load (incidents/s)",
+      goal: "≥ 1.0×",
+      reached: `${rate.toFixed(2)}× (${Math.round(build.fromNdjsonPerSecond).toLocaleString("en-US")}/s vs ${Math.round(build.duck1PerSecond).toLocaleString("en-US")}/s)`,
+      met: rate >= 1,
+    });
+    const held = build.setHeapBytesPerIncident + build.setOutsideHeapBytesPerIncident;
+    out.push({
+      name: "fromNdjson memory per incident vs its NDJSON line",
+      goal: `≤ ${build.fileBytesPerLine} B`,
+      reached: `${held} B (${build.setHeapBytesPerIncident} heap + ${build.setOutsideHeapBytesPerIncident} outside)`,
+      met: held <= build.fileBytesPerLine,
+    });
+    const worst = Math.min(...build.countRatios.map((r) => r.ratio));
+    out.push({
+      name: "count on the loaded set vs the faster DuckDB on its loaded table",
+      goal: "≥ 3× each",
+      reached: build.countRatios.map((r) => `${r.shape} ${r.ratio.toFixed(1)}×`).join(", "),
+      met: worst >= 3,
+    });
+  }
+  return out;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Bytes held in and outside the heap, after a collection (`--expose-gc`; without it, as they are). */
+function heldBytes(): { heap: number; outside: number } {
+  (globalThis as { gc?: () => void }).gc?.();
+  const usage = process.memoryUsage();
+  return { heap: usage.heapUsed, outside: usage.external };
+}
+
+/** The set build and the counts on loaded data, on the export at `path` (see the module comment). */
+async function setBuild(
+  peers: PeerModules,
+  path: string,
+  size: number,
+  write: (line: string) => void,
+): Promise<SetBuildReport> {
+  const before = heldBytes();
+  const t0 = performance.now();
+  const handle = await open(path);
+  let set: IncidentSet | undefined = await IncidentSet.fromNdjson(handle).finally(() => handle.close());
+  const buildMs = performance.now() - t0;
+  const after = heldBytes();
+  const duckRates: number[] = [];
+  const tables: { connect: Awaited<ReturnType<typeof connectDuck>>; ms: number }[] = [];
+  for (const threads of ["1", "2"]) {
+    const connection = await connectDuck(peers, threads);
+    const t1 = performance.now();
+    await connection.run(
+      `CREATE TABLE incidents AS SELECT * FROM read_json('${path}', format='newline_delimited')`,
+    );
+    const ms = performance.now() - t1;
+    duckRates.push(size / (ms / 1000));
+    tables.push({ connect: connection, ms });
+  }
+  const countRatios = [];
+  for (const shape of SHAPES) {
+    const condition = parseSearchConditions(shape.conditions);
+    const ours: number[] = [];
+    let found = 0;
+    for (let r = 0; r < 7; r++) {
+      const t = performance.now();
+      found = set.count(condition);
+      ours.push(performance.now() - t);
+    }
+    let duckBest = Number.POSITIVE_INFINITY;
+    for (const { connect } of tables) {
+      const times: number[] = [];
+      let expected = "";
+      for (let r = 0; r < 5; r++) {
+        const t = performance.now();
+        const rows = (
+          await connect.runAndReadAll(`SELECT count(*) FROM incidents WHERE ${shape.sql}`)
+        ).getRows();
+        times.push(performance.now() - t);
+        expected = String(rows[0]?.[0] ?? "");
+      }
+      if (String(found) !== expected)
+        throw new Error(`set count ${shape.name}: the set says ${found}, DuckDB ${expected}`);
+      duckBest = Math.min(duckBest, median(times));
+    }
+    countRatios.push({ shape: shape.name, ratio: duckBest / median(ours) });
+  }
+  const report: SetBuildReport = {
+    incidents: size,
+    fileBytesPerLine: Math.round(statSync(path).size / size),
+    fromNdjsonPerSecond: size / (buildMs / 1000),
+    duck1PerSecond: duckRates[0]!,
+    duck2PerSecond: duckRates[1]!,
+    setHeapBytesPerIncident: Math.max(0, Math.round((after.heap - before.heap) / size)),
+    setOutsideHeapBytesPerIncident: Math.max(0, Math.round((after.outside - before.outside) / size)),
+    countRatios,
+  };
+  set = undefined;
+  write(
+    `set build: fromNdjson ${Math.round(report.fromNdjsonPerSecond).toLocaleString("en-US")}/s; DuckDB CREATE TABLE … read_json 1t ${Math.round(report.duck1PerSecond).toLocaleString("en-US")}/s, 2t ${Math.round(report.duck2PerSecond).toLocaleString("en-US")}/s; the set holds ${report.setHeapBytesPerIncident} B heap + ${report.setOutsideHeapBytesPerIncident} B outside per incident (lines: ${report.fileBytesPerLine} B)`,
+  );
+  for (const { shape, ratio } of countRatios)
+    write(
+      `${`count on loaded data: ${shape}`.padEnd(60)} faster DuckDB / IncidentSet.count ${ratio.toFixed(1)}×`,
+    );
+  return report;
+}
+
+async function connectDuck(peers: PeerModules, threads: string) {
+  const instance = await peers.duckdb.DuckDBInstance.create(":memory:", { threads });
+  return instance.connect();
+}
 
 async function writeExport(path: string, size: number): Promise<void> {
   const stream = createWriteStream(path);
@@ -111,7 +269,7 @@ export async function runOneShotBench(
   write: (line: string) => void,
   size = Number(process.env.BENCH_ONESHOT_SIZE ?? 1_000_000),
   rounds = 3,
-): Promise<OneShotRow[] | undefined> {
+): Promise<OneShotReport | undefined> {
   try {
     statSync(CLI);
   } catch {
@@ -125,12 +283,7 @@ export async function runOneShotBench(
     write(
       `one-shot over ${size.toLocaleString("en-US")} incidents (${(statSync(path).size / 2 ** 20).toFixed(0)} MiB of NDJSON, unique titles): CLI child process vs DuckDB read_json`,
     );
-    const ducks = await Promise.all(
-      ["1", "2"].map(async (threads) => {
-        const instance = await peers.duckdb.DuckDBInstance.create(":memory:", { threads });
-        return instance.connect();
-      }),
-    );
+    const ducks = await Promise.all(["1", "2"].map((threads) => connectDuck(peers, threads)));
     const rows: OneShotRow[] = [];
     for (const shape of SHAPES) {
       for (const mode of ["count", "first"] as const) {
@@ -183,12 +336,16 @@ export async function runOneShotBench(
         );
       }
     }
-    return rows;
+    const build = await setBuild(peers, path, size, write);
+    return { rows, build };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  await runOneShotBench(await loadPeers(), (line) => console.log(line));
+  const report = await runOneShotBench(await loadPeers(), (line) => console.log(line));
+  if (report !== undefined)
+    for (const t of oneShotTargets(report))
+      console.log(`  ${t.met ? "MET " : "MISS"} ${t.name}: ${t.reached} (goal ${t.goal})`);
 }

@@ -40,7 +40,7 @@ import {
   measureInterleaved,
   ratio,
 } from "./harness.js";
-import { runOneShotBench } from "./one-shot.js";
+import { oneShotTargets, runOneShotBench } from "./one-shot.js";
 import {
   arqueroCount,
   BENCH_DIR,
@@ -658,7 +658,10 @@ async function main(): Promise<void> {
       );
     }
   }
-  const reached = largest === undefined ? [] : targets(largest, compileCase, paired, text);
+  const reached = [
+    ...(largest === undefined ? [] : targets(largest, compileCase, paired, text)),
+    ...(oneShot === undefined ? [] : oneShotTargets(oneShot)),
+  ];
   if (largest !== undefined) {
     write(`\ntargets on ${largest.size.toLocaleString("en-US")} incidents:`);
     for (const t of reached) write(`  ${t.met ? "MET " : "MISS"} ${t.name}: ${t.reached} (goal ${t.goal})`);
