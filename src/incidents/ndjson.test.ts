@@ -404,4 +404,36 @@ describe("LineScanner", () => {
       fcOptions(3000),
     );
   });
+
+  it("reads compact lines with the previous line's keys or the first of them (the fast path), as JSON.parse does", () => {
+    const keys = ["IncidentId", "Severity", "Other", "Title", "CreatedUtcTime", "Tags"];
+    const plain = fc.oneof(
+      fc.stringMatching(/^[ -!#-[\]-~]{0,12}$/),
+      fc.integer(),
+      fc.constantFrom(true, false, null, -0, 1.5e-7),
+    );
+    // A run of lines: each takes the first `n` keys (the whole shape most of the time), some a mutation.
+    const run = fc.array(
+      fc.tuple(
+        fc.integer({ min: 0, max: keys.length }),
+        fc.array(plain, { minLength: keys.length, maxLength: keys.length }),
+      ),
+      { minLength: 1, maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(run, (lines) => {
+        const scanner = new LineScanner(fields);
+        for (const [n, values] of lines) {
+          const record = Object.fromEntries(keys.slice(0, n).map((key, i) => [key, values[i]]));
+          const bytes = encode(JSON.stringify(record));
+          const out: unknown[] = [];
+          // Every such line is read (none is left to JSON.parse), and as JSON.parse reads it.
+          if (!scanner.scan(bytes, 0, bytes.length, out)) return false;
+          if (!agrees(scanner, bytes)) return false;
+        }
+        return true;
+      }),
+      fcOptions(500),
+    );
+  });
 });

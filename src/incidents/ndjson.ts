@@ -610,7 +610,7 @@ export class LineScanner {
 
   /**
    * The common line, read without `scanLine`'s generality: compact (no blanks), its keys the previous
-   * line's in the same order (plain ASCII, known to be distinct), each value a string of plain ASCII bytes
+   * line's in the same order, or the first of them (plain ASCII, known to be distinct), each value a string of plain ASCII bytes
    * (no escape, no control character), a number or a literal. Sets the fields as `scanLine` sets them and
    * returns true; false when the line is not of that form (the fields are then reset, and `scanLine` reads
    * it), so the answers are `scanLine`'s on every line.
@@ -663,8 +663,13 @@ export class LineScanner {
         p = q;
       }
       if (p >= end) return this.unfast();
-      if (b[p] !== (i < n - 1 ? COMMA : CLOSE_BRACE)) return this.unfast();
+      const c2 = b[p]!;
       p++;
+      if (c2 === COMMA && i < n - 1) continue;
+      // The object ends here: after the last key of the shape, or after the first `i + 1` of its keys (a
+      // line without the previous line's last fields, which keeps the shape for the lines after it).
+      if (c2 === CLOSE_BRACE) break;
+      return this.unfast();
     }
     if (open) {
       if (p >= end || b[p] !== LF) return this.unfast();
