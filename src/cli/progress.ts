@@ -5,8 +5,17 @@
  * cheap, so the readers update it once a batch.
  */
 
-import cliProgress from "cli-progress";
+import { createRequire } from "node:module";
 import type { InputSource } from "./source.js";
+
+type CliProgress = typeof import("cli-progress");
+let loaded: CliProgress | undefined;
+
+/** cli-progress, loaded the first time a bar is drawn (a run whose standard error is no terminal never loads it). */
+function cliProgress(): CliProgress {
+  loaded ??= createRequire(import.meta.url)("cli-progress") as CliProgress;
+  return loaded;
+}
 
 /** A running progress display. */
 export interface Progress {
@@ -30,7 +39,8 @@ export function startProgress(
   if (stream === undefined || stream.isTTY !== true) return undefined;
   const known = source.size !== undefined && source.size > 0;
   const name = source.label.length > 40 ? `${source.label.slice(0, 39)}…` : source.label;
-  const bar = new cliProgress.SingleBar(
+  const progress = cliProgress();
+  const bar = new progress.SingleBar(
     {
       stream,
       format: known
@@ -42,7 +52,7 @@ export function startProgress(
       // Redraw even when the terminal's width is unknown (a test's stream).
       noTTYOutput: true,
     },
-    cliProgress.Presets.shades_classic,
+    progress.Presets.shades_classic,
   );
   const started = now();
   bar.start(known ? (source.size as number) : 1, 0, { records: "0", rate: "0" });

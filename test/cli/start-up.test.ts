@@ -1,6 +1,7 @@
 /**
  * The executable's start-up (issue 27): `check`, `match` and `timeline` never load the server's packages
- * (Fastify, jose, the PostgreSQL drivers) nor date-fns' whole index; `serve` loads them when it runs. A module
+ * (Fastify, jose, the PostgreSQL drivers) nor date-fns' whole index, nor cli-progress when standard error is
+ * no terminal; `serve` loads them when it runs. A module
  * hook refuses to resolve those packages, so a subcommand that loads one fails. Runs the built executable
  * (`npm test` builds before it runs the tests).
  */
@@ -13,8 +14,12 @@ const MAIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 const EXAMPLES = fileURLToPath(new URL("../../examples/", import.meta.url));
 const run = promisify(execFile);
 
-/** Packages a subcommand other than `serve` must not load: `^date-fns$` is the whole index, 140 ms here. */
-const SERVER_ONLY = "^(fastify|@fastify/.*|jose|pg|pg-.*|@electric-sql/pglite.*|light-my-request|date-fns)$";
+/**
+ * Packages a subcommand other than `serve` must not load (with standard error not a terminal):
+ * `^date-fns$` is the whole index, 140 ms here.
+ */
+const SERVER_ONLY =
+  "^(fastify|@fastify/.*|jose|pg|pg-.*|@electric-sql/pglite.*|light-my-request|date-fns|cli-progress)$";
 
 const hook = `
 export async function resolve(specifier, context, next) {
