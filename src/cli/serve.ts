@@ -6,15 +6,7 @@
 
 import { type Command, InvalidArgumentError } from "commander";
 import type { ApiKey } from "../server/auth.js";
-import {
-  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-  DEFAULT_MAX_CONNECTIONS,
-  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
-  DEFAULT_MAX_TIME_MS,
-  DEFAULT_RATE_LIMIT,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  normalizeBasePath,
-} from "../server/limits.js";
+import * as limits from "../server/limits.js";
 import type { ServeHooks, ServeOptions } from "./serve-run.js";
 
 export type { ServeHooks, ServeOptions } from "./serve-run.js";
@@ -53,7 +45,7 @@ function collectApiKey(value: string, previous: readonly ApiKey[]): readonly Api
 
 function parseBasePath(value: string): string {
   try {
-    return normalizeBasePath(value);
+    return limits.normalizeBasePath(value);
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
@@ -97,7 +89,7 @@ export function registerServeCommand(program: Command, hooks: ServeHooks = {}): 
       "--rate-limit <requests>",
       "requests per minute per credential",
       parseRateLimit,
-      DEFAULT_RATE_LIMIT,
+      limits.DEFAULT_RATE_LIMIT,
     )
     .option("--base-path <prefix>", "prefix of the command paths, e.g. /VSOC/api", parseBasePath, "")
     .option(
@@ -108,7 +100,7 @@ export function registerServeCommand(program: Command, hooks: ServeHooks = {}): 
       "--request-timeout-ms <ms>",
       "time for a request's headers and body to arrive (then 408)",
       positiveIntegerOption("milliseconds"),
-      DEFAULT_REQUEST_TIMEOUT_MS,
+      limits.DEFAULT_REQUEST_TIMEOUT_MS,
     )
     .option(
       "--command-timeout-ms <ms>",
@@ -119,25 +111,25 @@ export function registerServeCommand(program: Command, hooks: ServeHooks = {}): 
       "--keep-alive-timeout-ms <ms>",
       "time an idle keep-alive connection stays open",
       positiveIntegerOption("milliseconds"),
-      DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+      limits.DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
     )
     .option(
       "--max-connections-per-address <n>",
       "open connections one client address may hold",
       positiveIntegerOption("connections"),
-      DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+      limits.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
     )
     .option(
       "--max-connections <n>",
       "open connections in all",
       positiveIntegerOption("connections"),
-      DEFAULT_MAX_CONNECTIONS,
+      limits.DEFAULT_MAX_CONNECTIONS,
     )
     .option(
       "--max-time-ms <ms>",
       "time budget of one Search Conditions search",
       positiveIntegerOption("milliseconds"),
-      DEFAULT_MAX_TIME_MS,
+      limits.DEFAULT_MAX_TIME_MS,
     )
     .addHelpText(
       "after",

@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
 import { formatDatasetIssues, validateDataset } from "../commands/memory/dataset.js";
+import { toTimelineEntryData } from "../commands/memory/dataset-records.js";
 import { type TimelineEntry, type TimelineEntryProblem, validateTimelineEntryAt } from "../timeline/entry.js";
 import { createTimelineFilter } from "../timeline/filter.js";
 import { parseSortOrder, type SortOrder, sortedTimelineOrder } from "../timeline/sort.js";
@@ -224,18 +225,7 @@ async function entriesFromDataset(
   const [only] = sites;
   return (dataset.timelineEntries ?? [])
     .filter((e) => e.IncidentNumber === incident && e.Site === only)
-    .map((e) => ({
-      TimelineID: e.TimelineID,
-      Time: e.Time,
-      Summary: e.Summary ?? "",
-      Note: e.Note ?? "",
-      EventType: e.EventType ?? "",
-      Tactic: [...(e.Tactic ?? [])],
-      Technique: [...(e.Technique ?? [])],
-      RiskLevel: e.RiskLevel ?? "",
-      Description: e.Description ?? "",
-      Author: e.Author ?? "",
-    }));
+    .map(toTimelineEntryData);
 }
 
 /** Writes the entries in `order`, in batches, respecting back-pressure: a JSON array (one entry a line) or NDJSON. */
