@@ -256,7 +256,9 @@ function cli(
   const t0 = performance.now();
   const result = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 1 << 26 });
   const ms = performance.now() - t0;
-  if (result.status !== 0 && result.status !== 1) throw new Error(`the CLI failed: ${result.stderr}`);
+  // 1 is "no incident matches", with nothing on standard error (Node's own failures exit 1 too).
+  if ((result.status !== 0 && result.status !== 1) || result.stderr !== "")
+    throw new Error(`the CLI failed (${result.status}): ${result.stderr}`);
   return { ms, out: result.stdout.trim() };
 }
 
