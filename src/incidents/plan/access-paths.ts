@@ -17,7 +17,8 @@ import { type CreationOrder, ORDER_FIELD } from "../order.js";
 import type { BudgetTimer } from "../search-budget.js";
 import { buildPlan, conjuncts } from "./build.js";
 import { candidateLimit, postingsCost, scanCost, textRowsCost } from "./cost.js";
-import { DateLeaf, DictionaryLeaf, HashLeaf, ResidualLeaf } from "./leaves.js";
+import { DateLeaf } from "./date-leaf.js";
+import { DictionaryLeaf, HashLeaf, ResidualLeaf } from "./leaves.js";
 import {
   AndPlan,
   FUSED_CODE_BITSETS,

@@ -6,15 +6,8 @@
 
 import { assertNever, type Condition, type FieldNode } from "../../conditions/ast.js";
 import type { BudgetTimer } from "../search-budget.js";
-import {
-  ConstantNode,
-  DateLeaf,
-  DictionaryLeaf,
-  dateLeafEligible,
-  HashLeaf,
-  hashLeafEligible,
-  ResidualLeaf,
-} from "./leaves.js";
+import { DateLeaf, dateLeafEligible } from "./date-leaf.js";
+import { ConstantNode, DictionaryLeaf, HashLeaf, hashLeafEligible, ResidualLeaf } from "./leaves.js";
 import { AndPlan, NotPlan, OrPlan } from "./logical.js";
 import { type PlanNode, type Storage, UNBOUNDED } from "./node.js";
 import { TextLeaf } from "./text-leaf.js";

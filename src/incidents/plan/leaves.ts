@@ -1,15 +1,16 @@
 /**
- * The column leaves of a plan (planner.ts has the map): a field node answered by a column, per row and per
- * bitset pass (passes.ts). A dictionary leaf evaluates the node once per distinct value (an accept table over
- * codes), a date leaf compares epoch ms, a hash leaf probes the operands; rows a column cannot answer
- * (arrays, objects) are unknown. A residual leaf (no column answers) is unknown everywhere; a constant is
- * `{}` or an empty `$or`. The `$regex` leaf on a text column is text-leaf.ts.
+ * The dictionary and hash leaves of a plan, and the leaves no column answers (planner.ts has the map): a
+ * field node answered by a column, per row and per bitset pass (passes.ts). A dictionary leaf evaluates the
+ * node once per distinct value (an accept table over codes), a hash leaf probes the operands; rows a column
+ * cannot answer (arrays, objects) are unknown. A residual leaf (no column answers) is unknown everywhere; a
+ * constant is `{}` or an empty `$or`. The date leaf is date-leaf.ts, the `$regex` leaf on a text column
+ * text-leaf.ts.
  *
  * Every leaf's answer is the reference's (docs/semantics.md 1.5) by construction: accept tables come from the
  * same leaf semantics `compile` uses (`leafSemantics`), and anything a column cannot decide is unknown.
  */
 
-import { assertNever, type Condition, type FieldNode, type Operand } from "../../conditions/ast.js";
+import type { Condition, FieldNode, Operand } from "../../conditions/ast.js";
 import { leafSemantics } from "../../conditions/leaf.js";
 import { compileRegex } from "../../conditions/regex/matcher.js";
 import { type Bitset, emptyBitset, fullBitset, hasBit, not, or, rowsToBits, setBit } from "../bitset.js";
@@ -17,27 +18,13 @@ import {
   CODE_COMPLEX,
   CODE_MISSING,
   CODE_NULL,
-  DATE_COMPLEX,
-  DATE_MISSING,
-  DATE_NULL,
-  DATE_OTHER,
-  DATE_VALUE,
-  type DateColumn,
   type DictionaryColumn,
   FIRST_VALUE_CODE,
   type HashIndex,
 } from "../columns.js";
-import type { MsInterval } from "../order.js";
 import { CompactHashIndex, hashKey } from "../record-store.js";
 import type { BudgetTimer } from "../search-budget.js";
-import {
-  countedEstimate,
-  hashEstimate,
-  RESIDUAL_GUESS,
-  regexGuess,
-  SEED_FRACTION,
-  sampledEstimate,
-} from "./cost.js";
+import { countedEstimate, hashEstimate, RESIDUAL_GUESS, regexGuess, SEED_FRACTION } from "./cost.js";
 import {
   type DenseResult,
   FALSE,
@@ -48,7 +35,7 @@ import {
   UNBOUNDED,
   UNKNOWN,
 } from "./node.js";
-import { codesPass, codesPass3, datesPass, intervalPass, possibleWith } from "./passes.js";
+import { codesPass, codesPass3 } from "./passes.js";
 
 /** A field node answered by a dictionary column: one leaf evaluation per distinct value. */
 export class DictionaryLeaf implements PlanNode {
@@ -152,170 +139,6 @@ export class DictionaryLeaf implements PlanNode {
   }
 }
 
-/** The field nodes a date column can answer (see `dateLeafEligible`). */
-export type DateEligibleNode = Extract<FieldNode, { kind: "range" | "eq" | "ne" | "in" | "nin" | "exists" }>;
-
-/**
- * Whether a field node can be answered by a date column: a single-segment node on a catalogue date field
- * whose operands are all dates (or null, for equality): ranges, `$eq`/`$ne`, `$in`/`$nin`, `$exists`.
- */
-export function dateLeafEligible(node: FieldNode): node is DateEligibleNode {
-  if (node.fieldKind !== "date" || node.path.length !== 1) return false;
-  switch (node.kind) {
-    case "range":
-      return (
-        (node.lower !== undefined || node.upper !== undefined) &&
-        (node.lower === undefined || node.lower.operand.type === "date") &&
-        (node.upper === undefined || node.upper.operand.type === "date")
-      );
-    case "eq":
-    case "ne":
-      return dateOrNull(node.operand);
-    case "in":
-    case "nin":
-      return node.operands.every(dateOrNull);
-    case "exists":
-      return true;
-    case "all":
-    case "regex":
-    case "size":
-    case "type":
-    case "mod":
-    case "elemMatch":
-      return false; // no date operand: the row predicate answers
-    default:
-      return assertNever(node);
-  }
-}
-
-/** A field node on a catalogue date field answered by its date column (epoch ms). */
-export class DateLeaf implements PlanNode {
-  readonly condition: DateEligibleNode;
-  readonly column: DateColumn;
-  readonly estimate: number;
-  readonly size: number;
-  /** Answers for the non-date states (missing, null, other), UNKNOWN for complex. */
-  private readonly stateAnswer: Uint8Array;
-  /** The test of a date value (ms). */
-  readonly test: (ms: number) => boolean;
-  private readonly timer: BudgetTimer;
-  /** For a positive range or `$eq` date: the ms interval [lo, hi] with inclusivity (segments of the order). */
-  readonly interval: MsInterval | undefined;
-
-  constructor(node: DateEligibleNode, column: DateColumn, size: number, timer: BudgetTimer = UNBOUNDED) {
-    this.condition = node;
-    this.column = column;
-    this.size = size;
-    this.timer = timer;
-    const leaf = leafSemantics(node);
-    const answers = new Uint8Array(5);
-    answers[DATE_MISSING] = leaf.missing ? TRUE : FALSE;
-    answers[DATE_NULL] = leaf.one(null) ? TRUE : FALSE;
-    // Every present non-date scalar answers alike for date operands: no date equals it or lies in a range.
-    answers[DATE_OTHER] = leaf.one("not a date") ? TRUE : FALSE;
-    answers[DATE_COMPLEX] = UNKNOWN;
-    answers[DATE_VALUE] = UNKNOWN; // decided by `test`
-    this.stateAnswer = answers;
-    this.test = dateTest(node);
-    this.interval = intervalOf(node);
-    // No histogram of dates: evenly spaced rows are sampled.
-    this.estimate = sampledEstimate(size, (i) => this.row(i));
-  }
-
-  row(i: number): Tri {
-    const state = this.column.states[i]!;
-    if (state === DATE_VALUE) return this.test(this.column.ms[i]!) ? TRUE : FALSE;
-    return this.stateAnswer[state] as Tri;
-  }
-
-  dense(within: Bitset | null): DenseResult {
-    const { size, timer } = this;
-    const { ms, states, counts } = this.column;
-    const words = (size + 31) >>> 5;
-    const t = new Uint32Array(words);
-    const interval = this.interval;
-    const answers = this.stateAnswer;
-    const otherTrue =
-      answers[DATE_MISSING] === TRUE || answers[DATE_NULL] === TRUE || answers[DATE_OTHER] === TRUE;
-    // NaN (non-dates) fails every comparison: a branch-free interval test over the ms column.
-    if (interval !== undefined && !otherTrue) intervalPass(t, size, within, ms, interval, timer);
-    else datesPass(t, size, within, states, ms, this.test, answers, timer);
-    const p = counts[DATE_COMPLEX]! > 0 ? possibleWith(t, this.column.complexRows, timer) : t;
-    return { t, p };
-  }
-
-  /** True when `interval` alone decides every row: no array values, and no non-date state is accepted. */
-  decidesByInterval(): boolean {
-    return (
-      this.interval !== undefined &&
-      this.column.counts[DATE_COMPLEX] === 0 &&
-      this.stateAnswer[DATE_MISSING] === FALSE &&
-      this.stateAnswer[DATE_NULL] === FALSE &&
-      this.stateAnswer[DATE_OTHER] === FALSE
-    );
-  }
-
-  describe(): string {
-    return `date ${this.column.field}`;
-  }
-}
-
-/** True when `ms` lies in `interval` (NaN, not a date, lies in none). */
-function inInterval(interval: MsInterval, ms: number): boolean {
-  const { lo, hi, loInclusive, hiInclusive } = interval;
-  return (loInclusive ? ms >= lo : ms > lo) && (hiInclusive ? ms <= hi : ms < hi);
-}
-
-/** The test of a date value for an eligible node (see `dateLeafEligible`). */
-function dateTest(node: DateEligibleNode): (ms: number) => boolean {
-  switch (node.kind) {
-    case "range": {
-      const interval = rangeInterval(node);
-      return (ms) => inInterval(interval, ms);
-    }
-    case "eq":
-    case "ne": {
-      const positive = node.kind === "eq";
-      if (node.operand.type !== "date") return () => !positive;
-      const k = node.operand.value;
-      return (ms) => (ms === k) === positive;
-    }
-    case "in":
-    case "nin": {
-      const positive = node.kind === "in";
-      const dates = new Set<number>();
-      for (const o of node.operands) if (o.type === "date" && !Number.isNaN(o.value)) dates.add(o.value);
-      return (ms) => dates.has(ms) === positive;
-    }
-    case "exists": {
-      const exists = node.exists;
-      return () => exists;
-    }
-    default:
-      return assertNever(node);
-  }
-}
-
-/** The interval of an eligible range node (a missing bound is infinite; bounds are dates). */
-function rangeInterval(node: Extract<DateEligibleNode, { kind: "range" }>): MsInterval {
-  return {
-    lo: node.lower === undefined ? Number.NEGATIVE_INFINITY : (node.lower.operand as { value: number }).value,
-    loInclusive: node.lower?.inclusive ?? true,
-    hi: node.upper === undefined ? Number.POSITIVE_INFINITY : (node.upper.operand as { value: number }).value,
-    hiInclusive: node.upper?.inclusive ?? true,
-  };
-}
-
-/** The date interval of a positive range or `$eq` date node: the rows it accepts among the dated ones. */
-function intervalOf(node: DateEligibleNode): MsInterval | undefined {
-  if (node.kind === "range") return rangeInterval(node);
-  if (node.kind === "eq" && node.operand.type === "date" && !Number.isNaN(node.operand.value)) {
-    const k = node.operand.value;
-    return { lo: k, loInclusive: true, hi: k, hiInclusive: true };
-  }
-  return undefined;
-}
-
 /** The field nodes a hash index can answer (see `hashLeafEligible`). */
 export type HashEligibleNode = Extract<FieldNode, { kind: "eq" | "ne" | "in" | "nin" }>;
 
@@ -324,33 +147,12 @@ function scalar(o: Operand): boolean {
   return o.type === "string" || o.type === "number" || o.type === "boolean";
 }
 
-/** A date or null operand. */
-function dateOrNull(o: Operand): boolean {
-  return o.type === "date" || o.type === "null";
-}
-
 /** Whether a field node can use a hash index: `$eq`/`$in`/`$ne`/`$nin` with string, number or boolean operands. */
 export function hashLeafEligible(node: FieldNode): node is HashEligibleNode {
   if (node.path.length !== 1) return false;
-  switch (node.kind) {
-    case "eq":
-    case "ne":
-      return scalar(node.operand);
-    case "in":
-    case "nin":
-      return node.operands.every(scalar);
-    case "range":
-    case "all":
-    case "regex":
-    case "exists":
-    case "size":
-    case "type":
-    case "mod":
-    case "elemMatch":
-      return false; // not an equality: the other columns or the row predicate answer
-    default:
-      return assertNever(node);
-  }
+  if (node.kind === "eq" || node.kind === "ne") return scalar(node.operand);
+  if (node.kind === "in" || node.kind === "nin") return node.operands.every(scalar);
+  return false; // not an equality (any other kind): the other columns or the row predicate answer
 }
 
 /**

@@ -23,7 +23,8 @@ import {
   SCAN_SEED_FRACTION,
   SEED_FRACTION,
 } from "./cost.js";
-import { DateLeaf, DictionaryLeaf, HashLeaf, ResidualLeaf } from "./leaves.js";
+import { DateLeaf } from "./date-leaf.js";
+import { DictionaryLeaf, HashLeaf, ResidualLeaf } from "./leaves.js";
 import {
   allOf,
   anyOf,
@@ -477,26 +478,15 @@ function seedCount(child: PlanNode, size: number): number | undefined {
 
 /** OR of children under three-valued logic (true wins, then unknown): the union of their bitsets. */
 export class OrPlan implements PlanNode {
-  readonly condition: Condition;
-  readonly children: readonly PlanNode[];
   readonly estimate: number;
-  readonly size: number;
-
-  private readonly timer: BudgetTimer;
-  private readonly codegen: boolean;
 
   constructor(
-    node: Condition,
-    children: PlanNode[],
-    size: number,
-    timer: BudgetTimer = UNBOUNDED,
-    codegen = true,
+    readonly condition: Condition,
+    readonly children: readonly PlanNode[],
+    readonly size: number,
+    private readonly timer: BudgetTimer = UNBOUNDED,
+    private readonly codegen = true,
   ) {
-    this.condition = node;
-    this.children = children;
-    this.size = size;
-    this.timer = timer;
-    this.codegen = codegen;
     this.estimate = orEstimate(children);
   }
 
@@ -525,26 +515,15 @@ export class OrPlan implements PlanNode {
 
 /** Negation (`$not`, and `$nor` over an OR): surely true where the child is surely false, unknown stays unknown. */
 export class NotPlan implements PlanNode {
-  readonly condition: Condition;
-  readonly child: PlanNode;
   readonly estimate: number;
-  readonly size: number;
-
-  private readonly timer: BudgetTimer;
-  private readonly codegen: boolean;
 
   constructor(
-    node: Condition,
-    child: PlanNode,
-    size: number,
-    timer: BudgetTimer = UNBOUNDED,
-    codegen = true,
+    readonly condition: Condition,
+    readonly child: PlanNode,
+    readonly size: number,
+    private readonly timer: BudgetTimer = UNBOUNDED,
+    private readonly codegen = true,
   ) {
-    this.condition = node;
-    this.child = child;
-    this.size = size;
-    this.timer = timer;
-    this.codegen = codegen;
     this.estimate = 1 - child.estimate;
   }
 
