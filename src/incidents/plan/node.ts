@@ -10,7 +10,7 @@ import type { Bitset } from "../bitset.js";
 import type { DateColumn, DictionaryColumn, HashIndex } from "../columns.js";
 import type { CreationOrder } from "../order.js";
 import { type BudgetTimer, startBudget } from "../search-budget.js";
-import type { TextColumn } from "../text-index.js";
+import type { TextColumn } from "../text/text-column.js";
 
 /** The timer of a search without a budget: ticks do nothing. */
 export const UNBOUNDED: BudgetTimer = startBudget(undefined);

@@ -17,7 +17,7 @@ import { andNot, type Bitset, bitsToRows, emptyBitset, popcount32, setBit } from
 import { type Codes, DATE_VALUE } from "../columns.js";
 import type { CreationOrder, MsInterval } from "../order.js";
 import type { BudgetTimer } from "../search-budget.js";
-import { TEXT_COMPLEX, TEXT_MISSING } from "../text-index.js";
+import { TEXT_COMPLEX, TEXT_MISSING } from "../text/text-column.js";
 import { type DenseResult, FALSE, TRUE, type Tri, UNBOUNDED } from "./node.js";
 
 /**

@@ -15,47 +15,18 @@ import { analyzeLiteral, type RegexLiteral } from "../../conditions/regex/matche
 import { type Bitset, bitsToRows, emptyBitset, setBit } from "../bitset.js";
 import type { CreationOrder } from "../order.js";
 import type { BudgetTimer } from "../search-budget.js";
-import {
-  AcceptTable,
-  checkLiteral,
-  type GramQuery,
-  gramCount,
-  proofEntries,
-  proveChain,
-  proveLiteral,
-  regexGramQuery,
-  TEXT_COMPLEX,
-  TEXT_MISSING,
-  type TextColumn,
-} from "../text-index.js";
+import { checkLiteral } from "../text/candidate-check.js";
+import { proveChain } from "../text/chain-proof.js";
+import { type GramQuery, gramCount, regexGramQuery } from "../text/gram-query.js";
+import { idsBelow, NO_IDS, unite } from "../text/id-lists.js";
+import { proofEntries, proveLiteral } from "../text/literal-proof.js";
+import { AcceptTable, TEXT_COMPLEX, TEXT_MISSING, type TextColumn } from "../text/text-column.js";
 import { LIST_ENTRIES_PER_TEST, regexGuess, SEED_FRACTION } from "./cost.js";
 import { type DenseResult, FALSE, type PlanNode, TRUE, type Tri, UNKNOWN } from "./node.js";
 import { idsPass, type PositionedRows, possibleWith, RowAnswers } from "./passes.js";
 
 /** A `$regex` field node. */
 type RegexNode = Extract<FieldNode, { kind: "regex" }>;
-
-/** The ids `0 … count-1`, ascending. */
-function idsBelow(count: number): Int32Array {
-  const ids = new Int32Array(count);
-  for (let id = 0; id < count; id++) ids[id] = id;
-  return ids;
-}
-
-/** No ids. */
-const EMPTY_IDS = new Int32Array(0);
-
-/** The union of two ascending id lists without common ids, ascending. */
-function mergeAscending(a: Int32Array, b: Int32Array): Int32Array {
-  const out = new Int32Array(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < a.length && j < b.length) out[k++] = a[i]! < b[j]! ? a[i++]! : b[j++]!;
-  while (i < a.length) out[k++] = a[i++]!;
-  while (j < b.length) out[k++] = b[j++]!;
-  return out;
-}
 
 /**
  * A `$regex` on a text column (text-index.ts): the trigram index narrows the distinct values to the
@@ -197,7 +168,7 @@ export class TextLeaf implements PlanNode {
     const index = this.query.op === "all" ? undefined : column.textIndex();
     const memo = this.memo;
     // Accepted without a test of the pattern (from the lists or the corpus), ascending; and by a test.
-    let sure: Int32Array = EMPTY_IDS;
+    let sure: Int32Array = NO_IDS;
     const found: number[] = [];
     let foundSorted = true;
     const test = (id: number) => {
@@ -249,7 +220,8 @@ export class TextLeaf implements PlanNode {
     }
     const tested = Int32Array.from(found);
     if (!foundSorted) tested.sort();
-    const ids = tested.length === 0 ? sure : sure.length === 0 ? tested : mergeAscending(sure, tested);
+    // Disjoint lists (an id is accepted from the lists or by a test, never both): their merge.
+    const ids = unite(sure, tested);
     this.accept = new AcceptTable(ids, values.length);
     column.keepAccept(this.key, this.accept);
     return this.accept;
