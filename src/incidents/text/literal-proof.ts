@@ -24,21 +24,31 @@ interface Cover {
   readonly mask: number;
 }
 
+/** The trigram lists a proof reads: the value ids of every list, and their `meta` (`GramIndex`). */
+interface ProofLists {
+  readonly ids: Int32Array;
+  readonly meta: Uint16Array;
+}
+
+/**
+ * `proveLiteral`'s candidates, by index: the value id (`cand`), where the literal would start in it
+ * (`base`), and whether every trigram read so far is proved there (`proved`: 1 or 0).
+ */
+interface Candidates {
+  readonly cand: Int32Array;
+  readonly base: Int32Array;
+  readonly proved: Uint8Array;
+}
+
 /**
  * `proveLiteral`'s first list: its ids become the candidates, each with where the literal would start
  * (`base`) and whether the trigram is proved there (`proved`). Returns the candidates kept (a `^` literal
  * drops values whose trigram first occurs past its offset). A loop of its own, so that the engine optimizes
  * it once for every query.
  */
-function seedCandidates(
-  ids: Int32Array,
-  meta: Uint16Array,
-  cover: Cover,
-  anchorStart: boolean,
-  cand: Int32Array,
-  base: Int32Array,
-  proved: Uint8Array,
-): number {
+function seedCandidates(lists: ProofLists, cover: Cover, anchorStart: boolean, c: Candidates): number {
+  const { ids, meta } = lists;
+  const { cand, base, proved } = c;
   const { offset, want, mask, to } = cover;
   let m = 0;
   for (let e = cover.from; e < to; e++) {
@@ -97,15 +107,14 @@ const UNPLACED = -0x80000000;
  * it is much longer than the candidates. Returns the candidates kept.
  */
 function narrowCandidates(
-  ids: Int32Array,
-  meta: Uint16Array,
+  lists: ProofLists,
   cover: Cover,
   anchorStart: boolean,
-  cand: Int32Array,
-  base: Int32Array,
-  proved: Uint8Array,
+  c: Candidates,
   m: number,
 ): number {
+  const { ids, meta } = lists;
+  const { cand, base, proved } = c;
   const { offset, want, mask } = cover;
   const end = cover.to;
   let out = 0; // kept candidates are compacted in place (out ≤ k)
@@ -276,19 +285,21 @@ export function proveLiteral(
   const cand = new Int32Array(size);
   const base = new Int32Array(size);
   const proved = new Uint8Array(size);
+  const read: ProofLists = { ids, meta };
+  const c: Candidates = { cand, base, proved };
   let m: number;
-  if (within === undefined) m = seedCandidates(ids, meta, first, anchorStart, cand, base, proved);
+  if (within === undefined) m = seedCandidates(read, first, anchorStart, c);
   else {
     // Within given ids (a chain's later segment): they are narrowed by the first list too, and placed there.
     cand.set(within);
     base.fill(UNPLACED);
     proved.fill(1);
-    m = narrowCandidates(ids, meta, first, anchorStart, cand, base, proved, within.length);
+    m = narrowCandidates(read, first, anchorStart, c, within.length);
   }
   for (let l = 1; l < lists.length && m > 0; l++) {
     const list = lists[l]!;
     timer.tick(Math.min(list.to - list.from, m * 16));
-    m = narrowCandidates(ids, meta, list, anchorStart, cand, base, proved, m);
+    m = narrowCandidates(read, list, anchorStart, c, m);
   }
   // A value not proved from the lists is read where the literal would start (found from the shortest list):
   // in the corpus when the index has one (the lowered corpus under `i`: a match of the lowered literal there
@@ -314,10 +325,7 @@ export function proveLiteral(
 }
 
 /** `proveLiteral`'s candidates after the lists: ids, where the literal would start, whether proved. */
-interface Placed {
-  readonly cand: Int32Array;
-  readonly base: Int32Array;
-  readonly proved: Uint8Array;
+interface Placed extends Candidates {
   readonly m: number;
   /** Receives the ids left undecided, ascending. */
   readonly undecided: Int32Array;

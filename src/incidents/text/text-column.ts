@@ -12,6 +12,7 @@ import {
   CODE_NULL,
   type DictionaryColumn,
   hashAscii,
+  postingsOf,
   ValueIds,
 } from "../columns.js";
 import { buildTextIndex, KIND_NOT_STRING, type TextIndex } from "./corpus-index.js";
@@ -222,12 +223,7 @@ export class TextColumn {
     this.queued = 0;
     const b = this.queuedBytes!;
     const decode = this.queuedDecode!;
-    const capacity = this.queuedCapacity;
-    const queue = this.queue;
-    const hashes = this.queueHashes;
-    const index = this.index;
-    const values = this.values;
-    const counts = this.counts;
+    const { queuedCapacity: capacity, queue, queueHashes: hashes, index, values, counts } = this;
     // Stage 1: each row's first slot; stage 2: the value and count a slot names. Reads only, independent of
     // one another (`ahead` only keeps them from being optimized away).
     let ahead = 0;
@@ -335,17 +331,7 @@ export class TextColumn {
   /** Rows per value id, ascending (`rows[offsets[id]] … rows[offsets[id+1]-1]`), built once per batch of adds. */
   postings(): { offsets: Int32Array; rows: Int32Array } {
     if (this.postingCache !== undefined) return this.postingCache;
-    const n = this.values.length;
-    const offsets = new Int32Array(n + 1);
-    for (let id = 0; id < n; id++) offsets[id + 1] = offsets[id]! + this.counts[id]!;
-    const cursor = offsets.slice(0, n);
-    const rows = new Int32Array(offsets[n]!);
-    const ids = this.ids;
-    for (let row = 0; row < this.rows; row++) {
-      const id = ids[row]!;
-      if (id >= 0) rows[cursor[id]!++] = row;
-    }
-    this.postingCache = { offsets, rows };
+    this.postingCache = postingsOf(this.ids, this.counts, this.rows, undefined);
     return this.postingCache;
   }
 
