@@ -17,11 +17,8 @@ export const UNBOUNDED: BudgetTimer = startBudget(undefined);
 
 /** A row's answer: surely false, surely true, or unknown (the row predicate decides). */
 export type Tri = 0 | 1 | 2;
-
 export const FALSE: Tri = 0;
-
 export const TRUE: Tri = 1;
-
 export const UNKNOWN: Tri = 2;
 
 /**

@@ -125,7 +125,7 @@ export class TextLeaf implements PlanNode {
   /**
    * Before `rows` rows ask for their answers one by one (`answerOfId`, a deferred leaf): builds the accept
    * table first when that costs fewer value tests than those rows would run, so that each row then reads its
-   * value's answer. A literal the trigram lists can prove (text-index.ts `proofEntries`) costs its lists'
+   * value's answer. A literal the trigram lists can prove (text/literal-proof.ts `proofEntries`) costs its lists'
    * entries, `LIST_ENTRIES_PER_TEST` to a value test; any other pattern its candidate values.
    */
   prepareRows(rows: number): void {
@@ -180,7 +180,7 @@ export class TextLeaf implements PlanNode {
       for (let id = 0; id < values.length; id++) test(id);
       this.candidateCount = values.length;
     } else {
-      // A literal is answered from the trigram lists when it can be (text-index.ts `proveLiteral`).
+      // A literal is answered from the trigram lists when it can be (text/literal-proof.ts `proveLiteral`).
       // A literal chain, such as `(port scan|VPN) .* on`, likewise (`proveChain`).
       const literal = this.literal;
       const chain =
