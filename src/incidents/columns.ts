@@ -18,7 +18,7 @@
  * throws is missing. Caller objects are never modified.
  */
 
-import { dateFieldMs, isoUtcMs } from "../conditions/dates.js";
+import { dateFieldMs, isoUtcBytesMs } from "../conditions/dates.js";
 import { type Bitset, emptyBitset } from "./bitset.js";
 
 /**
@@ -169,18 +169,7 @@ export class DictionaryColumn {
    * `rows[offsets[c]] … rows[offsets[c+1]-1]`. Built once (a counting sort, O(n)) and kept until the next add.
    */
   postings(order: Int32Array, size: number): { offsets: Int32Array; rows: Int32Array } {
-    if (this.postingCache !== undefined) return this.postingCache;
-    const codeCount = this.values.length;
-    const offsets = new Int32Array(codeCount + 1);
-    for (let c = 0; c < codeCount; c++) offsets[c + 1] = offsets[c]! + this.counts[c]!;
-    const cursor = offsets.slice(0, codeCount);
-    const rows = new Int32Array(size);
-    const codes = this.codes;
-    for (let j = 0; j < size; j++) {
-      const row = order[j]!;
-      rows[cursor[codes[row]!]!++] = row;
-    }
-    this.postingCache = { offsets, rows };
+    this.postingCache ??= postingsOf(this.codes, this.counts, size, size, order);
     return this.postingCache;
   }
 
@@ -189,15 +178,7 @@ export class DictionaryColumn {
    * memory accesses then run forward through the columns. Built once (O(n)) and kept until the next add.
    */
   rowPostings(size: number): { offsets: Int32Array; rows: Int32Array } {
-    if (this.rowPostingCache !== undefined) return this.rowPostingCache;
-    const codeCount = this.values.length;
-    const offsets = new Int32Array(codeCount + 1);
-    for (let c = 0; c < codeCount; c++) offsets[c + 1] = offsets[c]! + this.counts[c]!;
-    const cursor = offsets.slice(0, codeCount);
-    const rows = new Int32Array(size);
-    const codes = this.codes;
-    for (let row = 0; row < size; row++) rows[cursor[codes[row]!]!++] = row;
-    this.rowPostingCache = { offsets, rows };
+    this.rowPostingCache ??= postingsOf(this.codes, this.counts, size, size);
     return this.rowPostingCache;
   }
 
@@ -309,60 +290,41 @@ export class DateColumn {
 }
 
 /**
- * `isoUtcMs` (the one ISO-8601 UTC reader, docs/semantics.md 1.5) of the string whose ASCII bytes are
- * `b[start, end)`, without building the string: the 20-byte form `YYYY-MM-DDTHH:MM:SSZ` is read here, any
- * other length by `isoUtcMs` itself.
+ * Rows grouped by key, a counting sort (O(rows + keys)): the rows holding key `k` are
+ * `rows[offsets[k]] … rows[offsets[k + 1] - 1]`, in the order they were walked (a dictionary column's
+ * codes, a text column's value ids: `postings`).
+ * @param keys - per row, its key in `0 … counts.length - 1`, or a negative number (a row under no key)
+ * @param counts - per key, how many of the rows walked hold it
+ * @param walked - how many rows are walked: rows `0 … walked - 1`, or with `order` rows `order[0 … walked - 1]`
+ * @param listed - the length of `rows` (at least the number of rows walked that hold a key); default: the
+ *   sum of `counts`
  */
-export function isoUtcMsAscii(b: Uint8Array, start: number, end: number): number {
-  if (end - start !== 20) {
-    if (end - start !== 24) return Number.NaN;
-    let text = "";
-    for (let i = start; i < end; i++) text += String.fromCharCode(b[i]!);
-    return isoUtcMs(text);
+export function postingsOf(
+  keys: ArrayLike<number>,
+  counts: ArrayLike<number>,
+  walked: number,
+  listed: number | undefined,
+  order?: Int32Array,
+): { offsets: Int32Array; rows: Int32Array } {
+  const keyCount = counts.length;
+  const offsets = new Int32Array(keyCount + 1);
+  for (let k = 0; k < keyCount; k++) offsets[k + 1] = offsets[k]! + counts[k]!;
+  const cursor = offsets.slice(0, keyCount);
+  const rows = new Int32Array(listed ?? offsets[keyCount]!);
+  for (let j = 0; j < walked; j++) {
+    const row = order === undefined ? j : order[j]!;
+    const key = keys[row]!;
+    if (key >= 0) rows[cursor[key]!++] = row;
   }
-  if (
-    b[start + 4] !== 45 ||
-    b[start + 7] !== 45 ||
-    b[start + 10] !== 84 ||
-    b[start + 13] !== 58 ||
-    b[start + 16] !== 58 ||
-    b[start + 19] !== 90
-  ) {
-    return Number.NaN;
-  }
-  const hi = digitPair(b, start);
-  const lo = digitPair(b, start + 2);
-  const month = digitPair(b, start + 5);
-  const day = digitPair(b, start + 8);
-  const hour = digitPair(b, start + 11);
-  const minute = digitPair(b, start + 14);
-  const second = digitPair(b, start + 17);
-  if (hi < 0 || lo < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23) return Number.NaN;
-  if (minute < 0 || minute > 59 || second < 0 || second > 59) return Number.NaN;
-  const year = hi * 100 + lo;
-  const leap = month === 2 && (year % 4 === 0 && year % 100 !== 0 ? true : year % 400 === 0);
-  if (day > DAYS_IN_MONTH[month]! + (leap ? 1 : 0)) return Number.NaN;
-  return daysFromCivil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000;
+  return { offsets, rows };
 }
 
-/** Two ASCII digits at `i` as a number, or -1 when either is not a digit. */
-function digitPair(b: Uint8Array, i: number): number {
-  const a = b[i]! - 48;
-  const c = b[i + 1]! - 48;
-  return a < 0 || a > 9 || c < 0 || c > 9 ? -1 : a * 10 + c;
-}
-
-const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`). */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
+/**
+ * `isoUtcMs` (the one ISO-8601 UTC reader, docs/semantics.md 1.5) of the string whose ASCII bytes are
+ * `b[start, end)`, without building the string: `isoUtcBytesMs` of dates.ts, by the name the columns' byte
+ * readers use.
+ */
+export const isoUtcMsAscii: (b: Uint8Array, start: number, end: number) => number = isoUtcBytesMs;
 
 // ---------------------------------------------------------------------------------------------------------
 // Hash index

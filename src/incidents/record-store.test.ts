@@ -24,6 +24,19 @@ function both(values: readonly unknown[]) {
 
 const probes: unknown[] = ["1", 1, 0, -0, true, false, "", "a", 2.5, null, undefined, [1], "é", Number.NaN];
 
+/** Two distinct keys `<prefix><i>` with the same hash (`hashKey`), the first such pair. */
+function collidingKeys(prefix: string): [string, string] {
+  const seen = new Map<number, string>();
+  for (let i = 0; i <= 3_000_000; i++) {
+    const key = `${prefix}${i}`;
+    const h = hashKey(key) & 0xfffff;
+    const other = seen.get(h);
+    if (other !== undefined && hashKey(other) === hashKey(key)) return [other, key];
+    seen.set(h, key);
+  }
+  throw new Error("no collision found");
+}
+
 describe("CompactHashIndex", () => {
   it("answers as HashIndex on scalars of every type, arrays and missing values", () => {
     const values = ["1", 1, -0, true, "a", "a", null, undefined, [1], ["a"], { a: 1 }, "é", 2.5, false, 1];
@@ -53,17 +66,7 @@ describe("CompactHashIndex", () => {
   });
 
   it("verifies each candidate, so that colliding hashes never answer for each other", () => {
-    // Find two strings with the same hash.
-    const seen = new Map<number, string>();
-    let pair: [string, string] | undefined;
-    for (let i = 0; pair === undefined; i++) {
-      const key = `k${i}`;
-      const h = hashKey(key) & 0xfffff;
-      const other = seen.get(h);
-      if (other !== undefined && hashKey(other) === hashKey(key)) pair = [other, key];
-      else seen.set(h, key);
-      if (i > 3_000_000) throw new Error("no collision found");
-    }
+    const pair = collidingKeys("k");
     const { reference, compact } = both([pair[0], pair[1], pair[0]]);
     expect(compact.rowsOf(pair[0])).toEqual([0, 2]);
     expect(compact.rowsOf(pair[1])).toEqual([1]);
@@ -75,15 +78,7 @@ describe("CompactHashIndex", () => {
   });
 
   it("answers a set's queries exactly when keys collide (probed rows are checked)", async () => {
-    const seen = new Map<number, string>();
-    let pair: [string, string] | undefined;
-    for (let i = 0; pair === undefined; i++) {
-      const key = `n${i}`;
-      const h = hashKey(key) & 0xfffff;
-      const other = seen.get(h);
-      if (other !== undefined && hashKey(other) === hashKey(key)) pair = [other, key];
-      else seen.set(h, key);
-    }
+    const pair = collidingKeys("n");
     const rows = [pair[0], pair[1], pair[0], "x"].map((key, k) => ({
       IncidentId: k + 1,
       Number: key,

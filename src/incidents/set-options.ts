@@ -7,8 +7,47 @@
 
 import { isForbiddenSegment } from "../conditions/catalog.js";
 import type { CompileOptions } from "../conditions/compile.js";
-import { checkConditionLimits } from "../conditions/options.js";
-import type { IncidentSetOptions } from "./incident-set.js";
+import { checkConditionLimits, type ParseOptions } from "../conditions/options.js";
+
+/** Options of `IncidentSet`. */
+export interface IncidentSetOptions extends ParseOptions {
+  /**
+   * Fields stored as dictionary-encoded columns: single field names (no `.`), catalogue or open fields.
+   * Default: every single-segment text and enumerated field of the catalogue that has no hash index. A
+   * column whose field has more than `maxDictionary` distinct values becomes a text column (`textIndex`),
+   * or, with the text index off, is dropped (its conditions go to the row predicate).
+   */
+  readonly dictionaryFields?: readonly string[];
+  /** Fields with a hash index for equality: single field names (default `DEFAULT_HASH_FIELDS`). */
+  readonly hashFields?: readonly string[];
+  /**
+   * Distinct values past which a dictionary column is dropped: an integer ≥ 0 (default 4096). Codes widen
+   * from 8 to 16 to 32 bits as the dictionary grows, so any size is exact; a large dictionary costs one
+   * leaf evaluation per distinct value per query.
+   */
+  readonly maxDictionary?: number;
+  /**
+   * Options for the compiled row predicates; `codegen: false` (for environments without `new Function`)
+   * also keeps label expressions (`columns: label bitsets`, `fused code bitsets`) on their loops without
+   * generated code (docs/performance.md, "Label expressions").
+   */
+  readonly compile?: CompileOptions;
+  /**
+   * The text index (issue 14; docs/performance.md): a dictionary field that outgrows `maxDictionary` (titles,
+   * host names) becomes a text column (a value id per row over all its distinct values) instead of being
+   * dropped, and `$regex` conditions on it are answered through an index over the distinct values: a
+   * trigram index gives the candidate values, a literal pattern (`^…`, `…$`, with or without `i`) is checked
+   * on a corpus of the values (one string, and its lowercased copy) with native string search, any other
+   * pattern is tested once per candidate value. A set built with at least 50,000 incidents builds the index
+   * in its constructor; a smaller one on the field's first pattern. The index is kept across `add`s.
+   * `maxBytes` bounds the indexes of the set, all fields together (an integer ≥ 0, default 320 MiB): a field
+   * whose index would not fit gets none, and its patterns run row by row on the column's value ids (each
+   * distinct value tested once and remembered; last in a conjunction) (the lowercased copy is left out when
+   * only it does not fit). `false` turns the text index off (such fields are dropped, as before). Default:
+   * on. `footprint()` reports the bytes in use.
+   */
+  readonly textIndex?: boolean | { readonly maxBytes?: number };
+}
 
 /**
  * Every option of `IncidentSet`. Typed as a record over the interface's keys, so that an option added to

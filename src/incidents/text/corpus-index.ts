@@ -1,0 +1,265 @@
+/**
+ * The text index of a text column (text-index.ts has the map): over the distinct values, a corpus (the
+ * values joined in one string, with their offsets), its ASCII-lowercased copy, the kind of each value, and
+ * the trigram lists (gram-index.ts); and its build, in two passes over the values, within the set's budget
+ * of bytes (past it, nothing is kept: the field has no index and its patterns run on rows).
+ */
+
+import { GRAM_KEYS, getFoldTable, getVariantTable, OPAQUE } from "./fold.js";
+import { GramIndex } from "./gram-index.js";
+
+/** `TextIndex.kinds`: a string value of ASCII characters only. */
+export const KIND_ASCII = 0;
+
+/** `TextIndex.kinds`: a string value with a character outside ASCII. */
+export const KIND_NON_ASCII = 1;
+
+/** `TextIndex.kinds`: a value that is not a string (a number or a boolean: empty text in the corpus). */
+export const KIND_NOT_STRING = 2;
+
+/** Separates the values in a corpus (a literal match must lie within one value: checked by offsets). */
+const SEPARATOR = "\u0000";
+
+/** The longest corpus kept (characters): well below the engine's string length limit. */
+const MAX_CORPUS = 1 << 28;
+
+/**
+ * The text index of a text column, over the values with ids `0 … count-1`:
+ * - `grams`: the trigram lists (`GramIndex`), with where each trigram first occurs in each value
+ *   (`GramIndex.meta`) when that fits the budget: a literal is then answered from the lists (`proveLiteral`);
+ * - `starts`: value `id` spans `[starts[id], starts[id + 1] - 1)` of the corpus (its length is read there);
+ * - `corpus` (when it fits the budget beside the lists): the values joined in one string (non-string values
+ *   as empty text); a literal is checked on it with the engine's native string search (`checkLiteral`);
+ * - `kinds`: per id, `KIND_ASCII`, `KIND_NON_ASCII` (a case-insensitive literal is then left to the pattern
+ *   itself: only ASCII folding is exact on the corpus) or `KIND_NOT_STRING`.
+ * The ASCII-lowercased corpus, for case-insensitive literals (`lowered()`), is built with the index of a
+ * large set (`TextColumn.buildIndex`) when the budget allows, else by the first such literal.
+ */
+export class TextIndex {
+  private loweredCache: string | null | undefined;
+  private newlineCache: Int32Array | undefined;
+
+  constructor(
+    /** The values joined by `SEPARATOR`; undefined when it did not fit the budget beside the lists. */
+    readonly corpus: string | undefined,
+    readonly starts: Int32Array,
+    readonly kinds: Uint8Array,
+    readonly grams: GramIndex,
+    /** The number of value ids covered. */
+    readonly count: number,
+    /** Bytes per corpus character: 1 when every character is Latin-1, else 2 (the engine's two string forms). */
+    private readonly charBytes: 1 | 2,
+    /** Whether any value has a non-ASCII character. */
+    private readonly anyNonAscii: boolean,
+    private readonly budget: { remaining: number },
+  ) {}
+
+  /** Bytes held: the corpus (and its lowered copy when built), the offsets, the flags, the trigram lists. */
+  bytes(): number {
+    const corpus = this.corpus === undefined ? 0 : this.corpus.length * this.charBytes;
+    return (
+      corpus * (this.loweredCache ? 2 : 1) +
+      this.starts.byteLength +
+      this.kinds.byteLength +
+      this.grams.bytes() +
+      (this.newlineCache?.byteLength ?? 0)
+    );
+  }
+
+  /**
+   * Ids of the values holding `\n`, ascending (a chain whose gaps cannot hold one is proved only on the
+   * others, `proveChain`): found in the corpus on first use, one native search per such value, then kept
+   * (4 bytes each, in `bytes`); undefined when the index has no corpus.
+   */
+  newlineIds(): Int32Array | undefined {
+    if (this.newlineCache !== undefined) return this.newlineCache;
+    const { corpus, starts } = this;
+    if (corpus === undefined) return undefined;
+    const found: number[] = [];
+    for (let at = corpus.indexOf("\n"); at >= 0; ) {
+      // The value whose span holds `at`: the last id starting at or before it.
+      let lo = 0;
+      let hi = this.count - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (starts[mid]! <= at) lo = mid;
+        else hi = mid - 1;
+      }
+      found.push(lo);
+      at = corpus.indexOf("\n", starts[lo + 1]!);
+    }
+    this.newlineCache = Int32Array.from(found);
+    return this.newlineCache;
+  }
+
+  /**
+   * The corpus with ASCII letters lowercased (other characters kept; same offsets), built with the index by
+   * `TextColumn.buildIndex` when it fits the set's budget beside it, else on first use if it fits then;
+   * undefined when it does not fit, or the index has no corpus.
+   */
+  lowered(): string | undefined {
+    if (this.loweredCache !== undefined) return this.loweredCache ?? undefined;
+    if (this.corpus === undefined) return undefined;
+    const size = this.corpus.length * this.charBytes;
+    if (size > this.budget.remaining) {
+      this.loweredCache = null;
+      return undefined;
+    }
+    this.lowerNow();
+    this.budget.remaining -= size;
+    return this.loweredCache ?? undefined;
+  }
+
+  /** Builds the lowered corpus without charging the budget (the index being built is charged as a whole). */
+  lowerNow(): void {
+    const corpus = this.corpus;
+    if (corpus === undefined) return;
+    // `toLowerCase` keeps the length of ASCII text; values with other characters keep their text (their
+    // case-insensitive answers come from the pattern itself, see `checkLiteral`).
+    let lowered: string;
+    if (!this.anyNonAscii) lowered = corpus.toLowerCase();
+    else {
+      const parts: string[] = new Array(this.count);
+      for (let id = 0; id < this.count; id++) {
+        const text = corpus.slice(this.starts[id], this.starts[id + 1]! - 1);
+        parts[id] = this.kinds[id] === KIND_ASCII ? text.toLowerCase() : text;
+      }
+      lowered = parts.join(SEPARATOR);
+    }
+    this.loweredCache = lowered;
+  }
+}
+
+/**
+ * Builds the text index of `values` (see `TextIndex`), or returns null when its lists alone would take more
+ * than `budget` bytes (then nothing is kept). Two passes over the values: count each trigram's values, then
+ * fill the lists. Then, each only when it fits the budget with what came before: the lists' `meta`, the
+ * corpus, and (`withLowered`) the lowered corpus.
+ */
+export function buildTextIndex(
+  values: readonly unknown[],
+  budget: { remaining: number },
+  withLowered: boolean,
+): TextIndex | null {
+  const count = values.length;
+  let chars = 0;
+  for (let id = 0; id < count; id++) {
+    const value = values[id];
+    chars += (typeof value === "string" ? value.length : 0) + 1;
+  }
+  // The offsets and lists alone must fit (checked again below, with the lists' length).
+  if (chars > MAX_CORPUS || 5 * (count + 1) + (GRAM_KEYS + 1) * 4 > budget.remaining) return null;
+  const kinds = new Uint8Array(count);
+  const counts = new Int32Array(GRAM_KEYS + 1);
+  const last = new Int32Array(GRAM_KEYS).fill(-1);
+  const fold = getFoldTable();
+  // What the lists take besides their entries (4 bytes each): pass 1 stops as soon as they cannot fit.
+  const fixedBytes = (count + 1) * 4 + count + (GRAM_KEYS + 1) * 4;
+  const maxEntries = Math.floor((budget.remaining - fixedBytes) / 4);
+  let entries = 0;
+  let wide = 0;
+  let anyNonAscii = false;
+  // Pass 1, over the values themselves (no corpus is built for an index that will not fit): how many
+  // values hold each trigram (each value counted once per trigram); which are not ASCII.
+  for (let id = 0; id < count; id++) {
+    const value = values[id];
+    if (typeof value !== "string") {
+      kinds[id] = KIND_NOT_STRING;
+      continue;
+    }
+    const to = value.length;
+    let high = 0;
+    for (let k = 0; k < to; k++) high |= value.charCodeAt(k);
+    if (high > 0x7f) {
+      kinds[id] = KIND_NON_ASCII;
+      anyNonAscii = true;
+      wide |= high;
+    }
+    if (to < 3) continue;
+    let a = fold[value.charCodeAt(0)]!;
+    let b = fold[value.charCodeAt(1)]!;
+    for (let k = 2; k < to; k++) {
+      const c = fold[value.charCodeAt(k)]!;
+      if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
+        const key = (a << 12) | (b << 6) | c;
+        if (last[key] !== id) {
+          last[key] = id;
+          counts[key + 1]!++;
+          entries++;
+        }
+      }
+      a = b;
+      b = c;
+    }
+    if (entries > maxEntries) return null;
+  }
+  const parts: string[] = new Array(count);
+  const starts = new Int32Array(count + 1);
+  let at = 0;
+  for (let id = 0; id < count; id++) {
+    const value = values[id];
+    const text = typeof value === "string" ? value : "";
+    parts[id] = text;
+    starts[id] = at;
+    at += text.length + 1;
+  }
+  starts[count] = at;
+  const corpus = parts.join(SEPARATOR);
+  const charBytes: 1 | 2 = wide > 0xff ? 2 : 1;
+  const listBytes = starts.byteLength + kinds.byteLength + (GRAM_KEYS + 1) * 4 + entries * 4;
+  if (listBytes > budget.remaining) return null;
+  const withMeta = listBytes + entries * 2 <= budget.remaining;
+  const corpusBytes = corpus.length * charBytes;
+  const withCorpus = listBytes + (withMeta ? entries * 2 : 0) + corpusBytes <= budget.remaining;
+  for (let key = 0; key < GRAM_KEYS; key++) counts[key + 1]! += counts[key]!;
+  const offsets = counts;
+  const cursor = offsets.slice(0, GRAM_KEYS);
+  const ids = new Int32Array(entries);
+  const meta = withMeta ? new Uint16Array(entries) : undefined;
+  const variant = getVariantTable();
+  last.fill(-1);
+  // Pass 2: the value ids, ascending within each trigram; with where each first occurs and how it is written.
+  for (let id = 0; id < count; id++) {
+    const from = starts[id]!;
+    const to = starts[id + 1]! - 1;
+    if (to - from < 3) continue;
+    let ua = corpus.charCodeAt(from);
+    let ub = corpus.charCodeAt(from + 1);
+    let a = fold[ua]!;
+    let b = fold[ub]!;
+    for (let k = from + 2; k < to; k++) {
+      const uc = corpus.charCodeAt(k);
+      const c = fold[uc]!;
+      if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
+        const key = (a << 12) | (b << 6) | c;
+        if (last[key] !== id) {
+          last[key] = id;
+          const entry = cursor[key]!++;
+          ids[entry] = id;
+          if (meta !== undefined) {
+            const where = k - 2 - from;
+            meta[entry] =
+              Math.min(where, 255) | ((variant[ua]! | (variant[ub]! << 2) | (variant[uc]! << 4)) << 8);
+          }
+        }
+      }
+      a = b;
+      b = c;
+      ua = ub;
+      ub = uc;
+    }
+  }
+  const index = new TextIndex(
+    withCorpus ? corpus : undefined,
+    starts,
+    kinds,
+    new GramIndex(offsets, ids, count, meta),
+    count,
+    charBytes,
+    anyNonAscii,
+    budget,
+  );
+  // The lowered corpus too, when asked and it fits beside the rest: no case-insensitive literal pays for it.
+  if (withCorpus && withLowered && index.bytes() + corpusBytes <= budget.remaining) index.lowerNow();
+  return index;
+}
