@@ -446,8 +446,18 @@ function undefinedIsMissing(node: FieldNode): boolean {
     case "in":
     case "nin":
       return node.operands.every((o) => o.type !== "null" && o.type !== "date");
-    default:
+    // Not proved for these: they keep the separate `undefined` test.
+    case "range":
+    case "all":
+    case "regex":
+    case "exists":
+    case "size":
+    case "type":
+    case "mod":
+    case "elemMatch":
       return false;
+    default:
+      return assertNever(node);
   }
 }
 
