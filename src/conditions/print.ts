@@ -136,7 +136,7 @@ function groupEntry(children: readonly Condition[]): Entry | undefined {
 
 /**
  * True when the parser, reading this range's operators next in the operator object whose ranges went
- * through `grouping` so far, builds exactly this range (the same `RangeGrouping` rule as parse.ts).
+ * through `grouping` so far, builds exactly this range (the same `RangeGrouping` rule as parse-operators.ts).
  */
 function regroups(grouping: RangeGrouping, node: RangeNode): boolean {
   const range =
