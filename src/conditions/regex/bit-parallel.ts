@@ -157,19 +157,7 @@ export class BitParallelMatcher extends PositionAutomaton {
 
   /** The offset in `intervalBits` of the positions whose class holds `cp`, computed on first use. */
   private classOffset(cp: number): number {
-    let k: number;
-    if (cp < 256) k = this.latin[cp] as number;
-    else {
-      const cuts = this.cuts;
-      let lo = 0;
-      let hi = cuts.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if ((cuts[mid] as number) <= cp) lo = mid + 1;
-        else hi = mid;
-      }
-      k = lo;
-    }
+    const k = cp < 256 ? (this.latin[cp] as number) : this.intervalOf(cp);
     const W = this.words;
     if (this.intervalReady[k] === 0) {
       const rep = k === 0 ? 0 : (this.cuts[k - 1] as number);
@@ -440,16 +428,12 @@ export class BitParallelMatcher extends PositionAutomaton {
     let before = -1;
     let i = 0;
     for (;;) {
-      let unit = -1;
-      let cp = -1;
-      let width = 1;
-      if (i < length) {
-        unit = value.charCodeAt(i);
-        cp = value.codePointAt(i) as number; // a surrogate pair is one code point, a lone surrogate itself
-        if (cp > 0xffff) width = 2;
-      }
+      // A surrogate pair is one code point, a lone surrogate itself; -1 past the end. The context reads a
+      // code point as its first code unit would be read: neither a surrogate nor a code point past U+FFFF
+      // is a word character or a newline.
+      const cp = i < length ? (value.codePointAt(i) as number) : -1;
       if (used !== 0) {
-        const next = contextOf(before, unit) & used;
+        const next = contextOf(before, cp) & used;
         if (next !== ctx) {
           ctx = next;
           init = this.initFor(ctx)[0] as number;
@@ -486,8 +470,8 @@ export class BitParallelMatcher extends PositionAutomaton {
         next |= floodArea & ~(diff ^ filled);
       }
       state = next & (classBits[k] as number);
-      before = width === 1 ? unit : value.charCodeAt(i + 1);
-      i += width;
+      before = cp;
+      i += cp > 0xffff ? 2 : 1;
     }
   }
 
@@ -511,15 +495,11 @@ export class BitParallelMatcher extends PositionAutomaton {
     let before = -1;
     let i = 0;
     for (;;) {
-      let unit = -1;
-      let cp = -1;
-      let width = 1;
-      if (i < length) {
-        unit = value.charCodeAt(i);
-        cp = value.codePointAt(i) as number; // a surrogate pair is one code point, a lone surrogate itself
-        if (cp > 0xffff) width = 2;
-      }
-      const ctx = used === 0 ? 0 : contextOf(before, unit) & used;
+      // A surrogate pair is one code point, a lone surrogate itself; -1 past the end. The context reads a
+      // code point as its first code unit would be read: neither a surrogate nor a code point past U+FFFF
+      // is a word character or a newline.
+      const cp = i < length ? (value.codePointAt(i) as number) : -1;
+      const ctx = used === 0 ? 0 : contextOf(before, cp) & used;
       if (this.nullable[ctx] === 1) return true;
       if (!active && i > 0 && this.anchored) return false;
       if (active) {
@@ -561,8 +541,8 @@ export class BitParallelMatcher extends PositionAutomaton {
       const swap = state;
       state = next;
       next = swap;
-      before = value.charCodeAt(i + width - 1);
-      i += width;
+      before = cp;
+      i += cp > 0xffff ? 2 : 1;
     }
   }
 }

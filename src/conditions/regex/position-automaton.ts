@@ -320,41 +320,16 @@ export class PositionAutomaton {
     // In-degrees first (by target and mask), so that only targets with many sources are listed.
     const degree = new Map<number, number>();
     if (W > 1) {
-      for (let p = 0; p < m; p++) {
-        const masks = sourceMasks[p] as number[];
-        const rows = sourceRows[p] as Int32Array[];
-        for (let r = 0; r < masks.length; r++) {
-          const row = rows[r] as Int32Array;
-          const mask = masks[r] as number;
-          for (let w = 0; w < W; w++) {
-            let bits = row[w] as number;
-            while (bits !== 0) {
-              const key = (w * 32 + 31 - Math.clz32(bits & -bits)) * 64 + mask;
-              bits &= bits - 1;
-              degree.set(key, (degree.get(key) ?? 0) + 1);
-            }
-          }
-        }
-      }
+      forEachRow(sourceMasks, sourceRows, m, (_p, mask, row) =>
+        forEachBit(row, W, (q) => degree.set(q * 64 + mask, (degree.get(q * 64 + mask) ?? 0) + 1)),
+      );
     }
     const sourcesOf = new Map<number, number[]>();
     for (const [key, count] of degree) if (count >= 8) sourcesOf.set(key, []);
     if (sourcesOf.size > 0) {
-      for (let p = 0; p < m; p++) {
-        const masks = sourceMasks[p] as number[];
-        const rows = sourceRows[p] as Int32Array[];
-        for (let r = 0; r < masks.length; r++) {
-          const row = rows[r] as Int32Array;
-          for (let w = 0; w < W; w++) {
-            let bits = row[w] as number;
-            while (bits !== 0) {
-              const key = (w * 32 + 31 - Math.clz32(bits & -bits)) * 64 + (masks[r] as number);
-              bits &= bits - 1;
-              sourcesOf.get(key)?.push(p);
-            }
-          }
-        }
-      }
+      forEachRow(sourceMasks, sourceRows, m, (p, mask, row) =>
+        forEachBit(row, W, (q) => sourcesOf.get(q * 64 + mask)?.push(p)),
+      );
     }
     const candidates = [...sourcesOf].filter(([, list]) => W > 1 && list.length >= 8);
     const indexOf = new Int32Array(m).fill(-1);
@@ -393,18 +368,9 @@ export class PositionAutomaton {
     this.columnCount = columns.length / 4;
 
     const counts = new Map<number, number>();
-    for (let p = 0; p < m; p++) {
-      for (const row of sourceRows[p] as Int32Array[]) {
-        for (let w = 0; w < W; w++) {
-          let bits = row[w] as number;
-          while (bits !== 0) {
-            const q = w * 32 + 31 - Math.clz32(bits & -bits);
-            bits &= bits - 1;
-            counts.set(q - p, (counts.get(q - p) ?? 0) + 1);
-          }
-        }
-      }
-    }
+    forEachRow(sourceMasks, sourceRows, m, (p, _mask, row) =>
+      forEachBit(row, W, (q) => counts.set(q - p, (counts.get(q - p) ?? 0) + 1)),
+    );
     const distances = [...counts]
       .filter(([d, n]) => n >= 2 || d === 0 || d === 1)
       .sort((x, y) => y[1] - x[1] || Math.abs(x[0]) - Math.abs(y[0]))
@@ -416,27 +382,21 @@ export class PositionAutomaton {
     const groups = new Map<string, { sources: number[]; row: Int32Array }>();
     let rowWords = 0;
     let shiftWords = 0;
-    for (let p = 0; p < m; p++) {
-      const masks = sourceMasks[p] as number[];
-      const rows = sourceRows[p] as Int32Array[];
-      for (let r = 0; r < masks.length; r++) {
-        const row = rows[r] as Int32Array;
-        const mask = masks[r] as number;
-        distances.forEach((d, j) => {
-          const q = p + d;
-          if (q < 0 || q >= m || ((row[q >> 5] as number) & (1 << (q & 31))) === 0) return;
-          row[q >> 5] = (row[q >> 5] as number) & ~(1 << (q & 31));
-          const sets = shiftSets[j] as Map<number, Int32Array>;
-          let set = sets.get(mask);
-          if (set === undefined) {
-            set = new Int32Array(W);
-            sets.set(mask, set);
-            shiftWords += W;
-          }
-          set[p >> 5] = (set[p >> 5] as number) | (1 << (p & 31));
-        });
-      }
-    }
+    forEachRow(sourceMasks, sourceRows, m, (p, mask, row) => {
+      distances.forEach((d, j) => {
+        const q = p + d;
+        if (q < 0 || q >= m || ((row[q >> 5] as number) & (1 << (q & 31))) === 0) return;
+        row[q >> 5] = (row[q >> 5] as number) & ~(1 << (q & 31));
+        const sets = shiftSets[j] as Map<number, Int32Array>;
+        let set = sets.get(mask);
+        if (set === undefined) {
+          set = new Int32Array(W);
+          sets.set(mask, set);
+          shiftWords += W;
+        }
+        set[p >> 5] = (set[p >> 5] as number) | (1 << (p & 31));
+      });
+    });
 
     for (let p = 0; p < m; p++) {
       const masks = sourceMasks[p] as number[];
@@ -633,5 +593,30 @@ export class PositionAutomaton {
       64 * (chunkCount + contexts) +
       Math.min(TABLE_BYTES, tableMax) +
       (this.dfa === undefined ? 0 : DFA_STATES * (4 * intervals + ARRAY_OVERHEAD + 64));
+  }
+}
+
+/** Calls `visit` with each row of each position `p < m` (`masks[p][r]` is the assertion mask of `rows[p][r]`). */
+function forEachRow(
+  masks: readonly number[][],
+  rows: readonly Int32Array[][],
+  m: number,
+  visit: (p: number, mask: number, row: Int32Array) => void,
+): void {
+  for (let p = 0; p < m; p++) {
+    const pMasks = masks[p] as number[];
+    const pRows = rows[p] as Int32Array[];
+    for (let r = 0; r < pMasks.length; r++) visit(p, pMasks[r] as number, pRows[r] as Int32Array);
+  }
+}
+
+/** Calls `visit` with each position of a set of `words` words, in ascending order. */
+function forEachBit(set: Int32Array, words: number, visit: (q: number) => void): void {
+  for (let w = 0; w < words; w++) {
+    let bits = set[w] as number;
+    while (bits !== 0) {
+      visit(w * 32 + 31 - Math.clz32(bits & -bits));
+      bits &= bits - 1;
+    }
   }
 }
