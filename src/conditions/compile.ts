@@ -27,7 +27,7 @@
  * the record or its prototype chain while it is being evaluated.
  */
 
-import { assertNever, type Condition, type FieldNode, isFieldNode } from "./ast.js";
+import { type Condition, type FieldNode, isFieldNode } from "./ast.js";
 import { generate, HELPERS } from "./codegen.js";
 import {
   emptyRecordResult,
@@ -35,7 +35,6 @@ import {
   hasOwn,
   leafOf,
   logicalTest,
-  ordered,
   type Reach,
   readOwn,
   type Slots,
