@@ -5,7 +5,7 @@
 import { INVALID_JSON } from "../commands/index.js";
 import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import { type DuplicateKey, findDuplicateKey } from "../conditions/json-duplicate-keys.js";
-import { DEFAULT_MAX_BODY_DEPTH } from "./options.js";
+import { DEFAULT_MAX_BODY_DEPTH } from "./defaults.js";
 
 /** Is the media type `application/json` with, at most, a UTF-8 charset? A missing header counts as JSON. */
 export function isJsonContentType(header: string | undefined): boolean {

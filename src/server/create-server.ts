@@ -41,18 +41,9 @@ import { JSON_TYPE, pathOf, sendError } from "./replies.js";
 import { registerWebRoutes } from "./web-routes.js";
 
 export { BodyDuplicateKeyError, BodyTooDeepError, readJsonBody } from "./body.js";
+export * from "./defaults.js";
 export type { ServerLoggerOptions, ServerOptions } from "./options.js";
-export {
-  DEFAULT_BODY_LIMIT,
-  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-  DEFAULT_MAX_BODY_DEPTH,
-  DEFAULT_MAX_CONNECTIONS,
-  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
-  DEFAULT_MAX_TIME_MS,
-  DEFAULT_RATE_LIMIT,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  normalizeBasePath,
-} from "./options.js";
+export { normalizeBasePath } from "./options.js";
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
