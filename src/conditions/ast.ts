@@ -272,14 +272,6 @@ export function fieldName(target: FieldTarget): string {
   return target.path.join(".");
 }
 
-/** The logical kinds (the `Record` type makes a new logical kind a compile-time error here). */
-const LOGICAL_KINDS: Readonly<Record<LogicalNode["kind"], true>> = {
-  and: true,
-  or: true,
-  nor: true,
-  not: true,
-};
-
 /**
  * True for a field node: every kind but the logical `and`, `or`, `nor` and `not` (`Condition` is the union
  * of the two groups), so that a switch treating every field node alike tests this first and names only the
@@ -289,7 +281,20 @@ const LOGICAL_KINDS: Readonly<Record<LogicalNode["kind"], true>> = {
  * switch (node.kind) { case "and": …; case "or": …; case "nor": …; case "not": …; default: return assertNever(node); }
  */
 export function isFieldNode(node: Condition): node is FieldNode {
-  return !Object.hasOwn(LOGICAL_KINDS, node.kind);
+  switch (node.kind) {
+    case "and":
+    case "or":
+    case "nor":
+    case "not":
+      return false;
+    default:
+      return fieldNodeOnly(node);
+  }
+}
+
+/** What is left of `Condition` past the logical kinds: field nodes only (a logical kind not named is a compile-time error). */
+function fieldNodeOnly(_node: FieldNode): true {
+  return true;
 }
 
 /**
