@@ -13,7 +13,7 @@
 import { DEFAULT_CATALOG, type FieldCatalog, isForbiddenSegment } from "../../conditions/catalog.js";
 import { describeValue, formatPath, type PathSegment } from "../../conditions/issues.js";
 import type { ArtifactTypeInfo, IncidentRecord } from "../backend.js";
-import { type DatasetIssue, makeDatasetIssue } from "./dataset-issues.js";
+import { type DatasetIssue, type DatasetIssueDetail, makeDatasetIssue } from "./dataset-issues.js";
 import {
   type Field,
   IssueCollector,
@@ -433,13 +433,34 @@ function reportUnknownSites(
   }
 }
 
+/**
+ * Adds `value` to `seen`, or, when it is there already, records `duplicate` at `path`'s `key` (few records
+ * of each kind: the issue is built whether or not it is recorded).
+ */
+function once<T>(
+  seen: Set<T>,
+  value: T,
+  ctx: Context,
+  duplicate: DatasetIssueDetail,
+  path: readonly PathSegment[],
+  key: string,
+): void {
+  if (seen.has(value)) ctx.out.add(duplicate, [...path, key]);
+  else seen.add(value);
+}
+
 function readSites(list: readonly unknown[], ctx: Context): DatasetSite[] {
   const result: DatasetSite[] = [];
   eachRecord(list, "sites", SITE, ctx, (site, path, ok) => {
     if (site.name === undefined) return;
-    if (ctx.siteNames.has(site.name)) {
-      ctx.out.add({ code: "duplicate", what: "site name", name: site.name }, [...path, "name"]);
-    } else ctx.siteNames.add(site.name);
+    once(
+      ctx.siteNames,
+      site.name,
+      ctx,
+      { code: "duplicate", what: "site name", name: site.name },
+      path,
+      "name",
+    );
     if (ok) result.push(site as DatasetSite);
   });
   return result;
@@ -451,9 +472,14 @@ function readUsers(list: readonly unknown[], ctx: Context): DatasetUser[] {
   eachRecord(list, "users", USER, ctx, (user, path, ok) => {
     reportUnknownSites(user.sites, path, ctx);
     if (user.username === undefined || user.sites === undefined) return;
-    if (seen.has(user.username)) {
-      ctx.out.add({ code: "duplicate", what: "username", name: user.username }, [...path, "username"]);
-    } else seen.add(user.username);
+    once(
+      seen,
+      user.username,
+      ctx,
+      { code: "duplicate", what: "username", name: user.username },
+      path,
+      "username",
+    );
     if (ok) result.push(user as DatasetUser);
   });
   return result;
@@ -541,9 +567,14 @@ function readPlaybooks(list: readonly unknown[], ctx: Context): DatasetPlaybook[
     ) {
       return;
     }
-    if (seen.has(playbook.name)) {
-      ctx.out.add({ code: "duplicate", what: "playbook name", name: playbook.name }, [...path, "name"]);
-    } else seen.add(playbook.name);
+    once(
+      seen,
+      playbook.name,
+      ctx,
+      { code: "duplicate", what: "playbook name", name: playbook.name },
+      path,
+      "name",
+    );
     if (ok) result.push(playbook as DatasetPlaybook);
   });
   return result;
@@ -555,9 +586,7 @@ function readArtifactTypes(list: readonly unknown[], ctx: Context): ArtifactType
   eachRecord(list, "artifactTypes", ARTIFACT_TYPE, ctx, (type, path, ok) => {
     const { id, label } = type;
     if (id !== undefined) {
-      if (ctx.typeIds.has(id))
-        ctx.out.add({ code: "duplicate", what: "artifact type id", id }, [...path, "id"]);
-      else ctx.typeIds.add(id);
+      once(ctx.typeIds, id, ctx, { code: "duplicate", what: "artifact type id", id }, path, "id");
     }
     if (label !== undefined) {
       // Labels are matched ignoring case and surrounding spaces (docs/semantics.md 3.3): they must differ beyond that.
