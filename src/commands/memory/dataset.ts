@@ -433,34 +433,23 @@ function reportUnknownSites(
   }
 }
 
-/**
- * Adds `value` to `seen`, or, when it is there already, records `duplicate` at `path`'s `key` (few records
- * of each kind: the issue is built whether or not it is recorded).
- */
-function once<T>(
-  seen: Set<T>,
-  value: T,
+/** Adds `name` to `seen`, or records it as a `duplicate` of `what` at `path` when it is there already. */
+function uniqueName(
   ctx: Context,
-  duplicate: DatasetIssueDetail,
+  seen: Set<string>,
+  what: "site name" | "username" | "playbook name",
+  name: string,
   path: readonly PathSegment[],
-  key: string,
 ): void {
-  if (seen.has(value)) ctx.out.add(duplicate, [...path, key]);
-  else seen.add(value);
+  if (seen.has(name)) ctx.out.add({ code: "duplicate", what, name }, path);
+  else seen.add(name);
 }
 
 function readSites(list: readonly unknown[], ctx: Context): DatasetSite[] {
   const result: DatasetSite[] = [];
   eachRecord(list, "sites", SITE, ctx, (site, path, ok) => {
     if (site.name === undefined) return;
-    once(
-      ctx.siteNames,
-      site.name,
-      ctx,
-      { code: "duplicate", what: "site name", name: site.name },
-      path,
-      "name",
-    );
+    uniqueName(ctx, ctx.siteNames, "site name", site.name, [...path, "name"]);
     if (ok) result.push(site as DatasetSite);
   });
   return result;
@@ -472,14 +461,7 @@ function readUsers(list: readonly unknown[], ctx: Context): DatasetUser[] {
   eachRecord(list, "users", USER, ctx, (user, path, ok) => {
     reportUnknownSites(user.sites, path, ctx);
     if (user.username === undefined || user.sites === undefined) return;
-    once(
-      seen,
-      user.username,
-      ctx,
-      { code: "duplicate", what: "username", name: user.username },
-      path,
-      "username",
-    );
+    uniqueName(ctx, seen, "username", user.username, [...path, "username"]);
     if (ok) result.push(user as DatasetUser);
   });
   return result;
@@ -567,14 +549,7 @@ function readPlaybooks(list: readonly unknown[], ctx: Context): DatasetPlaybook[
     ) {
       return;
     }
-    once(
-      seen,
-      playbook.name,
-      ctx,
-      { code: "duplicate", what: "playbook name", name: playbook.name },
-      path,
-      "name",
-    );
+    uniqueName(ctx, seen, "playbook name", playbook.name, [...path, "name"]);
     if (ok) result.push(playbook as DatasetPlaybook);
   });
   return result;
@@ -586,7 +561,9 @@ function readArtifactTypes(list: readonly unknown[], ctx: Context): ArtifactType
   eachRecord(list, "artifactTypes", ARTIFACT_TYPE, ctx, (type, path, ok) => {
     const { id, label } = type;
     if (id !== undefined) {
-      once(ctx.typeIds, id, ctx, { code: "duplicate", what: "artifact type id", id }, path, "id");
+      if (ctx.typeIds.has(id))
+        ctx.out.add({ code: "duplicate", what: "artifact type id", id }, [...path, "id"]);
+      else ctx.typeIds.add(id);
     }
     if (label !== undefined) {
       // Labels are matched ignoring case and surrounding spaces (docs/semantics.md 3.3): they must differ beyond that.
