@@ -6,7 +6,8 @@
 
 import { type Command, InvalidArgumentError } from "commander";
 import type { ApiKey } from "../server/auth.js";
-import * as limits from "../server/limits.js";
+import * as defaults from "../server/defaults.js";
+import { normalizeBasePath } from "../server/options.js";
 import type { ServeHooks, ServeOptions } from "./serve-run.js";
 
 export type { ServeHooks, ServeOptions } from "./serve-run.js";
@@ -45,7 +46,7 @@ function collectApiKey(value: string, previous: readonly ApiKey[]): readonly Api
 
 function parseBasePath(value: string): string {
   try {
-    return limits.normalizeBasePath(value);
+    return normalizeBasePath(value);
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
@@ -89,7 +90,7 @@ export function registerServeCommand(program: Command, hooks: ServeHooks = {}): 
       "--rate-limit <requests>",
       "requests per minute per credential",
       parseRateLimit,
-      limits.DEFAULT_RATE_LIMIT,
+      defaults.DEFAULT_RATE_LIMIT,
     )
     .option("--base-path <prefix>", "prefix of the command paths, e.g. /VSOC/api", parseBasePath, "")
     .option(
@@ -100,7 +101,7 @@ export function registerServeCommand(program: Command, hooks: ServeHooks = {}): 
       "--request-timeout-ms <ms>",
       "time for a request's headers and body to arrive (then 408)",
       positiveIntegerOption("milliseconds"),
-      limits.DEFAULT_REQUEST_TIMEOUT_MS,
+      defaults.DEFAULT_REQUEST_TIMEOUT_MS,
     )
     .option(
       "--command-timeout-ms <ms>",
@@ -111,25 +112,25 @@ export function registerServeCommand(program: Command, hooks: ServeHooks = {}): 
       "--keep-alive-timeout-ms <ms>",
       "time an idle keep-alive connection stays open",
       positiveIntegerOption("milliseconds"),
-      limits.DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+      defaults.DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
     )
     .option(
       "--max-connections-per-address <n>",
       "open connections one client address may hold",
       positiveIntegerOption("connections"),
-      limits.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+      defaults.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
     )
     .option(
       "--max-connections <n>",
       "open connections in all",
       positiveIntegerOption("connections"),
-      limits.DEFAULT_MAX_CONNECTIONS,
+      defaults.DEFAULT_MAX_CONNECTIONS,
     )
     .option(
       "--max-time-ms <ms>",
       "time budget of one Search Conditions search",
       positiveIntegerOption("milliseconds"),
-      limits.DEFAULT_MAX_TIME_MS,
+      defaults.DEFAULT_MAX_TIME_MS,
     )
     .addHelpText(
       "after",

@@ -3,7 +3,7 @@
  * same first-match search as a real run, the playbooks that would run named, and nothing recorded.
  */
 import { describe, expect, it } from "vitest";
-import { setup } from "../../test/support/commands-fixtures.js";
+import { setup, successful } from "../../test/support/commands-fixtures.js";
 import { createCommandHandler } from "./handler.js";
 
 const COMMAND = "TriggerIncidentExternalAction";
@@ -13,22 +13,15 @@ describe("TriggerIncidentExternalAction: Dry Run", () => {
     const { call, backend } = setup();
     const params = { "Search Conditions": { Severity: "High" }, "Trigger Data": { ticket: "INC-42" } };
     const dry = await call(COMMAND, { ...params, "Dry Run": true });
-    expect(dry).toEqual({
-      status: 200,
-      body: {
-        error: "",
-        returnData: {
-          Status: "Successful",
-          Data: {
-            IncidentId: 2,
-            IncidentNo: "20240101-2",
-            TriggeredPlaybooks: [],
-            DryRun: true,
-            PlaybooksToRun: [{ PlaybookName: "Enrichment" }],
-          },
-        },
-      },
-    });
+    expect(dry).toEqual(
+      successful({
+        IncidentId: 2,
+        IncidentNo: "20240101-2",
+        TriggeredPlaybooks: [],
+        DryRun: true,
+        PlaybooksToRun: [{ PlaybookName: "Enrichment" }],
+      }),
+    );
     expect(backend.runs()).toEqual([]);
     const real = await call(COMMAND, params);
     const data = (real.body as { returnData: { Data: Record<string, unknown> } }).returnData.Data;

@@ -4,7 +4,7 @@
  * the Trigger Data delivered to each playbook as its own deep copy.
  */
 import { describe, expect, it } from "vitest";
-import { BERLIN, HQ, NOW, setup } from "../../test/support/commands-fixtures.js";
+import { BERLIN, HQ, NOW, setup, successful } from "../../test/support/commands-fixtures.js";
 
 const COMMAND = "TriggerIncidentExternalAction";
 
@@ -24,20 +24,13 @@ describe("TriggerIncidentExternalAction: success", () => {
       "Trigger Data": { ticket: "INC-42", tags: ["vip"] },
     });
     // Incidents 1 and 2 are High; 2 was created first. It is a Malware incident: only Enrichment runs.
-    expect(response).toEqual({
-      status: 200,
-      body: {
-        error: "",
-        returnData: {
-          Status: "Successful",
-          Data: {
-            IncidentId: 2,
-            IncidentNo: "20240101-2",
-            TriggeredPlaybooks: [{ RuntimeId: 1, PlaybookName: "Enrichment" }],
-          },
-        },
-      },
-    });
+    expect(response).toEqual(
+      successful({
+        IncidentId: 2,
+        IncidentNo: "20240101-2",
+        TriggeredPlaybooks: [{ RuntimeId: 1, PlaybookName: "Enrichment" }],
+      }),
+    );
     expect(backend.runs()).toEqual([
       {
         runtimeId: 1,
@@ -61,23 +54,15 @@ describe("TriggerIncidentExternalAction: success", () => {
       "Search Conditions": [{ Number: "20240101-1" }],
       "Trigger Data": {},
     });
-    const expected = (a: number, b: number) => ({
-      status: 200,
-      body: {
-        error: "",
-        returnData: {
-          Status: "Successful",
-          Data: {
-            IncidentId: 1,
-            IncidentNo: "20240101-1",
-            TriggeredPlaybooks: [
-              { RuntimeId: a, PlaybookName: "Phishing Triage" },
-              { RuntimeId: b, PlaybookName: "Enrichment" },
-            ],
-          },
-        },
-      },
-    });
+    const expected = (a: number, b: number) =>
+      successful({
+        IncidentId: 1,
+        IncidentNo: "20240101-1",
+        TriggeredPlaybooks: [
+          { RuntimeId: a, PlaybookName: "Phishing Triage" },
+          { RuntimeId: b, PlaybookName: "Enrichment" },
+        ],
+      });
     expect(first).toEqual(expected(1, 2));
     expect(second).toEqual(expected(3, 4));
   });
@@ -89,21 +74,17 @@ describe("TriggerIncidentExternalAction: success", () => {
       { "Search Conditions": { Type: "Phishing" }, "Trigger Data": {} },
       { site: BERLIN },
     );
-    expect(response.body).toEqual({
-      error: "",
-      returnData: {
-        Status: "Successful",
-        Data: {
-          IncidentId: 3,
-          IncidentNo: "20240102-1",
-          TriggeredPlaybooks: [
-            { RuntimeId: 1, PlaybookName: "Phishing Triage" },
-            { RuntimeId: 2, PlaybookName: "Enrichment" },
-            { RuntimeId: 3, PlaybookName: "Berlin Privacy Review" },
-          ],
-        },
-      },
-    });
+    expect(response.body).toEqual(
+      successful({
+        IncidentId: 3,
+        IncidentNo: "20240102-1",
+        TriggeredPlaybooks: [
+          { RuntimeId: 1, PlaybookName: "Phishing Triage" },
+          { RuntimeId: 2, PlaybookName: "Enrichment" },
+          { RuntimeId: 3, PlaybookName: "Berlin Privacy Review" },
+        ],
+      }).body,
+    );
   });
 
   it("succeeds with no playbooks when none has the trigger for the incident", async () => {

@@ -236,8 +236,11 @@ export interface NotNode {
   readonly child: FieldOperatorNode | FieldAndNode;
 }
 
-/** A parsed Search Conditions object. */
-export type Condition = AndNode | OrNode | NorNode | NotNode | FieldNode;
+/** The logical nodes: `and`, `or`, `nor` over their children, and field-level `not` over its child. */
+export type LogicalNode = AndNode | OrNode | NorNode | NotNode;
+
+/** A parsed Search Conditions object: a logical node or a field node. */
+export type Condition = LogicalNode | FieldNode;
 
 /** Every `kind` of the union, for exhaustive tables. */
 export type ConditionKind = Condition["kind"];
@@ -267,4 +270,79 @@ function describeUnexpected(value: unknown): string {
 /** The dotted form of a field path: `["Custom", "Owner"]` → `"Custom.Owner"`. */
 export function fieldName(target: FieldTarget): string {
   return target.path.join(".");
+}
+
+/**
+ * True for a field node: every kind but the logical `and`, `or`, `nor` and `not` (`Condition` is the union
+ * of the two groups), so that a switch treating every field node alike tests this first and names only the
+ * four logical kinds.
+ * @example
+ * if (isFieldNode(node)) return leaf(node);
+ * switch (node.kind) { case "and": …; case "or": …; case "nor": …; case "not": …; default: return assertNever(node); }
+ */
+export function isFieldNode(node: Condition): node is FieldNode {
+  switch (node.kind) {
+    case "and":
+    case "or":
+    case "nor":
+    case "not":
+      return false;
+    default:
+      return fieldNodeOnly(node);
+  }
+}
+
+/** What is left of `Condition` past the logical kinds: field nodes only (a logical kind not named is a compile-time error). */
+function fieldNodeOnly(_node: FieldNode): true {
+  return true;
+}
+
+/**
+ * The operands an equality node compares the value with: `$eq`/`$ne`'s one operand, `$in`/`$nin`'s set;
+ * `undefined` for every other field node (a range's bounds and `$all`'s operands are not alternatives of
+ * one equality).
+ * @example equalityOperands(parseSearchConditions({ Status: "Open" })) //=> [{ type: "string", value: "Open" }]
+ */
+export function equalityOperands(node: FieldNode): readonly Operand[] | undefined {
+  switch (node.kind) {
+    case "eq":
+    case "ne":
+      return [node.operand];
+    case "in":
+    case "nin":
+      return node.operands;
+    case "range":
+    case "all":
+    case "regex":
+    case "exists":
+    case "size":
+    case "type":
+    case "mod":
+    case "elemMatch":
+      return undefined;
+    default:
+      return assertNever(node);
+  }
+}
+
+/**
+ * The value of an operand: a string, number or boolean as it is, `null` for the null operand, and a date
+ * operand (epoch ms) as `date` makes it (`{"$date": …}` when printed, a `Date` for MongoDB).
+ */
+export function operandValue<D>(
+  operand: Operand,
+  date: (ms: number) => D,
+): string | number | boolean | null | D {
+  switch (operand.type) {
+    case "string":
+    case "number":
+    case "boolean":
+      return operand.value;
+    case "null":
+      return null;
+    case "date":
+      return date(operand.value);
+    default:
+      return assertNever(operand);
+  }
 }

@@ -37,7 +37,15 @@
  * "string"` first), and `$eq`/`$in`/`$ne`/`$nin` on scalars need no separate `undefined` test.
  */
 
-import { assertNever, type Condition, type FieldNode, type Operand, type RangeBound } from "./ast.js";
+import {
+  assertNever,
+  type Condition,
+  equalityOperands,
+  type FieldNode,
+  isFieldNode,
+  type Operand,
+  type RangeBound,
+} from "./ast.js";
 import { dateFieldMs, formatIsoUtc, isoUtcMs, MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "./dates.js";
 import {
   emptyRecordResult,
@@ -367,6 +375,7 @@ class Generator {
 
   /** An expression for `node` over the record `r`. */
   node(node: Condition): string {
+    if (isFieldNode(node)) return this.field(node);
     switch (node.kind) {
       case "and": {
         if (node.children.length === 0) return "true";
@@ -388,19 +397,6 @@ class Generator {
       }
       case "not":
         return `!${this.node(node.child)}`;
-      case "eq":
-      case "ne":
-      case "in":
-      case "nin":
-      case "all":
-      case "range":
-      case "regex":
-      case "exists":
-      case "size":
-      case "type":
-      case "mod":
-      case "elemMatch":
-        return this.field(node);
       default:
         return assertNever(node);
     }
@@ -439,16 +435,7 @@ class Generator {
  * other than `null` and dates (whose `===` tests are false for `undefined`, and so is the array test).
  */
 function undefinedIsMissing(node: FieldNode): boolean {
-  switch (node.kind) {
-    case "eq":
-    case "ne":
-      return node.operand.type !== "null" && node.operand.type !== "date";
-    case "in":
-    case "nin":
-      return node.operands.every((o) => o.type !== "null" && o.type !== "date");
-    default:
-      return false;
-  }
+  return equalityOperands(node)?.every((o) => o.type !== "null" && o.type !== "date") === true;
 }
 
 /** The value of a bound whose operand is a string, number or date (`undefined` for a `null` bound). */
@@ -458,27 +445,9 @@ function orderedValue(bound: RangeBound): string | number | boolean | undefined 
 
 /** True when a field node compares dates (so a repeated read is worth caching). */
 function readsDates(node: FieldNode): boolean {
-  switch (node.kind) {
-    case "eq":
-    case "ne":
-      return node.operand.type === "date";
-    case "in":
-    case "nin":
-      return node.operands.some((o) => o.type === "date");
-    case "range":
-      return (node.lower ?? node.upper)?.operand.type === "date";
-    // These never read a date through `dateExpr` (`$all` delegates to its leaf).
-    case "all":
-    case "regex":
-    case "exists":
-    case "size":
-    case "type":
-    case "mod":
-    case "elemMatch":
-      return false;
-    default:
-      return assertNever(node);
-  }
+  if (node.kind === "range") return (node.lower ?? node.upper)?.operand.type === "date";
+  // The others never read a date through `dateExpr` (`$all` delegates to its leaf).
+  return equalityOperands(node)?.some((o) => o.type === "date") === true;
 }
 
 /** The helpers of generated code: the local name, and the `HELPERS` property it is taken from. */

@@ -27,14 +27,14 @@
  * the record or its prototype chain while it is being evaluated.
  */
 
-import { assertNever, type Condition, type FieldNode } from "./ast.js";
+import { type Condition, type FieldNode, isFieldNode } from "./ast.js";
 import { generate, HELPERS } from "./codegen.js";
 import {
   emptyRecordResult,
   forEachField,
   hasOwn,
   leafOf,
-  ordered,
+  logicalTest,
   type Reach,
   readOwn,
   type Slots,
@@ -131,56 +131,8 @@ function closureLeaf(node: FieldNode, slotsOf: Slots): RecordTest {
 }
 
 function closureNode(node: Condition, fields: Slots): RecordTest {
-  const build = (child: Condition) => closureNode(child, fields);
-  switch (node.kind) {
-    case "and": {
-      const children = ordered(node.children).map(build);
-      if (children.length === 0) return () => true;
-      if (children.length === 1) return children[0]!;
-      if (children.length === 2) {
-        const [a, b] = children as [RecordTest, RecordTest];
-        return (record, slots) => a(record, slots) && b(record, slots);
-      }
-      return (record, slots) => {
-        for (const child of children) if (!child(record, slots)) return false;
-        return true;
-      };
-    }
-    case "or": {
-      const children = ordered(node.children).map(build);
-      if (children.length === 1) return children[0]!;
-      return (record, slots) => {
-        for (const child of children) if (child(record, slots)) return true;
-        return false;
-      };
-    }
-    case "nor": {
-      const children = ordered(node.children).map(build);
-      return (record, slots) => {
-        for (const child of children) if (child(record, slots)) return false;
-        return true;
-      };
-    }
-    case "not": {
-      const child = build(node.child);
-      return (record, slots) => !child(record, slots);
-    }
-    case "eq":
-    case "ne":
-    case "in":
-    case "nin":
-    case "all":
-    case "range":
-    case "regex":
-    case "exists":
-    case "size":
-    case "type":
-    case "mod":
-    case "elemMatch":
-      return closureLeaf(node, fields);
-    default:
-      return assertNever(node);
-  }
+  if (isFieldNode(node)) return closureLeaf(node, fields);
+  return logicalTest(node, (child) => closureNode(child, fields));
 }
 
 /** The closure test of a whole condition and its slots (the closure back end's predicate body). */

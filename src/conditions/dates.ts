@@ -91,6 +91,24 @@ function byteDigits2(b: Uint8Array, i: number): number {
 }
 
 /**
+ * True when the bytes from `start` hold the separators of `YYYY-MM-DDTHH:MM:SS` (`-` at 4 and 7, `T` at 10,
+ * `:` at 13 and 16) and the byte at `zAt` is `Z` (ASCII codes; the digits are not checked here).
+ * @param b - the bytes
+ * @param start - the offset of the year's first digit
+ * @param zAt - the offset of the `Z` (after the seconds, or after the milliseconds)
+ */
+export function hasIsoSeparators(b: Uint8Array, start: number, zAt: number): boolean {
+  return (
+    b[start + 4] === 45 &&
+    b[start + 7] === 45 &&
+    b[start + 10] === 84 &&
+    b[start + 13] === 58 &&
+    b[start + 16] === 58 &&
+    b[zAt] === 90
+  );
+}
+
+/**
  * `isoUtcMs` of the text whose UTF-8 bytes are `b[start, end)`, without building the string (the byte
  * reader of NDJSON lines; an ASCII byte is its character's code).
  * @returns epoch milliseconds, or `NaN` exactly where `isoUtcMs` of that text is `NaN`; never throws
@@ -98,16 +116,7 @@ function byteDigits2(b: Uint8Array, i: number): number {
 export function isoUtcBytesMs(b: Uint8Array, start: number, end: number): number {
   const n = end - start;
   if (n !== 20 && n !== 24) return Number.NaN;
-  if (
-    b[start + 4] !== 45 ||
-    b[start + 7] !== 45 ||
-    b[start + 10] !== 84 ||
-    b[start + 13] !== 58 ||
-    b[start + 16] !== 58 ||
-    b[end - 1] !== 90
-  ) {
-    return Number.NaN;
-  }
+  if (!hasIsoSeparators(b, start, end - 1)) return Number.NaN;
   let ms = 0;
   if (n === 24) {
     if (b[start + 19] !== 46) return Number.NaN;

@@ -16,16 +16,16 @@
  * index by the last segment is compared as a whole (its elements are not traversed).
  */
 
-import {
-  assertNever,
-  type Condition,
-  type ElementOperators,
-  type FieldKind,
-  type FieldNode,
-  type JsonType,
-  type Operand,
-  type RangeBound,
+import type {
+  Condition,
+  ElementOperators,
+  FieldKind,
+  FieldNode,
+  JsonType,
+  Operand,
+  RangeBound,
 } from "./ast.js";
+import { assertNever, isFieldNode } from "./ast.js";
 import { parseIsoUtc } from "./dates.js";
 import { requireParsedCondition } from "./parse.js";
 import { compileRegexEngine } from "./regex/matcher.js";
@@ -439,6 +439,7 @@ function evaluateField(node: FieldNode, record: unknown, read: Reader): boolean 
 }
 
 function evaluateWith(condition: Condition, incident: unknown, read: Reader): boolean {
+  if (isFieldNode(condition)) return evaluateField(condition, incident, read);
   switch (condition.kind) {
     case "and":
       return condition.children.every((child) => evaluateWith(child, incident, read));
@@ -448,19 +449,6 @@ function evaluateWith(condition: Condition, incident: unknown, read: Reader): bo
       return !condition.children.some((child) => evaluateWith(child, incident, read));
     case "not":
       return !evaluateWith(condition.child, incident, read);
-    case "eq":
-    case "ne":
-    case "in":
-    case "nin":
-    case "all":
-    case "range":
-    case "regex":
-    case "exists":
-    case "size":
-    case "type":
-    case "mod":
-    case "elemMatch":
-      return evaluateField(condition, incident, read);
     default:
       return assertNever(condition);
   }

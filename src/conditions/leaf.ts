@@ -16,7 +16,9 @@ import {
   type ElementOperators,
   type FieldKind,
   type FieldNode,
+  isFieldNode,
   type JsonType,
+  type LogicalNode,
   type Operand,
   type OrderedOperand,
   type RangeBound,
@@ -370,6 +372,54 @@ function elementTest(operators: ElementOperators): ValueTest {
   }
 }
 
+/** A test of a record (or of an `$elemMatch` element), given the slots of the fields it read (`UNREAD`). */
+export type SlotTest<T> = (subject: T, slots: unknown[]) => boolean;
+
+/**
+ * A logical node as a closure over its children's tests, children cheapest first (`ordered`): `and` holds
+ * when every child does (no children: always), `or` when one does, `nor` when none does, `not` when its child
+ * does not (docs/semantics.md 1.3).
+ * @param build - the test of a child
+ */
+export function logicalTest<T>(node: LogicalNode, build: (child: Condition) => SlotTest<T>): SlotTest<T> {
+  switch (node.kind) {
+    case "and": {
+      const children = ordered(node.children).map(build);
+      if (children.length === 0) return () => true;
+      if (children.length === 1) return children[0]!;
+      if (children.length === 2) {
+        const [a, b] = children as [SlotTest<T>, SlotTest<T>];
+        return (subject, slots) => a(subject, slots) && b(subject, slots);
+      }
+      return (subject, slots) => {
+        for (const child of children) if (!child(subject, slots)) return false;
+        return true;
+      };
+    }
+    case "or": {
+      const children = ordered(node.children).map(build);
+      if (children.length === 1) return children[0]!;
+      return (subject, slots) => {
+        for (const child of children) if (child(subject, slots)) return true;
+        return false;
+      };
+    }
+    case "nor": {
+      const children = ordered(node.children).map(build);
+      return (subject, slots) => {
+        for (const child of children) if (child(subject, slots)) return false;
+        return true;
+      };
+    }
+    case "not": {
+      const child = build(node.child);
+      return (subject, slots) => !child(subject, slots);
+    }
+    default:
+      return assertNever(node);
+  }
+}
+
 /**
  * The query form of `$elemMatch` on one element that is an object: the sub-condition over the element as a
  * document (an array's own keys are its indexes), each of its fields read at most once per call.
@@ -377,50 +427,22 @@ function elementTest(operators: ElementOperators): ValueTest {
 function documentTest(condition: Condition): (element: object) => boolean {
   const { fields } = slotsOf(condition);
   const count = fields.size;
-  const test = (node: Condition): ((element: object, slots: unknown[]) => boolean) => {
-    switch (node.kind) {
-      case "and": {
-        const children = ordered(node.children).map(test);
-        return (element, slots) => {
-          for (const child of children) if (!child(element, slots)) return false;
-          return true;
-        };
+  const test = (node: Condition): SlotTest<object> => {
+    if (!isFieldNode(node)) return logicalTest(node, test);
+    const leaf = leafOf(node);
+    const key = node.path[0]!;
+    const slot = fields.get(key)!;
+    const rest = node.path.slice(1);
+    return (element, slots) => {
+      let first = slots[slot];
+      if (first === UNREAD) {
+        // An array is a document of its indexes: no other own key (`length`) is a field of it.
+        first = isArray(element) && !INDEX_SEGMENT.test(key) ? undefined : readOwn(element, key);
+        slots[slot] = first;
       }
-      case "or": {
-        const children = ordered(node.children).map(test);
-        return (element, slots) => {
-          for (const child of children) if (child(element, slots)) return true;
-          return false;
-        };
-      }
-      case "nor": {
-        const children = ordered(node.children).map(test);
-        return (element, slots) => {
-          for (const child of children) if (child(element, slots)) return false;
-          return true;
-        };
-      }
-      case "not": {
-        const child = test(node.child);
-        return (element, slots) => !child(element, slots);
-      }
-      default: {
-        const leaf = leafOf(node);
-        const key = node.path[0]!;
-        const slot = fields.get(key)!;
-        const rest = node.path.slice(1);
-        return (element, slots) => {
-          let first = slots[slot];
-          if (first === UNREAD) {
-            // An array is a document of its indexes: no other own key (`length`) is a field of it.
-            first = isArray(element) && !INDEX_SEGMENT.test(key) ? undefined : readOwn(element, key);
-            slots[slot] = first;
-          }
-          if (first === undefined) return leaf.missing;
-          return rest.length === 0 ? leaf.one(first) : leaf.many(walkRest(first, rest));
-        };
-      }
-    }
+      if (first === undefined) return leaf.missing;
+      return rest.length === 0 ? leaf.one(first) : leaf.many(walkRest(first, rest));
+    };
   };
   const root = test(condition);
   return (element) => {
@@ -538,33 +560,10 @@ export function leafSemantics(node: FieldNode): {
  * here.
  */
 export function forEachField(condition: Condition, visit: (node: FieldNode) => void): void {
-  switch (condition.kind) {
-    case "and":
-    case "or":
-    case "nor":
-      for (const child of condition.children) forEachField(child, visit);
-      return;
-    case "not":
-      forEachField(condition.child, visit);
-      return;
-    case "eq":
-    case "ne":
-    case "in":
-    case "nin":
-    case "all":
-    case "range":
-    case "regex":
-    case "exists":
-    case "size":
-    case "type":
-    case "mod":
-    case "elemMatch":
-      // An `$elemMatch`'s own operators and sub-condition are about its elements, not about the record.
-      visit(condition);
-      return;
-    default:
-      assertNever(condition);
-  }
+  // An `$elemMatch`'s own operators and sub-condition are about its elements, not about the record.
+  if (isFieldNode(condition)) visit(condition);
+  else if (condition.kind === "not") forEachField(condition.child, visit);
+  else for (const child of condition.children) forEachField(child, visit);
 }
 
 /**
@@ -579,6 +578,7 @@ export function emptyRecordResult(
   missingOf: (node: FieldNode) => boolean = (node) => leafOf(node).missing,
 ): boolean {
   const empty = (node: Condition): boolean => {
+    if (isFieldNode(node)) return missingOf(node);
     switch (node.kind) {
       case "and":
         return node.children.every(empty);
@@ -588,19 +588,6 @@ export function emptyRecordResult(
         return !node.children.some(empty);
       case "not":
         return !empty(node.child);
-      case "eq":
-      case "ne":
-      case "in":
-      case "nin":
-      case "all":
-      case "range":
-      case "regex":
-      case "exists":
-      case "size":
-      case "type":
-      case "mod":
-      case "elemMatch":
-        return missingOf(node);
       default:
         return assertNever(node);
     }
@@ -659,32 +646,14 @@ const FIELD_COST = {
  * never changes the answer, since every test is total and side-effect free.
  */
 function costOf(node: Condition): number {
-  switch (node.kind) {
-    case "and":
-    case "or":
-    case "nor":
-      return node.children.reduce((sum, child) => sum + costOf(child), 1);
-    case "not":
-      return costOf(node.child);
-    case "eq":
-    case "ne":
-    case "in":
-    case "nin":
-    case "all":
-    case "range":
-    case "regex":
-    case "exists":
-    case "size":
-    case "type":
-    case "mod":
-    case "elemMatch": {
-      const nested = node.path.length > 1 ? 20 : 0;
-      const date = node.fieldKind === "date" && node.kind !== "exists" && node.kind !== "regex" ? 3 : 0;
-      return (FIELD_COST[node.kind] as (node: FieldNode) => number)(node) + date + nested;
-    }
-    default:
-      return assertNever(node);
+  if (isFieldNode(node)) {
+    const nested = node.path.length > 1 ? 20 : 0;
+    const date = node.fieldKind === "date" && node.kind !== "exists" && node.kind !== "regex" ? 3 : 0;
+    return (FIELD_COST[node.kind] as (node: FieldNode) => number)(node) + date + nested;
   }
+  return node.kind === "not"
+    ? costOf(node.child)
+    : node.children.reduce((sum, child) => sum + costOf(child), 1);
 }
 
 /** Children ordered cheapest first (stable). */

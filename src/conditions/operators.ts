@@ -2,7 +2,7 @@
  * The operator table of Search Conditions, as data (docs/semantics.md 1.1 and 1.3): the one place that says,
  * for each operator, where it may stand, which rule validates its operand, which AST node kind it produces,
  * which bound of a range it sets (side, inclusiveness, comparison) and which operator negates it. The parser
- * (parse.ts) dispatches on these rows and refuses an operator in the wrong place; the printer (print.ts)
+ * (parse-operators.ts) dispatches on these rows and refuses an operator in the wrong place; the printer (print.ts)
  * names each node's operators through `operatorOf` and `boundOperator`; both group range bounds with
  * `RangeGrouping`. Nothing here executes a condition.
  *
@@ -437,7 +437,7 @@ export interface GroupedRange {
 
 /**
  * How the ordered operators of ONE operator object become range nodes (docs/semantics.md 1.3), the single
- * statement of the rule that parse.ts builds with and print.ts checks with: bounds are taken in the
+ * statement of the rule that parse-operators.ts builds with and print.ts checks with: bounds are taken in the
  * object's key order; per operand type, the first range takes the first lower and the first upper bound; a
  * further bound of a side the first range already holds starts a range of its own (`{"$gt": 1, "$gte": 2}`
  * is two ranges, ANDed, which is exact whatever the comparison of the operands).

@@ -12,7 +12,7 @@
  * `$and` of ranges fits in one operator object is decided by the parser's own rule (`RangeGrouping`).
  */
 import type { Condition, FieldNode, FieldOperatorNode, Operand, RangeNode } from "./ast.js";
-import { assertNever, fieldName } from "./ast.js";
+import { assertNever, fieldName, isFieldNode, operandValue } from "./ast.js";
 import { formatIsoUtc, MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "./dates.js";
 import { boundOperator, OPERATORS, operatorOf, RangeGrouping } from "./operators.js";
 import { requireParsedCondition } from "./parse.js";
@@ -76,6 +76,7 @@ function printAnd(children: readonly Condition[]): SearchConditionsJson {
  * with `printCondition`.
  */
 function entryOf(condition: Condition): Entry {
+  if (isFieldNode(condition)) return [fieldName(condition), directValue(condition)];
   switch (condition.kind) {
     case "and":
       return (
@@ -89,19 +90,6 @@ function entryOf(condition: Condition): Entry {
       return [operatorOf(condition.kind), condition.children.map(printCondition)];
     case "not":
       return [fieldOf(condition), toObject(operatorEntries(condition))];
-    case "eq":
-    case "ne":
-    case "range":
-    case "in":
-    case "nin":
-    case "all":
-    case "regex":
-    case "exists":
-    case "size":
-    case "type":
-    case "mod":
-    case "elemMatch":
-      return [fieldName(condition), directValue(condition)];
     default:
       return assertNever(condition);
   }
@@ -136,7 +124,7 @@ function groupEntry(children: readonly Condition[]): Entry | undefined {
 
 /**
  * True when the parser, reading this range's operators next in the operator object whose ranges went
- * through `grouping` so far, builds exactly this range (the same `RangeGrouping` rule as parse.ts).
+ * through `grouping` so far, builds exactly this range (the same `RangeGrouping` rule as parse-operators.ts).
  */
 function regroups(grouping: RangeGrouping, node: RangeNode): boolean {
   const range =
@@ -237,20 +225,11 @@ function rangeEntries(node: RangeNode): Entry[] {
 
 /** An operand as JSON: the value itself, or `{"$date": iso}` (`{"$date": {"$numberLong": …}}` outside years 0000–9999). */
 function operandJson(operand: Operand): unknown {
-  switch (operand.type) {
-    case "string":
-    case "number":
-    case "boolean":
-      return operand.value;
-    case "null":
-      return null;
-    case "date":
-      return operand.value >= MIN_ISO_EPOCH_MS && operand.value <= MAX_ISO_EPOCH_MS
-        ? { $date: formatIsoUtc(operand.value) }
-        : { $date: { $numberLong: String(operand.value) } };
-    default:
-      return assertNever(operand);
-  }
+  return operandValue(operand, (ms) =>
+    ms >= MIN_ISO_EPOCH_MS && ms <= MAX_ISO_EPOCH_MS
+      ? { $date: formatIsoUtc(ms) }
+      : { $date: { $numberLong: String(ms) } },
+  );
 }
 
 /** The field an operator node is on (a `not` is on the field of its operators). */
@@ -296,6 +275,17 @@ export function explain(condition: Condition): string {
  */
 function explainInto(condition: Condition, indent: number, lines: string[], subject?: string): void {
   const pad = "  ".repeat(indent);
+  if (condition.kind === "elemMatch") {
+    const { match } = condition;
+    lines.push(`${pad}${subject ?? fieldName(condition)} has an element matching:`);
+    if (match.form === "query") explainInto(match.condition, indent + 1, lines);
+    else explainInto(match.operators, indent + 1, lines, "the element");
+    return;
+  }
+  if (isFieldNode(condition)) {
+    lines.push(`${pad}${clause(condition, subject)}`);
+    return;
+  }
   switch (condition.kind) {
     case "and":
       if (condition.children.length === 0) {
@@ -321,26 +311,6 @@ function explainInto(condition: Condition, indent: number, lines: string[], subj
       } else lines.push(`${pad}not (${clause(child, subject)})`);
       return;
     }
-    case "elemMatch": {
-      const { match } = condition;
-      lines.push(`${pad}${subject ?? fieldName(condition)} has an element matching:`);
-      if (match.form === "query") explainInto(match.condition, indent + 1, lines);
-      else explainInto(match.operators, indent + 1, lines, "the element");
-      return;
-    }
-    case "eq":
-    case "ne":
-    case "range":
-    case "in":
-    case "nin":
-    case "all":
-    case "regex":
-    case "exists":
-    case "size":
-    case "type":
-    case "mod":
-      lines.push(`${pad}${clause(condition, subject)}`);
-      return;
     default:
       assertNever(condition);
   }

@@ -5,7 +5,7 @@
  * of the site's first incident.
  */
 
-import { assertNever, type Condition } from "./ast.js";
+import { assertNever, type Condition, isFieldNode } from "./ast.js";
 import { requireParsedCondition } from "./parse.js";
 
 /**
@@ -35,62 +35,32 @@ import { requireParsedCondition } from "./parse.js";
  */
 export function matchesEverythingByShape(condition: Condition): boolean {
   requireParsedCondition(condition, "matchesEverythingByShape");
-  return everything(condition);
+  return decided(condition, true);
 }
 
-function everything(node: Condition): boolean {
-  switch (node.kind) {
-    case "and":
-      return node.children.every(everything);
-    case "or":
-      return node.children.some(everything);
-    case "nor":
-      return node.children.every(nothing);
-    case "not":
-      return nothing(node.child);
-    case "nin":
-      return node.operands.length === 0;
-    case "eq":
-    case "ne":
-    case "range":
-    case "in":
-    case "all":
-    case "regex":
-    case "exists":
-    case "size":
-    case "type":
-    case "mod":
-    case "elemMatch":
-      return false;
-    default:
-      return assertNever(node);
+/**
+ * True when `node` matches every incident (`all`) or no incident (`!all`) by its shape alone: the rules of
+ * `matchesEverythingByShape`, each side the dual of the other.
+ */
+function decided(node: Condition, all: boolean): boolean {
+  if (isFieldNode(node)) {
+    // `{"$nin": []}` excludes no value; `{"$in": []}` and `{"$all": []}` admit none.
+    const empty = "operands" in node && node.operands.length === 0;
+    return empty && (all ? node.kind === "nin" : node.kind === "in" || node.kind === "all");
   }
-}
-
-function nothing(node: Condition): boolean {
+  const same = (child: Condition): boolean => decided(child, all);
   switch (node.kind) {
     case "and":
-      return node.children.some(nothing);
+      return all ? node.children.every(same) : node.children.some(same);
     case "or":
-      return node.children.every(nothing);
+      return all ? node.children.some(same) : node.children.every(same);
     case "nor":
-      return node.children.some(everything);
+      // The negation of an OR: everything when each part matches nothing, nothing when one matches everything.
+      return all
+        ? node.children.every((child) => decided(child, false))
+        : node.children.some((child) => decided(child, true));
     case "not":
-      return everything(node.child);
-    case "in":
-    case "all":
-      return node.operands.length === 0;
-    case "eq":
-    case "ne":
-    case "range":
-    case "nin":
-    case "regex":
-    case "exists":
-    case "size":
-    case "type":
-    case "mod":
-    case "elemMatch":
-      return false;
+      return decided(node.child, !all);
     default:
       return assertNever(node);
   }

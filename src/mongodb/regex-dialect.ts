@@ -185,19 +185,10 @@ class RegexTranslator {
         atom(this.charClass(flags.i));
         continue;
       }
-      if (ch === ".") {
+      const flagged = flaggedAtom(ch, flags);
+      if (flagged !== undefined) {
         this.pos++;
-        atom(flags.s ? "[\\s\\S]" : "[^\\n]");
-        continue;
-      }
-      if (ch === "^") {
-        this.pos++;
-        atom(flags.m ? "(?:(?<![^\\n]))" : "^");
-        continue;
-      }
-      if (ch === "$") {
-        this.pos++;
-        atom(flags.m ? "(?:(?![^\\n]))" : "(?:(?![\\s\\S]))");
+        atom(flagged);
         continue;
       }
       if (ch === "\\") {
@@ -440,6 +431,20 @@ class RegexTranslator {
       default:
         return this.escapedChar(c);
     }
+  }
+}
+
+/** The translation of `.`, `^` and `$`, which depends on the flags only; undefined for any other character. */
+function flaggedAtom(ch: string, flags: Flags): string | undefined {
+  switch (ch) {
+    case ".":
+      return flags.s ? "[\\s\\S]" : "[^\\n]";
+    case "^":
+      return flags.m ? "(?:(?<![^\\n]))" : "^";
+    case "$":
+      return flags.m ? "(?:(?![^\\n]))" : "(?:(?![\\s\\S]))";
+    default:
+      return undefined;
   }
 }
 

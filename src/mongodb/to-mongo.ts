@@ -28,6 +28,7 @@ import {
   type FieldTarget,
   type JsonType,
   type Operand,
+  operandValue,
   type RangeBound,
 } from "../conditions/ast.js";
 import { ID_FIELD, isForbiddenSegment, ORDER_FIELD } from "../conditions/catalog.js";
@@ -238,18 +239,7 @@ function stringDateBound(key: string, bound: RangeBound, side: "lower" | "upper"
 
 /** The MongoDB value of an operand for equality (`$date` → `Date`). */
 function mongoValue(operand: Operand): unknown {
-  switch (operand.type) {
-    case "string":
-    case "number":
-    case "boolean":
-      return operand.value;
-    case "null":
-      return null;
-    case "date":
-      return new Date(operand.value);
-    default:
-      return assertNever(operand);
-  }
+  return operandValue(operand, (ms) => new Date(ms));
 }
 
 /** True when equality with this operand is on ISO strings (a date operand on a date field stored as strings). */

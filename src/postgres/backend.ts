@@ -11,19 +11,7 @@
  *   each fetched row is re-checked with `compile`, and more rows are fetched only when re-checks reject.
  */
 
-import type {
-  ArtifactInfo,
-  ArtifactTypeInfo,
-  Backend,
-  IncidentRecord,
-  NoteRequest,
-  PlaybookInfo,
-  PlaybookRunRequest,
-  RecordedPlaybookRun,
-  SiteInfo,
-  StoredNote,
-  UserInfo,
-} from "../commands/backend.js";
+import type { ArtifactInfo, Backend, IncidentRecord, UserInfo } from "../commands/backend.js";
 import {
   type Dataset,
   DatasetError,
@@ -327,7 +315,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
       });
     },
 
-    async notesOf(artifact: ArtifactInfo) {
+    async notesOf(artifact) {
       const result = await read<{ text: string; author: string; time: Date }>(
         `SELECT text, author, time FROM iq_notes WHERE site = $1 AND artifact_name = $2 AND type_id = $3
          ORDER BY id`,
@@ -336,7 +324,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
       return result.rows.map((row) => ({ text: row.text, author: row.author, time: new Date(row.time) }));
     },
 
-    async users(): Promise<readonly UserInfo[]> {
+    async users() {
       const result = await read<{ username: string; sites: string[] }>(
         "SELECT username, sites FROM iq_users ORDER BY username",
       );
@@ -352,7 +340,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
       return { incidents: Number(row.incidents), notes: Number(row.notes), runs: Number(row.runs) };
     },
 
-    async findSite(name): Promise<SiteInfo | undefined> {
+    async findSite(name) {
       if (holdsNul(name)) return undefined;
       const result = await read<{ name: string; time_zone: string | null }>(
         "SELECT name, time_zone FROM iq_sites WHERE name = $1",
@@ -363,7 +351,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
       return row.time_zone === null ? { name: row.name } : { name: row.name, timeZone: row.time_zone };
     },
 
-    async findUser(username): Promise<UserInfo | undefined> {
+    async findUser(username) {
       if (holdsNul(username)) return undefined;
       const result = await read<{ username: string; sites: string[] }>(
         "SELECT username, sites FROM iq_users WHERE username = $1",
@@ -440,7 +428,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
       return result.rows.map((row) => row.entry);
     },
 
-    async playbooksWithTrigger(site, incident, trigger): Promise<readonly PlaybookInfo[]> {
+    async playbooksWithTrigger(site, incident, trigger) {
       const result = await read<{ playbook: DatasetPlaybook }>(
         "SELECT playbook FROM iq_playbooks ORDER BY position",
       );
@@ -450,7 +438,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
         .map((playbook) => ({ name: playbook.name }));
     },
 
-    async recordPlaybookRun(run: PlaybookRunRequest): Promise<RecordedPlaybookRun> {
+    async recordPlaybookRun(run) {
       const result = await write<{ runtime_id: string }>(
         `INSERT INTO iq_playbook_runs
            (runtime_id, site, incident_id, incident_number, playbook_name, trigger_data, time)
@@ -468,14 +456,14 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
       return { runtimeId: Number(result.rows[0]!.runtime_id) };
     },
 
-    async artifactTypes(): Promise<readonly ArtifactTypeInfo[]> {
+    async artifactTypes() {
       const result = await read<{ id: number; label: string }>(
         "SELECT id, label FROM iq_artifact_types ORDER BY id",
       );
       return result.rows.map((row) => ({ id: row.id, label: row.label }));
     },
 
-    async findArtifacts(site, name): Promise<readonly ArtifactInfo[]> {
+    async findArtifacts(site, name) {
       if (holdsNul(site) || holdsNul(name)) return [];
       const result = await read<{ site: string; name: string; type_id: number }>(
         "SELECT site, name, type_id FROM iq_artifacts WHERE site = $1 AND name = $2 ORDER BY type_id",
@@ -484,7 +472,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
       return result.rows.map((row) => ({ site: row.site, name: row.name, typeId: row.type_id }));
     },
 
-    async appendNote(artifact: ArtifactInfo, note: NoteRequest): Promise<StoredNote> {
+    async appendNote(artifact, note) {
       const time = now();
       // One statement: the note is stored only if the artifact exists, and the answer follows the commit.
       const result = await write<{ time: Date }>(

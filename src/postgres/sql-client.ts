@@ -160,14 +160,7 @@ export function fromPgPool(pool: PgPoolLike, owned: boolean): SqlClient {
     },
     async transaction<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
       const connection = await acquire();
-      const inner: SqlClient = {
-        async query<R>(text: string, values: readonly unknown[] = []) {
-          const result = await connection.query(text, [...values]);
-          return { rows: result.rows as R[] };
-        },
-        transaction: (nested) => nested(inner),
-        async close() {},
-      };
+      const inner = transactionClient(connection);
       try {
         await connection.query("BEGIN");
         const result = await work(inner);
@@ -193,6 +186,24 @@ export function fromPgPool(pool: PgPoolLike, owned: boolean): SqlClient {
   };
 }
 
+/**
+ * The client that a transaction's work is handed: its statements on the transaction's connection, a nested
+ * `transaction` the same transaction (no savepoint), `close` nothing (the transaction's owner releases it).
+ */
+function transactionClient(connection: {
+  query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+}): SqlClient {
+  const inner: SqlClient = {
+    async query<R>(text: string, values: readonly unknown[] = []) {
+      const result = await connection.query(text, [...values]);
+      return { rows: result.rows as R[] };
+    },
+    transaction: (nested) => nested(inner),
+    async close() {},
+  };
+  return inner;
+}
+
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
@@ -211,15 +222,7 @@ export function fromPglite(db: PgliteLike, owned: boolean): SqlClient {
     },
     async transaction<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
       return db.transaction(async (tx) => {
-        const inner: SqlClient = {
-          async query<R>(text: string, values: readonly unknown[] = []) {
-            const result = await tx.query(text, [...values]);
-            return { rows: result.rows as R[] };
-          },
-          transaction: (nested) => nested(inner),
-          async close() {},
-        };
-        return work(inner);
+        return work(transactionClient(tx));
       });
     },
     async close() {

@@ -122,23 +122,12 @@ class Translator {
 
   condition(node: Condition): Clause {
     switch (node.kind) {
-      case "and": {
-        const clauses = node.children.map((c) => this.condition(c));
-        return {
-          maybe: joinAll(
-            clauses.map((c) => c.maybe),
-            "AND",
-          ),
-          sure: joinAll(
-            clauses.map((c) => c.sure),
-            "AND",
-          ),
-        };
-      }
+      case "and":
+        return this.joined(node.children, "AND");
       case "or":
-        return this.or(node.children);
+        return this.joined(node.children, "OR");
       case "nor":
-        return negate(this.or(node.children));
+        return negate(this.joined(node.children, "OR"));
       case "not":
         return negate(this.condition(node.child));
       default:
@@ -146,16 +135,17 @@ class Translator {
     }
   }
 
-  private or(children: readonly Condition[]): Clause {
+  /** The clauses of `children` joined with `op`, each side with each side. */
+  private joined(children: readonly Condition[], op: "AND" | "OR"): Clause {
     const clauses = children.map((c) => this.condition(c));
     return {
       maybe: joinAll(
         clauses.map((c) => c.maybe),
-        "OR",
+        op,
       ),
       sure: joinAll(
         clauses.map((c) => c.sure),
-        "OR",
+        op,
       ),
     };
   }

@@ -48,6 +48,15 @@ afterEach(async () => {
 const json = (body: unknown) => JSON.stringify(body);
 const envelope = { Username: "analyst", Site: "S", CommandParams: {} };
 
+/** `POST /Command/X` with these headers and body (by default the envelope, as JSON). */
+function postCommand(
+  app: FastifyInstance,
+  headers: Record<string, string>,
+  payload: string | Buffer = json(envelope),
+): Promise<Awaited<ReturnType<FastifyInstance["inject"]>>> {
+  return app.inject({ method: "POST", url: "/Command/X", headers, payload });
+}
+
 describe("readJsonBody", () => {
   const enc = (text: string) => new TextEncoder().encode(text);
   it.each([
@@ -320,12 +329,7 @@ describe("createServer: Content-Encoding (docs/semantics.md 3.1)", () => {
     "answers 415 to %j without calling the handler",
     async (encoding) => {
       const { app, calls } = fakeServer();
-      const response = await app.inject({
-        method: "POST",
-        url: "/Command/X",
-        headers: { d3key: "k1", "content-encoding": encoding },
-        payload: json(envelope),
-      });
+      const response = await postCommand(app, { d3key: "k1", "content-encoding": encoding });
       expect(response.statusCode).toBe(415);
       expect(response.json()).toEqual({
         Error: `The Content-Encoding '${encoding}' is not supported: send the body uncompressed (identity).`,
@@ -336,24 +340,14 @@ describe("createServer: Content-Encoding (docs/semantics.md 3.1)", () => {
 
   it.each([["identity"], ["IDENTITY"], [" identity "]])("reads the body sent with %j", async (encoding) => {
     const { app, calls } = fakeServer();
-    const response = await app.inject({
-      method: "POST",
-      url: "/Command/X",
-      headers: { d3key: "k1", "content-encoding": encoding },
-      payload: json(envelope),
-    });
+    const response = await postCommand(app, { d3key: "k1", "content-encoding": encoding });
     expect(response.statusCode).toBe(200);
     expect(calls).toHaveLength(1);
   });
 
   it("authenticates before judging the encoding", async () => {
     const { app } = fakeServer();
-    const response = await app.inject({
-      method: "POST",
-      url: "/Command/X",
-      headers: { d3key: "wrong", "content-encoding": "gzip" },
-      payload: "{}",
-    });
+    const response = await postCommand(app, { d3key: "wrong", "content-encoding": "gzip" }, "{}");
     expect(response.statusCode).toBe(401);
   });
 });
@@ -389,12 +383,7 @@ describe("createServer: duplicate keys (docs/semantics.md 3.1)", () => {
 
   it("still answers 401 first to a stranger", async () => {
     const { app } = fakeServer();
-    const response = await app.inject({
-      method: "POST",
-      url: "/Command/X",
-      headers: { "content-type": "application/json" },
-      payload: '{"a":1,"a":2}',
-    });
+    const response = await postCommand(app, { "content-type": "application/json" }, '{"a":1,"a":2}');
     expect(response.statusCode).toBe(401);
   });
 });
@@ -419,12 +408,11 @@ describe("createServer: deeply nested bodies (docs/semantics.md section 3)", () 
   it("passes a body at the configured depth and refuses one level more", async () => {
     const { app, calls } = fakeServer({ maxBodyDepth: 8 });
     const at = (depth: number) =>
-      app.inject({
-        method: "POST",
-        url: "/Command/X",
-        headers: { d3key: "k1" },
-        payload: `{"Username":"analyst","Site":"S","CommandParams":{"x":${nestedArrays(depth - 2)}}}`,
-      });
+      postCommand(
+        app,
+        { d3key: "k1" },
+        `{"Username":"analyst","Site":"S","CommandParams":{"x":${nestedArrays(depth - 2)}}}`,
+      );
     expect((await at(8)).statusCode).toBe(200);
     expect(calls).toHaveLength(1);
     const refused = await at(9);
@@ -482,12 +470,11 @@ describe("createServer: the adapter", () => {
 
   it("answers 401 before reading the body, and never calls the handler", async () => {
     const { app, calls } = fakeServer({ bodyLimit: 10 });
-    const response = await app.inject({
-      method: "POST",
-      url: "/Command/X",
-      headers: { d3key: "wrong", "content-type": "application/json" },
-      payload: "x".repeat(100),
-    });
+    const response = await postCommand(
+      app,
+      { d3key: "wrong", "content-type": "application/json" },
+      "x".repeat(100),
+    );
     expect(response.statusCode).toBe(401);
     expect(response.json()).toEqual(UNAUTHORIZED);
     expect(calls).toEqual([]);
@@ -495,12 +482,7 @@ describe("createServer: the adapter", () => {
 
   it("answers 401 when the body's Username is not the credential's user", async () => {
     const { app, calls } = fakeServer();
-    const response = await app.inject({
-      method: "POST",
-      url: "/Command/X",
-      headers: { d3key: "k1" },
-      payload: json({ ...envelope, Username: "Analyst" }),
-    });
+    const response = await postCommand(app, { d3key: "k1" }, json({ ...envelope, Username: "Analyst" }));
     expect(response.statusCode).toBe(401);
     expect(response.json()).toEqual(UNAUTHORIZED);
     expect(calls).toEqual([]);
@@ -509,12 +491,7 @@ describe("createServer: the adapter", () => {
   it("leaves a missing or ill-typed Username to the handler (400 naming the field)", async () => {
     const { app, calls } = fakeServer();
     for (const Username of [undefined, 7, null]) {
-      await app.inject({
-        method: "POST",
-        url: "/Command/X",
-        headers: { d3key: "k1" },
-        payload: json({ ...envelope, Username }),
-      });
+      await postCommand(app, { d3key: "k1" }, json({ ...envelope, Username }));
     }
     expect(calls).toHaveLength(3);
   });
@@ -524,12 +501,7 @@ describe("createServer: the adapter", () => {
     const { app } = fakeServer({ logger: { stream: { write: (line) => lines.push(line) } } }, async () => {
       throw new Error("database exploded at 10.1.2.3");
     });
-    const response = await app.inject({
-      method: "POST",
-      url: "/Command/X",
-      headers: { d3key: "k1" },
-      payload: "{}",
-    });
+    const response = await postCommand(app, { d3key: "k1" }, "{}");
     expect(response.statusCode).toBe(500);
     expect(response.body).toBe('{"Error":"Unexpected Error."}');
     const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -550,12 +522,11 @@ describe("createServer: the adapter", () => {
         fc.constantFrom(undefined, "application/json", "text/plain", "application/json; charset=utf-8"),
         async (payload, contentType) => {
           calls.length = 0;
-          const response = await app.inject({
-            method: "POST",
-            url: "/Command/X",
-            headers: { d3key: "k1", ...(contentType === undefined ? {} : { "content-type": contentType }) },
-            payload: Buffer.from(payload),
-          });
+          const response = await postCommand(
+            app,
+            { d3key: "k1", ...(contentType === undefined ? {} : { "content-type": contentType }) },
+            Buffer.from(payload),
+          );
           expect(response.statusCode).toBeLessThan(500);
           expect(Object.keys(response.json() as object).length).toBeGreaterThan(0);
           for (const call of calls) {

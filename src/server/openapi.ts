@@ -11,6 +11,7 @@
 import { MESSAGES } from "../commands/wire.js";
 import { DEFAULT_CATALOG, type FieldCatalog } from "../conditions/catalog.js";
 import { searchConditionsJsonSchema } from "../conditions/json-schema.js";
+import { TIMELINE_ENTRY_FIELDS } from "../timeline/entry.js";
 import { API_KEY_HEADER, JWT_HEADER } from "./auth.js";
 
 /** Options of `openApiDocument`. */
@@ -332,18 +333,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Record<string, un
         },
         TimelineEntry: {
           type: "object",
-          required: [
-            "TimelineID",
-            "Time",
-            "Summary",
-            "Note",
-            "EventType",
-            "Tactic",
-            "Technique",
-            "RiskLevel",
-            "Description",
-            "Author",
-          ],
+          required: [...TIMELINE_ENTRY_FIELDS],
           additionalProperties: false,
           properties: {
             TimelineID: { type: "integer" },
@@ -471,30 +461,22 @@ function envelope(params: string): Json {
 
 /** A 200 success body: `error` empty, `returnData` with these properties. */
 function success(returnData: Json): Json {
-  return {
-    type: "object",
-    required: ["error", "returnData"],
-    additionalProperties: false,
-    properties: {
-      error: { const: "" },
-      returnData: {
-        type: "object",
-        required: ["Status", "Data"],
-        additionalProperties: false,
-        properties: returnData,
-      },
-    },
-  };
+  return commandBody({ const: "" }, returnData);
 }
 
 /** A 200 failure body: a message in `error`, `returnData` with these properties. */
 function failure(returnData: Json): Json {
+  return commandBody({ type: "string", minLength: 1 }, returnData);
+}
+
+/** A 200 body: `error` of this schema, `returnData` with these properties (`Status` and `Data` required). */
+function commandBody(error: Json, returnData: Json): Json {
   return {
     type: "object",
     required: ["error", "returnData"],
     additionalProperties: false,
     properties: {
-      error: { type: "string", minLength: 1 },
+      error,
       returnData: {
         type: "object",
         required: ["Status", "Data"],

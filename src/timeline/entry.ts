@@ -30,30 +30,28 @@ export interface TimelineEntry {
   readonly Author: string;
 }
 
+/** The fields of a timeline entry that Filter searches before `Time`, in the order of specification 2.2. */
+const SEARCHED_BEFORE_TIME = [
+  "Summary",
+  "Note",
+  "EventType",
+  "Tactic",
+  "Technique",
+  "RiskLevel",
+  "Description",
+  "Author",
+] as const;
+
 /** The fields of a timeline entry in the order of specification 2.2. */
 export const TIMELINE_ENTRY_FIELDS = [
   "TimelineID",
   "Time",
-  "Summary",
-  "Note",
-  "EventType",
-  "Tactic",
-  "Technique",
-  "RiskLevel",
-  "Description",
-  "Author",
+  ...SEARCHED_BEFORE_TIME,
 ] as const satisfies readonly (keyof TimelineEntry)[];
 
 /** The fields that Filter searches (docs/semantics.md 2): the string fields and each element of the arrays. */
 export const TIMELINE_SEARCHED_FIELDS = [
-  "Summary",
-  "Note",
-  "EventType",
-  "Tactic",
-  "Technique",
-  "RiskLevel",
-  "Description",
-  "Author",
+  ...SEARCHED_BEFORE_TIME,
   "Time",
 ] as const satisfies readonly (keyof TimelineEntry)[];
 
@@ -166,16 +164,18 @@ const hasOwn = Object.hasOwn;
 function readValidEntry(value: unknown): TimelineEntry | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const v = value as Record<string, unknown>;
-  const id = v.TimelineID;
-  const time = v.Time;
-  const summary = v.Summary;
-  const note = v.Note;
-  const eventType = v.EventType;
-  const tactic = v.Tactic;
-  const technique = v.Technique;
-  const riskLevel = v.RiskLevel;
-  const description = v.Description;
-  const author = v.Author;
+  const {
+    TimelineID: id,
+    Time: time,
+    Summary: summary,
+    Note: note,
+    EventType: eventType,
+    Tactic: tactic,
+    Technique: technique,
+    RiskLevel: riskLevel,
+    Description: description,
+    Author: author,
+  } = v;
   if (
     !Number.isSafeInteger(id) ||
     timelineTimeKey(time) === undefined ||

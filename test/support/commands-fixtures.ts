@@ -185,3 +185,11 @@ export function setup(options: CommandHandlerOptions = {}) {
 export function bodyOf(response: CommandResponse): unknown {
   return response.body;
 }
+
+/**
+ * The 200 answer of a command that succeeded (docs/semantics.md 3.2), written out here rather than taken
+ * from the handler's own builders: `{ status: 200, body: { error: "", returnData: { Status: "Successful", Data } } }`.
+ */
+export function successful(data: unknown) {
+  return { status: 200, body: { error: "", returnData: { Status: "Successful", Data: data } } };
+}

@@ -13,7 +13,7 @@
 import { DEFAULT_CATALOG, type FieldCatalog, isForbiddenSegment } from "../../conditions/catalog.js";
 import { describeValue, formatPath, type PathSegment } from "../../conditions/issues.js";
 import type { ArtifactTypeInfo, IncidentRecord } from "../backend.js";
-import { type DatasetIssue, makeDatasetIssue } from "./dataset-issues.js";
+import { type DatasetIssue, type DatasetIssueDetail, makeDatasetIssue } from "./dataset-issues.js";
 import {
   type Field,
   IssueCollector,
@@ -433,13 +433,23 @@ function reportUnknownSites(
   }
 }
 
+/** Adds `name` to `seen`, or records it as a `duplicate` of `what` at `path` when it is there already. */
+function uniqueName(
+  ctx: Context,
+  seen: Set<string>,
+  what: "site name" | "username" | "playbook name",
+  name: string,
+  path: readonly PathSegment[],
+): void {
+  if (seen.has(name)) ctx.out.add({ code: "duplicate", what, name }, path);
+  else seen.add(name);
+}
+
 function readSites(list: readonly unknown[], ctx: Context): DatasetSite[] {
   const result: DatasetSite[] = [];
   eachRecord(list, "sites", SITE, ctx, (site, path, ok) => {
     if (site.name === undefined) return;
-    if (ctx.siteNames.has(site.name)) {
-      ctx.out.add({ code: "duplicate", what: "site name", name: site.name }, [...path, "name"]);
-    } else ctx.siteNames.add(site.name);
+    uniqueName(ctx, ctx.siteNames, "site name", site.name, [...path, "name"]);
     if (ok) result.push(site as DatasetSite);
   });
   return result;
@@ -451,9 +461,7 @@ function readUsers(list: readonly unknown[], ctx: Context): DatasetUser[] {
   eachRecord(list, "users", USER, ctx, (user, path, ok) => {
     reportUnknownSites(user.sites, path, ctx);
     if (user.username === undefined || user.sites === undefined) return;
-    if (seen.has(user.username)) {
-      ctx.out.add({ code: "duplicate", what: "username", name: user.username }, [...path, "username"]);
-    } else seen.add(user.username);
+    uniqueName(ctx, seen, "username", user.username, [...path, "username"]);
     if (ok) result.push(user as DatasetUser);
   });
   return result;
@@ -541,9 +549,7 @@ function readPlaybooks(list: readonly unknown[], ctx: Context): DatasetPlaybook[
     ) {
       return;
     }
-    if (seen.has(playbook.name)) {
-      ctx.out.add({ code: "duplicate", what: "playbook name", name: playbook.name }, [...path, "name"]);
-    } else seen.add(playbook.name);
+    uniqueName(ctx, seen, "playbook name", playbook.name, [...path, "name"]);
     if (ok) result.push(playbook as DatasetPlaybook);
   });
   return result;

@@ -15,12 +15,7 @@ import type {
   ArtifactTypeInfo,
   Backend,
   IncidentRecord,
-  NoteRequest,
-  PlaybookInfo,
-  PlaybookRunRequest,
-  RecordedPlaybookRun,
   SiteInfo,
-  StoredNote,
   UserInfo,
 } from "../backend.js";
 import type { TimelineEntryData } from "../wire.js";
@@ -295,12 +290,12 @@ export function createMemoryBackend(
     async timelineEntries(site, incidentNumber) {
       return [...(state.timeline.get(key(site, incidentNumber)) ?? [])];
     },
-    async playbooksWithTrigger(site, incident, trigger): Promise<readonly PlaybookInfo[]> {
+    async playbooksWithTrigger(site, incident, trigger) {
       return state.playbooks
         .filter((p) => playbookApplies(p, site, incident, trigger))
         .map((p) => ({ name: p.name }));
     },
-    async recordPlaybookRun(run: PlaybookRunRequest): Promise<RecordedPlaybookRun> {
+    async recordPlaybookRun(run) {
       const time = now();
       lastRuntimeId += 1;
       const record: PlaybookRunRecord = Object.freeze({
@@ -322,7 +317,7 @@ export function createMemoryBackend(
     async findArtifacts(site, name) {
       return (state.artifacts.get(key(site, name)) ?? []).map((a) => ({ ...a.info }));
     },
-    async appendNote(artifact: ArtifactInfo, note: NoteRequest): Promise<StoredNote> {
+    async appendNote(artifact, note) {
       const found = (state.artifacts.get(key(artifact.site, artifact.name)) ?? []).find(
         (a) => a.info.typeId === artifact.typeId,
       );

@@ -194,6 +194,18 @@ function pathOf(base: readonly PathSegment[], key: string | readonly string[]): 
   return typeof key === "string" ? [...base, key] : [...base, ...key];
 }
 
+/** Records that `value` is not of `rule`'s type (its path built only now), and returns `INVALID`. */
+function invalidType(
+  rule: Rule,
+  value: unknown,
+  base: readonly PathSegment[],
+  key: string | readonly string[],
+  out: IssueCollector,
+): typeof INVALID {
+  out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, pathOf(base, key));
+  return INVALID;
+}
+
 function readValue(
   rule: Rule,
   value: unknown,
@@ -205,8 +217,7 @@ function readValue(
   switch (rule.kind) {
     case "string": {
       if (typeof value !== "string" || (rule.blank !== true && isBlank(value))) {
-        out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, pathOf(base, key));
-        return INVALID;
+        return invalidType(rule, value, base, key, out);
       }
       const problem = rule.format === undefined ? undefined : formatProblem(rule.format, value);
       if (problem !== undefined) {
@@ -232,8 +243,7 @@ function readValue(
       return value;
     case "strings": {
       if (!Array.isArray(value)) {
-        out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, pathOf(base, key));
-        return INVALID;
+        return invalidType(rule, value, base, key, out);
       }
       let ok = true;
       const copy: string[] = [];
@@ -251,8 +261,7 @@ function readValue(
     }
     case "records": {
       if (!Array.isArray(value)) {
-        out.add({ code: "invalid_type", expected: expectedOf(rule), found: value }, pathOf(base, key));
-        return INVALID;
+        return invalidType(rule, value, base, key, out);
       }
       let ok = true;
       const records: unknown[] = [];

@@ -1,8 +1,4 @@
-/**
- * The reference server's default limits and its base-path rule: plain values with no dependencies, so that
- * the CLI can show them in `serve --help` without loading the server (Fastify, jose) until `serve` runs.
- * `createServer` applies them (docs/semantics.md 3.1).
- */
+/** The defaults of the server's limits (docs/semantics.md 3.1), public as `incident-query/server`'s names. */
 
 /** Default rate limit: requests per minute per credential (issue 6; docs/semantics.md 3.1). */
 export const DEFAULT_RATE_LIMIT = 600;
@@ -27,19 +23,3 @@ export const DEFAULT_MAX_TIME_MS = 2_000;
  * far below what would exhaust the stack.
  */
 export const DEFAULT_MAX_BODY_DEPTH = 256;
-
-const BASE_PATH_RE = /^(?:\/[A-Za-z0-9._~!$&'()+,;=@%-]+)*$/;
-
-/**
- * Checks and normalizes a base path: `""`, `"/"` → `""`; `"/VSOC/api/"` → `"/VSOC/api"`.
- * @throws {Error} when the path does not start with `/` or holds a character a route cannot hold
- */
-export function normalizeBasePath(basePath: string): string {
-  const trimmed = basePath.endsWith("/") ? basePath.slice(0, -1) : basePath;
-  if (!BASE_PATH_RE.test(trimmed) || trimmed.includes("//")) {
-    throw new Error(
-      `The base path must be empty or start with '/' and hold only path characters (no ':', '*', '?' or '#'); found '${basePath}'.`,
-    );
-  }
-  return trimmed;
-}

@@ -1,0 +1,590 @@
+/**
+ * Operator objects (docs/semantics.md 1.3): each key looked up in the operator table (operators.ts) and read
+ * by its operand rule, the nodes kept in the keys' order, ranges grouped by `RangeGrouping`, `$options`
+ * joined to its `$regex` (parse-regex.ts). `$elemMatch`'s query form is a condition object, read by the
+ * layer above (`Parser` in parse.ts, through `parseConditionObject`).
+ */
+import {
+  assertNever,
+  type Condition,
+  type ElemMatchNode,
+  type FieldAndNode,
+  type FieldKind,
+  type FieldOperatorNode,
+  type JsonType,
+  type NotNode,
+  type Operand,
+  type RangeNode,
+} from "./ast.js";
+import type { PathSegment } from "./issues.js";
+import {
+  type FieldOperatorSpec,
+  fieldOperator,
+  type GroupedRange,
+  logicalOperator,
+  NON_JSON_TYPES,
+  type OperatorPlace,
+  operatorsAt,
+  RangeGrouping,
+  TYPE_CODES,
+  TYPE_NAMES,
+} from "./operators.js";
+import { type Field, OPERAND_EXPECTED, OperandSet, ParseContext } from "./parse-context.js";
+import { checkRegexes, readFlags, readPattern } from "./parse-regex.js";
+import { foundOf, OBJECT_STAND_IN, type Read, readProperty, readValue, safeFound } from "./untrusted.js";
+
+/**
+ * What one operator of an operator object contributed, in key order: a node, a range whose bounds are still
+ * being grouped (it stands at its first bound), or a `$regex` pattern waiting for the object's `$options`.
+ */
+export type Slot =
+  | FieldOperatorNode
+  | { readonly range: GroupedRange }
+  | { readonly regex: string; readonly path: readonly PathSegment[] };
+
+/** An operator object being read (`parseOperatorObject`). */
+export interface OperatorObject {
+  readonly field: Field;
+  readonly slots: Slot[];
+  /** The parser's range-grouping rule (operators.ts), fed the ordered operators in key order. */
+  readonly ranges: RangeGrouping;
+  /** A `$regex` key was seen (valid or not): `$options` is then not reported as alone. */
+  sawRegex: boolean;
+  /** The valid `$options` of the object, sorted. */
+  flags: { readonly value: string; readonly path: readonly PathSegment[] } | undefined;
+}
+
+/** The value of one key of an operator object, being read: its path and the depth of the object. */
+interface OperatorEntry {
+  readonly value: unknown;
+  readonly path: readonly PathSegment[];
+  readonly depth: number;
+}
+
+/** The operator table's row of an operand rule. */
+type SpecOf<R extends FieldOperatorSpec["operand"]> = Extract<FieldOperatorSpec, { operand: R }>;
+
+/** 2^63: `$mod` operands must be integers of magnitude below it once truncated (MongoDB's 64-bit integers). */
+const TWO_63 = 2 ** 63;
+
+/**
+ * The `$type`s a catalogue field of each kind can hold (1.3): text and enumerated fields hold strings (or
+ * `null`, or arrays of them), date fields dates (JS `Date`s or ISO-8601 strings, 1.5); open fields any.
+ */
+const TYPES_OF_KIND: Readonly<Record<FieldKind, readonly JsonType[] | undefined>> = Object.freeze({
+  text: ["string", "null", "array"],
+  enum: ["string", "null", "array"],
+  date: ["date", "null", "array"],
+  open: undefined,
+});
+
+/** The parser's layer of operator objects, below the condition objects that `Parser` reads. */
+export abstract class OperatorParser extends ParseContext {
+  /**
+   * A condition object (the query form of `$elemMatch`, whose field paths are relative to the element at
+   * `prefix`); implemented by `Parser` (parse.ts).
+   */
+  protected abstract parseConditionObject(
+    read: Extract<Read, { kind: "object" }>,
+    path: readonly PathSegment[],
+    depth: number,
+    prefix?: string,
+  ): Condition | undefined;
+
+  /**
+   * An operator object (1.3) at `place` (a field's value, or the value of `$not`): each key is looked up in
+   * the operator table and read by its operand rule (`readOperator`); the nodes keep the keys' order, ranges
+   * grouped by `RangeGrouping`, `$options` joined to its `$regex`. Its node, or the `and` of its nodes.
+   */
+  protected parseOperatorObject(
+    field: Field,
+    object: object,
+    keys: readonly string[],
+    path: readonly PathSegment[],
+    depth: number,
+    place: "field" | "not",
+  ): FieldOperatorNode | FieldAndNode | undefined {
+    const state: OperatorObject = {
+      field,
+      slots: [],
+      ranges: new RangeGrouping(),
+      sawRegex: false,
+      flags: undefined,
+    };
+    let valid = true;
+    for (const key of keys) {
+      const keyPath = [...path, key];
+      if (this.keyTooLong(key, keyPath)) {
+        valid = false;
+        continue;
+      }
+      this.count(keyPath);
+      const value = readProperty(object, key);
+      const operator = fieldOperator(key, place);
+      if (!operator.ok) this.refuseOperator(key, place, operator.problem, keyPath);
+      if (!operator.ok || !this.readOperator(state, operator.spec, { value, path: keyPath, depth })) {
+        valid = false;
+      }
+    }
+    if (!checkRegexes(this, state)) valid = false;
+    const [first, second, ...rest] = state.slots.map((slot) => completeSlot(state, slot));
+    if (!valid || first === undefined) return undefined; // `first` is there whenever `valid`: keys is not empty
+    return second === undefined ? first : { kind: "and", children: [first, second, ...rest] };
+  }
+
+  /** Records why an operator may not stand where it is (`unknown_operator` or `misplaced_operator`, 1.3). */
+  protected refuseOperator(
+    key: string,
+    place: OperatorPlace,
+    problem: "unknown" | "misplaced",
+    path: readonly PathSegment[],
+  ): void {
+    this.issue(
+      problem === "unknown"
+        ? { code: "unknown_operator", operator: key, allowed: operatorsAt(place) }
+        : { code: "misplaced_operator", operator: key, where: place },
+      path,
+    );
+  }
+
+  /** Reads one operator of an operator object by its operand rule; false when it was refused (issues recorded). */
+  protected readOperator(state: OperatorObject, spec: FieldOperatorSpec, entry: OperatorEntry): boolean {
+    const { value, path } = entry;
+    switch (spec.operand) {
+      case "value":
+        return this.readComparison(state, spec, entry);
+      case "ordered":
+        return this.readBound(state, spec, entry);
+      case "valueSet":
+        return this.readValueSet(state, spec, entry);
+      case "pattern":
+        return readPattern(this, state, value, path);
+      case "flags":
+        return readFlags(this, state, value, path);
+      case "boolean":
+        return this.readExists(state, spec, entry);
+      case "size":
+        return this.readSize(state, entry);
+      case "operatorObject":
+        return this.readNot(state, entry);
+      case "typeSet":
+        return this.readType(state, entry);
+      case "modulus":
+        return this.readMod(state, entry);
+      case "elemMatch":
+        return this.readElemMatch(state, entry);
+      default:
+        return assertNever(spec);
+    }
+  }
+
+  /** `$eq`, `$ne`: one operand, checked against the field's kind and labels (1.4). */
+  protected readComparison(state: OperatorObject, spec: SpecOf<"value">, entry: OperatorEntry): boolean {
+    const { value, path, depth } = entry;
+    const { field } = state;
+    const read = this.requireOperand(value, path, depth + 1, `${OPERAND_EXPECTED} for ${spec.name}`);
+    if (read === undefined || !this.checkOperand(field, read.operand, read.raw, "value", path)) return false;
+    state.slots.push({
+      kind: spec.node,
+      path: [...field.segments],
+      fieldKind: field.kind,
+      operand: read.operand,
+    });
+    return true;
+  }
+
+  /** `$gt`, `$gte`, `$lt`, `$lte`: one bound of a range, grouped by `RangeGrouping` (1.3, 1.4). */
+  protected readBound(state: OperatorObject, spec: SpecOf<"ordered">, entry: OperatorEntry): boolean {
+    const { value, path, depth } = entry;
+    const read = this.requireOperand(value, path, depth + 1, `${OPERAND_EXPECTED} for ${spec.name}`);
+    if (read === undefined || !this.checkOperand(state.field, read.operand, read.raw, "ordered", path)) {
+      return false;
+    }
+    const { operand } = read;
+    const started = state.ranges.add(spec.bound.side, { operand, inclusive: spec.bound.inclusive });
+    if (started !== undefined) state.slots.push({ range: started });
+    return true;
+  }
+
+  /** `$in`, `$nin`, `$all`: a set of operands (`parseValueSet`). */
+  protected readValueSet(state: OperatorObject, spec: SpecOf<"valueSet">, entry: OperatorEntry): boolean {
+    const { value, path, depth } = entry;
+    const { field } = state;
+    const operands = this.parseValueSet(field, spec.name, value, path, depth + 1);
+    if (operands === undefined) return false;
+    const base = { path: [...field.segments], fieldKind: field.kind, operands };
+    state.slots.push(
+      spec.node === "in" ? { kind: spec.node, ...base, fromPipe: false } : { kind: spec.node, ...base },
+    );
+    return true;
+  }
+
+  /**
+   * `$exists`: `true`/`false`, or MongoDB's habitual `1`/`0` (docs/semantics.md 1.3). MongoDB reads any other
+   * number as its truth value; it is refused here, being more likely a mistake than a meaning.
+   */
+  protected readExists(state: OperatorObject, spec: SpecOf<"boolean">, entry: OperatorEntry): boolean {
+    const { value, path } = entry;
+    if (typeof value !== "boolean" && value !== 1 && value !== 0) {
+      this.issue(
+        { code: "invalid_type", expected: `true, false, 1 or 0 for ${spec.name}`, found: safeFound(value) },
+        path,
+      );
+      return false;
+    }
+    const { field } = state;
+    const exists = value === true || value === 1;
+    state.slots.push({ kind: spec.node, path: [...field.segments], fieldKind: field.kind, exists });
+    return true;
+  }
+
+  /** `$size`: a non-negative integer (1.3). */
+  protected readSize(state: OperatorObject, entry: OperatorEntry): boolean {
+    const { value, path } = entry;
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+      this.issue({ code: "invalid_size", found: safeFound(value) }, path);
+      return false;
+    }
+    const { field } = state;
+    state.slots.push({
+      kind: "size",
+      path: [...field.segments],
+      fieldKind: field.kind,
+      size: value === 0 ? 0 : value,
+    });
+    return true;
+  }
+
+  /**
+   * `$type` (1.3): a type name or number of `TYPE_NAMES` / `TYPE_CODES`, or a non-empty array of them (at most
+   * `setSize`), read as canonical types, de-duplicated in first-seen order. MongoDB's BSON types that no
+   * JSON record holds, and unknown names, are `unknown_type` issues. On a text or enumerated field only
+   * `string`, `null` and `array` can match; on a date field `date`, `null` and `array`; any other type there
+   * is an `operand_type` issue, like an ill-typed operand (1.4).
+   */
+  protected readType(state: OperatorObject, entry: OperatorEntry): boolean {
+    const { value, path, depth } = entry;
+    const read = readValue(value);
+    const { field } = state;
+    const entries: { raw: unknown; path: readonly PathSegment[] }[] = [];
+    if (read.kind === "array") {
+      if (!this.enter(depth + 1, path)) return false;
+      if (read.length > this.options.limits.setSize) {
+        this.limit("setSize", path, read.length);
+        return false;
+      }
+      if (read.length === 0) {
+        this.issue({ code: "empty_array", what: "$type (type names or numbers)" }, path);
+        return false;
+      }
+      for (let index = 0; index < read.length; index++) {
+        entries.push({ raw: readProperty(read.array, index), path: [...path, index] });
+      }
+    } else entries.push({ raw: value, path });
+    const types: JsonType[] = [];
+    let valid = true;
+    for (const entry of entries) {
+      const type = this.typeOperand(entry.raw, entry.path);
+      if (type === undefined) {
+        valid = false;
+        continue;
+      }
+      const allowed = TYPES_OF_KIND[field.kind];
+      if (allowed !== undefined && !allowed.includes(type)) {
+        this.issue(
+          {
+            code: "operand_type",
+            field: field.name,
+            fieldKind: field.kind,
+            expected: `a $type such a field can hold (${allowed.join(", ")})`,
+            found: safeFound(entry.raw),
+          },
+          entry.path,
+        );
+        valid = false;
+        continue;
+      }
+      if (!types.includes(type)) types.push(type);
+    }
+    if (!valid) return false;
+    state.slots.push({ kind: "type", path: [...field.segments], fieldKind: field.kind, types });
+    return true;
+  }
+
+  /** One `$type` name or number as its canonical type, or undefined (issue recorded). */
+  protected typeOperand(raw: unknown, path: readonly PathSegment[]): JsonType | undefined {
+    if (typeof raw === "string") {
+      if (raw.length > this.options.limits.stringLength) {
+        this.limit("stringLength", path, raw.length);
+        return undefined;
+      }
+      const type = TYPE_NAMES[raw];
+      if (type !== undefined) return type;
+    } else if (typeof raw === "number") {
+      const type = TYPE_CODES.get(raw);
+      if (type !== undefined) return type;
+    } else {
+      this.issue(
+        { code: "invalid_type", expected: "a type name or number for $type", found: safeFound(raw) },
+        path,
+      );
+      return undefined;
+    }
+    const bson = NON_JSON_TYPES.get(raw);
+    this.issue(
+      bson === undefined
+        ? { code: "unknown_type", found: raw, reason: "unknown" }
+        : { code: "unknown_type", found: raw, reason: "not_json", bsonType: bson },
+      path,
+    );
+    return undefined;
+  }
+
+  /**
+   * `$mod` (1.3, MongoDB's rules): `[divisor, remainder]`, exactly two numbers, each finite and truncated
+   * towards zero to an integer of magnitude below 2^63 (−2^63 included), the divisor not 0; an `invalid_mod`
+   * issue otherwise. On a text, enumerated or date field (which hold no numbers) an `operand_type` issue.
+   */
+  protected readMod(state: OperatorObject, entry: OperatorEntry): boolean {
+    const { value, path } = entry;
+    const { field } = state;
+    if (field.kind !== "open") {
+      this.issue(
+        {
+          code: "operand_type",
+          field: field.name,
+          fieldKind: field.kind,
+          expected: "an operator for its values ($mod matches numbers only)",
+          found: safeFound(value),
+        },
+        path,
+      );
+      return false;
+    }
+    const read = readValue(value);
+    if (read.kind !== "array") {
+      this.issue(
+        { code: "invalid_mod", reason: "expected an array [divisor, remainder]", found: foundOf(read) },
+        path,
+      );
+      return false;
+    }
+    if (read.length !== 2) {
+      this.issue(
+        {
+          code: "invalid_mod",
+          reason: read.length < 2 ? "not enough elements" : "too many elements",
+          found: safeFound(value),
+        },
+        path,
+      );
+      return false;
+    }
+    const parts: number[] = [];
+    for (const [index, role] of ["divisor", "remainder"].entries()) {
+      const raw = readProperty(read.array, index);
+      const elementPath = [...path, index];
+      if (typeof raw !== "number") {
+        this.issue(
+          { code: "invalid_mod", reason: `the ${role} must be a number`, found: safeFound(raw) },
+          elementPath,
+        );
+        return false;
+      }
+      const truncated = Math.trunc(raw);
+      if (!Number.isFinite(raw) || truncated < -TWO_63 || truncated >= TWO_63) {
+        this.issue(
+          {
+            code: "invalid_mod",
+            reason: `the ${role} must be a finite number whose integer part fits in 64 bits`,
+            found: safeFound(raw),
+          },
+          elementPath,
+        );
+        return false;
+      }
+      parts.push(truncated === 0 ? 0 : truncated);
+    }
+    const [divisor, remainder] = parts as [number, number];
+    if (divisor === 0) {
+      this.issue({ code: "invalid_mod", reason: "the divisor cannot be 0", found: safeFound(value) }, [
+        ...path,
+        0,
+      ]);
+      return false;
+    }
+    state.slots.push({ kind: "mod", path: [...field.segments], fieldKind: field.kind, divisor, remainder });
+    return true;
+  }
+
+  /**
+   * `$elemMatch` (1.3, MongoDB's two forms): an object whose keys are all field-level operators is the
+   * operator form (read as the field's operator object, its operands checked against the field's kind);
+   * any other object is the query form, a condition object about each element (field paths relative to it,
+   * catalogued at the whole path; `{}` matches every element that is an object or an array). The query
+   * form on a text, enumerated or date field (which holds no objects) is an `operand_type` issue. Nested
+   * objects count towards the depth and node limits (1.7).
+   */
+  protected readElemMatch(state: OperatorObject, entry: OperatorEntry): boolean {
+    const { value, path, depth } = entry;
+    const { field } = state;
+    const read = readValue(value);
+    if (read.kind !== "object") {
+      this.issue(
+        {
+          code: "invalid_type",
+          expected:
+            'an object for $elemMatch: a condition on the elements such as {"b": 1}, or operators such as {"$gte": 5}',
+          found: foundOf(read),
+        },
+        path,
+      );
+      return false;
+    }
+    const inner = depth + 1;
+    if (!this.enter(inner, path)) return false;
+    const before = this.issues.length;
+    const operatorForm =
+      read.keys.length > 0 && read.keys.every((key) => key.startsWith("$") && !logicalOperator(key).ok);
+    let match: ElemMatchNode["match"];
+    if (operatorForm) {
+      const operators = this.parseOperatorObject(field, read.object, read.keys, path, inner, "field");
+      if (operators === undefined) return false;
+      match = { form: "operator", operators };
+    } else {
+      if (field.kind !== "open") {
+        this.issue(
+          {
+            code: "operand_type",
+            field: field.name,
+            fieldKind: field.kind,
+            expected:
+              'the operator form of $elemMatch such as {"$elemMatch": {"$eq": …}} (its elements are no objects)',
+            found: OBJECT_STAND_IN,
+          },
+          path,
+        );
+        return false;
+      }
+      const condition = this.parseConditionObject(read, path, inner, field.name);
+      if (condition === undefined) return false;
+      match = { form: "query", condition };
+    }
+    if (this.issues.length !== before) return false;
+    state.slots.push({ kind: "elemMatch", path: [...field.segments], fieldKind: field.kind, match });
+    return true;
+  }
+
+  /** `$not`: an operator object of its own (`parseNot`). */
+  protected readNot(state: OperatorObject, entry: OperatorEntry): boolean {
+    const { value, path, depth } = entry;
+    const child = this.parseNot(state.field, value, path, depth + 1);
+    if (child === undefined) return false;
+    state.slots.push(child);
+    return true;
+  }
+
+  /** `$in`, `$nin`, `$all`: an array of at most `setSize` operands, de-duplicated in first-seen order. */
+  protected parseValueSet(
+    field: Field,
+    operator: string,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): Operand[] | undefined {
+    const read = readValue(value);
+    if (read.kind !== "array") {
+      this.issue(
+        { code: "invalid_type", expected: `an array of values for ${operator}`, found: foundOf(read) },
+        path,
+      );
+      return undefined;
+    }
+    if (!this.enter(depth, path)) return undefined;
+    if (read.length > this.options.limits.setSize) {
+      this.limit("setSize", path, read.length);
+      return undefined;
+    }
+    const operands = new OperandSet();
+    let valid = true;
+    const { stringLength } = this.options.limits;
+    for (let index = 0; index < read.length; index++) {
+      const raw = readProperty(read.array, index);
+      // Fast path for the common operands (no allocation of a path): strings within the limit on text and
+      // open fields or known labels on enumerated fields, and scalars on open fields.
+      if (typeof raw === "string" && raw.length <= stringLength) {
+        if (field.kind === "open" || field.kind === "text" || field.labels?.includes(raw) === true) {
+          operands.add({ type: "string", value: raw });
+          continue;
+        }
+      } else if (field.kind === "open") {
+        if (typeof raw === "number" && Number.isFinite(raw)) {
+          operands.add({ type: "number", value: raw === 0 ? 0 : raw });
+          continue;
+        }
+        if (typeof raw === "boolean") {
+          operands.add({ type: "boolean", value: raw });
+          continue;
+        }
+        if (raw === null) {
+          operands.add({ type: "null" });
+          continue;
+        }
+      }
+      const elementPath = [...path, index];
+      const element = this.requireOperand(raw, elementPath, depth + 1, OPERAND_EXPECTED);
+      if (
+        element !== undefined &&
+        this.checkOperand(field, element.operand, element.raw, "value", elementPath)
+      ) {
+        operands.add(element.operand);
+      } else valid = false;
+    }
+    return valid ? operands.list : undefined;
+  }
+
+  /** `$not`: a non-empty operator object of field operators (or a `$regex` object), never a logical one. */
+  protected parseNot(
+    field: Field,
+    value: unknown,
+    path: readonly PathSegment[],
+    depth: number,
+  ): NotNode | undefined {
+    const read = readValue(value);
+    const expected = 'an operator object for $not, such as {"$regex": "…"}';
+    if (read.kind !== "object") {
+      this.issue({ code: "invalid_type", expected, found: foundOf(read) }, path);
+      return undefined;
+    }
+    if (!this.enter(depth, path)) return undefined;
+    const operatorKeys = this.operatorKeysOf(read, path, {
+      code: "invalid_type",
+      expected,
+      found: OBJECT_STAND_IN,
+    });
+    if (operatorKeys === undefined) return undefined;
+    const child = this.parseOperatorObject(field, read.object, operatorKeys, path, depth, "not");
+    return child && { kind: "not", child };
+  }
+}
+
+/** The node of one slot of an operator object, once every key has been read. */
+function completeSlot(state: OperatorObject, slot: Slot): FieldOperatorNode {
+  const { field } = state;
+  if ("range" in slot) return rangeNode(field, slot.range);
+  if ("regex" in slot) {
+    return {
+      kind: "regex",
+      path: [...field.segments],
+      fieldKind: field.kind,
+      source: slot.regex,
+      flags: state.flags?.value ?? "",
+    };
+  }
+  return slot;
+}
+
+/** A range node (its bounds in the order lower, upper: the AST's canonical key order). */
+function rangeNode(field: Field, range: GroupedRange): RangeNode {
+  return { kind: "range", path: [...field.segments], fieldKind: field.kind, ...range.bounds };
+}
