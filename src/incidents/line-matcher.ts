@@ -18,7 +18,7 @@
  */
 
 import type { Condition } from "../conditions/ast.js";
-import { assertNever } from "../conditions/ast.js";
+import { assertNever, isFieldNode } from "../conditions/ast.js";
 import { compile, type Predicate } from "../conditions/compile.js";
 import { isoUtcBytesMs } from "../conditions/dates.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
@@ -47,6 +47,11 @@ const INTERN_MAX_BYTES = 32;
 export function topLevelFields(condition: Condition): string[] {
   const out: string[] = [];
   const visit = (node: Condition): void => {
+    if (isFieldNode(node)) {
+      const head = node.path[0]!;
+      if (!out.includes(head)) out.push(head);
+      return;
+    }
     switch (node.kind) {
       case "and":
       case "or":
@@ -56,22 +61,6 @@ export function topLevelFields(condition: Condition): string[] {
       case "not":
         visit(node.child);
         return;
-      case "eq":
-      case "ne":
-      case "range":
-      case "in":
-      case "nin":
-      case "all":
-      case "regex":
-      case "exists":
-      case "size":
-      case "type":
-      case "mod":
-      case "elemMatch": {
-        const head = node.path[0]!;
-        if (!out.includes(head)) out.push(head);
-        return;
-      }
       default:
         assertNever(node);
     }
