@@ -239,8 +239,8 @@ export interface NotNode {
 /** The logical nodes: `and`, `or`, `nor` over their children, and field-level `not` over its child. */
 export type LogicalNode = AndNode | OrNode | NorNode | NotNode;
 
-/** A parsed Search Conditions object: a logical node or a field node. */
-export type Condition = LogicalNode | FieldNode;
+/** A parsed Search Conditions object: a logical node (`LogicalNode`) or a field node. */
+export type Condition = AndNode | OrNode | NorNode | NotNode | FieldNode;
 
 /** Every `kind` of the union, for exhaustive tables. */
 export type ConditionKind = Condition["kind"];

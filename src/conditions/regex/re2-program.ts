@@ -48,13 +48,10 @@ export const INST = (() => {
   };
 })();
 
-/** Empty-width assertion bits, as re2js's `Utils.EMPTY_*` (an `EMPTY_WIDTH` instruction's `arg`). */
-export const BEGIN_LINE = 1;
-export const END_LINE = 2;
-export const BEGIN_TEXT = 4;
-export const END_TEXT = 8;
-export const WORD_BOUNDARY = 16;
-export const NO_WORD_BOUNDARY = 32;
+/** Empty-width assertion bits, as re2js's `Utils.EMPTY_*` (an `EMPTY_WIDTH` instruction's `arg`), in its order. */
+export const [BEGIN_LINE, END_LINE, BEGIN_TEXT, END_TEXT, WORD_BOUNDARY, NO_WORD_BOUNDARY] = [
+  1, 2, 4, 8, 16, 32,
+] as const;
 
 /** The largest code point. */
 export const MAX_RUNE = 0x10ffff;
