@@ -2,7 +2,8 @@
  * The layers of the source tree (README, "Where things live"): each folder of `src/` imports only the
  * folders below it. The engine (`conditions`, `timeline`, `incidents`, `artifacts`) never imports an
  * adapter; `mongodb` and `postgres` translate conditions without the set; `client` shares only the wire
- * types of `commands`.
+ * types of `commands`. And no module imports itself through others (issue 28: no import cycles, type-only
+ * and dynamic imports included).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -58,5 +59,35 @@ describe("the layers of src/", () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  it("has no import cycle among its modules (static, type-only and dynamic imports alike)", () => {
+    const edges = new Map<string, string[]>();
+    for (const file of files) {
+      const text = readFileSync(file, "utf8");
+      const targets: string[] = [];
+      for (const match of text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
+        const target = resolve(dirname(file), match[1]!.replace(/\.js$/, ".ts"));
+        if (files.includes(target)) targets.push(target);
+      }
+      edges.set(file, targets);
+    }
+    // Depth-first search; a module met again while it is on the path closes a cycle.
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const path: string[] = [];
+    const visit = (file: string): void => {
+      state.set(file, "open");
+      path.push(file);
+      for (const next of edges.get(file) ?? []) {
+        if (state.get(next) === "open") {
+          cycles.push([...path.slice(path.indexOf(next)), next].map((f) => relative(SRC, f)).join(" → "));
+        } else if (state.get(next) === undefined) visit(next);
+      }
+      path.pop();
+      state.set(file, "done");
+    };
+    for (const file of files) if (state.get(file) === undefined) visit(file);
+    expect(cycles).toEqual([]);
   });
 });

@@ -4,10 +4,11 @@
  * `{"$date": …}`) checked against a field's kind and labels. The parser's layers (`OperatorParser` in
  * parse-operators.ts, `Parser` in parse.ts) extend it; parse-regex.ts takes it as an argument.
  */
-import { assertNever, type FieldKind, type FieldNode, type Operand } from "./ast.js";
+import { assertNever, type FieldKind, type FieldNode, type FieldOperatorNode, type Operand } from "./ast.js";
 import { isForbiddenSegment } from "./catalog.js";
 import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS, parseIsoUtc } from "./dates.js";
 import { type Issue, type IssueDetail, type LimitName, makeIssue, type PathSegment } from "./issues.js";
+import type { GroupedRange, RangeGrouping } from "./operators.js";
 import type { ResolvedParseOptions } from "./options.js";
 import { suggestLabel } from "./suggest-label.js";
 import {
@@ -344,4 +345,25 @@ function addNew<T>(set: Set<T>, value: T): true | undefined {
   if (set.has(value)) return undefined;
   set.add(value);
   return true;
+}
+
+/**
+ * What one operator of an operator object contributed, in key order: a node, a range whose bounds are still
+ * being grouped (it stands at its first bound), or a `$regex` pattern waiting for the object's `$options`.
+ */
+export type Slot =
+  | FieldOperatorNode
+  | { readonly range: GroupedRange }
+  | { readonly regex: string; readonly path: readonly PathSegment[] };
+
+/** An operator object being read (`parseOperatorObject`). */
+export interface OperatorObject {
+  readonly field: Field;
+  readonly slots: Slot[];
+  /** The parser's range-grouping rule (operators.ts), fed the ordered operators in key order. */
+  readonly ranges: RangeGrouping;
+  /** A `$regex` key was seen (valid or not): `$options` is then not reported as alone. */
+  sawRegex: boolean;
+  /** The valid `$options` of the object, sorted. */
+  flags: { readonly value: string; readonly path: readonly PathSegment[] } | undefined;
 }

@@ -29,30 +29,16 @@ import {
   TYPE_CODES,
   TYPE_NAMES,
 } from "./operators.js";
-import { type Field, OPERAND_EXPECTED, OperandSet, ParseContext } from "./parse-context.js";
+import {
+  type Field,
+  OPERAND_EXPECTED,
+  OperandSet,
+  type OperatorObject,
+  ParseContext,
+  type Slot,
+} from "./parse-context.js";
 import { checkRegexes, readFlags, readPattern } from "./parse-regex.js";
 import { foundOf, OBJECT_STAND_IN, type Read, readProperty, readValue, safeFound } from "./untrusted.js";
-
-/**
- * What one operator of an operator object contributed, in key order: a node, a range whose bounds are still
- * being grouped (it stands at its first bound), or a `$regex` pattern waiting for the object's `$options`.
- */
-export type Slot =
-  | FieldOperatorNode
-  | { readonly range: GroupedRange }
-  | { readonly regex: string; readonly path: readonly PathSegment[] };
-
-/** An operator object being read (`parseOperatorObject`). */
-export interface OperatorObject {
-  readonly field: Field;
-  readonly slots: Slot[];
-  /** The parser's range-grouping rule (operators.ts), fed the ordered operators in key order. */
-  readonly ranges: RangeGrouping;
-  /** A `$regex` key was seen (valid or not): `$options` is then not reported as alone. */
-  sawRegex: boolean;
-  /** The valid `$options` of the object, sorted. */
-  flags: { readonly value: string; readonly path: readonly PathSegment[] } | undefined;
-}
 
 /** The value of one key of an operator object, being read: its path and the depth of the object. */
 interface OperatorEntry {

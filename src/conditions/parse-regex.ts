@@ -5,8 +5,7 @@
  * count: regex/program.ts). Regular expressions are compiled elsewhere, by evaluation.
  */
 import type { PathSegment } from "./issues.js";
-import type { ParseContext } from "./parse-context.js";
-import type { OperatorObject } from "./parse-operators.js";
+import type { OperatorObject, ParseContext } from "./parse-context.js";
 import { measurePattern, unsupportedRegexFeature } from "./regex/matcher.js";
 
 /** What a date field takes instead of `$regex`. */
