@@ -35,17 +35,14 @@ import {
   ownDataValue,
 } from "./columns.js";
 import { toCondition } from "./condition-input.js";
+import { FIELD_ASCII, FIELD_VALUE, LineScanner, SCAN_OK } from "./line-scanner.js";
 import {
-  FIELD_ASCII,
-  FIELD_VALUE,
   isByteReader,
-  LineScanner,
   type LineSink,
   type NdjsonByteReader,
   type NdjsonSource,
   readNdjson,
   readNdjsonInPlace,
-  SCAN_OK,
 } from "./ndjson.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
 import { buildPlan, denseChoice, firstPath, type RowCheck, type Storage } from "./planner.js";

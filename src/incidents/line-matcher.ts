@@ -1,7 +1,7 @@
 /**
  * Matching one NDJSON line against Search Conditions straight from its UTF-8 bytes (issue 27, "a byte-level
  * reader that decodes only what the condition reads"): the line is validated as JSON by the `LineScanner`
- * (ndjson.ts), which finds the top-level keys the condition names and leaves every other value unbuilt;
+ * (line-scanner.ts), which finds the top-level keys the condition names and leaves every other value unbuilt;
  * only those fields are decoded, into a small record that the compiled predicate reads. A condition reads
  * nothing but the top-level fields of its field paths (docs/semantics.md 1.1: own properties; 1.5: paths),
  * so the predicate answers on that record exactly as on the whole parsed line.
@@ -22,7 +22,7 @@ import { assertNever, isFieldNode } from "../conditions/ast.js";
 import { compile, type Predicate } from "../conditions/compile.js";
 import { isoUtcBytesMs } from "../conditions/dates.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
-import { FIELD_ASCII, FIELD_MISSING, hashBytes, LineScanner, SCAN_OK } from "./ndjson.js";
+import { FIELD_ASCII, FIELD_MISSING, hashBytes, LineScanner, SCAN_OK } from "./line-scanner.js";
 
 /** `LineMatcher.test`: the line is a valid incident line that does not match. */
 export const LINE_NO_MATCH = 0;

@@ -16,7 +16,14 @@ import { isoUtcMs } from "../conditions/dates.js";
 import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { DictionaryColumn, isoUtcMsAscii, ownDataValue, ValueIds } from "./columns.js";
 import { IncidentSet } from "./incident-set.js";
-import { FIELD_ASCII, FIELD_MISSING, LineScanner, SCAN_DUPLICATE, SCAN_FALLBACK, SCAN_OK } from "./ndjson.js";
+import {
+  FIELD_ASCII,
+  FIELD_MISSING,
+  LineScanner,
+  SCAN_DUPLICATE,
+  SCAN_FALLBACK,
+  SCAN_OK,
+} from "./line-scanner.js";
 import { TextColumn } from "./text-index.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);

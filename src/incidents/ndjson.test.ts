@@ -13,7 +13,8 @@ import { mutatedBytes } from "../../test/arbitraries/bytes.js";
 import { fcOptions } from "../../test/support/fc.js";
 import { ownDataValue } from "./columns.js";
 import { IncidentSet } from "./incident-set.js";
-import { LineScanner, NdjsonSplitter, ndjsonLines } from "./ndjson.js";
+import { LineScanner } from "./line-scanner.js";
+import { NdjsonSplitter, ndjsonLines } from "./ndjson.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 

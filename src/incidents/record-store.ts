@@ -15,7 +15,7 @@
 
 import { emptyBitset, popcount32, setBit } from "./bitset.js";
 import { HashIndex } from "./columns.js";
-import { fieldOfLine, LineScanner } from "./ndjson.js";
+import { fieldOfLine, LineScanner } from "./line-scanner.js";
 
 /** Where a set keeps its records. */
 export interface RecordStore<T> {
