@@ -13,7 +13,7 @@
 import { DEFAULT_CATALOG, type FieldCatalog, isForbiddenSegment } from "../../conditions/catalog.js";
 import { describeValue, formatPath, type PathSegment } from "../../conditions/issues.js";
 import type { ArtifactTypeInfo, IncidentRecord } from "../backend.js";
-import { type DatasetIssue, type DatasetIssueDetail, makeDatasetIssue } from "./dataset-issues.js";
+import { type DatasetIssue, makeDatasetIssue } from "./dataset-issues.js";
 import {
   type Field,
   IssueCollector,
