@@ -160,11 +160,11 @@ async function setBuild(
   const before = heldBytes();
   const t0 = performance.now();
   const handle = await open(path);
-  let set: IncidentSet | undefined = await IncidentSet.fromNdjson(handle).finally(() => handle.close());
+  const set = await IncidentSet.fromNdjson(handle).finally(() => handle.close());
   const buildMs = performance.now() - t0;
   const after = heldBytes();
   const duckRates: number[] = [];
-  const tables: { connect: Awaited<ReturnType<typeof connectDuck>>; ms: number }[] = [];
+  const tables: Awaited<ReturnType<typeof connectDuck>>[] = [];
   for (const threads of ["1", "2"]) {
     const connection = await connectDuck(peers, threads);
     const t1 = performance.now();
@@ -173,7 +173,7 @@ async function setBuild(
     );
     const ms = performance.now() - t1;
     duckRates.push(size / (ms / 1000));
-    tables.push({ connect: connection, ms });
+    tables.push(connection);
   }
   const countRatios = [];
   for (const shape of SHAPES) {
@@ -186,7 +186,7 @@ async function setBuild(
       ours.push(performance.now() - t);
     }
     let duckBest = Number.POSITIVE_INFINITY;
-    for (const { connect } of tables) {
+    for (const connect of tables) {
       const times: number[] = [];
       let expected = "";
       for (let r = 0; r < 5; r++) {
@@ -213,7 +213,6 @@ async function setBuild(
     setOutsideHeapBytesPerIncident: Math.max(0, Math.round((after.outside - before.outside) / size)),
     countRatios,
   };
-  set = undefined;
   write(
     `set build: fromNdjson ${Math.round(report.fromNdjsonPerSecond).toLocaleString("en-US")}/s; DuckDB CREATE TABLE … read_json 1t ${Math.round(report.duck1PerSecond).toLocaleString("en-US")}/s, 2t ${Math.round(report.duck2PerSecond).toLocaleString("en-US")}/s; the set holds ${report.setHeapBytesPerIncident} B heap + ${report.setOutsideHeapBytesPerIncident} B outside per incident (lines: ${report.fileBytesPerLine} B)`,
   );
@@ -224,6 +223,7 @@ async function setBuild(
   return report;
 }
 
+/** A connection to a fresh in-memory DuckDB instance with `threads` threads. */
 async function connectDuck(peers: PeerModules, threads: string) {
   const instance = await peers.duckdb.DuckDBInstance.create(":memory:", { threads });
   return instance.connect();

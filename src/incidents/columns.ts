@@ -270,14 +270,14 @@ export class DateColumn {
 
   /**
    * Stores row `row`'s value, the string of the ASCII bytes `b[start, end)`, as `set` would store that
-   * string (`isoUtcMsAscii` reads it without building it).
+   * string (`isoUtcBytesMs` reads it without building it).
    */
   setAscii(row: number, b: Uint8Array, start: number, end: number, capacity: number): void {
     if (row >= this.ms.length) {
       this.ms = grow(this.ms, capacity);
       this.states = grow(this.states, capacity);
     }
-    const ms = isoUtcMsAscii(b, start, end);
+    const ms = isoUtcBytesMs(b, start, end);
     const state = Number.isNaN(ms) ? DATE_OTHER : DATE_VALUE;
     this.ms[row] = ms;
     this.states[row] = state;
@@ -318,13 +318,6 @@ export function postingsOf(
   }
   return { offsets, rows };
 }
-
-/**
- * `isoUtcMs` (the one ISO-8601 UTC reader, docs/semantics.md 1.5) of the string whose ASCII bytes are
- * `b[start, end)`, without building the string: `isoUtcBytesMs` of dates.ts, by the name the columns' byte
- * readers use.
- */
-export const isoUtcMsAscii: (b: Uint8Array, start: number, end: number) => number = isoUtcBytesMs;
 
 // ---------------------------------------------------------------------------------------------------------
 // Hash index

@@ -3,7 +3,7 @@
  * keys refused with their line (docs/semantics.md 3.1, "Duplicate keys"), the scanner's results against
  * `JSON.parse` on generated lines (escapes, non-ASCII text, lone surrogates, nested values, repeated keys,
  * numbers in every JSON form, blanks, CRLF), compact sets against `new IncidentSet` on records split across
- * chunks at every byte, the byte readers of the columns (`isoUtcMsAscii`, `ValueIds`, the dictionary's
+ * chunks at every byte, the byte readers of the columns (`isoUtcBytesMs`, `ValueIds`, the dictionary's
  * cache) against the string readers, and hostile lines (deep nesting, a huge line, invalid UTF-8).
  */
 
@@ -12,9 +12,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mutatedBytes } from "../../test/arbitraries/bytes.js";
 import { fcOptions } from "../../test/support/fc.js";
-import { isoUtcMs } from "../conditions/dates.js";
+import { isoUtcBytesMs, isoUtcMs } from "../conditions/dates.js";
 import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
-import { DictionaryColumn, isoUtcMsAscii, ownDataValue, ValueIds } from "./columns.js";
+import { DictionaryColumn, ownDataValue, ValueIds } from "./columns.js";
 import { IncidentSet } from "./incident-set.js";
 import {
   FIELD_ASCII,
@@ -258,7 +258,7 @@ describe("fromNdjson against new IncidentSet", () => {
 });
 
 describe("the byte readers of the columns", () => {
-  it("isoUtcMsAscii reads what isoUtcMs reads", () => {
+  it("isoUtcBytesMs reads what isoUtcMs reads", () => {
     const date = fc.oneof(
       fc
         .date({ min: new Date(-62167219200000), max: new Date(253402300799999), noInvalidDate: true })
@@ -273,7 +273,7 @@ describe("the byte readers of the columns", () => {
       fc.property(fc.oneof(date, mutated, fc.string({ maxLength: 24 })), (text) => {
         if (!isAscii(text)) return true;
         const bytes = encode(`x${text}y`);
-        return Object.is(isoUtcMsAscii(bytes, 1, bytes.length - 1), isoUtcMs(text));
+        return Object.is(isoUtcBytesMs(bytes, 1, bytes.length - 1), isoUtcMs(text));
       }),
       fcOptions(3000),
     );
