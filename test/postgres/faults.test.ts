@@ -214,7 +214,8 @@ async function expectNotesExactlyOnce(backend: PostgresBackend, sent: readonly S
 function acknowledgedNotes(sent: readonly Sent[]): number {
   let n = 0;
   for (const { note, answer } of sent) {
-    if (note !== undefined && answer.status === 200 && JSON.parse(answer.text).returnData === "Successful") n++;
+    if (note !== undefined && answer.status === 200 && JSON.parse(answer.text).returnData === "Successful")
+      n++;
   }
   return n;
 }
