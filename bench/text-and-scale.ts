@@ -459,7 +459,7 @@ function runFirstUse(
 }
 
 /** Writes `size` generated incidents as NDJSON (batches of at most 1M, ids and numbers kept unique). */
-async function writeNdjson(path: string, size: number): Promise<void> {
+async function writeNdjson(path: string, size: number, uniqueTitles: boolean): Promise<void> {
   const stream = createWriteStream(path);
   const batch = 1_000_000;
   for (let from = 0; from < size; from += batch) {
@@ -470,6 +470,7 @@ async function writeNdjson(path: string, size: number): Promise<void> {
       const id = from + k + 1;
       row.IncidentId = id;
       row.Number = numberOf(row.Number, id);
+      if (uniqueTitles) row.Title = `${row.Title} #${id}`;
       text += `${JSON.stringify(row)}\n`;
       if (text.length > 1 << 20) {
         if (!stream.write(text)) await once(stream, "drain");
@@ -514,6 +515,8 @@ export interface ScaleOptions {
   readonly compare?: boolean;
   /** The `textIndex.maxBytes` option of the set (default: the library's). */
   readonly textIndexBytes?: number;
+  /** Make every title distinct (the incident's id appended, as issue 27's exports): `--unique-titles`. */
+  readonly uniqueTitles?: boolean;
 }
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
@@ -535,7 +538,7 @@ export async function runScaleBench(
   const dir = options.keep === undefined ? mkdtempSync(join(tmpdir(), "incident-query-bench-")) : undefined;
   const path = options.keep ?? join(dir!, "incidents.ndjson");
   try {
-    if (!(existsSync(path) && (await countLines(path)) === size)) await writeNdjson(path, size);
+    if (!(existsSync(path) && (await countLines(path)) === size)) await writeNdjson(path, size, options.uniqueTitles ?? false);
     const number = keyNumber(size);
     gc();
     gc();
@@ -637,7 +640,7 @@ async function countLines(path: string): Promise<number> {
 /**
  * Runs both parts with the sizes of the environment (see the file comment), or of the command line:
  * `--scale=N`, `--text=N` (0 skips a part), `--keep=PATH` (keep and reuse the NDJSON file),
- * `--text-index-bytes=N` (the compact set's `textIndex.maxBytes`).
+ * `--text-index-bytes=N` (the compact set's `textIndex.maxBytes`), `--unique-titles` (every title distinct).
  */
 export async function runTextAndScaleBench(
   write: (line: string) => void,
@@ -654,6 +657,7 @@ export async function runTextAndScaleBench(
     await runScaleBench(scaleSize, rounds, write, {
       ...(keep === undefined ? {} : { keep }),
       ...(textIndexBytes === undefined ? {} : { textIndexBytes: Number(textIndexBytes) }),
+      uniqueTitles: argv.includes("--unique-titles"),
     });
   }
   gc();
