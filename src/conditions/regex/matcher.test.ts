@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../../test/support/fc.js";
-import { SEARCH_CASES } from "../../../test/support/regex-cases.js";
+import { FOLDING_LETTERS, SEARCH_CASES } from "../../../test/support/regex-cases.js";
 import {
   analyzeLiteral,
   compileRegex,
@@ -125,12 +125,7 @@ describe("literal fast paths agree with RE2", () => {
   const piece = fc.constantFrom(
     "a",
     "A",
-    "k",
-    "K",
-    "s",
-    "S",
-    "\u212A",
-    "\u017F",
+    ...FOLDING_LETTERS,
     "\u0130",
     "é",
     "É",
@@ -148,12 +143,7 @@ describe("literal fast paths agree with RE2", () => {
   const valuePiece = fc.constantFrom(
     "a",
     "A",
-    "k",
-    "K",
-    "s",
-    "S",
-    "\u212A",
-    "\u017F",
+    ...FOLDING_LETTERS,
     "\u0130",
     "i",
     "é",
