@@ -1,12 +1,4 @@
 /**
- * The letters whose case folding is special, in the order the character tables of the regex tests list
- * them: k and s in both cases, then their non-ASCII partners, the Kelvin sign (U+212A, folds with k) and
- * the long s (U+017F, folds with s). chain.test.ts, matcher.test.ts and bit-parallel.test.ts build their
- * pattern and value alphabets around them.
- */
-export const FOLDING_LETTERS: readonly string[] = ["k", "K", "s", "S", "\u212A", "\u017F"];
-
-/**
  * Searches by regular expression, with what RE2 answers (`$regex` is a search, not a full match:
  * docs/semantics.md 1.4): `[source, $options flags, value, matches]`. Every engine of src/conditions/regex
  * runs them all (matcher.test.ts: `compileRegex` and its literal fast paths; bit-parallel.test.ts: the

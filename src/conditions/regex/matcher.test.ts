@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
+import { FOLDING_LETTERS } from "../../../test/support/case-folding.js";
 import { fcOptions } from "../../../test/support/fc.js";
-import { FOLDING_LETTERS, SEARCH_CASES } from "../../../test/support/regex-cases.js";
+import { SEARCH_CASES } from "../../../test/support/regex-cases.js";
 import {
   analyzeLiteral,
   compileRegex,
