@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { nearDateTimePartsArb, pad } from "../../test/arbitraries/dates.js";
 import { fcOptions } from "../../test/support/fc.js";
 import {
   dateFieldMs,
@@ -41,18 +42,10 @@ function referenceParseIsoUtc(text: string): number | undefined {
 describe("isoUtcMs", () => {
   const digit = fc.constantFrom(..."0123456789");
   const nearIso = fc
-    .tuple(
-      fc.integer({ min: 0, max: 9999 }),
-      fc.integer({ min: 0, max: 13 }),
-      fc.integer({ min: 0, max: 32 }),
-      fc.integer({ min: 0, max: 25 }),
-      fc.integer({ min: 0, max: 61 }),
-      fc.integer({ min: 0, max: 61 }),
-      fc.option(fc.integer({ min: 0, max: 999 }), { nil: undefined }),
-    )
-    .map(([y, mo, d, h, mi, s, ms]) => {
-      const p = (n: number, w = 2) => String(n).padStart(w, "0");
-      return `${p(y, 4)}-${p(mo)}-${p(d)}T${p(h)}:${p(mi)}:${p(s)}${ms === undefined ? "" : `.${p(ms, 3)}`}Z`;
+    .tuple(nearDateTimePartsArb(9999), fc.option(fc.integer({ min: 0, max: 999 }), { nil: undefined }))
+    .map(([[y, mo, d, h, mi, s], ms]) => {
+      const fraction = ms === undefined ? "" : `.${pad(ms, 3)}`;
+      return `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}${fraction}Z`;
     });
   /** A near-ISO string with one character replaced, to probe every separator and digit position. */
   const mutated = fc

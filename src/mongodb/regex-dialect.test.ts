@@ -186,37 +186,19 @@ describe("toMongoRegex: RE2 patterns mean the same after translation", () => {
     expect(matched).toBeGreaterThan(checked / 5);
   });
 
-  it.each([
-    {
-      source: "host$",
-      flags: "",
-      text: "my host\n",
-      expected: false,
-      why: "RE2's $ is the very end; PCRE's also matches before a final newline",
-    },
-    {
-      source: "^a.c$",
-      flags: "",
-      text: "a\rc",
-      expected: true,
-      why: "RE2's . matches \\r; JavaScript's does not",
-    },
-    { source: "^a.c$", flags: "", text: "a\nc", expected: false, why: "without s, . does not match \\n" },
-    { source: "^a.c$", flags: "s", text: "a\nc", expected: true, why: "with s, . matches \\n" },
-    { source: "^b$", flags: "m", text: "a\nb\nc", expected: true, why: "line anchors at \\n" },
-    { source: "^b$", flags: "m", text: "a\rb\rc", expected: false, why: "\\r is not a line break in RE2" },
-    { source: "a\\sb", flags: "", text: "a\u00a0b", expected: false, why: "RE2's \\s is ASCII" },
-    { source: "a\\sb", flags: "", text: "a\vb", expected: false, why: "RE2's \\s has no vertical tab" },
-    {
-      source: "a[[:space:]]b",
-      flags: "",
-      text: "a\vb",
-      expected: true,
-      why: "[[:space:]] has the vertical tab",
-    },
-    { source: "a{,2}", flags: "", text: "a{,2}", expected: true, why: "{,2} is literal in RE2" },
-    { source: "\\Qa.b\\E", flags: "", text: "axb", expected: false, why: "\\Q…\\E is literal" },
-  ])("$source /$flags on $text → $expected ($why)", ({ source, flags, text, expected }) => {
+  it.each<[source: string, flags: string, text: string, expected: boolean, why: string]>([
+    ["host$", "", "my host\n", false, "RE2's $ is the very end; PCRE's also matches before a final newline"],
+    ["^a.c$", "", "a\rc", true, "RE2's . matches \\r; JavaScript's does not"],
+    ["^a.c$", "", "a\nc", false, "without s, . does not match \\n"],
+    ["^a.c$", "s", "a\nc", true, "with s, . matches \\n"],
+    ["^b$", "m", "a\nb\nc", true, "line anchors at \\n"],
+    ["^b$", "m", "a\rb\rc", false, "\\r is not a line break in RE2"],
+    ["a\\sb", "", "a\u00a0b", false, "RE2's \\s is ASCII"],
+    ["a\\sb", "", "a\vb", false, "RE2's \\s has no vertical tab"],
+    ["a[[:space:]]b", "", "a\vb", true, "[[:space:]] has the vertical tab"],
+    ["a{,2}", "", "a{,2}", true, "{,2} is literal in RE2"],
+    ["\\Qa.b\\E", "", "axb", false, "\\Q…\\E is literal"],
+  ])("%j /%j on %j → %s (%s)", (source, flags, text, expected) => {
     expect(compileRegex(source, flags).test(text)).toBe(expected);
     const { pattern, options } = toMongoRegex(source, flags);
     expect(new RegExp(pattern, options).test(text)).toBe(expected);

@@ -1,24 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
+import { emptyEntryText } from "../../test/support/timeline-entries.js";
 import type { TimelineEntry } from "./entry.js";
 import { createTimelineIndex, queryTimeline, TimelineIndex, type TimelineQuery } from "./query.js";
 import { InvalidSortOrderError, type SortOrder, sortTimelineEntries } from "./sort.js";
 
 function entry(TimelineID: number, Time: string, text: Partial<TimelineEntry> = {}): TimelineEntry {
-  return {
-    TimelineID,
-    Time,
-    Summary: "",
-    Note: "",
-    EventType: "",
-    Tactic: [],
-    Technique: [],
-    RiskLevel: "",
-    Description: "",
-    Author: "",
-    ...text,
-  };
+  return { TimelineID, Time, ...emptyEntryText(), ...text };
 }
 
 const ENTRIES: readonly TimelineEntry[] = Object.freeze([

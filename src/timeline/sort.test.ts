@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { nearDateTimePartsArb, pad } from "../../test/arbitraries/dates.js";
 import { fcOptions } from "../../test/support/fc.js";
 import { referenceIsValidTimelineTime } from "../../test/support/timeline-time-reference.js";
 import {
@@ -80,19 +81,9 @@ describe("parseSortOrder (docs/semantics.md 2)", () => {
 });
 
 /** Near-valid times: a valid layout with each part drawn from a range that straddles its limits. */
-const nearTime = fc
-  .tuple(
-    fc.integer({ min: 0, max: 10_000 }),
-    fc.integer({ min: 0, max: 13 }),
-    fc.integer({ min: 0, max: 32 }),
-    fc.integer({ min: 0, max: 25 }),
-    fc.integer({ min: 0, max: 61 }),
-    fc.integer({ min: 0, max: 61 }),
-  )
-  .map(([y, mo, d, h, mi, s]) => {
-    const p = (n: number, w = 2) => String(n).padStart(w, "0");
-    return `${p(y, 4)}-${p(mo)}-${p(d)} ${p(h)}:${p(mi)}:${p(s)}`;
-  });
+const nearTime = nearDateTimePartsArb(10_000).map(
+  ([y, mo, d, h, mi, s]) => `${pad(y, 4)}-${pad(mo)}-${pad(d)} ${pad(h)}:${pad(mi)}:${pad(s)}`,
+);
 
 /** Mutations of a valid time: one character replaced, inserted or removed. */
 const mutatedTime = fc

@@ -4,6 +4,8 @@
  * composition `sortTimelineEntries(filterTimelineEntries(…))`.
  */
 
+import { emptyEntryText } from "../support/timeline-entries.js";
+
 /** One case: raw entries, the raw Filter and Sort Order as a caller sends them, and the expected answer. */
 export interface TimelineCase {
   /** Unique and readable: "filter: a term in Note keeps the entry". */
@@ -26,17 +28,7 @@ const MISSING = Symbol("missing");
  * An entry with neutral empty text, the given id and time (`MISSING` leaves `Time` out), and overrides.
  */
 function entry(id: number, time: string | typeof MISSING | number, fields: Record<string, unknown> = {}) {
-  const base: Record<string, unknown> = {
-    TimelineID: id,
-    Summary: "",
-    Note: "",
-    EventType: "",
-    Tactic: [],
-    Technique: [],
-    RiskLevel: "",
-    Description: "",
-    Author: "",
-  };
+  const base: Record<string, unknown> = { TimelineID: id, ...emptyEntryText() };
   if (time !== MISSING) base.Time = time;
   return { ...base, ...fields };
 }

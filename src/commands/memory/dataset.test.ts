@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../../test/support/fc.js";
+import { emptyEntryText } from "../../../test/support/timeline-entries.js";
 import { DEFAULT_CATALOG, extendCatalog } from "../../conditions/catalog.js";
 import { DEFAULT_PROGRESS_INTERVAL, MAX_DATASET_ISSUES, parseDataset, validateDataset } from "./dataset.js";
 import { loadSampleDataset } from "./sample-dataset.js";
@@ -33,20 +34,7 @@ describe("validateDataset", () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.dataset.timelineEntries).toEqual([
-      {
-        IncidentNumber: "1",
-        Site: "HQ",
-        TimelineID: 1,
-        Time: "2024-01-01 01:00:00",
-        Summary: "",
-        Note: "",
-        EventType: "",
-        Tactic: [],
-        Technique: [],
-        RiskLevel: "",
-        Description: "",
-        Author: "",
-      },
+      { IncidentNumber: "1", Site: "HQ", TimelineID: 1, Time: "2024-01-01 01:00:00", ...emptyEntryText() },
     ]);
     expect(result.dataset.artifacts).toEqual([{ name: "10.0.0.1", typeId: 1, site: "HQ", notes: [] }]);
   });

@@ -176,6 +176,8 @@ export const DATASET_KEYS = [
   "artifacts",
 ] as const;
 type ListKey = (typeof DATASET_KEYS)[number];
+/** The dataset's lists, each as the input holds it, before validation. */
+type Lists = Record<ListKey, readonly unknown[]>;
 
 // The record kinds, one schema each (keys in the order of the records they produce).
 const SITE: RecordSchema<DatasetSite> = {
@@ -338,15 +340,9 @@ export function validateDataset(input: unknown, options: DatasetOptions = {}): D
     throw new TypeError(`onProgress must be a function, found ${describeValue(options.onProgress)}.`);
   }
   const out = new IssueCollector(MAX_DATASET_ISSUES);
-  const lists: Record<ListKey, readonly unknown[]> = {
-    sites: [],
-    users: [],
-    incidents: [],
-    timelineEntries: [],
-    playbooks: [],
-    artifactTypes: [],
-    artifacts: [],
-  };
+  // Each list as the input holds it; empty where the input has none (or, an issue, not an array).
+  const lists = {} as Lists;
+  for (const key of DATASET_KEYS) lists[key] = [];
   if (!isObject(input)) {
     out.add({ code: "invalid_type", expected: "a dataset object", found: input }, []);
   } else {
