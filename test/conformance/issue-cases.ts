@@ -4,6 +4,9 @@
  * every limit (with small overridden limits and at the defaults), forbidden keys in every position, mixed
  * objects, paths inside nested `$or`/`$and`/`$nor`/`$not`/arrays, several issues collected from one input,
  * and the "did you mean" message. Run by test/conformance/parse.test.ts.
+ *
+ * One file of more than 800 lines on purpose (issue 28): it is data, one case after another in the order of
+ * DECISIONS.md section 1, with no logic to read; split, a rule's cases would sit in two places.
  */
 import { DEFAULT_CATALOG, extendCatalog } from "../../src/conditions/catalog.js";
 import type { PathSegment } from "../../src/conditions/issues.js";
