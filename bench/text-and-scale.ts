@@ -538,7 +538,8 @@ export async function runScaleBench(
   const dir = options.keep === undefined ? mkdtempSync(join(tmpdir(), "incident-query-bench-")) : undefined;
   const path = options.keep ?? join(dir!, "incidents.ndjson");
   try {
-    if (!(existsSync(path) && (await countLines(path)) === size)) await writeNdjson(path, size, options.uniqueTitles ?? false);
+    if (!(existsSync(path) && (await countLines(path)) === size))
+      await writeNdjson(path, size, options.uniqueTitles ?? false);
     const number = keyNumber(size);
     gc();
     gc();
