@@ -198,8 +198,7 @@ async function expectNotesExactlyOnce(backend: PostgresBackend, sent: readonly S
   let acknowledged = 0;
   for (const { note, answer } of sent) {
     if (note === undefined) continue;
-    const body = answer.status === 200 ? (JSON.parse(answer.text) as { returnData?: unknown }) : undefined;
-    if (body?.returnData === "Successful") {
+    if (isAcknowledged(answer)) {
       acknowledged++;
       expect(stored.get(note), note).toBe(1);
     } else if (answer.status === 503) {
@@ -210,14 +209,16 @@ async function expectNotesExactlyOnce(backend: PostgresBackend, sent: readonly S
   return acknowledged;
 }
 
-/** How many notes were answered `Successful`. */
+/** Whether a note's answer acknowledged it: 200 with `returnData` "Successful". */
+function isAcknowledged(answer: Answer): boolean {
+  return (
+    answer.status === 200 && (JSON.parse(answer.text) as { returnData?: unknown }).returnData === "Successful"
+  );
+}
+
+/** How many notes were acknowledged (`isAcknowledged`). */
 function acknowledgedNotes(sent: readonly Sent[]): number {
-  let n = 0;
-  for (const { note, answer } of sent) {
-    if (note !== undefined && answer.status === 200 && JSON.parse(answer.text).returnData === "Successful")
-      n++;
-  }
-  return n;
+  return sent.filter(({ note, answer }) => note !== undefined && isAcknowledged(answer)).length;
 }
 
 /** RuntimeIds answered: unique, and each one stored as a run. */
