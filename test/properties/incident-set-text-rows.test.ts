@@ -138,6 +138,29 @@ describe("text conditions in a conjunction: the plan", () => {
     expect(set.findFirst(sample)).toBe(expected[0]);
   });
 
+  it("counts a segment scan's unknown rows (titles holding arrays or objects) by the row predicate", () => {
+    // `count` tallies the segment without bitsets: rows surely true counted, unknown rows (a title that is
+    // an array or an object) listed and decided by the row predicate, one by one. Every third qualifying
+    // row here holds an array whose element matches, or does not, or an object.
+    const odd: Incident[] = incidents.map((incident, k) =>
+      k % 5 === 0
+        ? { ...incident, Title: k % 10 === 0 ? ["login", `phishing ${k}`] : ["login only"] }
+        : k % 11 === 0
+          ? { ...incident, Title: { phishing: k } }
+          : incident,
+    );
+    const oddSet = new IncidentSet(odd, { maxDictionary: 16, textIndex: { maxBytes: 0 } });
+    expect(oddSet.explain(sample).count).toBe(
+      "columns: segment CreatedUtcTime, then per row text Title (per row, memo per value)",
+    );
+    const expected = referenceScan(odd, sample);
+    const fromArrays = expected.filter((incident) => Array.isArray(incident.Title));
+    expect(fromArrays.length).toBeGreaterThan(0);
+    expect(expected.length).toBeGreaterThan(fromArrays.length);
+    expect(oddSet.count(sample)).toBe(expected.length);
+    expect(oddSet.findAll(sample)).toEqual(expected);
+  });
+
   it("without a date interval: the other children first, then the text leaf per row", () => {
     const query = { Severity: "High", Title: { $regex: "phishing" } };
     expect(set.explain(query).count).toMatch(

@@ -28,7 +28,7 @@ import {
   OrPlan,
 } from "./logical.js";
 import { FALSE, type PlanNode, type Storage, UNBOUNDED } from "./node.js";
-import { type FoundRows, positionsInCreationOrder, resolveUnknown } from "./passes.js";
+import { type FoundRows, positionsInCreationOrder, type RowTally, resolveUnknown } from "./passes.js";
 import { TextLeaf } from "./text-leaf.js";
 import { firstChecked, firstOf, postingsFirst, scanFirst, verifier } from "./walks.js";
 
@@ -359,7 +359,17 @@ export function denseChoice(
         : (plan instanceof OrPlan || plan instanceof NotPlan) && isLabelExpression(plan)
           ? `columns: ${LABEL_BITSETS}`
           : "columns";
-    if (counting) return { name, cost: storage.size, run: () => popcount(dense()) };
+    if (counting) {
+      const tallied = plan instanceof AndPlan ? plan : undefined;
+      return {
+        name,
+        cost: storage.size,
+        run: () => {
+          const tally = tallied?.tallyBySegment();
+          return tally === undefined ? popcount(dense()) : resolveTally(tally, check, timer);
+        },
+      };
+    }
     const alone = plan instanceof TextLeaf ? plan : undefined;
     return {
       name,
@@ -369,4 +379,18 @@ export function denseChoice(
   }
   if (!counting) return path;
   return { name: path.name, cost: path.cost, run: () => path.run().length };
+}
+
+/**
+ * The number of rows a tally (`AndPlan.tallyBySegment`) finds: its rows surely true, and each unknown row
+ * the row predicate `decide` accepts (one `timer` tick each, as `resolveUnknown`).
+ * @throws {SearchTimeoutError} from `timer`
+ */
+function resolveTally(tally: RowTally, decide: (row: number) => boolean, timer: BudgetTimer): number {
+  let total = tally.sure;
+  for (const row of tally.unknown) {
+    timer.tick();
+    if (decide(row)) total++;
+  }
+  return total;
 }

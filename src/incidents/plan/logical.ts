@@ -37,7 +37,14 @@ import {
   UNBOUNDED,
   UNKNOWN,
 } from "./node.js";
-import { fusedScan, fusedScanWithDates, segmentPositions } from "./passes.js";
+import {
+  type AnswerSink,
+  fusedScan,
+  fusedScanWithDates,
+  RowAnswers,
+  RowTally,
+  segmentPositions,
+} from "./passes.js";
 import { rowModePass, seededPass, segmentPass, thenRowsPass } from "./row-passes.js";
 import { TextLeaf } from "./text-leaf.js";
 
@@ -117,7 +124,12 @@ export class AndPlan implements PlanNode {
 
   dense(within: Bitset | null): DenseResult {
     const segment = this.segmentChoice();
-    if (segment !== undefined) return this.segmentScan(within, segment);
+    if (segment !== undefined) {
+      const out = new RowAnswers(this.size);
+      this.segmentScan(within, segment, out);
+      // P is T itself when no row is unknown.
+      return { t: out.t, p: out.unknown ? out.p : out.t };
+    }
     if (this.first !== undefined) return this.thenRows(this.first.dense(within), this.deferred);
     const seeded = this.seeded(within);
     if (seeded !== undefined) return seeded;
@@ -143,6 +155,20 @@ export class AndPlan implements PlanNode {
     }
     if (t === null || this.hasResidual()) return { t: emptyBitset(this.size), p };
     return { t: and(t, p), p };
+  }
+
+  /**
+   * `count`'s pass when this AND scans a segment of the creation order (`strategy()` begins "segment"): the
+   * rows surely true counted and the unknown ones listed (`RowTally`), with no bitset of every row
+   * allocated or written; undefined for any other strategy (`count` then counts `dense(null)`).
+   * @throws {SearchTimeoutError} from the budget's timer
+   */
+  tallyBySegment(): RowTally | undefined {
+    const segment = this.segmentChoice();
+    if (segment === undefined) return undefined;
+    const tally = new RowTally();
+    this.segmentScan(null, segment, tally);
+    return tally;
   }
 
   /**
@@ -354,7 +380,8 @@ export class AndPlan implements PlanNode {
   private segmentScan(
     within: Bitset | null,
     { date, from, to }: { date: DateLeaf; from: number; to: number },
-  ): DenseResult {
+    out: AnswerSink,
+  ): void {
     const creation = this.order!.creation();
     const order = creation.order;
     const codes: Codes[] = [];
@@ -384,17 +411,7 @@ export class AndPlan implements PlanNode {
     const timer = this.timer;
     const positions = segmentPositions(from, to, selectors, timer);
     for (const text of texts) text.prepareRows(positions.length);
-    return segmentPass(
-      positions,
-      order,
-      within,
-      { codes, accepts },
-      others,
-      texts,
-      textIds,
-      this.size,
-      timer,
-    );
+    segmentPass(positions, order, within, { codes, accepts }, others, texts, textIds, out, timer);
   }
 
   /**

@@ -164,7 +164,7 @@ export function datesPass(
  * The T and P bitsets of a row-at-a-time pass, one answer at a time (`set`): a row not false is possible,
  * a true one also true; `unknown` tells whether any row was set possible but not true.
  */
-export class RowAnswers {
+export class RowAnswers implements AnswerSink {
   readonly t: Bitset;
   readonly p: Bitset;
   unknown = false;
@@ -182,6 +182,30 @@ export class RowAnswers {
     this.p[w]! |= bit;
     if (answer === TRUE) this.t[w]! |= bit;
     else this.unknown = true;
+  }
+}
+
+/**
+ * What a row-at-a-time pass records of each row's answer (`set`): the T and P bitsets (`RowAnswers`), or
+ * only how many rows are true and which are unknown (`RowTally`, for `count`).
+ */
+export interface AnswerSink {
+  set(i: number, answer: Tri): void;
+}
+
+/**
+ * A row-at-a-time pass's answers as a count (`AndPlan.countDense`): the rows surely true counted, the
+ * unknown ones listed (ascending when the pass visits rows in ascending order, else in visiting order) for
+ * the row predicate. No bitset of every row is allocated or written.
+ */
+export class RowTally implements AnswerSink {
+  sure = 0;
+  readonly unknown: number[] = [];
+
+  /** Records row `i`'s answer. */
+  set(i: number, answer: Tri): void {
+    if (answer === TRUE) this.sure++;
+    else if (answer !== FALSE) this.unknown.push(i);
   }
 }
 

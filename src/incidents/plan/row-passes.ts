@@ -11,7 +11,7 @@ import { type Bitset, bitsToRows, hasBit } from "../bitset.js";
 import type { Codes } from "../columns.js";
 import type { BudgetTimer } from "../search-budget.js";
 import { allOf, and3, type DenseResult, FALSE, type PlanNode, TRUE, type Tri, UNKNOWN } from "./node.js";
-import { RowAnswers } from "./passes.js";
+import { type AnswerSink, RowAnswers } from "./passes.js";
 
 /** Dictionary children read from their columns: per child its codes (by row or position) and accept table. */
 export interface CodeReads {
@@ -66,8 +66,8 @@ export interface IdAnswers {
 /**
  * A segment scan's rows (`AndPlan.segmentScan`): for each position `j` of `positions` (ascending), row
  * `order[j]` (within `within`) ANDs the dictionary reads (codes permuted into creation order, read at `j`),
- * the `others` by row, and last the `texts` by their value ids (`textIds[n][j]`, also in creation order).
- * P is T itself when no row is unknown.
+ * the `others` by row, and last the `texts` by their value ids (`textIds[n][j]`, also in creation order);
+ * each row's answer but false goes to `out`.
  * @throws {SearchTimeoutError} from `timer`
  */
 export function segmentPass(
@@ -78,10 +78,9 @@ export function segmentPass(
   others: readonly PlanNode[],
   texts: readonly IdAnswers[],
   textIds: readonly Int32Array[],
-  size: number,
+  out: AnswerSink,
   timer: BudgetTimer,
-): DenseResult {
-  const out = new RowAnswers(size);
+): void {
   const single =
     texts.length === 1 && others.length === 0 && reads.codes.length === 0 ? texts[0]! : undefined;
   const singleIds = textIds[0];
@@ -100,9 +99,8 @@ export function segmentPass(
         answer = and3(answer, texts[n]!.answerOfId(textIds[n]![j]!));
       }
     }
-    out.set(i, answer);
+    if (answer !== FALSE) out.set(i, answer);
   }
-  return { t: out.t, p: out.unknown ? out.p : out.t };
 }
 
 /**
