@@ -14,3 +14,13 @@ export function heapAfterGc(): number {
   collect();
   return process.memoryUsage().heapUsed;
 }
+
+/**
+ * Runs a full garbage collection and returns the bytes of `ArrayBuffer`s alive outside the heap
+ * (`process.memoryUsage().arrayBuffers`): typed arrays' memory, which `heapUsed` does not count.
+ */
+export function arrayBuffersAfterGc(): number {
+  collect();
+  collect();
+  return process.memoryUsage().arrayBuffers;
+}

@@ -251,7 +251,10 @@ export class TextColumn {
       counts[id]!++;
       this.storeId(queue[at]!, id, capacity);
     }
+    // The bytes and the decoder (a closure over the reader's scanner and its block buffer) are not kept:
+    // a built set would otherwise hold the last block the reader read.
     this.queuedBytes = undefined;
+    this.queuedDecode = undefined;
   }
 
   /** Writes row `row`'s id (the ids grown to `capacity` or by half) and drops what the change outdates. */
