@@ -205,10 +205,11 @@ export class DictionaryColumn {
     return !this.dropped && this.values.length <= MAX_CODE_BITSETS;
   }
 
-  /** Bytes held (typed arrays; the dictionary's strings are shared with the records). */
+  /** Bytes held (typed arrays, the table of the values' ids included; the dictionary's strings are shared with the records). */
   bytes(): number {
     return (
       this.codes.byteLength +
+      this.index.bytes() +
       (this.codeBitsCache === undefined ? 0 : this.codeBitsCache.length * (this.codes.length >>> 3)) +
       (this.postingCache === undefined ? 0 : this.postingCache.rows.byteLength) +
       (this.rowPostingCache === undefined ? 0 : this.rowPostingCache.rows.byteLength)

@@ -83,8 +83,10 @@ export interface IncidentSetPlan {
 /** The column layout's size in bytes, for memory reports (typed arrays only; dictionary strings are shared). */
 export interface IncidentSetFootprint {
   /**
-   * Bytes of every typed array of the set (columns, order, text columns and text indexes, and the hash
-   * indexes of a compact set).
+   * Bytes of every typed array of the set (columns, order, text columns and their tables of value ids, text
+   * indexes, and the hash indexes of a compact set), plus two figures of the heap: 8 bytes per distinct
+   * value of a text column, and a text index's corpus (its distinct values joined in a string, and its
+   * lowercased copy once built).
    */
   readonly typedArrayBytes: number;
   readonly hashEntries: number;

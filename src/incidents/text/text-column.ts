@@ -352,9 +352,12 @@ export class TextColumn {
     this.acceptCache.set(key, accept);
   }
 
-  /** Bytes held: the ids, the postings and text index when built, the cached accept tables. */
+  /**
+   * Bytes held: the ids, the table of the distinct values' ids, the postings and text index when built, the
+   * cached accept tables, and 8 bytes per distinct value (its reference in the values' array).
+   */
   bytes(): number {
-    let bytes = this.ids.byteLength + 8 * this.values.length;
+    let bytes = this.ids.byteLength + this.index.bytes() + 8 * this.values.length;
     if (this.postingCache !== undefined)
       bytes += this.postingCache.rows.byteLength + this.postingCache.offsets.byteLength;
     if (this.indexCache) bytes += this.indexCache.bytes();
