@@ -5,10 +5,13 @@
  * `2>&1 | head -1`) ends the program quietly with 0; a failure to write either is 74 (docs/cli.md, "Output
  * and exit codes").
  */
-import { describeUnexpected, runCli } from "./program.js";
+import { prestartMatchWorkers } from "./match-prestart.js";
 
 const argv = process.argv.slice(2);
 const debug = argv.includes("--debug");
+// `match` over a large file: its worker threads load the engine while this thread loads it below.
+prestartMatchWorkers(argv);
+const program = import("./program.js");
 
 // Writes after the reader of stdout has gone away fail with EPIPE: nothing is left to do.
 // Any other failure to write is an I/O error (74), reported in one line.
@@ -24,6 +27,8 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 process.stderr.on("error", (error: NodeJS.ErrnoException) => {
   process.exit(error.code === "EPIPE" ? (process.exitCode ?? 0) : 74);
 });
+
+const { describeUnexpected, runCli } = await program;
 
 function fail(error: unknown): void {
   process.stderr.write(`incident-query: ${describeUnexpected(error, debug)}\n`);

@@ -11,9 +11,6 @@
  * (`replayInput` hands it what was read so far, so standard input works too).
  */
 
-import { existsSync } from "node:fs";
-import { availableParallelism } from "node:os";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Condition } from "../conditions/ast.js";
 import { toSearchConditions } from "../conditions/print.js";
@@ -22,6 +19,7 @@ import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { ProblemLog, type RecordCliOptions } from "./input.js";
 import { type BlockPlan, blockCount, FileBlocks, WINDOW } from "./match-blocks.js";
+import { matchWorkerScript, takePrestartedWorker } from "./match-prestart.js";
 import {
   type BlockResult,
   BlockScanner,
@@ -57,24 +55,6 @@ export interface FastMatchAnswer {
   /** The first match (positions in the input). */
   readonly best: ScanBest | undefined;
   readonly source: InputSource;
-}
-
-/** Bytes of one block of a regular file judged by one worker. */
-export const BLOCK_BYTES = 4 << 20;
-
-/** The worker's script, beside this module in the build (`dist/cli/`); absent when run from the sources. */
-function workerScript(): URL | undefined {
-  const url = new URL("./match-worker.js", import.meta.url);
-  try {
-    return url.protocol === "file:" && existsSync(fileURLToPath(url)) ? url : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The default of `--threads`: the cores available, at most 8. */
-export function defaultThreads(): number {
-  return Math.max(1, Math.min(8, availableParallelism()));
 }
 
 /**
@@ -231,7 +211,7 @@ export async function matchBytes(
       // two blocks or more) in worker threads beside it.
       source.close();
       const plan: BlockPlan = { path: source.path, from: firstEnd, size, blockBytes: request.blockBytes };
-      const script = workerScript();
+      const script = matchWorkerScript();
       const workers =
         script !== undefined && size - firstEnd >= 2 * request.blockBytes ? request.threads - 1 : 0;
       await matchFileBlocks(plan, scanner, workers, script, request, merge, () =>
@@ -338,17 +318,19 @@ async function matchFileBlocks(
   };
   const condition = toSearchConditions(request.condition);
   for (let t = 0; t < Math.min(workers, blocks - 1) && script !== undefined; t++) {
-    const worker = new Worker(script, {
-      workerData: {
-        ...plan,
-        blocks,
-        control,
-        condition,
-        mode: request.mode,
-        maxLineLength: request.options.maxLineLength,
-        maxErrors: request.options.maxErrors,
-      },
-    });
+    const work = {
+      ...plan,
+      blocks,
+      control,
+      condition,
+      mode: request.mode,
+      maxLineLength: request.options.maxLineLength,
+      maxErrors: request.options.maxErrors,
+    };
+    // A worker started with the process has loaded its modules by now (match-prestart.ts).
+    const started = takePrestartedWorker();
+    if (started !== undefined) started.postMessage(work);
+    const worker = started ?? new Worker(script, { workerData: work });
     worker.on("message", (message: { block: number; results: BlockResult[] }) => {
       results.set(message.block, message.results);
       settle();

@@ -2,7 +2,9 @@
  * A worker thread of `match` over a regular file (match-fast.ts): takes the next block from the shared
  * counter, reads the lines that start in it by position (the last one read to its end), judges them with a
  * `BlockScanner`, and posts the results. A line longer than any record may be is skipped without being held
- * (`OverlongLine`). Runs ahead of the merge by at most `WINDOW` blocks, so memory stays bounded.
+ * (`OverlongLine`). Runs ahead of the merge by at most `WINDOW` blocks, so memory stays bounded. Its work
+ * comes as `workerData`, or, for a worker started with the process (match-prestart.ts), as the first
+ * message, once its modules are loaded.
  */
 
 import { parentPort, workerData } from "node:worker_threads";
@@ -24,7 +26,8 @@ interface WorkerInput {
   readonly maxErrors: number;
 }
 
-const input = workerData as WorkerInput;
+const input = (workerData ??
+  (await new Promise((resolve) => parentPort?.once("message", resolve)))) as WorkerInput;
 const scanner = new BlockScanner(
   parseSearchConditions(input.condition),
   { mode: input.mode, maxLineLength: input.maxLineLength, maxErrors: input.maxErrors },

@@ -14,7 +14,8 @@ import {
   type RecordCliOptions,
   readSearchConditionsArgument,
 } from "./input.js";
-import { BLOCK_BYTES, defaultThreads, matchBytes } from "./match-fast.js";
+import { matchBytes } from "./match-fast.js";
+import { BLOCK_BYTES, defaultThreads } from "./match-prestart.js";
 import { MATCH_RULES, notAnIncident, TOO_LONG_TO_PRINT } from "./match-rules.js";
 import type { MatchMode } from "./match-scan.js";
 import { formatJson } from "./output.js";
