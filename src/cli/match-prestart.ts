@@ -61,7 +61,8 @@ function optionValue(argv: readonly string[], name: string): string | undefined 
  * How many workers `match` will want for `argv` (the arguments after the executable): `--threads` (or its
  * default) less one, when the subcommand is `match`, `--incidents` names a regular file of at least two
  * blocks, and nothing else on the line says the threads will not run (`--reader text`, `--block-bytes`,
- * `--help`). Anything unusual gives 0: the command then starts its workers itself, as it always could.
+ * `--help`). At most 7 (the default's bound of 8 threads): the command starts any more it wants itself.
+ * Anything unusual gives 0: the command then starts its workers itself, as it always could.
  */
 export function prestartCount(argv: readonly string[]): number {
   if (argv[0] !== "match" || argv.includes("--help") || argv.includes("-h")) return 0;
@@ -88,15 +89,13 @@ export function prestartCount(argv: readonly string[]): number {
  * @param script - the worker's script (tests; default: the build's, beside this module)
  * @returns how many started workers wait to be taken (this call's and any earlier)
  */
-export function prestartMatchWorkers(
-  argv: readonly string[],
-  script: URL | undefined = prestartCount(argv) > 0 ? matchWorkerScript() : undefined,
-): number {
+export function prestartMatchWorkers(argv: readonly string[], script?: URL): number {
   const count = prestartCount(argv);
-  if (script === undefined || count === 0) return 0;
+  const url = count > 0 ? (script ?? matchWorkerScript()) : undefined;
+  if (url === undefined) return prestarted.length;
   for (let k = 0; k < count; k++) {
     try {
-      const worker = new Worker(script);
+      const worker = new Worker(url);
       const entry: Prestarted = { worker, failed: false };
       worker.on("error", () => {
         entry.failed = true;
