@@ -37,6 +37,7 @@ import {
   logicalTest,
   type Reach,
   readOwn,
+  rethrowWalkStop,
   type Slots,
   slotsOf,
   THREW,
@@ -268,6 +269,8 @@ function fallback(condition: Condition): (record: object, read: unknown[]) => bo
   return (record, read) => {
     // The generated code reads fields before it knows the input is a record: a non-record ends here when
     // a read threw (of `null`) or a value was not own (a primitive's wrapper).
+    // Generated code lands here on any throw, a stop of the search's budget included: that one goes on.
+    rethrowWalkStop();
     if (typeof record !== "object" || record === null || Array.isArray(record)) return emptyResult;
     try {
       const slots = freshSlots(count);
@@ -276,6 +279,7 @@ function fallback(condition: Condition): (record: object, read: unknown[]) => bo
       });
       return test(record, slots);
     } catch {
+      rethrowWalkStop(); // the search's budget stopped a walk (docs/semantics.md 1.7)
       return false; // only a Proxy whose traps throw reaches here (outside the guarantee, see `compile`)
     }
   };
@@ -316,6 +320,7 @@ function closurePredicates(condition: Condition): () => (incident: unknown) => b
     try {
       return test(incident, freshSlots(count));
     } catch {
+      rethrowWalkStop(); // the search's budget stopped a walk (docs/semantics.md 1.7)
       return false; // only a Proxy whose traps throw reaches here (outside the guarantee, see `compile`)
     }
   };
