@@ -123,7 +123,7 @@ describe.skipIf(!existsSync(MAIN))("the CLI's match on the 24 levels (the built 
   const report = join(dir, "report-rss.cjs");
   writeFileSync(
     report,
-    'process.on("exit", () => process.stderr.write(`\\nmaxRSS=${process.resourceUsage().maxRSS}\\n`));\n',
+    'process.on("exit", () => process.stderr.write("\\nmaxRSS=" + process.resourceUsage().maxRSS + "\\n"));\n',
   );
 
   /** Peak memory (KiB) and the fastest wall time (ms) of three runs of `match --count`, and its output. */
