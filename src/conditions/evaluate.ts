@@ -241,7 +241,8 @@ export function walkSteps(record: unknown, path: readonly string[]): number {
 
 /**
  * The values a field path reaches in a record (an empty list when the field is missing), read as
- * `evaluate` reads them.
+ * `evaluate` reads them: an object reached by two routes is listed once (docs/semantics.md 1.7, "The walk of
+ * a dotted path").
  * @param record - the incident; anything but a non-array object is read as an empty record
  * @param path - field path segments, e.g. `["Custom", "Owner"]`
  * @returns the reached values, in document order; never throws
