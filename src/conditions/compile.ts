@@ -59,7 +59,8 @@ export interface Predicate {
    * @throws never: a throwing accessor is a missing field (docs/semantics.md 1.1), a forged `Date` is no date;
    *   a Proxy whose `get` trap throws reads as a missing field, as a throwing accessor does; one whose other
    *   traps throw is outside the guarantee (SECURITY.md): answered without throwing, but the two back ends
-   *   may answer differently
+   *   may answer differently. Inside a search with a time budget (`underWalkBudget`, docs/semantics.md 1.7)
+   *   the budget's `SearchTimeoutError` leaves the predicate when a dotted-path walk finds the deadline passed
    */
   (incident: unknown): boolean;
   /** The condition this predicate was compiled from (the one passed to `compile`). */
