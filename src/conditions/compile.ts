@@ -37,6 +37,7 @@ import {
   logicalTest,
   type Reach,
   readOwn,
+  rethrowWalkStop,
   type Slots,
   slotsOf,
   THREW,
@@ -58,7 +59,8 @@ export interface Predicate {
    * @throws never: a throwing accessor is a missing field (docs/semantics.md 1.1), a forged `Date` is no date;
    *   a Proxy whose `get` trap throws reads as a missing field, as a throwing accessor does; one whose other
    *   traps throw is outside the guarantee (SECURITY.md): answered without throwing, but the two back ends
-   *   may answer differently
+   *   may answer differently. Inside a search with a time budget (`underWalkBudget`, docs/semantics.md 1.7)
+   *   the budget's `SearchTimeoutError` leaves the predicate when a dotted-path walk finds the deadline passed
    */
   (incident: unknown): boolean;
   /** The condition this predicate was compiled from (the one passed to `compile`). */
@@ -268,6 +270,8 @@ function fallback(condition: Condition): (record: object, read: unknown[]) => bo
   return (record, read) => {
     // The generated code reads fields before it knows the input is a record: a non-record ends here when
     // a read threw (of `null`) or a value was not own (a primitive's wrapper).
+    // Generated code lands here on any throw, a stop of the search's budget included: that one goes on.
+    rethrowWalkStop();
     if (typeof record !== "object" || record === null || Array.isArray(record)) return emptyResult;
     try {
       const slots = freshSlots(count);
@@ -276,6 +280,7 @@ function fallback(condition: Condition): (record: object, read: unknown[]) => bo
       });
       return test(record, slots);
     } catch {
+      rethrowWalkStop(); // the search's budget stopped a walk (docs/semantics.md 1.7)
       return false; // only a Proxy whose traps throw reaches here (outside the guarantee, see `compile`)
     }
   };
@@ -316,6 +321,7 @@ function closurePredicates(condition: Condition): () => (incident: unknown) => b
     try {
       return test(incident, freshSlots(count));
     } catch {
+      rethrowWalkStop(); // the search's budget stopped a walk (docs/semantics.md 1.7)
       return false; // only a Proxy whose traps throw reaches here (outside the guarantee, see `compile`)
     }
   };

@@ -13,7 +13,9 @@
  * index. Every *place* where the walk reaches nothing is noted as missing: a missing, `null` or scalar
  * holder, an object without the key, an empty array, and each array element that is not an object (a
  * scalar, `null`, a nested array). Nested arrays are never entered. A value reached through an array
- * index by the last segment is compared as a whole (its elements are not traversed).
+ * index by the last segment is compared as a whole (its elements are not traversed). Each value is visited
+ * at most once per segment, however many routes reach it (docs/semantics.md 1.7, "The walk of a dotted
+ * path"): the walk costs at most the size of the record times the length of the path.
  */
 
 import type {
@@ -169,39 +171,78 @@ interface Reach {
   readonly missing: boolean;
 }
 
-function walk(record: unknown, path: readonly string[], read: Reader): Reach {
-  let current: Reached[] = [{ value: isRecord(record) ? record : {}, whole: false }];
+/**
+ * The values one segment of a walk reaches, each object once (docs/semantics.md 1.7, "The walk of a dotted
+ * path"): two routes to the same object (a numeric segment both indexes an array and reads the field of its
+ * elements) lead to the same values, so the walk visits each value at most once per segment, never once per
+ * route. An object reached both whole and not whole is kept in both roles (they are tested differently);
+ * scalars are kept as they come (they end the walk).
+ */
+class ReachedOnce {
+  readonly values: Reached[] = [];
+  private readonly seen = [new Set<object>(), new Set<object>()];
+
+  add(value: unknown, whole: boolean): void {
+    if (isObject(value)) {
+      const seen = this.seen[whole ? 1 : 0]!;
+      if (seen.has(value)) return;
+      seen.add(value);
+    }
+    this.values.push({ value, whole });
+  }
+}
+
+/**
+ * Walks a field path (see the module comment). `steps` counts the values examined: each reached value and
+ * each element of a reached array, once per segment; at most the size of the record times the length of
+ * the path (docs/semantics.md 1.7).
+ */
+function walk(record: unknown, path: readonly string[], read: Reader): Reach & { readonly steps: number } {
+  let current: readonly Reached[] = [{ value: isRecord(record) ? record : {}, whole: false }];
   let missing = false;
+  let steps = 0;
   path.forEach((segment, i) => {
-    const next: Reached[] = [];
+    const next = new ReachedOnce();
     const take = (holder: object) => {
       const value = read.field(holder, segment);
       if (value === undefined) missing = true;
-      else next.push({ value, whole: false });
+      else next.add(value, false);
     };
     for (const { value } of current) {
+      steps++;
       if (!isObject(value)) missing = true;
       else if (!Array.isArray(value)) take(value);
       else {
         const { values, holes } = read.elements(value);
         if (values.length === 0 || holes) missing = true;
         for (const element of values) {
+          steps++;
           if (isRecord(element)) take(element);
           else missing = true;
         }
         // The element at a numeric segment's index: a value, never a missing place of its own.
         const indexed = INDEX.test(segment) ? read.field(value, segment) : undefined;
-        if (indexed !== undefined) next.push({ value: indexed, whole: i === path.length - 1 });
+        if (indexed !== undefined) next.add(indexed, i === path.length - 1);
       }
     }
-    current = next;
+    current = next.values;
   });
-  return { values: current, missing };
+  return { values: current, missing, steps };
+}
+
+/**
+ * The number of values `evaluate`'s walk of a field path examines in a record (each reached value and each
+ * element of a reached array, once per segment): a cost counted, not timed, for the tests of
+ * docs/semantics.md 1.7 ("The walk of a dotted path"). Not part of the public API.
+ */
+export function walkSteps(record: unknown, path: readonly string[]): number {
+  return walk(record, path, newReader()).steps;
 }
 
 /**
  * The values a field path reaches in a record (an empty list when the field is missing), read as
- * `evaluate` reads them.
+ * `evaluate` reads them: an object reached by two routes is listed once (docs/semantics.md 1.7, "The walk of
+ * a dotted path").
  * @param record - the incident; anything but a non-array object is read as an empty record
  * @param path - field path segments, e.g. `["Custom", "Owner"]`
  * @returns the reached values, in document order; never throws

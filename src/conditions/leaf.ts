@@ -82,10 +82,113 @@ export interface Reach {
 /** What a dotted path reaches from a missing first segment. */
 export const NOTHING: Reach = Object.freeze({ values: [], whole: [], missing: true });
 
+// ---------------------------------------------------------------------------------------------------------
+// The walk of a dotted path: linear, and stoppable by a search's time budget (docs/semantics.md 1.7)
+
+/**
+ * What a dotted-path walk charges a search's time budget: one tick (one record's worth) per this many
+ * values examined. A value examined costs about as much as a short record's check (an own-property read
+ * under a guard), so a walk alone reads the clock at least every 1,024 × 256 = 262,144 values.
+ */
+export const WALK_STEPS_PER_TICK = 256;
+
+/** The part of a search's `BudgetTimer` a walk uses: `tick()` counts one record and may throw. */
+export interface WalkBudget {
+  tick(): void;
+}
+
+/** The budget of the search under way (`underWalkBudget`), if any. */
+let walkBudget: WalkBudget | undefined;
+/** What the budget threw during the search under way: every later walk step throws it again. */
+let walkStop: { readonly error: unknown } | undefined;
+/** Values a walk may still examine before it charges the budget a tick. */
+let walkCredit = WALK_STEPS_PER_TICK;
+
+/**
+ * Runs a search with its budget charged by every dotted-path walk of the fast paths (docs/semantics.md 1.7,
+ * "Time budget of a search over a collection"): a walk ticks `budget` once per `WALK_STEPS_PER_TICK` values
+ * it examines, so a single record's walk can be stopped. When `tick` throws, the error leaves the predicate
+ * (whose own guards otherwise answer a throwing read as missing), and every walk step after it throws it
+ * again until `run` returns. Synchronous: the budget is in force only while `run` runs (nested calls
+ * restore the outer budget).
+ * @param budget - the search's timer (`BudgetTimer` of search-budget.ts)
+ * @param run - the search
+ * @returns what `run` returns
+ * @throws whatever `budget.tick` or `run` throws
+ */
+export function underWalkBudget<T>(budget: WalkBudget, run: () => T): T {
+  const outerBudget = walkBudget;
+  const outerStop = walkStop;
+  walkBudget = budget;
+  walkStop = undefined;
+  try {
+    return run();
+  } finally {
+    walkBudget = outerBudget;
+    walkStop = outerStop;
+  }
+}
+
+/**
+ * Throws again what the search's budget threw during a walk, if it did: the first thing a guard that
+ * catches every error (the predicates' `catch`) does, so that a stopped search is not answered as a miss.
+ */
+export function rethrowWalkStop(): void {
+  if (walkStop !== undefined) throw walkStop.error;
+}
+
+/** Charges the budget one tick (`WALK_STEPS_PER_TICK` values examined). */
+function chargeWalk(): void {
+  walkCredit = WALK_STEPS_PER_TICK;
+  if (walkStop !== undefined) throw walkStop.error;
+  if (walkBudget === undefined) return;
+  try {
+    walkBudget.tick();
+  } catch (error) {
+    walkStop = { error };
+    throw error;
+  }
+}
+
+/**
+ * `values` with each object kept once (its first occurrence; order kept); scalars all kept. The list itself
+ * when it holds no object twice.
+ */
+function distinct(values: unknown[]): unknown[] {
+  if (values.length < 2) return values;
+  let first: unknown;
+  let seen: Set<unknown> | undefined;
+  let out: unknown[] | undefined;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (typeof value === "object" && value !== null) {
+      if (first === undefined) first = value;
+      else {
+        seen ??= new Set([first]);
+        if (seen.has(value)) {
+          out ??= values.slice(0, i);
+          continue;
+        }
+        seen.add(value);
+      }
+    }
+    out?.push(value);
+  }
+  return out ?? values;
+}
+
 /**
  * Walks the segments after the first from the first segment's value (`undefined`: missing). Every place
  * that reaches nothing sets `missing`: a scalar or `null` holder, an object without the key, an empty
  * array, an array element that is not an object. Nested arrays are not entered.
+ *
+ * Each value is examined at most once per segment, however many routes reach it (docs/semantics.md 1.7,
+ * "The walk of a dotted path"): a numeric segment both indexes an array and reads the field of each of its
+ * elements, so without this the routes of `[{"0": [{"0": …}]}]` under `0.0.0…` double every level or two.
+ * Each segment's values are kept once per object (`distinct`), the indexed values of the last segment (the
+ * `whole` ones, tested without traversal) apart from the others. The walk thus costs at most the size of the
+ * record times the length of the path, and charges the search's budget as it goes (`underWalkBudget`).
+ * @throws only what the search's budget throws (`underWalkBudget`)
  */
 export function walkRest(first: unknown, rest: readonly string[]): Reach {
   if (first === undefined) return NOTHING;
@@ -97,6 +200,7 @@ export function walkRest(first: unknown, rest: readonly string[]): Reach {
     const last = s === rest.length - 1;
     const next: unknown[] = [];
     for (const value of current) {
+      if (--walkCredit <= 0) chargeWalk();
       if (typeof value !== "object" || value === null) {
         missing = true;
         continue;
@@ -110,6 +214,7 @@ export function walkRest(first: unknown, rest: readonly string[]): Reach {
       const n = (value as unknown[]).length;
       if (n === 0) missing = true;
       for (let i = 0; i < n; i++) {
+        if (--walkCredit <= 0) chargeWalk();
         const element = readOwn(value, String(i));
         if (typeof element !== "object" || element === null || isArray(element)) {
           missing = true;
@@ -128,9 +233,9 @@ export function walkRest(first: unknown, rest: readonly string[]): Reach {
         }
       }
     }
-    current = next;
+    current = distinct(next);
   }
-  return { values: current, whole: whole ?? [], missing };
+  return { values: current, whole: whole === undefined ? [] : distinct(whole), missing };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -161,6 +266,7 @@ function someElement(array: readonly unknown[], test: ValueTest): boolean {
     for (let i = 0; i < array.length; i++) if (test(array[i]) && hasOwn(array, i)) return true;
     return false;
   } catch {
+    rethrowWalkStop(); // the search's budget stopped a walk, not an accessor
     // An element accessor threw: read every element exactly (a throwing one is a hole).
     for (let i = 0; i < array.length; i++) {
       const element = readOwn(array, String(i));

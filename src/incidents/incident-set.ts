@@ -15,7 +15,8 @@
  * a collection").
  *
  * Every search takes an optional time budget (docs/semantics.md 1.7): the plan and every scan loop tick the
- * budget's timer, which reads the caller's clock at least every 1,024 records.
+ * budget's timer, which reads the caller's clock at least every 1,024 records, and so does the walk of a
+ * dotted path inside one record's check (`underWalkBudget`: one record per 256 values examined).
  *
  * Records must not be modified after they are added: the columns hold what they contained then.
  */
@@ -25,6 +26,7 @@ import { DEFAULT_CATALOG } from "../conditions/catalog.js";
 import { type CompileOptions, compile } from "../conditions/compile.js";
 import { formatPath } from "../conditions/issues.js";
 import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
+import { underWalkBudget } from "../conditions/leaf.js";
 import type { ParseOptions } from "../conditions/options.js";
 import {
   DATE_VALUE,
@@ -547,7 +549,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const timer = startBudget(budget);
     const condition = toCondition(conditions, this.parseOptions);
     this.prepare(timer);
-    const row = firstPath(condition, this.storage, timer).run();
+    const row = underWalkBudget(timer, () => firstPath(condition, this.storage, timer).run());
     return row < 0 ? undefined : this.records.get(row);
   }
 
@@ -567,8 +569,10 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const timer = startBudget(budget);
     const condition = toCondition(conditions, this.parseOptions);
     this.prepare(timer);
-    const plan = buildPlan(condition, this.storage, timer);
-    const found = denseChoice(condition, plan, this.storage, timer, false).run();
+    const found = underWalkBudget(timer, () => {
+      const plan = buildPlan(condition, this.storage, timer);
+      return denseChoice(condition, plan, this.storage, timer, false).run();
+    });
     return "positions" in found ? this.records.getAllInOrder(found) : this.records.getAll(found);
   }
 
@@ -585,7 +589,10 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const timer = startBudget(budget);
     const condition = toCondition(conditions, this.parseOptions);
     // Histogram answers need no creation order; every other path brings it up to date (budget checked).
-    return denseChoice(condition, buildPlan(condition, this.storage, timer), this.storage, timer, true).run();
+    return underWalkBudget(timer, () => {
+      const plan = buildPlan(condition, this.storage, timer);
+      return denseChoice(condition, plan, this.storage, timer, true).run();
+    });
   }
 
   /**

@@ -4,6 +4,8 @@
  * least once every {@link BUDGET_CHECK_INTERVAL} records.
  */
 
+import { underWalkBudget } from "../conditions/leaf.js";
+
 /** How often, at most, a budgeted search goes without reading the clock: every 1,024 records. */
 export const BUDGET_CHECK_INTERVAL = 1024;
 
@@ -82,4 +84,21 @@ export function startBudget(budget: SearchBudget | undefined): BudgetTimer {
     },
     check,
   };
+}
+
+/**
+ * A record predicate whose dotted-path walks charge `timer` (docs/semantics.md 1.7, "Time budget of a
+ * search over a collection": one record per 256 values a walk examines), so that the budget can stop a
+ * single record's check: for a search that calls a compiled predicate itself (a database backend re-checking
+ * its candidates). `IncidentSet` does the same around its own searches.
+ * @param predicate - a compiled predicate (`compile`)
+ * @param timer - the search's running budget (`startBudget`)
+ * @returns the predicate, answering alike
+ * @throws {SearchTimeoutError} (from the returned predicate) when a walk's tick finds the deadline passed
+ */
+export function budgetedPredicate(
+  predicate: (record: unknown) => boolean,
+  timer: BudgetTimer,
+): (record: unknown) => boolean {
+  return (record) => underWalkBudget(timer, () => predicate(record));
 }

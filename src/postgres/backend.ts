@@ -25,7 +25,7 @@ import type { Condition } from "../conditions/ast.js";
 import type { FieldCatalog } from "../conditions/catalog.js";
 import { compile } from "../conditions/compile.js";
 import { recordDateValue } from "../conditions/dates.js";
-import { type SearchBudget, startBudget } from "../incidents/search-budget.js";
+import { budgetedPredicate, type SearchBudget, startBudget } from "../incidents/search-budget.js";
 import {
   type ColumnMap,
   CREATED_COLUMN,
@@ -373,7 +373,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     async findFirstIncident(site: string, condition: Condition, budget?: SearchBudget) {
       const timer = startBudget(budget);
       const where = toSqlWhere(condition, { columns, firstParameter: 2 });
-      const predicate = compile(condition);
+      const predicate = budgetedPredicate(compile(condition), timer);
       const order = `${quoteIdentifier(CREATED_COLUMN)} ASC NULLS LAST, incident_id ASC NULLS LAST, seq ASC`;
       const params = [site, ...where.values];
       // How many candidates? Counted without the order, so that PostgreSQL filters through whichever index

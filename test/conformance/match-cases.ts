@@ -1627,6 +1627,15 @@ const aNullIds = ["a_null", "no_a", "a_value_array_all_nulls", "a_value_array_wi
 /** Where `a.b` reaches a value other than null everywhere it reaches anything: `{"a.b": {$ne: null}}`. */
 const abNotNullIds = ["a_subobject_b_not_null", "a_object_array_no_b_nulls"];
 
+/**
+ * `{"a": [{"0": [{"0": … 2 … }]}]}`, `depth` levels of `[{"0": …}]`: a numeric segment both indexes each
+ * array and reads the field "0" of its element, so the routes of `a.0.0…` double every level or two. The
+ * walk visits each value once per segment (docs/semantics.md 1.7): 24 levels took 45 s in `evaluate` before.
+ */
+const zerosDoc = (depth: number): Incident => json(`{"a":${'[{"0":'.repeat(depth)}2${"}]".repeat(depth)}}`);
+/** `a` followed by `zeros` segments `0`. */
+const zerosPath = (zeros: number): string => ["a", ...Array.from({ length: zeros }, () => "0")].join(".");
+
 /** match_numeric_components.js: every nesting of 42 under `a` through arrays and `"0"` keys. */
 const numericDocs = NUMERIC_COMPONENTS_DOCS;
 const numericAll = numericDocs.map((doc) => doc._id as number);
@@ -1950,6 +1959,28 @@ matchCases.push(
     { $or: [{ "a.0": 42 }, { notARealField: 123 }] },
     numericDocs,
     a0Is42,
+  ),
+  // Each array level takes one segment (the field of its element) or two (the index, then the field).
+  c(
+    "numeric segments: 24 levels of [{0: …}] reach 2 under 24 to 48 zeros, each value once per segment",
+    "semantics 1.5, 1.7: the walk of a dotted path",
+    { $and: [{ [zerosPath(24)]: 2 }, { [zerosPath(37)]: 2 }, { [zerosPath(48)]: 2 }] },
+    [zerosDoc(24)],
+    [zerosDoc(23), { a: [{ 0: [2] }] }],
+  ),
+  c(
+    "numeric segments: 24 levels of [{0: …}] do not reach 2 under 23 or 49 zeros",
+    "semantics 1.5, 1.7: the walk of a dotted path",
+    { $or: [{ [zerosPath(23)]: 2 }, { [zerosPath(49)]: 2 }, { [zerosPath(48)]: { $ne: 2 } }] },
+    [zerosDoc(25)],
+    [zerosDoc(24)],
+  ),
+  c(
+    "numeric segments: 49 zeros reach a missing place under 24 levels of [{0: …}] (null equality)",
+    "semantics 1.5, 1.7: the walk of a dotted path",
+    { [zerosPath(49)]: null },
+    [zerosDoc(24), zerosDoc(20)],
+    [],
   ),
   byIds(
     "numeric segments: match_numeric_components.js {b.0: {$regex: hello}}",
