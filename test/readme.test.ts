@@ -46,6 +46,15 @@ describe("README", () => {
     }
   });
 
+  it("the Backend example searches within the caller's site (not the first match of all sites)", () => {
+    const block = section(readme, "## Quick start: server implementers");
+    expect(block).toContain("set.findFirst(condition, { ...budget, site })");
+    expect(block).not.toMatch(/\?\.Site === site/);
+    // The example CI runs holds two sites, and the first match of all sites is the other site's.
+    const example = read("examples/server-implementer.test.ts");
+    expect(example).toContain('expect(set.findFirst(conditions)?.Site).toBe("EMEA SOC")');
+  });
+
   it("links only to files of the repository", () => {
     for (const file of ["README.md", "SECURITY.md", ...docs()]) {
       const text = read(file);

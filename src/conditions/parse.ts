@@ -179,6 +179,23 @@ function brand(condition: Condition): Condition {
 }
 
 /**
+ * The AND of parsed conditions, itself a parsed condition (for the engine's own compositions, such as an
+ * incident set's search within a site: not part of the package's API). An AND child is spliced in, so that
+ * the planner sees every conjunct at the top.
+ * @param conditions - parsed conditions (at least one)
+ * @throws {TypeError} when one is not a parsed condition
+ */
+export function conjunctionOf(conditions: readonly Condition[]): Condition {
+  const children: Condition[] = [];
+  for (const condition of conditions) {
+    requireParsedCondition(condition, "conjunctionOf");
+    if (condition.kind === "and") children.push(...condition.children);
+    else children.push(condition);
+  }
+  return brand({ kind: "and", children });
+}
+
+/**
  * True when `value` is a condition produced by `parseSearchConditions` or `safeParseSearchConditions` (the
  * root or any node inside it). Only such conditions are accepted by `compile`, `evaluate`,
  * `toMongoFilter`, `toMongoFind`, `toSearchConditions`, `explain` and `matchesEverythingByShape`, and used
