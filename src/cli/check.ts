@@ -20,7 +20,7 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
       `
 Examples:
   $ incident-query check '{"Severity": {"$in": ["High", "Critical"]}, "Title": {"$regex": "^Phish"}}'
-  $ incident-query check @examples/search-conditions.json
+  $ incident-query check @conditions.json
 
 A key within a few edits of a catalogue field ("Sevrity") is an open field, matched as written: check
 prints "warning: path: message" on stderr with the field it may mean, and exits 0 (2 with --strict).
