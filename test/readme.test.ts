@@ -2,7 +2,16 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { validateDataset } from "../src/commands/index.js";
+import {
+  buildDataset,
+  buildIncident,
+  buildTimelineEntry,
+  FIXTURE_ARTIFACT_TYPES,
+  FIXTURE_PLAYBOOK,
+  FIXTURE_SITE,
+  FIXTURE_USER,
+  validateDataset,
+} from "../src/commands/index.js";
 
 // The README and the docs are what users copy: their examples must stay true, and they must not send a
 // reader to a file outside the repository.
@@ -99,6 +108,31 @@ function docs(): string[] {
     "docs/performance.md",
   ];
 }
+
+describe("docs/dataset.md: the fixture builders' defaults", () => {
+  const text = section(read("docs/dataset.md"), "## Fixture builders");
+  const blocks = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as unknown);
+
+  it("shows buildIncident() and buildTimelineEntry() as they are", () => {
+    expect(blocks).toEqual([buildIncident(), buildTimelineEntry()]);
+  });
+
+  it("names the defaults buildDataset fills in", () => {
+    const dataset = buildDataset({ incidents: [{}, {}] });
+    expect(text).toContain(FIXTURE_ARTIFACT_TYPES.map((t) => `${t.id} \`${t.label}\``).join(", "));
+    expect(text).toContain(`\`${FIXTURE_SITE}\` (\`FIXTURE_SITE\`)`);
+    expect(text).toContain(`\`${FIXTURE_USER}\` (\`FIXTURE_USER\`)`);
+    expect(text).toContain(`\`${FIXTURE_PLAYBOOK}\` (\`FIXTURE_PLAYBOOK\`)`);
+    expect(dataset.incidents?.map((i) => [i.IncidentId, i.Number, i.ExternalKey, i.CreatedUtcTime])).toEqual([
+      [1, "20240101-1", "EXT-1", "2024-01-01T09:01:00Z"],
+      [2, "20240101-2", "EXT-2", "2024-01-01T09:02:00Z"],
+    ]);
+    expect(text).toContain(
+      "`Number` `20240101-n`, `ExternalKey` `EXT-n` and `CreatedUtcTime` n minutes after `2024-01-01T09:00:00Z`",
+    );
+    expect(dataset.users).toEqual([{ username: FIXTURE_USER, sites: [FIXTURE_SITE] }]);
+  });
+});
 
 describe("docs/dataset.md", () => {
   it("the dataset example is a valid dataset", () => {
