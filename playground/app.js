@@ -132,7 +132,7 @@ function showIssues(list) {
  * applies it (ids `<prefix>-<index>`).
  */
 function showList(list, kind, prefix) {
-  const ul = el("ul", { class: kind === "issues" ? "issues" : "issues warnings", id: kind });
+  const ul = el("ul", kind === "issues" ? { class: "issues" } : { class: "issues warnings", id: "warnings" });
   list.forEach((issue, index) => {
     const path = formatPath(issue.path);
     const li = el(
