@@ -67,8 +67,9 @@ export interface SearchOptions extends SearchBudget {
   /**
    * Only incidents of this site: those whose site field (`siteField`, default `Site`) equals it, as the
    * condition `{"Site": {"$eq": site}}` reads it. The set answers through the site field's dictionary
-   * column (one more label in the plan): rows of other sites are never given to the row predicate.
-   * Default: every site.
+   * column (one more label in the plan): rows of other sites are never given to the row predicate, as long
+   * as the set holds at most `maxDictionary` distinct sites (default 4096; past it the column is dropped and
+   * the site is checked row by row, with the same answers). Default: every site.
    */
   readonly site?: string | undefined;
 }
