@@ -652,10 +652,9 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * creation order and in row order, one each), its bitsets by label (one bit a row per label, for columns
    * of at most 24 labels) and their copies in creation order (the same size; at most 8 columns); a
    * generated loop per shape of label expression (at most 256). So the first query of a kind costs about one
-   * pass over the rows more than the next: on 100,000 generated incidents, with the order built with the
-   * set, the first count of the specification's sample took about 15 times as long as the second (the
-   * order was 3 to 4 times the rest of that cost before it was built with the set; `footprint()` reports
-   * what is held).
+   * pass over the rows more than the next: on 100,000 generated incidents (one run, under load) the first
+   * count of the specification's sample took about 16 times as long as the second, about 80 times before
+   * the order was built with the set. `footprint()` reports what is held.
    * @param conditions - a parsed Condition or raw Search Conditions JSON
    * @param options - optional `site` and time budget, as for `findFirst` (docs/semantics.md 1.7, 1.9)
    * @returns the number of matching incidents
