@@ -61,7 +61,7 @@ export default defineConfig([
     entry: entries,
     format: ["esm", "cjs"],
     dts: true,
-    sourcemap: true,
+    sourcemap: false,
     target: "node20",
     splitting: true,
     // `import.meta.url` in the CommonJS build (loadSampleDataset finds examples/sample-dataset.json
@@ -82,7 +82,7 @@ export default defineConfig([
     platform: "browser",
     target: "es2022",
     noExternal: [/.*/],
-    sourcemap: true,
+    sourcemap: false,
     minify: true,
   },
   {
@@ -93,7 +93,7 @@ export default defineConfig([
     outDir: "dist/cli",
     format: ["esm"],
     splitting: true,
-    sourcemap: true,
+    sourcemap: false,
     target: "node20",
     banner: { js: "#!/usr/bin/env node" },
     external: ["esbuild"],

@@ -9,7 +9,18 @@ import { type Backend, createCommandHandler, type IncidentRecord } from "inciden
 import { expect, it } from "vitest";
 
 // --- Search Conditions: parse once, then match, compiled or through an indexed set ---------------------
+// Two sites; the earliest phishing incident of all is the other site's (EMEA SOC), not SOC's.
 const incidents: IncidentRecord[] = [
+  {
+    IncidentId: 3,
+    Number: "20240101-1",
+    Site: "EMEA SOC",
+    Title: "Phishing: payroll",
+    Severity: "High",
+    IngestionType: "Webhook",
+    Type: "Phishing",
+    CreatedUtcTime: "2024-01-01T08:00:00Z",
+  },
   {
     IncidentId: 1,
     Number: "20240102-1",
@@ -39,7 +50,7 @@ const conditions = parseSearchConditions({
   CreatedUtcTime: { $gt: { $date: "2024-01-01T00:00:00Z" } },
 });
 const isMatch = compile(conditions); // (incident) => boolean
-const set = new IncidentSet(incidents); // indexed and columnar; your objects are not modified
+const set = new IncidentSet(incidents); // indexed and columnar, every site; your objects are not modified
 
 // Untrusted input: every problem, each with its path.
 const bad = safeParseSearchConditions({ Severity: "Hihg", CreatedUtcTime: { $gt: "2024-01-01" } });
@@ -58,9 +69,9 @@ const backend: Backend = {
     return incidents.find((i) => i.Site === site && i.Number === number);
   },
   async findFirstIncident(site, condition, budget) {
-    // Your database would translate the condition (incident-query/mongodb, /postgres); here: the set.
-    const first = set.findFirst(condition, budget);
-    return first?.Site === site ? first : undefined;
+    // Your database would translate the condition (incident-query/mongodb, /postgres); here: the set,
+    // searched within the caller's site (never "the first of all sites, if it is ours").
+    return set.findFirst(condition, { ...budget, site });
   },
   async timelineEntries() {
     return [];
@@ -86,7 +97,8 @@ const handle = createCommandHandler(backend, { maxTimeMS: 2000 });
 
 it("answers as the README says", async () => {
   expect(isMatch(incidents[0]!)).toBe(true);
-  expect(set.findFirst(conditions)?.Number).toBe("20240102-1");
+  expect(set.findFirst(conditions)?.Site).toBe("EMEA SOC"); // the first of all sites
+  expect(set.findFirst(conditions, { site: "SOC" })?.Number).toBe("20240102-1");
   expect(bad.success ? [] : bad.issues.map(({ code, path }) => ({ code, path }))).toEqual([
     { code: "unknown_label", path: ["Severity"] },
     { code: "date_operand_required", path: ["CreatedUtcTime", "$gt"] },

@@ -69,9 +69,6 @@ async function discoverCommands() {
 /** The parsed JSON of the editor, or undefined when it is not JSON. */
 let current;
 
-const SUGGESTION = /did you mean '((?:[^']|'(?!\?))*)'\?/;
-const LABEL = /^'((?:[^']|'(?! is not a label))*)' is not a label of /;
-
 function check() {
   const text = $("conditions").value;
   const issues = $("issues");
@@ -97,10 +94,15 @@ function check() {
     ? "Valid, but TriggerIncidentExternalAction refuses {}: it would match every incident."
     : matchesEverythingByShape(result.condition)
       ? "Valid, but TriggerIncidentExternalAction refuses it: it matches every incident by its shape alone."
-      : "No issues.";
+      : result.warnings.length > 0
+        ? `Valid, with ${result.warnings.length === 1 ? "1 warning" : `${result.warnings.length} warnings`}: a field name may be misspelt (an unknown field is matched as written).`
+        : "No issues.";
   issues.append(
     el("p", { class: empty || note !== "No issues." ? "warning" : "ok", id: "issues-summary" }, note),
   );
+  // Possible misspellings of field names (docs/semantics.md 1.1): the condition is valid, the key an open
+  // field matched as written; each warning is shown under the conditions, with its fix.
+  if (result.warnings.length > 0) showList(result.warnings, "warnings", "warning");
   $("conditions").setAttribute("aria-invalid", "false");
   $("canonical").textContent = JSON.stringify(toSearchConditions(result.condition), null, 2);
   $("explain").textContent = explain(result.condition);
@@ -121,7 +123,16 @@ function showIssues(list) {
       `${list.length} ${list.length === 1 ? "issue" : "issues"}`,
     ),
   );
-  const ul = el("ul", { class: "issues" });
+  showList(list, "issues", "apply");
+}
+
+/**
+ * Lists issues or warnings (`kind`: the list's class) under the conditions, each with its path, code and
+ * message, and, when it has a `suggestion` (typed detail: never read out of the message), a button that
+ * applies it (ids `<prefix>-<index>`).
+ */
+function showList(list, kind, prefix) {
+  const ul = el("ul", kind === "issues" ? { class: "issues" } : { class: "issues warnings", id: "warnings" });
   list.forEach((issue, index) => {
     const path = formatPath(issue.path);
     const li = el(
@@ -132,12 +143,12 @@ function showIssues(list) {
       el("code", { class: "code" }, issue.code),
       el("span", { class: "message" }, issue.message),
     );
-    const suggestion = SUGGESTION.exec(issue.message)?.[1];
+    const suggestion = issue.suggestion;
     if (suggestion !== undefined) {
       const fix = fixFor(issue, suggestion);
       const apply = el(
         "button",
-        { type: "button", class: "apply", id: `apply-${index}` },
+        { type: "button", class: "apply", id: `${prefix}-${index}` },
         `Use '${suggestion}'`,
       );
       li.append(el("span", { class: "suggestion" }, "Suggestion: ", el("strong", {}, suggestion), " "));
@@ -152,7 +163,7 @@ function showIssues(list) {
     }
     ul.append(li);
   });
-  issues.append(ul);
+  $("issues").append(ul);
 }
 
 const getAt = (root, path) => path.reduce((node, segment) => node?.[segment], root);
@@ -173,7 +184,7 @@ function fixFor(issue, suggestion) {
   if (path.length === 0 || current === undefined) return undefined;
   const parentPath = path.slice(0, -1);
   const last = path[path.length - 1];
-  if (issue.code === "unknown_field") {
+  if (issue.code === "unknown_field" || issue.code === "possible_misspelling") {
     return () => {
       const copy = structuredClone(current);
       const parent = getAt(copy, parentPath);
@@ -183,7 +194,7 @@ function fixFor(issue, suggestion) {
       return setAt(copy, parentPath, renamed);
     };
   }
-  const label = LABEL.exec(issue.message)?.[1];
+  const label = issue.found;
   const found = getAt(current, path);
   if (issue.code !== "unknown_label" || label === undefined || typeof found !== "string") return undefined;
   const fixed =

@@ -5,6 +5,7 @@
 //    as ESM and as CommonJS; the sample dataset loads; the `incident-query` bin is linked and runs;
 //    TypeScript (NodeNext, skipLibCheck: false, no `mongodb` installed) compiles imports of every entry
 //    from an ES module and from a CommonJS module;
+//    the README's operator commands run as written there (`checkReadmeOperators`);
 // 3. the git repository installed into another new project (`npm install git+file://…`: npm clones the
 //    committed HEAD, installs its devDependencies and runs `prepare`, which builds): the entries load and
 //    the bin runs. Skipped with `--skip-git` (or when this is not a git work tree).
@@ -211,6 +212,21 @@ async function checkTarball() {
     const text = readFileSync(join(root, bundle), "utf8");
     if (text.includes(firstIncident) || text.includes(sampleMarker))
       failures.push(`${bundle} inlines the sample dataset`);
+    // Stack traces point at files the package ships: a source map a bundle names is shipped, and so is
+    // every source that map names (the build makes no maps: tsup.config.ts).
+    const mapName = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(text)?.[1];
+    if (mapName !== undefined && !mapName.startsWith("data:")) {
+      const mapPath = join(bundle, "..", mapName).replaceAll("\\", "/");
+      if (!files.includes(mapPath))
+        failures.push(`${bundle} names the source map ${mapName}, which is not shipped`);
+    }
+  }
+  for (const map of files.filter((f) => f.endsWith(".map"))) {
+    const { sources = [] } = JSON.parse(readFileSync(join(root, map), "utf8"));
+    for (const source of sources) {
+      const path = join(map, "..", source).replaceAll("\\", "/");
+      if (!files.includes(path)) failures.push(`${map} names the source ${source}, which is not shipped`);
+    }
   }
   await expectSuccess(
     "publint --strict",
@@ -235,6 +251,93 @@ async function checkTarball() {
   if (await installInto("tarball", directory, tarball, [`@types/node@${typesNodeVersion}`])) {
     await checkRuntime("tarball", directory);
     await checkTypes("tarball", directory);
+    await checkReadmeOperators("tarball", directory);
+  }
+}
+
+/**
+ * The README's operator commands, as written, in the installed project: `X=…` sets the variable; `npx
+ * incident-query …` runs the linked bin and must exit 0; `serve` must print `Listening on` (with `--port 0`
+ * added when the line names no port, so that no fixed port is needed), then is stopped by its pid; `npm
+ * install …` must succeed. The `serve --database` line runs twice (the README says the same line starts
+ * again).
+ */
+async function checkReadmeOperators(label, directory) {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Quick start: operators"));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+  const lines = block
+    .split("\n")
+    .map((line) => line.replace(/\s+#.*$/, "").trim())
+    .filter((line) => line !== "");
+  const env = { ...process.env, npm_config_update_notifier: "false" };
+  const bin = join(directory, "node_modules", ".bin", "incident-query");
+  for (const line of lines) {
+    const assignment = /^([A-Z]+)=(\S+)$/.exec(line);
+    if (assignment !== undefined && assignment !== null) {
+      env[assignment[1]] = assignment[2];
+      continue;
+    }
+    if (line.startsWith("npm install ")) {
+      const packages = line.slice("npm install ".length).split(/\s+/);
+      await expectSuccess(
+        `${label}: README: ${line}`,
+        "npm",
+        ["install", ...NPM_FLAGS, ...packages],
+        directory,
+      );
+      continue;
+    }
+    if (!line.startsWith("npx incident-query ")) {
+      failures.push(`${label}: README operators: a line the check does not know: ${line}`);
+      continue;
+    }
+    const command = `exec ${JSON.stringify(bin)} ${line.slice("npx incident-query ".length)}`;
+    if (!/\bserve\b/.test(line)) {
+      const result = await new Promise((done) => {
+        const child = spawn("bash", ["-c", command], { cwd: directory, env });
+        let output = "";
+        child.stdout.on("data", (chunk) => {
+          output += chunk;
+        });
+        child.stderr.on("data", (chunk) => {
+          output += chunk;
+        });
+        child.on("close", (code) => done({ code, output }));
+      });
+      if (result.code !== 0)
+        failures.push(`${label}: README: ${line}: exit code ${result.code}\n${result.output}`);
+      else log(`ok: ${label}: README: ${line}`);
+      continue;
+    }
+    const times = line.includes("--database") ? 2 : 1;
+    for (let k = 0; k < times; k++) {
+      const served = await new Promise((done) => {
+        const child = spawn("bash", ["-c", /--port\b/.test(line) ? command : `${command} --port 0`], {
+          cwd: directory,
+          env,
+        });
+        let output = "";
+        let listening = false;
+        const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+        const read = (chunk) => {
+          output += chunk;
+          if (!listening && output.includes("Listening on ")) {
+            listening = true;
+            child.kill("SIGTERM");
+          }
+        };
+        child.stdout.on("data", read);
+        child.stderr.on("data", read);
+        child.on("close", () => {
+          clearTimeout(timer);
+          done({ listening, output });
+        });
+      });
+      if (!served.listening)
+        failures.push(`${label}: README: ${line} (run ${k + 1}) did not start\n${served.output}`);
+      else log(`ok: ${label}: README: ${line} (run ${k + 1})`);
+    }
   }
 }
 

@@ -17,6 +17,7 @@ export type {
   NdjsonByteReader,
   NdjsonSource,
   SearchBudget,
+  SearchOptions,
 } from "./incidents/index.js";
 export { BUDGET_CHECK_INTERVAL, IncidentSet, SearchTimeoutError, startBudget } from "./incidents/index.js";
 export type {

@@ -1,5 +1,5 @@
 /**
- * The layers of the source tree (README, "Where things live"): each folder of `src/` imports only the
+ * The layers of the source tree (docs/layout.md): each folder of `src/` imports only the
  * folders below it. The engine (`conditions`, `timeline`, `incidents`, `artifacts`) never imports an
  * adapter; `mongodb` and `postgres` translate conditions without the set; `client` shares only the wire
  * types of `commands`. And no module imports itself through others (issue 28: no import cycles, type-only

@@ -117,16 +117,23 @@ async function readArgumentFile(path: string, what: string): Promise<string> {
 /**
  * Reads and parses a Search Conditions argument (inline JSON or `@file`). When the conditions are invalid,
  * prints every issue as `path: message` on stderr, sets the exit code to `EXIT.invalid` (2) and returns
- * `undefined`.
+ * `undefined`. Warnings (a possible misspelling of a field name, docs/semantics.md 1.1) are printed on stderr
+ * as `warning: path: message` and the condition is returned; with `strict` they are issues instead.
+ * @param options - `strict`: warnings refuse the conditions as issues do (`check --strict`)
  * @throws {CliError} as `readJsonArgument` does
  */
 export async function readSearchConditionsArgument(
   argument: string,
   context: CliContext,
+  options: { readonly strict?: boolean } = {},
 ): Promise<Condition | undefined> {
   const parsed = safeParseSearchConditions(await readJsonArgument(argument, "Search Conditions"));
-  if (parsed.success) return parsed.condition;
-  context.stderr.write(`${formatIssues(parsed.issues)}\n`);
+  if (parsed.success && parsed.warnings.length === 0) return parsed.condition;
+  if (parsed.success && options.strict !== true) {
+    context.stderr.write(`${parsed.warnings.map((w) => `warning: ${formatIssues([w])}`).join("\n")}\n`);
+    return parsed.condition;
+  }
+  context.stderr.write(`${formatIssues(parsed.success ? parsed.warnings : parsed.issues)}\n`);
   context.exitCode = EXIT.invalid;
   return undefined;
 }

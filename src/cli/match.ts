@@ -89,7 +89,7 @@ export function registerMatchCommand(program: Command, context: CliContext): voi
       "after",
       `
 Examples:
-  $ incident-query match --incidents examples/incidents.json '{"IngestionType": "Webhook|File", "Severity": "High"}'
+  $ incident-query match --incidents incidents.json '{"IngestionType": "Webhook|File", "Severity": "High"}'
   $ incident-query match --incidents incidents.ndjson.gz --all '{"Severity": "High"}' | head -3
   $ zcat export.ndjson.gz | incident-query match --incidents - --count @conditions.json
 

@@ -161,12 +161,43 @@ function invalidDataset(
   );
 }
 
+/** Incidents of `--data` looked up in a loaded database to tell whether it holds that data (`sameData`). */
+const SAME_DATA_SAMPLE = 1000;
+
+/**
+ * Why a loaded database does not hold the incidents of a dataset, or undefined when it does: as many
+ * incidents, and each incident of the dataset (all of them up to `SAME_DATA_SAMPLE`, an even sample of that
+ * many beyond) found under its site and number with its `IncidentId`. What the commands added since (notes,
+ * runs) does not count.
+ */
+async function differenceFrom(
+  backend: PostgresBackend,
+  stored: number,
+  dataset: Dataset,
+): Promise<string | undefined> {
+  const incidents = dataset.incidents ?? [];
+  if (incidents.length !== stored) {
+    return `it holds ${count(stored)} incidents, the dataset ${count(incidents.length)}`;
+  }
+  const step = Math.max(1, Math.ceil(incidents.length / SAME_DATA_SAMPLE));
+  for (let k = 0; k < incidents.length; k += step) {
+    const incident = incidents[k]!;
+    const found = await backend.findIncidentByNumber(incident.Site, incident.Number);
+    if (found?.IncidentId !== incident.IncidentId) {
+      return `it has no incident ${incident.Number} of site '${incident.Site}' with IncidentId ${incident.IncidentId}`;
+    }
+  }
+  return undefined;
+}
+
 /**
  * Opens `--database` (a `postgres://` URL, or a folder for PGlite), creates the schema if needed, and loads
  * `--data` (or the bundled sample) when the database holds no incident yet. A database that already holds
- * incidents is used as it is, and `--data` beside it is refused (it would load the incidents twice).
- * @throws {CliError} 64 for `--data` beside a loaded database; 65 for an invalid dataset; 69 when the
- *   database cannot be opened (or its driver is not installed)
+ * incidents is used as it is: with `--data`, only when it holds that dataset's incidents (the same command
+ * run again starts; see `differenceFrom`); other data beside it is refused with what to do.
+ * @throws {CliError} 64 for `--data` beside a database that holds other incidents; 65 for an invalid
+ *   dataset; 69 when the database cannot be opened (or its driver is not installed: the message says to
+ *   install '@electric-sql/pglite' or 'pg')
  */
 async function openDatabase(
   location: string,
@@ -189,14 +220,26 @@ async function openDatabase(
       EXIT.unavailable,
     );
   }
-  const useStored = async (): Promise<Loaded & { close: () => Promise<void> }> => {
+  const useStored = async (loaded?: Dataset): Promise<Loaded & { close: () => Promise<void> }> => {
     const stored = await backend.counts();
     if (data !== undefined) {
-      await backend.close();
-      throw new CliError(
-        `The database '${location}' already holds ${count(stored.incidents)} incidents: start without --data to use them, or give an empty database.`,
-        EXIT.usage,
-      );
+      let difference: string | undefined;
+      try {
+        const dataset = loaded ?? (await loadDataset(data, catalog, writeErr, stdin)).dataset;
+        difference = await differenceFrom(backend, stored.incidents, dataset);
+      } catch (error) {
+        await backend.close();
+        throw error;
+      }
+      const label = data === "-" ? "standard input" : `'${data}'`;
+      if (difference !== undefined) {
+        await backend.close();
+        throw new CliError(
+          `The database '${location}' already holds other data than ${label} (${difference}): start without --data to use the database as it is, or give --database a new folder or an empty database to load ${label}.`,
+          EXIT.usage,
+        );
+      }
+      writeErr(`The database '${location}' already holds the incidents of ${label}: not loaded again.\n`);
     }
     writeErr(
       `Using the database '${location}': ${count(stored.incidents)} incidents, ${count(stored.notes)} notes, ${count(stored.runs)} playbook runs.\n`,
@@ -207,7 +250,7 @@ async function openDatabase(
   const { dataset } = await loadDataset(data, catalog, writeErr, stdin);
   try {
     // Decided and loaded under one lock: of instances started together, one loads (semantics 3.1).
-    if (!(await backend.loadDatasetIfEmpty(dataset))) return useStored();
+    if (!(await backend.loadDatasetIfEmpty(dataset))) return useStored(dataset);
   } catch (error) {
     if (error instanceof CliError) throw error;
     await backend.close();

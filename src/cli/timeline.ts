@@ -60,7 +60,7 @@ export function registerTimelineCommand(program: Command, context: CliContext): 
 Examples:
   $ incident-query timeline --entries entries.json --filter phish --sort-order DESC
   $ zcat entries.ndjson.gz | incident-query timeline --entries - --ndjson | head
-  $ incident-query timeline --data examples/sample-dataset.json --incident 20240102-1
+  $ incident-query timeline --data dataset.json --incident 20240102-1
 
 Exit codes: 0 printed the entries, 1 no such incident (--data), 2 invalid sort order, 64 usage,
 65 invalid input (each problem with its line; --skip-invalid skips them), 66 unreadable input, 74 I/O error.`,

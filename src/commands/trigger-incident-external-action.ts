@@ -4,7 +4,7 @@
  */
 
 import type { Condition } from "../conditions/ast.js";
-import { formatIssues } from "../conditions/issues.js";
+import { formatIssues, type Issue } from "../conditions/issues.js";
 import { resolveParseOptions } from "../conditions/options.js";
 import { safeParseSearchConditions } from "../conditions/parse.js";
 import { matchesEverythingByShape } from "../conditions/shape.js";
@@ -41,7 +41,8 @@ const MATCHES_EVERYTHING = `Parameter '${CONDITIONS}' matches every incident by 
  *   playbook has the trigger; in a dry run always empty, with `DryRun: true` and `PlaybooksToRun`, the
  *   `{PlaybookName}` of each playbook a real run would start, in the same order), or failure with a message: a missing or ill-typed parameter, every issue of
  *   the Search Conditions with its path (`Invalid 'Search Conditions':` then `path: message` lines), a
- *   condition that matches everything, `No incident matches the Search Conditions.`, or
+ *   condition that matches everything, `No incident matches the Search Conditions.` (followed by a `Warning:`
+ *   line for each possible misspelling of a field name, docs/semantics.md 1.1), or
  *   `The Search Conditions took longer than 2000 ms to evaluate.` (the budget's number) when the backend's
  *   search rejects with a `SearchTimeoutError`
  */
@@ -50,6 +51,7 @@ export async function triggerIncidentExternalAction(context: CommandContext): Pr
   const { parseOptions, triggerDataLimits, searchBudget } = context.options;
   const rawConditions = params.raw(CONDITIONS);
   let condition: Condition | undefined;
+  let warnings: readonly Issue[] = [];
   if (rawConditions === undefined) params.missing(CONDITIONS);
   else {
     const depth = resolveParseOptions(parseOptions).limits.depth;
@@ -63,7 +65,10 @@ export async function triggerIncidentExternalAction(context: CommandContext): Pr
       const parsed = safeParseSearchConditions(read.value, parseOptions);
       if (!parsed.success) params.problems.push(`Invalid '${CONDITIONS}':\n${formatIssues(parsed.issues)}`);
       else if (matchesEverythingByShape(parsed.condition)) params.problems.push(MATCHES_EVERYTHING);
-      else condition = parsed.condition;
+      else {
+        condition = parsed.condition;
+        warnings = parsed.warnings;
+      }
     }
   }
 
@@ -95,7 +100,7 @@ export async function triggerIncidentExternalAction(context: CommandContext): Pr
     if (timeout === undefined) throw error;
     return triggerFailure(timeout);
   }
-  if (incident === undefined) return triggerFailure("No incident matches the Search Conditions.");
+  if (incident === undefined) return triggerFailure(noMatch(warnings));
   const playbooks = await context.backend.playbooksWithTrigger(site, incident, ON_INCIDENT_EXTERNAL_ACTION);
   if (dryRun) {
     return triggerSuccess({
@@ -121,6 +126,18 @@ export async function triggerIncidentExternalAction(context: CommandContext): Pr
     IncidentNo: incident.Number,
     TriggeredPlaybooks: triggered,
   });
+}
+
+/**
+ * The failure when no incident matches (docs/semantics.md 3.3): `No incident matches the Search Conditions.`,
+ * then, when the conditions name a possible misspelling of a field (docs/semantics.md 1.1), one line per
+ * warning: `Warning: path: message`, the message naming the field it may mean.
+ */
+function noMatch(warnings: readonly Issue[]): string {
+  const base = "No incident matches the Search Conditions.";
+  return warnings.length === 0
+    ? base
+    : `${base}\n${warnings.map((w) => `Warning: ${formatIssues([w])}`).join("\n")}`;
 }
 
 /**

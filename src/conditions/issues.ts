@@ -34,6 +34,12 @@ export type IssueDetail =
    * (`reason` `strict`, the nearest field in `suggestion` when one is near) (docs/semantics.md 1.1).
    */
   | { code: "unknown_field"; field: string; reason: "near_miss" | "strict"; suggestion?: string }
+  /**
+   * A warning, never an error: a key outside an open catalogue within a small edit distance of a catalogue
+   * field (`Sevrity`, `Titel`): kept as an open field, named beside the condition (docs/semantics.md 1.1,
+   * "Near misses by spelling").
+   */
+  | { code: "possible_misspelling"; field: string; suggestion: string }
   /** An object mixing `$`-keys and plain keys. */
   | { code: "mixed_operator_object"; operatorKeys: readonly string[]; plainKeys: readonly string[] }
   /** A plain object as a field's direct value (hint: dotted paths). */
@@ -83,20 +89,66 @@ export type LimitName = "depth" | "nodes" | "setSize" | "stringLength" | "patter
 /** Every issue code. */
 export type IssueCode = IssueDetail["code"];
 
-/** One problem found in Search Conditions (docs/semantics.md 1.8). */
+/**
+ * One problem found in Search Conditions (docs/semantics.md 1.8), or a warning beside a valid condition
+ * (code `possible_misspelling`, docs/semantics.md 1.1). Besides the sentence, the typed detail a caller
+ * needs, so that nothing is read out of `message`: `suggestion`, `expected`, `found`, each present when the
+ * issue has one.
+ */
 export interface Issue {
   readonly code: IssueCode;
   readonly path: readonly PathSegment[];
   readonly message: string;
+  /**
+   * The replacement the input most likely meant: the catalogue field of a near miss (`unknown_field`,
+   * `possible_misspelling`) or the label of an `unknown_label`.
+   */
+  readonly suggestion?: string;
+  /** What was expected, in words (`a string`, `one of 'High', 'Low'`, `a field of the catalogue`). */
+  readonly expected?: string;
+  /** What was found: the key or label as written, or the value described (`the number 123`). */
+  readonly found?: string;
 }
 
 /**
- * Builds an issue from its detail and path; the message comes from `issueMessage`.
+ * Builds an issue from its detail and path; the message comes from `issueMessage`, the typed detail
+ * (`suggestion`, `expected`, `found`) from `detail`.
  * @param detail - what went wrong
  * @param path - keys and indexes from the root to the offending value
  */
 export function makeIssue(detail: IssueDetail, path: readonly PathSegment[]): Issue {
-  return { code: detail.code, path: [...path], message: issueMessage(detail) };
+  return { code: detail.code, path: [...path], message: issueMessage(detail), ...issueFacts(detail) };
+}
+
+/** The typed detail of an issue (see `Issue`): only the facts the detail has. */
+function issueFacts(detail: IssueDetail): Pick<Issue, "suggestion" | "expected" | "found"> {
+  switch (detail.code) {
+    case "unknown_field":
+    case "possible_misspelling":
+      return {
+        ...(detail.suggestion === undefined ? {} : { suggestion: detail.suggestion }),
+        expected: "a field of the catalogue",
+        found: detail.field,
+      };
+    case "unknown_label":
+      return {
+        ...(detail.suggestion === undefined ? {} : { suggestion: detail.suggestion }),
+        expected: `one of ${detail.labels.map((l) => `'${l}'`).join(", ")}`,
+        found: detail.label,
+      };
+    case "invalid_type":
+    case "operand_type":
+      return { expected: detail.expected, found: describeValue(detail.found) };
+    case "unknown_operator":
+      return { expected: `one of ${detail.allowed.join(", ")}`, found: detail.operator };
+    case "invalid_date":
+    case "date_operand_required":
+    case "invalid_mod":
+    case "invalid_size":
+      return { found: describeValue(detail.found) };
+    default:
+      return {};
+  }
 }
 
 const FIELD_KIND_TEXT: Record<string, string> = {
@@ -141,6 +193,8 @@ export function issueMessage(detail: IssueDetail): string {
       return detail.reason === "strict"
         ? `'${truncate(detail.field)}' is not a field of the catalogue, which allows only its own fields${detail.suggestion === undefined ? "." : `; did you mean '${detail.suggestion}'?`}`
         : `'${truncate(detail.field)}' is not a field of the catalogue: field names are case-sensitive; did you mean '${detail.suggestion}'?`;
+    case "possible_misspelling":
+      return `'${truncate(detail.field)}' is not a field of the catalogue (kept as an open field, matched as written); did you mean '${detail.suggestion}'?`;
     case "mixed_operator_object":
       return `Expected either operators or field names in one object, found both (${detail.operatorKeys.join(", ")} and ${detail.plainKeys.join(", ")}).`;
     case "object_value":

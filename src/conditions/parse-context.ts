@@ -47,6 +47,8 @@ const NUMBER_LONG = /^-?\d{1,16}$/;
 /** The parser's state: its options, the issues found, and the counts of the limits (docs/semantics.md 1.7). */
 export class ParseContext {
   readonly issues: Issue[] = [];
+  /** Warnings beside a valid condition (`possible_misspelling`, docs/semantics.md 1.1). */
+  readonly warnings: Issue[] = [];
   private nodes = 0;
   /** The size of the `$regex` programs measured so far in this condition (1.7). */
   programTotal = 0;
@@ -56,6 +58,11 @@ export class ParseContext {
   /** Records an issue. */
   issue(detail: IssueDetail, path: readonly PathSegment[]): void {
     this.issues.push(makeIssue(detail, path));
+  }
+
+  /** Records a warning: reported beside the condition, never a reason to refuse it. */
+  warn(detail: IssueDetail, path: readonly PathSegment[]): void {
+    this.warnings.push(makeIssue(detail, path));
   }
 
   /** Records a `limit_exceeded` issue of `limit` (with the size found, when it is known). */

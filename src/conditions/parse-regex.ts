@@ -41,6 +41,20 @@ export function readPattern(
   }
   const source = parser.readString(value, path, "a pattern string for $regex", "patternLength");
   if (source === undefined) return false;
+  // MongoDB refuses a pattern holding the NUL character (jstests regex/regex_error.js): so do we
+  // (docs/semantics.md 1.4), rather than match what MongoDB would never run. `\x00` matches a NUL.
+  if (source.includes("\u0000")) {
+    parser.issue(
+      {
+        code: "invalid_regex",
+        pattern: source,
+        reason:
+          "it contains the NUL character (U+0000), which MongoDB refuses in a pattern; write \\x00 to match a NUL",
+      },
+      path,
+    );
+    return false;
+  }
   state.slots.push({ regex: source, path });
   return true;
 }

@@ -19,14 +19,17 @@ import type { ParseOptions } from "./options.js";
 import { resolveParseOptions } from "./options.js";
 import { ABORT, eqNode, type Field, OPERAND_EXPECTED, OperandSet } from "./parse-context.js";
 import { OperatorParser } from "./parse-operators.js";
-import { suggestLabel } from "./suggest-label.js";
+import { suggestField, suggestLabel } from "./suggest-label.js";
 import { foundOf, type Read, readProperty, readValue, scalarOperand } from "./untrusted.js";
 
 export { suggestLabel } from "./suggest-label.js";
 
-/** The result of `safeParseSearchConditions`: the condition, or every issue found (never an empty list). */
+/**
+ * The result of `safeParseSearchConditions`: the condition and its warnings (possible misspellings of
+ * field names, docs/semantics.md 1.1; usually none), or every issue found (never an empty list).
+ */
 export type SafeParseResult =
-  | { readonly success: true; readonly condition: Condition }
+  | { readonly success: true; readonly condition: Condition; readonly warnings: readonly Issue[] }
   | { readonly success: false; readonly issues: [Issue, ...Issue[]] };
 
 /**
@@ -36,6 +39,10 @@ export type SafeParseResult =
  *   object with one entry is that entry's node itself.
  * - A non-empty array of objects is the OR of them (`{ kind: "or" }`, even with one element).
  * - Keys are field paths or `$and`/`$or`/`$nor`; values are the forms of 1.2 and operator objects of 1.3.
+ *
+ * Warnings (a key that is a possible misspelling of a catalogue field, docs/semantics.md 1.1) are not
+ * errors and are not attached to the condition (it stays plain data): `safeParseSearchConditions` returns
+ * them beside it. Use it where a person reads the result (an editor, a CLI, a command's answer).
  *
  * @param input - raw JSON (any value: never crashes, never invokes a getter, never pollutes a prototype)
  * @param options - the field catalogue (default `DEFAULT_CATALOG`) and limits to override (1.7)
@@ -59,7 +66,9 @@ export function parseSearchConditions(input: unknown, options?: ParseOptions): C
  * Like `parseSearchConditions`, but returns the issues instead of throwing (docs/semantics.md 1.8).
  * @param input - raw JSON (any value)
  * @param options - catalogue and limits
- * @returns `{ success: true, condition }` or `{ success: false, issues }` with at least one issue
+ * @returns `{ success: true, condition, warnings }` (`warnings`: `possible_misspelling` issues, each with its
+ *   path and `suggestion`; docs/semantics.md 1.1; usually empty) or `{ success: false, issues }` with at
+ *   least one issue (an input with errors reports no warnings)
  * @throws {TypeError | RangeError} only for invalid `options.limits` (docs/semantics.md 1.7, "Raising a
  *   limit"); never for any input
  */
@@ -81,7 +90,7 @@ export function safeParseSearchConditions(input: unknown, options?: ParseOptions
       issues: [makeIssue({ code: "invalid_type", expected: "Search Conditions", found: undefined }, [])],
     };
   }
-  return { success: true, condition: brand(condition) };
+  return { success: true, condition: brand(condition), warnings: parser.warnings };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -176,6 +185,23 @@ function brand(condition: Condition): Condition {
     Object.freeze(node);
   }
   return condition;
+}
+
+/**
+ * The AND of parsed conditions, itself a parsed condition (for the engine's own compositions, such as an
+ * incident set's search within a site: not part of the package's API). An AND child is spliced in, so that
+ * the planner sees every conjunct at the top.
+ * @param conditions - parsed conditions (at least one)
+ * @throws {TypeError} when one is not a parsed condition
+ */
+export function conjunctionOf(conditions: readonly Condition[]): Condition {
+  const children: Condition[] = [];
+  for (const condition of conditions) {
+    requireParsedCondition(condition, "conjunctionOf");
+    if (condition.kind === "and") children.push(...condition.children);
+    else children.push(condition);
+  }
+  return brand({ kind: "and", children });
 }
 
 /**
@@ -369,7 +395,8 @@ class Parser extends OperatorParser {
   /**
    * For a key outside the catalogue: false (with an `unknown_field` issue) when it is a near miss of a
    * catalogue field (same name once case, spaces, `_` and `-` are ignored), or when the catalogue is strict
-   * (the nearest field suggested); true for an open field (docs/semantics.md 1.1).
+   * (the nearest field suggested); true for an open field, with a `possible_misspelling` warning when it is
+   * within a few edits of a catalogue field (docs/semantics.md 1.1).
    */
   protected knownField(key: string, path: readonly PathSegment[]): boolean {
     const { catalog } = this.options;
@@ -378,7 +405,11 @@ class Parser extends OperatorParser {
       this.issue({ code: "unknown_field", field: key, reason: "near_miss", suggestion: nearMiss }, path);
       return false;
     }
-    if (catalog.strictFields !== true) return true;
+    if (catalog.strictFields !== true) {
+      const suggestion = suggestField(key, Object.keys(catalog.fields));
+      if (suggestion !== undefined) this.warn({ code: "possible_misspelling", field: key, suggestion }, path);
+      return true;
+    }
     const suggestion = suggestLabel(key, Object.keys(catalog.fields));
     this.issue(
       suggestion === undefined

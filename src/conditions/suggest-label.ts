@@ -35,6 +35,45 @@ export function suggestLabel(label: string, labels: readonly string[]): string |
   return best;
 }
 
+/**
+ * The catalogue field that a key outside the catalogue is most likely a misspelling of (docs/semantics.md
+ * 1.1, "Near misses by spelling"), or undefined. The nearness is the edit-distance part of the labels' own
+ * (`suggestLabel`), on names folded the same way (lower case, without spaces, `_` and `-`):
+ * - at most `min(3, max(1, floor(n / 3)))` edits (insert, delete, substitute, swap two neighbours), `n` the
+ *   folded key's length: 1 edit up to 5 characters, 2 from 6 to 8, 3 from 9 on;
+ * - not a prefix (unlike labels: `Cat` or `Conn` are as likely fields of their own as cut-short names);
+ * - not a numbered sibling: a key that equals the field once digits are removed (`CustomField3`, `Title2`)
+ *   is the next of a series, not a typo;
+ * - not a key the fold makes equal to a field (that is the `unknown_field` error of `nearMissField`).
+ * Ties go to the first field in catalogue order. Cost: one bounded distance per field of a length within
+ * reach; never throws.
+ * @param key - the key as written (a field path)
+ * @param fields - the catalogue's field names, in catalogue order
+ * @example suggestField("Sevrity", Object.keys(DEFAULT_CATALOG.fields)) //=> "Severity"
+ * @example suggestField("Custom.Owner", Object.keys(DEFAULT_CATALOG.fields)) //=> undefined
+ */
+export function suggestField(key: string, fields: readonly string[]): string | undefined {
+  const folded = fold(key);
+  if (folded === "" || fields.includes(key)) return undefined;
+  const max = Math.min(3, Math.max(1, Math.floor(folded.length / 3)));
+  const undigited = folded.replace(DIGITS, "");
+  let best: string | undefined;
+  let bestDistance = max + 1;
+  for (const field of fields) {
+    const target = fold(field);
+    if (target === folded || Math.abs(target.length - folded.length) > max) continue;
+    if (target.replace(DIGITS, "") === undigited) continue;
+    const distance = editDistance(folded, target);
+    if (distance < bestDistance) {
+      best = field;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+const DIGITS = /[0-9]+/g;
+
 /** A label folded for comparison: lower case, without spaces, `_` and `-`. */
 function fold(text: string): string {
   return text.toLowerCase().replace(/[\s_-]+/g, "");

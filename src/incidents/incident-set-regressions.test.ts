@@ -64,7 +64,7 @@ describe("issue 10 finding 4: every IncidentSet option is validated", () => {
     [
       "an unknown option",
       { maxDictionnary: 10 },
-      /Unknown IncidentSet option 'maxDictionnary': expected one of catalog, compile, dictionaryFields, hashFields, limits, maxDictionary, textIndex\./,
+      /Unknown IncidentSet option 'maxDictionnary': expected one of catalog, compile, dictionaryFields, hashFields, limits, maxDictionary, siteField, textIndex\./,
     ],
     [
       "maxDictionary a string",

@@ -1,5 +1,10 @@
 // incident-query/incidents: the indexed incident set (DESIGN.md). Explicit named exports only.
-export type { IncidentSetFootprint, IncidentSetOptions, IncidentSetPlan } from "./incident-set.js";
+export type {
+  IncidentSetFootprint,
+  IncidentSetOptions,
+  IncidentSetPlan,
+  SearchOptions,
+} from "./incident-set.js";
 export { DEFAULT_HASH_FIELDS, IncidentSet } from "./incident-set.js";
 export type { NdjsonByteReader, NdjsonSource } from "./ndjson.js";
 export type { BudgetTimer, SearchBudget } from "./search-budget.js";

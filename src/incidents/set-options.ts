@@ -8,6 +8,7 @@
 import { isForbiddenSegment } from "../conditions/catalog.js";
 import type { CompileOptions } from "../conditions/compile.js";
 import { checkConditionLimits, type ParseOptions } from "../conditions/options.js";
+import type { SearchBudget } from "./search-budget.js";
 
 /** Options of `IncidentSet`. */
 export interface IncidentSetOptions extends ParseOptions {
@@ -47,6 +48,54 @@ export interface IncidentSetOptions extends ParseOptions {
    * on. `footprint()` reports the bytes in use.
    */
   readonly textIndex?: boolean | { readonly maxBytes?: number };
+  /**
+   * The field that names an incident's site (default `DEFAULT_SITE_FIELD`, `Site`): a single field name, kept
+   * in a dictionary column whatever `dictionaryFields` says, so that a search `{ site }` is one more label
+   * (docs/semantics.md 1.9, "Within a site").
+   */
+  readonly siteField?: string;
+}
+
+/** The field that names an incident's site, by default (docs/semantics.md 1.9). */
+export const DEFAULT_SITE_FIELD = "Site";
+
+/**
+ * Options of one search of an incident set (`findFirst`, `findAll`, `count`; `explain` reads `site` only):
+ * its time budget (docs/semantics.md 1.7) and its site (docs/semantics.md 1.9, "Within a site").
+ */
+export interface SearchOptions extends SearchBudget {
+  /**
+   * Only incidents of this site: those whose site field (`siteField`, default `Site`) equals it, as the
+   * condition `{"Site": {"$eq": site}}` reads it. The set answers through the site field's dictionary
+   * column (one more label in the plan): rows of other sites are never given to the row predicate, as long
+   * as the set holds at most `maxDictionary` distinct sites (default 4096; past it the column is dropped and
+   * the site is checked row by row, with the same answers). Default: every site.
+   */
+  readonly site?: string | undefined;
+}
+
+const SEARCH_OPTIONS: Record<keyof SearchOptions, true> = { maxTimeMS: true, clock: true, site: true };
+
+/**
+ * Checks the options of one search (`findFirst`, `findAll`, `count`, `explain`).
+ * @param options - the caller's options (`undefined`: no budget, every site)
+ * @returns the site, or undefined for every site (the budget is checked by `startBudget`)
+ * @throws {TypeError} when `options` is not an object, has a key other than `maxTimeMS`, `clock` and `site`
+ *   (a misspelt `sites` would otherwise search every site), or `site` is not a string
+ */
+export function searchSite(options: unknown): string | undefined {
+  if (options === undefined) return undefined;
+  if (!isPlainObject(options)) {
+    throw new TypeError(
+      `IncidentSet search options must be an object ({ site, maxTimeMS, clock }), found ${describe(options)}.`,
+    );
+  }
+  unknownKeys(options, SEARCH_OPTIONS, "search option");
+  const { site } = options;
+  if (site !== undefined && typeof site !== "string") {
+    throw new TypeError(`Search option 'site' must be a site name (a string), found ${describe(site)}.`);
+  }
+  return site;
 }
 
 /**
@@ -61,6 +110,7 @@ const SET_OPTIONS: Record<keyof IncidentSetOptions, true> = {
   maxDictionary: true,
   compile: true,
   textIndex: true,
+  siteField: true,
 };
 
 /** Every option of the compiled predicates (same compile-time exhaustiveness as `SET_OPTIONS`). */
@@ -114,6 +164,15 @@ function fieldList(value: unknown, option: string): void {
   });
 }
 
+/** `siteField`: one single field name (non-empty, no `.`, not a prototype name). */
+function siteFieldOption(value: unknown): void {
+  if (typeof value !== "string" || value === "" || value.includes(".") || isForbiddenSegment(value)) {
+    throw new TypeError(
+      `IncidentSet option 'siteField' must be a single field name (non-empty, no '.'), found ${describe(value)}.`,
+    );
+  }
+}
+
 /** `textIndex`: a boolean, or `{ maxBytes }` with an integer ≥ 0 of bytes. */
 function textIndexOption(value: unknown): void {
   if (typeof value === "boolean") return;
@@ -144,7 +203,8 @@ function textIndexOption(value: unknown): void {
  *   wrong type: `dictionaryFields`/`hashFields` not arrays of single field names (non-empty, no `.`, not
  *   `__proto__`/`prototype`/`constructor`); `maxDictionary` not an integer; `catalog` not a catalogue
  *   (`fields` object, `alternativeFields` array); `limits` not an object of the known limits; `compile` not
- *   an object of `codegen`/`cache` booleans; `textIndex` not a boolean or an object of `maxBytes`
+ *   an object of `codegen`/`cache` booleans; `textIndex` not a boolean or an object of `maxBytes`;
+ *   `siteField` not a single field name
  * @throws {RangeError} when `maxDictionary` or `textIndex.maxBytes` is negative or not a safe integer, or a
  *   limit is not an integer ≥ 0
  */
@@ -156,8 +216,10 @@ export function validateIncidentSetOptions(
     throw new TypeError(`IncidentSet options must be an object, found ${describe(options)}.`);
   }
   unknownKeys(options, SET_OPTIONS, "IncidentSet option");
-  const { catalog, limits, dictionaryFields, hashFields, maxDictionary, compile, textIndex } = options;
+  const { catalog, limits, dictionaryFields, hashFields, maxDictionary, compile, textIndex, siteField } =
+    options;
   if (textIndex !== undefined) textIndexOption(textIndex);
+  if (siteField !== undefined) siteFieldOption(siteField);
   if (dictionaryFields !== undefined) fieldList(dictionaryFields, "dictionaryFields");
   if (hashFields !== undefined) fieldList(hashFields, "hashFields");
   if (maxDictionary !== undefined) {

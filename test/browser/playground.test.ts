@@ -155,6 +155,22 @@ describe("the playground", () => {
     await page.close();
   });
 
+  it("shows a possible misspelling of a field as a warning under the conditions, with its fix", async () => {
+    const page = await open({ width: 1280, height: 800 });
+    await tabTo(page, "conditions");
+    await typeOver(page, '{"Sevrity": "High"}');
+    await page.waitForSelector("#warnings li[data-code=possible_misspelling]");
+    expect(await page.textContent("#issues-summary")).toMatch(/^Valid, with 1 warning/);
+    expect(await page.getAttribute("#conditions", "aria-invalid")).toBe("false");
+    expect(await page.getAttribute("#warnings li", "data-path")).toBe("Sevrity");
+    expect(await page.locator("#warnings li .suggestion strong").textContent()).toBe("Severity");
+    await tabTo(page, "warning-0");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#issues-summary.ok");
+    expect(JSON.parse(await page.inputValue("#conditions"))).toEqual({ Severity: "High" });
+    await page.close();
+  });
+
   it("is readable on a narrow screen (390×844): one column, nothing wider than the screen", async () => {
     const page = await open({ width: 390, height: 844 });
     await page.fill(

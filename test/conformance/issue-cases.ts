@@ -957,6 +957,42 @@ export const issueCases: IssueCase[] = [
     messageIncludes: "invalid or unsupported Perl syntax",
   },
   {
+    name: "$regex: a NUL character in the pattern, refused as MongoDB refuses it (jstests regex/regex_error.js)",
+    rule: "docs/semantics.md 1.4",
+    conditions: { Title: { $regex: "a\u0000b" } },
+    issues: [{ code: "invalid_regex", path: ["Title", "$regex"] }],
+    messageIncludes: "NUL character (U+0000), which MongoDB refuses",
+  },
+  {
+    name: "$regex: a NUL character under $not and in an open field",
+    rule: "docs/semantics.md 1.4",
+    conditions: {
+      $or: [{ Title: { $not: { $regex: "\u0000" } } }, { "Custom.Owner": { $regex: "^\u0000" } }],
+    },
+    issues: [
+      { code: "invalid_regex", path: ["$or", 0, "Title", "$not", "$regex"] },
+      { code: "invalid_regex", path: ["$or", 1, "Custom.Owner", "$regex"] },
+    ],
+  },
+  {
+    name: "arrays and objects inside $in, $nin, $all, $ne (MongoDB compares whole arrays: jstests ne/ne_array.js)",
+    rule: "docs/semantics.md 1.11",
+    conditions: {
+      $or: [
+        { a: { $ne: [1, 3] } },
+        { a: { $not: { $in: [[1, 3]] } } },
+        { a: { $nin: [{ b: 1 }] } },
+        { a: { $all: [[1]] } },
+      ],
+    },
+    issues: [
+      { code: "invalid_type", path: ["$or", 0, "a", "$ne"] },
+      { code: "invalid_type", path: ["$or", 1, "a", "$not", "$in", 0] },
+      { code: "invalid_type", path: ["$or", 2, "a", "$nin", 0] },
+      { code: "invalid_type", path: ["$or", 3, "a", "$all", 0] },
+    ],
+  },
+  {
     name: "$regex: unbalanced parenthesis",
     rule: "DECISIONS 1.4",
     conditions: { Title: { $regex: "(Phish" } },

@@ -1,0 +1,51 @@
+/**
+ * `check` and possible misspellings of field names (docs/semantics.md 1.1, "Near misses by spelling"): a
+ * warning on standard error with the field it may mean, exit 0; `--strict` makes it an issue, exit 2.
+ */
+import { describe, expect, it } from "vitest";
+import { EXIT } from "../../src/cli/exit-codes.js";
+import { runWith } from "../support/run-cli.js";
+
+describe("incident-query check: near-miss field names", () => {
+  it.each([
+    ['{"Sevrity": "High"}', "Sevrity", "Severity"],
+    ['{"Titel": {"$regex": "^Phish"}}', "Titel", "Title"],
+    ['{"Status": "Open", "Severty": "High"}', "Severty", "Severity"],
+    ['{"$or": [{"Typ": "Phishing"}]}', "$or[0].Typ", "Type"],
+  ])(
+    "%s: a warning on stderr naming %s and %s, the explanation on stdout, exit 0",
+    async (json, path, field) => {
+      const { code, out, err } = await runWith({}, "check", json);
+      expect(code).toBe(EXIT.ok);
+      expect(err).toBe(
+        `warning: ${path}: '${path.split(".").at(-1)}' is not a field of the catalogue (kept as an open field, matched as written); did you mean '${field}'?\n`,
+      );
+      expect(out).not.toBe("");
+    },
+  );
+
+  it("--strict: the warning is an issue, exit 2 (as for invalid conditions), nothing on stdout", async () => {
+    const { code, out, err } = await runWith({}, "check", "--strict", '{"Sevrity": "High"}');
+    expect(code).toBe(EXIT.invalid);
+    expect(out).toBe("");
+    expect(err).toMatch(/^Sevrity: 'Sevrity' is not a field of the catalogue .*did you mean 'Severity'\?\n$/);
+  });
+
+  it("no warning for catalogue and custom fields, with or without --strict", async () => {
+    for (const argv of [["check"], ["check", "--strict"]]) {
+      const { code, err } = await runWith(
+        {},
+        ...argv,
+        '{"Severity": "High", "Custom.Owner": "bob", "CustomField3": "x"}',
+      );
+      expect(code).toBe(EXIT.ok);
+      expect(err).toBe("");
+    }
+  });
+
+  it("errors are still errors, warnings of the same input not printed beside them", async () => {
+    const { code, err } = await runWith({}, "check", '{"Sevrity": "High", "Severity": "Hihg"}');
+    expect(code).toBe(EXIT.invalid);
+    expect(err.trim().split("\n")).toEqual([expect.stringMatching(/^Severity: 'Hihg' is not a label/)]);
+  });
+});
