@@ -12,13 +12,26 @@ import { fromPglite, fromPgPool, type SqlClient } from "../../src/postgres/sql-c
 /** Which engine the suite runs on, for test names. */
 export const DATABASE_KIND: string = process.env.PG_URL === undefined ? "PGlite" : "PostgreSQL server";
 
+/** A test database: its client, a way to drop it, and a way to reach it again as another instance would. */
+export interface TestDatabase {
+  readonly client: SqlClient;
+  readonly drop: () => Promise<void>;
+  /**
+   * Another client of the same database, closed by the caller: on a server a pool of its own (another
+   * instance's connections); on PGlite the same database, which runs one transaction at a time.
+   */
+  readonly another: () => SqlClient;
+  /** On a server, a connection string that reaches this schema (for child processes); on PGlite undefined. */
+  readonly url: string | undefined;
+}
+
 /** A fresh, empty database (schema) and a way to drop it. */
-export async function openTestDatabase(): Promise<{ client: SqlClient; drop: () => Promise<void> }> {
+export async function openTestDatabase(): Promise<TestDatabase> {
   const url = process.env.PG_URL;
   if (url === undefined) {
     const db = new PGlite();
     const client = fromPglite(db, true);
-    return { client, drop: () => client.close() };
+    return { client, drop: () => client.close(), another: () => fromPglite(db, false), url: undefined };
   }
   const schema = `iq_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Pool({ connectionString: url, max: 1 });
@@ -27,6 +40,9 @@ export async function openTestDatabase(): Promise<{ client: SqlClient; drop: () 
   const client = fromPgPool(pool, true);
   return {
     client,
+    another: () =>
+      fromPgPool(new pg.Pool({ connectionString: url, options: `-c search_path="${schema}"`, max: 4 }), true),
+    url: `${url}${url.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
     drop: async () => {
       await client.close();
       await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
