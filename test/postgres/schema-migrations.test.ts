@@ -59,7 +59,7 @@ afterAll(async () => {
  * and `recordPlaybookRun`).
  */
 async function previousReleaseDatabase(): Promise<TestDatabase> {
-  const database = await openTestDatabase();
+  const database = await openTestDatabase({ shared: true });
   opened.push(database);
   for (const statement of previousSchemaStatements()) await database.client.query(statement);
   const old = await createPostgresBackend({ client: database.client, clock });
@@ -169,7 +169,7 @@ describe(`schema versions, on ${DATABASE_KIND}`, () => {
       });
     }
     // Exactly what a database made new under this map holds.
-    const fresh = await openTestDatabase();
+    const fresh = await openTestDatabase({ shared: true });
     opened.push(fresh);
     const made = await createPostgresBackend({ client: fresh.client, columns: OWNER_COLUMNS, clock });
     await made.migrate();
