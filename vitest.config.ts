@@ -22,7 +22,11 @@ export default defineConfig({
     // Every response of a server made in a test is held to the OpenAPI document (issue 29).
     setupFiles: ["test/support/openapi-responses.setup.ts"],
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts", "src/**/*.test-d.ts"] },
-    testTimeout: 60_000,
+    // Hang guards, not verdicts: no test's outcome depends on them. A suite on a busy machine (a load
+    // average of 9 on two cores: about 630 s for the whole run) must not be cut by them, so they are
+    // generous; a test that needs longer sets its own.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     // Vitest's default leaves one core free, which on the two-core machines of this project is one worker:
     // two workers take the suite from about 280 s to about 205 s there (the suite's timing bounds hold).
     maxWorkers: Math.max(2, availableParallelism() - 1),

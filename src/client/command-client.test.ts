@@ -339,7 +339,7 @@ describe("createCommandClient over HTTP: the time limit of one answer (timeoutMs
 
   it("fails with a CommandClientError of status 0 when the server never answers", async () => {
     const c = createCommandClient({ ...options, fetch: silent, timeoutMs: 50 });
-    const started = Date.now();
+    // The message names the limit that fired; how late a busy machine fires it is no verdict.
     const error = await c
       .getIncidentTimelineEntries({ incidentNumber: "20240101-1" })
       .catch((e: unknown) => e);
@@ -348,7 +348,6 @@ describe("createCommandClient over HTTP: the time limit of one answer (timeoutMs
     expect((error as Error).message).toBe(
       "The request to GetIncidentTimelineEntries took longer than 50 ms.",
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("counts the body too: headers that arrive, then a body that stalls", async () => {

@@ -150,12 +150,12 @@ describe("AddNotesToArtifacts: failures", () => {
     [
       "Note misspelled",
       { "Artifact Name": "10.0.0.5", note: "n" },
-      "Missing required parameter 'Note' (found 'note': parameter names are case-sensitive).",
+      "Unknown parameter 'note': did you mean 'Note'? Nothing was done: parameter names are exact (case, spaces, '_' and '-' count).",
     ],
     [
       "Artifact Name with an underscore",
       { Artifact_Name: "10.0.0.5", Note: "n" },
-      "Missing required parameter 'Artifact Name' (found 'Artifact_Name': parameter names are case-sensitive).",
+      "Unknown parameter 'Artifact_Name': did you mean 'Artifact Name'? Nothing was done: parameter names are exact (case, spaces, '_' and '-' count).",
     ],
     [
       "Artifact Name a number",

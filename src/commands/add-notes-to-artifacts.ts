@@ -13,6 +13,8 @@ import { unstorableCharacter } from "./unstorable-text.js";
 const NAME = "Artifact Name";
 const TYPE = "Artifact Type";
 const NOTE = "Note";
+/** The command's parameters (docs/semantics.md 3.3). */
+const PARAMETERS = [NAME, TYPE, NOTE] as const;
 /** At most this many types are listed in an "unknown type" message. */
 const LISTED_TYPES = 20;
 
@@ -30,7 +32,7 @@ const LISTED_TYPES = 20;
  *   given, a message listing their types and asking for `Artifact Type`
  */
 export async function addNotesToArtifacts(context: CommandContext): Promise<unknown> {
-  const params = new ParamReader(context.params);
+  const params = new ParamReader(context.params, PARAMETERS);
   const name = params.requiredString(NAME);
   const rawType = params.raw(TYPE);
   let typeRef: number | string | undefined;
@@ -132,6 +134,7 @@ function unknownTypeMessage(types: readonly ArtifactTypeInfo[], ref: number | st
 /** The command's definition for the handler. */
 export const ADD_NOTES_TO_ARTIFACTS: CommandDefinition = {
   name: "AddNotesToArtifacts",
+  parameters: PARAMETERS,
   run: addNotesToArtifacts,
   failure: addNotesFailure,
 };

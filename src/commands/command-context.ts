@@ -31,6 +31,12 @@ export interface CommandContext {
 /** One command: a 200 body for success or command-level failure; rejects only for unexpected failures. */
 export interface CommandDefinition {
   readonly name: string;
+  /**
+   * Every parameter the command reads from `CommandParams`, by its exact name. The handler refuses a key
+   * that is a near miss of one of them before the command runs (docs/semantics.md 3.2, "Parameter names"),
+   * and the command's `ParamReader` reads no other name.
+   */
+  readonly parameters: readonly string[];
   run(context: CommandContext): Promise<unknown>;
   /** The 200 failure body with a message (used for "no access to the site"). */
   failure(message: string): unknown;

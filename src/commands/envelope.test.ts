@@ -63,9 +63,10 @@ describe("envelopeIssueMessage", () => {
       { code: "invalid_field", field: "Site", expected: "a non-empty string", found: 3 },
       "'Site' must be a non-empty string, found the number 3.",
     ],
-    missing_parameter: [
-      { code: "missing_parameter", name: "Note", nearMiss: "note" },
-      "Missing required parameter 'Note' (found 'note': parameter names are case-sensitive).",
+    missing_parameter: [{ code: "missing_parameter", name: "Note" }, "Missing required parameter 'Note'."],
+    near_miss_parameter: [
+      { code: "near_miss_parameter", key: "DryRun", name: "Dry Run" },
+      "Unknown parameter 'DryRun': did you mean 'Dry Run'?",
     ],
     invalid_parameter: [
       { code: "invalid_parameter", name: "Filter", expected: "a string", found: [] },
@@ -80,21 +81,27 @@ describe("envelopeIssueMessage", () => {
 
 describe("ParamReader", () => {
   it("words its problems by envelopeIssueMessage", () => {
-    const reader = new ParamReader({ "incident number": "1", Note: " ", Filter: 3 });
+    const reader = new ParamReader({ Note: " ", Filter: 3 }, ["Incident Number", "Note", "Filter"]);
     expect(reader.requiredString("Incident Number")).toBeUndefined();
     expect(reader.requiredString("Note")).toBeUndefined();
     expect(reader.optionalString("Filter")).toBeUndefined();
     expect(reader.problems).toEqual([
-      envelopeIssueMessage({
-        code: "missing_parameter",
-        name: "Incident Number",
-        nearMiss: "incident number",
-      }),
+      envelopeIssueMessage({ code: "missing_parameter", name: "Incident Number" }),
       envelopeIssueMessage({ code: "empty_parameter", name: "Note" }),
       envelopeIssueMessage({ code: "invalid_parameter", name: "Filter", expected: "a string", found: 3 }),
     ]);
     expect(reader.message()).toBe(
-      "Missing required parameter 'Incident Number' (found 'incident number': parameter names are case-sensitive). Parameter 'Note' must not be empty. Parameter 'Filter' must be a string, found the number 3.",
+      "Missing required parameter 'Incident Number'. Parameter 'Note' must not be empty. Parameter 'Filter' must be a string, found the number 3.",
+    );
+  });
+});
+
+describe("ParamReader and the declared parameters", () => {
+  it("refuses to read a name the command did not declare (the near-miss check would not cover it)", () => {
+    const reader = new ParamReader({ Note: "n" }, ["Note"]);
+    expect(reader.raw("Note")).toBe("n");
+    expect(() => reader.raw("Notes")).toThrow(
+      "'Notes' is read but not declared among the command's parameters.",
     );
   });
 });

@@ -35,8 +35,13 @@ export type EnvelopeIssueDetail =
       readonly expected: string;
       readonly found: unknown;
     }
-  /** A required command parameter is absent or `null`; `nearMiss` is a key that differs only in case or spacing. */
-  | { readonly code: "missing_parameter"; readonly name: string; readonly nearMiss?: string }
+  /** A required command parameter is absent or `null`. */
+  | { readonly code: "missing_parameter"; readonly name: string }
+  /**
+   * A `CommandParams` key that is not a parameter of the command but equals `name` once case, spaces, `_`
+   * and `-` are ignored (docs/semantics.md 3.2, "Parameter names").
+   */
+  | { readonly code: "near_miss_parameter"; readonly key: string; readonly name: string }
   /** A command parameter of the wrong type. */
   | {
       readonly code: "invalid_parameter";
@@ -70,9 +75,9 @@ export function envelopeIssueMessage(detail: EnvelopeIssueDetail): string {
     case "invalid_field":
       return `'${detail.field}' must be ${detail.expected}, found ${describeValue(detail.found)}.`;
     case "missing_parameter":
-      return detail.nearMiss === undefined
-        ? `Missing required parameter '${detail.name}'.`
-        : `Missing required parameter '${detail.name}' (found '${detail.nearMiss}': parameter names are case-sensitive).`;
+      return `Missing required parameter '${detail.name}'.`;
+    case "near_miss_parameter":
+      return `Unknown parameter '${shownKey(detail.key)}': did you mean '${detail.name}'?`;
     case "invalid_parameter":
       return `Parameter '${detail.name}' must be ${detail.expected}, found ${describeValue(detail.found)}.`;
     case "empty_parameter":
@@ -157,34 +162,93 @@ export function readEnvelope(body: unknown): EnvelopeResult {
   };
 }
 
+/** The sentence that follows the near misses of a command's parameters (docs/semantics.md 3.2). */
+export const NEAR_MISS_TRAILER =
+  "Nothing was done: parameter names are exact (case, spaces, '_' and '-' count).";
+
+/**
+ * The keys of `CommandParams` that are near misses of the command's parameters (docs/semantics.md 3.2,
+ * "Parameter names"): a key that is not one of `parameters` but equals one once case, white space, `_` and
+ * `-` are ignored (`DryRun`, `dry run`, `artifact_name`). Own enumerable keys, in their order; linear in the
+ * keys' total length.
+ * @param params - `CommandParams`
+ * @param parameters - the command's parameter names (`CommandDefinition.parameters`)
+ * @returns each near miss with the parameter it resembles; empty when there is none
+ */
+export function nearMissParameters(
+  params: Readonly<Record<string, unknown>>,
+  parameters: readonly string[],
+): { readonly key: string; readonly name: string }[] {
+  const byFolded = new Map(parameters.map((name) => [foldParameterName(name), name]));
+  const found: { key: string; name: string }[] = [];
+  for (const key of Object.keys(params)) {
+    if (parameters.includes(key)) continue;
+    const name = byFolded.get(foldParameterName(key));
+    if (name !== undefined) found.push({ key, name });
+  }
+  return found;
+}
+
+/**
+ * The failure message for near misses (never empty): one `Unknown parameter 'K': did you mean 'P'?` per
+ * key, then `NEAR_MISS_TRAILER`.
+ */
+export function nearMissMessage(
+  nearMisses: readonly { readonly key: string; readonly name: string }[],
+): string {
+  const sentences = nearMisses.map(({ key, name }) =>
+    envelopeIssueMessage({ code: "near_miss_parameter", key, name }),
+  );
+  return [...sentences, NEAR_MISS_TRAILER].join(" ");
+}
+
+/**
+ * A parameter name with case, white space, `_` and `-` removed: the form in which a key and a parameter
+ * are a near miss (docs/semantics.md 3.2).
+ */
+export function foldParameterName(name: string): string {
+  return name.toLowerCase().replace(/[\s_-]+/g, "");
+}
+
+/** A key as a message shows it: at most 60 characters, then `…`. */
+function shownKey(key: string): string {
+  return key.length > 60 ? `${key.slice(0, 60)}…` : key;
+}
+
 /**
  * Reads command parameters by their exact names and collects every problem as a sentence.
- * A parameter that is absent or `null` is missing; names are case-sensitive, and a near miss
- * (`incident number`) is named in the message. The reader's own problems are worded by
- * `envelopeIssueMessage`; a command adds its own sentences to `problems` directly.
+ * A parameter that is absent or `null` is missing. Near misses of the names (`incident number`) never reach
+ * a reader: the handler refuses them first, for every parameter (`nearMissParameters`). The reader's own
+ * problems are worded by `envelopeIssueMessage`; a command adds its own sentences to `problems` directly.
  */
 export class ParamReader {
   readonly problems: string[] = [];
 
-  constructor(private readonly params: Readonly<Record<string, unknown>>) {}
+  /**
+   * @param params - `CommandParams`
+   * @param parameters - the command's parameter names (`CommandDefinition.parameters`): the only names
+   *   the reader reads, so that the near-miss check of the handler covers every parameter a command reads
+   */
+  constructor(
+    private readonly params: Readonly<Record<string, unknown>>,
+    private readonly parameters: readonly string[],
+  ) {}
 
-  /** The raw value of a parameter, `undefined` when absent or `null`. */
+  /**
+   * The raw value of a parameter, `undefined` when absent or `null`.
+   * @throws {Error} when `name` is not one of the command's declared parameters (a defect of the command)
+   */
   raw(name: string): unknown {
+    if (!this.parameters.includes(name)) {
+      throw new Error(`'${name}' is read but not declared among the command's parameters.`);
+    }
     const value = Object.hasOwn(this.params, name) ? this.params[name] : undefined;
     return value === null ? undefined : value;
   }
 
-  /** Records `Missing required parameter 'X'.`, with a hint when another key differs only in case or spacing. */
+  /** Records `Missing required parameter 'X'.` */
   missing(name: string): void {
-    const wanted = normalise(name);
-    const nearMiss = Object.keys(this.params).find((k) => k !== name && normalise(k) === wanted);
-    this.problems.push(
-      envelopeIssueMessage(
-        nearMiss === undefined
-          ? { code: "missing_parameter", name }
-          : { code: "missing_parameter", name, nearMiss },
-      ),
-    );
+    this.problems.push(envelopeIssueMessage({ code: "missing_parameter", name }));
   }
 
   /** Records `Parameter 'X' must be …, found …`. */
@@ -240,8 +304,4 @@ export class ParamReader {
     });
     return text;
   }
-}
-
-function normalise(name: string): string {
-  return name.toLowerCase().replace(/[\s_-]+/g, "");
 }

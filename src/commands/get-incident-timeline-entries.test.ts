@@ -95,7 +95,7 @@ describe("GetIncidentTimelineEntries: failures", () => {
     [
       "spelled in another case",
       { "incident number": "20240101-1" },
-      "Missing required parameter 'Incident Number' (found 'incident number': parameter names are case-sensitive).",
+      "Unknown parameter 'incident number': did you mean 'Incident Number'? Nothing was done: parameter names are exact (case, spaces, '_' and '-' count).",
     ],
     [
       "a number",

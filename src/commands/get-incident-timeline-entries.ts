@@ -9,6 +9,12 @@ import { ParamReader } from "./envelope.js";
 import { timelineFailure, timelineSuccess } from "./responses.js";
 import type { TimelineEntryData } from "./wire.js";
 
+const INCIDENT_NUMBER = "Incident Number";
+const FILTER = "Filter";
+const SORT_ORDER = "Sort Order";
+/** The command's parameters (docs/semantics.md 3.3). */
+const PARAMETERS = [INCIDENT_NUMBER, FILTER, SORT_ORDER] as const;
+
 /**
  * Runs GetIncidentTimelineEntries.
  * Parameters: `Incident Number` (string, required), `Filter` (string), `Sort Order` (`ASC`, `ascending`,
@@ -18,11 +24,11 @@ import type { TimelineEntryData } from "./wire.js";
  *   `Incident 'N' was not found in site 'S'.`
  */
 export async function getIncidentTimelineEntries(context: CommandContext): Promise<unknown> {
-  const params = new ParamReader(context.params);
-  const incidentNumber = params.requiredString("Incident Number");
-  const filter = params.optionalString("Filter");
+  const params = new ParamReader(context.params, PARAMETERS);
+  const incidentNumber = params.requiredString(INCIDENT_NUMBER);
+  const filter = params.optionalString(FILTER);
   // Any token, string or not, goes to parseSortOrder, whose refusal names the accepted tokens (semantics 2).
-  const sortToken = params.raw("Sort Order");
+  const sortToken = params.raw(SORT_ORDER);
   let sortOrder: SortOrder | undefined;
   if (sortToken !== undefined) {
     try {
@@ -65,6 +71,7 @@ function toWire(entry: TimelineEntryData): TimelineEntryData {
 /** The command's definition for the handler. */
 export const GET_INCIDENT_TIMELINE_ENTRIES: CommandDefinition = {
   name: "GetIncidentTimelineEntries",
+  parameters: PARAMETERS,
   run: getIncidentTimelineEntries,
   failure: timelineFailure,
 };

@@ -7,7 +7,9 @@
  * 3. a body `Username` that is not the caller → 401 `{"Error": "Invalid authentication key."}`;
  * 4. a caller who may not use the site → 200 with the command's failure body and
  *    `User 'X' has no access to site 'Y'.` (whether or not the site exists);
- * 5. the command: 200 with its success or failure body.
+ * 5. a `CommandParams` key that is a near miss of one of the command's parameters (`DryRun`, `note`) → 200
+ *    with the command's failure body naming the parameter, before the command reads or records anything;
+ * 6. the command: 200 with its success or failure body.
  * Anything thrown on the way → 500 `{"Error": "Unexpected Error."}`, reported to `onError`; a
  * `BackendUnavailableError` (nothing was done) → 503 `The service is temporarily unavailable: retry after N
  * seconds.` with `retryAfterSeconds`, reported too (docs/semantics.md 3.1); a search past
@@ -19,7 +21,7 @@ import type { SearchBudget } from "../incidents/search-budget.js";
 import { ADD_NOTES_TO_ARTIFACTS } from "./add-notes-to-artifacts.js";
 import type { Backend } from "./backend.js";
 import type { CommandDefinition, ResolvedCommandOptions } from "./command-context.js";
-import { readEnvelope } from "./envelope.js";
+import { nearMissMessage, nearMissParameters, readEnvelope } from "./envelope.js";
 import { GET_INCIDENT_TIMELINE_ENTRIES } from "./get-incident-timeline-entries.js";
 import type { Caller, CommandBody, CommandHandler, CommandResponse } from "./handler-types.js";
 import { errorResponse, ok } from "./responses.js";
@@ -67,11 +69,15 @@ export interface CommandHandlerOptions {
 /** The default of `CommandHandlerOptions.maxNoteLength`. */
 export const DEFAULT_MAX_NOTE_LENGTH = 65_536;
 
+/** The three commands' definitions (name, parameters, run, failure body), in the specification's order. */
+export const COMMAND_DEFINITIONS: readonly CommandDefinition[] = [
+  GET_INCIDENT_TIMELINE_ENTRIES,
+  TRIGGER_INCIDENT_EXTERNAL_ACTION,
+  ADD_NOTES_TO_ARTIFACTS,
+];
+
 const COMMANDS: ReadonlyMap<string, CommandDefinition> = new Map(
-  [GET_INCIDENT_TIMELINE_ENTRIES, TRIGGER_INCIDENT_EXTERNAL_ACTION, ADD_NOTES_TO_ARTIFACTS].map((c) => [
-    c.name.toLowerCase(),
-    c,
-  ]),
+  COMMAND_DEFINITIONS.map((c) => [c.name.toLowerCase(), c]),
 );
 
 /**
@@ -179,5 +185,9 @@ async function handle(
   const site = user?.sites.includes(siteName) === true ? await backend.findSite(siteName) : undefined;
   if (site === undefined)
     return ok(definition.failure(`User '${username}' has no access to site '${siteName}'.`));
+  // docs/semantics.md 3.2, "Parameter names": a near miss of any parameter is refused before the command
+  // reads anything, so that `DryRun` never runs the playbooks the caller meant to preview.
+  const nearMisses = nearMissParameters(params, definition.parameters);
+  if (nearMisses.length > 0) return ok(definition.failure(nearMissMessage(nearMisses)));
   return ok(await definition.run({ backend, username, site, params, options }));
 }

@@ -165,7 +165,7 @@ describe("TriggerIncidentExternalAction: failures", () => {
     [
       "Trigger Data misspelled",
       { "Search Conditions": conditions, TriggerData: {} },
-      "Missing required parameter 'Trigger Data' (found 'TriggerData': parameter names are case-sensitive).",
+      "Unknown parameter 'TriggerData': did you mean 'Trigger Data'? Nothing was done: parameter names are exact (case, spaces, '_' and '-' count).",
     ],
     [
       "Search Conditions a string that is not JSON",

@@ -20,6 +20,8 @@ import { ON_INCIDENT_EXTERNAL_ACTION, type TriggeredPlaybook } from "./wire.js";
 const CONDITIONS = "Search Conditions";
 const TRIGGER_DATA = "Trigger Data";
 const DRY_RUN = "Dry Run";
+/** The command's parameters (docs/semantics.md 3.3). */
+const PARAMETERS = [CONDITIONS, TRIGGER_DATA, DRY_RUN] as const;
 
 /** The refusal of a condition that matches every incident (docs/semantics.md 3.3). */
 const EMPTY = `Parameter '${CONDITIONS}' must not be empty: {} would match every incident.`;
@@ -47,7 +49,7 @@ const MATCHES_EVERYTHING = `Parameter '${CONDITIONS}' matches every incident by 
  *   search rejects with a `SearchTimeoutError`
  */
 export async function triggerIncidentExternalAction(context: CommandContext): Promise<unknown> {
-  const params = new ParamReader(context.params);
+  const params = new ParamReader(context.params, PARAMETERS);
   const { parseOptions, triggerDataLimits, searchBudget } = context.options;
   const rawConditions = params.raw(CONDITIONS);
   let condition: Condition | undefined;
@@ -156,6 +158,7 @@ function searchTimeoutOf(error: unknown): string | undefined {
 /** The command's definition for the handler. */
 export const TRIGGER_INCIDENT_EXTERNAL_ACTION: CommandDefinition = {
   name: "TriggerIncidentExternalAction",
+  parameters: PARAMETERS,
   run: triggerIncidentExternalAction,
   failure: triggerFailure,
 };

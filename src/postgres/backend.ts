@@ -27,13 +27,19 @@ import { compile } from "../conditions/compile.js";
 import { recordDateValue } from "../conditions/dates.js";
 import { budgetedPredicate, type SearchBudget, startBudget } from "../incidents/search-budget.js";
 import {
+  COLUMNS_TABLE,
   type ColumnMap,
   CREATED_COLUMN,
+  columnIndexStatements,
   DEFAULT_COLUMNS,
+  MIGRATIONS,
   quoteIdentifier,
-  schemaStatements,
+  SCHEMA_VERSION,
+  SchemaVersionError,
   storableText,
   timestampText,
+  VERSIONS_TABLE,
+  VERSIONS_TABLE_STATEMENT,
 } from "./schema.js";
 import {
   ConnectionNotObtainedError,
@@ -66,7 +72,10 @@ export type PostgresBackendOptions = PostgresConnection & {
   readonly clock?: () => Date;
   /** The field catalogue for dataset validation (docs/semantics.md 1.6). */
   readonly catalog?: FieldCatalog;
-  /** Catalogue field → column (default `DEFAULT_COLUMNS`, the columns `migrate()` creates). */
+  /**
+   * Catalogue field → column (default `DEFAULT_COLUMNS`). `migrate()` adds a column the database lacks and
+   * fills it from the stored records (docs/postgresql.md, "Schema versions").
+   */
   readonly columns?: ColumnMap;
   /** Rows fetched by the first query of a first-match search (default 32; doubled per further query). */
   readonly firstBatch?: number;
@@ -114,10 +123,36 @@ function unavailableOr(error: unknown, isRead: boolean): unknown {
   );
 }
 
+/** A step of `migrate()`, reported to `MigrateOptions.onStep` before the step's transaction commits. */
+export type MigrationStep =
+  /** The statements of schema version `version` ran; the version is recorded at the commit that follows. */
+  | { readonly kind: "version"; readonly version: number; readonly description: string }
+  /** Columns were added for `fields`, and `filled` of the stored incidents have their values so far. */
+  | { readonly kind: "columns"; readonly fields: readonly string[]; readonly filled: number };
+
+/** Options of `PostgresBackend.migrate`. */
+export interface MigrateOptions {
+  /**
+   * Told of each step inside its transaction, before the commit (a log line; a test that stops a migration
+   * part-way). A rejection rolls the step back and rejects `migrate()`.
+   */
+  readonly onStep?: (step: MigrationStep) => void | Promise<void>;
+}
+
 /** The PostgreSQL backend: a `Backend` plus schema and data management. */
 export interface PostgresBackend extends Backend {
-  /** Creates the tables, indexes and sequence if they do not exist (idempotent). */
-  migrate(): Promise<void>;
+  /**
+   * Creates or upgrades the schema (docs/postgresql.md, "Schema versions"): each missing version's
+   * migration in its own transaction, under the advisory lock the instances share, recorded in
+   * `iq_schema_versions`; then, in one more transaction, a column for each field of the backend's column
+   * map that the database lacks, filled from the stored records. Forward only and idempotent: instances
+   * started together migrate once, the others find it done. A migration that fails or is killed part-way
+   * leaves the database at the version before it.
+   * @throws {SchemaVersionError} when the database's schema is newer than `SCHEMA_VERSION`; nothing is changed
+   * @throws {Error} when the column map gives a field a column that the database holds for another field,
+   *   or the field another column; nothing is changed
+   */
+  migrate(options?: MigrateOptions): Promise<void>;
   /**
    * Loads a dataset in the format of `createMemoryBackend` (validated first), in one transaction: all of
    * it or nothing. Sites, users, playbooks and artifact types replace existing rows of the same key.
@@ -169,6 +204,9 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
   const client = await openClient(options);
   const columns = options.columns ?? DEFAULT_COLUMNS;
   for (const column of Object.values(columns)) quoteIdentifier(column);
+  // The column map every insert fills: the instance's until migrate() reads the database's, which also
+  // holds the columns other instances (or earlier runs) gave fields, so that none is left unfilled.
+  let storedColumns: ColumnMap = columns;
   const clock = options.clock ?? (() => new Date());
   const firstBatch = options.firstBatch ?? 32;
   if (!Number.isInteger(firstBatch) || firstBatch < 1) {
@@ -235,7 +273,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
     for (let start = 0; start < incidents.length; start += INCIDENT_BATCH) {
       await insertIncidents(
         tx,
-        columns,
+        storedColumns,
         incidents.slice(start, start + INCIDENT_BATCH).map((incident) => ({
           site: incident.Site,
           number: incident.Number,
@@ -290,12 +328,36 @@ export async function createPostgresBackend(options: PostgresBackendOptions): Pr
   };
 
   return {
-    async migrate() {
-      await client.transaction(async (tx) => {
-        // Instances started together over one database create the schema one at a time (concurrent
-        // CREATE … IF NOT EXISTS can still collide in the catalogue).
+    async migrate(migrateOptions: MigrateOptions = {}) {
+      const onStep = migrateOptions.onStep ?? (() => {});
+      // One version per transaction, each under the lock: instances started together migrate one at a
+      // time, and each finds done what another did (concurrent CREATE … IF NOT EXISTS can still collide in
+      // the catalogue). A database made before versions were recorded has the tables of version 1, whose
+      // statements are all IF NOT EXISTS: it is recorded as version 1 without a change.
+      for (;;) {
+        const done = await client.transaction(async (tx) => {
+          await tx.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+          await tx.query(VERSIONS_TABLE_STATEMENT);
+          const found = await tx.query<{ version: number | null }>(
+            `SELECT max(version) AS version FROM ${VERSIONS_TABLE}`,
+          );
+          const current = Number(found.rows[0]?.version ?? 0);
+          if (current > SCHEMA_VERSION) throw new SchemaVersionError(current, SCHEMA_VERSION);
+          if (current === SCHEMA_VERSION) return true;
+          const migration = MIGRATIONS[current]!;
+          for (const statement of migration.statements(columns)) await tx.query(statement);
+          await onStep({ kind: "version", version: migration.version, description: migration.description });
+          await tx.query(`INSERT INTO ${VERSIONS_TABLE} (version, description) VALUES ($1, $2)`, [
+            migration.version,
+            migration.description,
+          ]);
+          return false;
+        });
+        if (done) break;
+      }
+      storedColumns = await client.transaction(async (tx) => {
         await tx.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
-        for (const statement of schemaStatements(columns)) await tx.query(statement);
+        return syncColumns(tx, columns, onStep);
       });
     },
 
@@ -554,6 +616,89 @@ async function importDriver<T>(name: string): Promise<T> {
       cause: error,
     });
   }
+}
+
+/** Incidents read per statement while a new column is filled. */
+const FILL_BATCH = 2000;
+
+/**
+ * Brings the database's column map up to `columns` inside the transaction `tx` (docs/postgresql.md, "Schema
+ * versions"): a field of `columns` that the database does not record gets its column (added if missing),
+ * filled from every stored record by the rules of `incidentRow`, its field added to or removed from
+ * `irregular` as the value says, and is recorded. Fields recorded but not in `columns` keep their columns,
+ * which every insert keeps filling.
+ * @returns the database's column map after the change: recorded fields, `columns` included
+ * @throws {Error} when `columns` gives a recorded field another column, or a recorded column another field
+ */
+async function syncColumns(
+  tx: SqlClient,
+  columns: ColumnMap,
+  onStep: (step: MigrationStep) => void | Promise<void>,
+): Promise<ColumnMap> {
+  const recorded = await tx.query<{ column_name: string; field: string }>(
+    `SELECT column_name, field FROM ${COLUMNS_TABLE} ORDER BY column_name`,
+  );
+  const byColumn = new Map(recorded.rows.map((row) => [row.column_name, row.field]));
+  const byField = new Map(recorded.rows.map((row) => [row.field, row.column_name]));
+  const added: [string, string][] = [];
+  for (const [field, column] of Object.entries(columns)) {
+    const holder = byColumn.get(column);
+    const held = byField.get(field);
+    if (holder === field) continue;
+    if (holder !== undefined || held !== undefined) {
+      throw new Error(
+        holder !== undefined
+          ? `The column map gives '${field}' the column '${column}', which the database holds for '${holder}': keep the database's map or use another column name.`
+          : `The column map gives '${field}' the column '${column}', but the database holds it in '${held}': keep the database's map.`,
+      );
+    }
+    added.push([field, column]);
+  }
+  if (added.length > 0) {
+    const addedMap: ColumnMap = Object.fromEntries(added);
+    const addedFields = new Set(added.map(([field]) => field));
+    for (const [field, column] of added) {
+      const type = column === CREATED_COLUMN ? "timestamptz" : "text";
+      await tx.query(`ALTER TABLE iq_incidents ADD COLUMN IF NOT EXISTS ${quoteIdentifier(column)} ${type}`);
+      for (const statement of columnIndexStatements(field, column)) await tx.query(statement);
+    }
+    const names = added.map(([, column]) => column);
+    const set = names.map((name) => `${quoteIdentifier(name)} = r.${quoteIdentifier(name)}`).join(", ");
+    const typed = names.map(
+      (name) => `${quoteIdentifier(name)} ${name === CREATED_COLUMN ? "timestamptz" : "text"}`,
+    );
+    let filled = 0;
+    for (let after = 0; ; ) {
+      const batch = await tx.query<{
+        seq: string | number;
+        irregular: string[];
+        record: Record<string, unknown>;
+      }>(`SELECT seq, irregular, record FROM iq_incidents WHERE seq > $1 ORDER BY seq LIMIT ${FILL_BATCH}`, [
+        after,
+      ]);
+      if (batch.rows.length === 0) break;
+      const rows = batch.rows.map((row) => {
+        const { values, irregular } = incidentRow(row.record, addedMap);
+        const kept = row.irregular.filter((field) => !addedFields.has(field));
+        return { ...values, seq: Number(row.seq), irregular: [...kept, ...irregular] };
+      });
+      await tx.query(
+        `UPDATE iq_incidents AS t SET ${set}, irregular = r.irregular
+         FROM jsonb_to_recordset($1::jsonb) AS r(seq bigint, ${typed.join(", ")}, irregular text[])
+         WHERE t.seq = r.seq`,
+        [JSON.stringify(rows)],
+      );
+      filled += rows.length;
+      after = rows[rows.length - 1]!.seq;
+      await onStep({ kind: "columns", fields: [...addedFields], filled });
+    }
+    if (filled === 0) await onStep({ kind: "columns", fields: [...addedFields], filled });
+    for (const [field, column] of added) {
+      await tx.query(`INSERT INTO ${COLUMNS_TABLE} (column_name, field) VALUES ($1, $2)`, [column, field]);
+      byField.set(field, column);
+    }
+  }
+  return Object.freeze(Object.fromEntries(byField));
 }
 
 /** The column values of one incident (schema.ts's column rules). */

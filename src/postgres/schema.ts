@@ -84,8 +84,12 @@ export const DEFAULT_COLUMNS: ColumnMap = Object.freeze(
   ),
 );
 
-/** The statements of the schema, in order; each is idempotent (`IF NOT EXISTS`). */
-export function schemaStatements(columns: ColumnMap = DEFAULT_COLUMNS): string[] {
+/**
+ * Schema version 1: the tables, indexes and sequence, with a text column for each field of `columns`
+ * (the schema of every release before versions were recorded; never change it: a database made by those
+ * releases is a version-1 database). Each statement is idempotent (`IF NOT EXISTS`).
+ */
+function version1Statements(columns: ColumnMap): string[] {
   const fieldColumns = Object.entries(columns)
     .filter(([, column]) => column !== CREATED_COLUMN)
     .map(([, column]) => `${quoteIdentifier(column)} text`);
@@ -148,4 +152,95 @@ export function schemaStatements(columns: ColumnMap = DEFAULT_COLUMNS): string[]
       time timestamptz NOT NULL
     )`,
   ];
+}
+
+/** The table of applied schema versions (docs/postgresql.md, "Schema versions"). */
+export const VERSIONS_TABLE = "iq_schema_versions";
+
+/** The table of the incidents' column map in force: which column holds which field. */
+export const COLUMNS_TABLE = "iq_incident_columns";
+
+/** One forward migration: the statements that take a database from `version - 1` to `version`. */
+export interface SchemaMigration {
+  /** The version a database has once this migration committed (1, 2, …: consecutive). */
+  readonly version: number;
+  /** What it changes, in a few words (stored beside the version). */
+  readonly description: string;
+  /** Its statements, each idempotent, for the backend's column map. */
+  statements(columns: ColumnMap): string[];
+}
+
+/**
+ * The migrations, in order; the last one's version is `SCHEMA_VERSION`. Forward only: a release adds a
+ * migration at the end and never edits one that shipped.
+ */
+export const MIGRATIONS: readonly SchemaMigration[] = Object.freeze([
+  {
+    version: 1,
+    description: "incidents, timelines, playbooks, artifacts, notes, runs and the RuntimeId sequence",
+    statements: version1Statements,
+  },
+  {
+    version: 2,
+    description:
+      "the incidents' column map is recorded, and a column the map gains is filled from the records",
+    statements: () => [
+      `CREATE TABLE IF NOT EXISTS ${COLUMNS_TABLE} (
+      column_name text PRIMARY KEY,
+      field text NOT NULL UNIQUE,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    ],
+  },
+]);
+
+/** The schema version this code writes and understands: the last migration's. */
+export const SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** The statement that creates the table of versions (idempotent). */
+export const VERSIONS_TABLE_STATEMENT = `CREATE TABLE IF NOT EXISTS ${VERSIONS_TABLE} (
+      version integer PRIMARY KEY,
+      description text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`;
+
+/**
+ * The statements of the current schema for `columns`, in order, each idempotent (`IF NOT EXISTS`): every
+ * migration's. They record no version: `migrate()` is the way to create or upgrade a database; these serve
+ * tests and tools that want the tables alone.
+ */
+export function schemaStatements(columns: ColumnMap = DEFAULT_COLUMNS): string[] {
+  return [VERSIONS_TABLE_STATEMENT, ...MIGRATIONS.flatMap((migration) => migration.statements(columns))];
+}
+
+/**
+ * The index statements a column of `field` gets (key lookups on `Number` and `ExternalKey`, as
+ * IncidentSet's hash indexes); none for other fields.
+ */
+export function columnIndexStatements(field: string, column: string): string[] {
+  return field === "Number" || field === "ExternalKey"
+    ? [
+        `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`iq_incidents_${column}`)} ON iq_incidents (site, ${quoteIdentifier(column)})`,
+      ]
+    : [];
+}
+
+/**
+ * A database whose schema is newer than this code (a later release migrated it): the code refuses it
+ * rather than write rows the newer schema does not expect.
+ */
+export class SchemaVersionError extends Error {
+  override readonly name = "SchemaVersionError";
+  /**
+   * @param found - the database's schema version
+   * @param supported - `SCHEMA_VERSION`
+   */
+  constructor(
+    readonly found: number,
+    readonly supported: number,
+  ) {
+    super(
+      `The database's schema is version ${found}, newer than this release of incident-query understands (version ${supported}): use the release that migrated it, or a later one.`,
+    );
+  }
 }

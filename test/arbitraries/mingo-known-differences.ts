@@ -21,7 +21,14 @@ export type MingoDifference =
   | "numeric-segment-array"
   | "dotted-nested-array"
   | "invalid-date-in-range"
-  | "regex-nested-array";
+  | "regex-nested-array"
+  | "type-array-through-array"
+  | "mod-non-number"
+  | "type-array-elements"
+  | "nan-in-range"
+  | "elem-match-query-non-document"
+  | "elem-match-through-array"
+  | "elem-match-operator-nested-array";
 
 /** Every known difference, in the order the classifier tries them. */
 export const MINGO_DIFFERENCES: readonly MingoDifference[] = [
@@ -33,6 +40,13 @@ export const MINGO_DIFFERENCES: readonly MingoDifference[] = [
   "dotted-nested-array",
   "invalid-date-in-range",
   "regex-nested-array",
+  "type-array-through-array",
+  "mod-non-number",
+  "type-array-elements",
+  "nan-in-range",
+  "elem-match-query-non-document",
+  "elem-match-through-array",
+  "elem-match-operator-nested-array",
 ];
 
 /** One field-level operator of a raw condition, with its field path. Direct values count as `$eq`. */
@@ -53,23 +67,37 @@ function isOperatorObject(value: unknown): value is Record<string, unknown> {
   return keys.length > 0 && keys.every((k) => k.startsWith("$")) && !keys.includes("$date");
 }
 
-/** Every field-level operator of a raw condition, including those under `$not` and inside logical operators. */
-export function fieldOperators(raw: unknown, out: FieldOperator[] = []): FieldOperator[] {
+/**
+ * Every field-level operator of a raw condition, including those under `$not`, inside logical operators and
+ * inside `$elemMatch` (the operator form's operators on the same path; the query form's on the path joined
+ * with the element's, which is how a path reaches through the array's elements).
+ */
+export function fieldOperators(
+  raw: unknown,
+  out: FieldOperator[] = [],
+  prefix: readonly string[] = [],
+): FieldOperator[] {
   if (Array.isArray(raw)) {
-    for (const child of raw) fieldOperators(child, out);
+    for (const child of raw) fieldOperators(child, out, prefix);
     return out;
   }
   if (!isPlainObject(raw)) return out;
   for (const [key, value] of Object.entries(raw)) {
     if (LOGICAL.has(key)) {
-      fieldOperators(value, out);
+      fieldOperators(value, out, prefix);
       continue;
     }
-    const path = key.split(".");
+    const path = [...prefix, ...key.split(".")];
     const visit = (ops: Record<string, unknown>) => {
       for (const [op, operand] of Object.entries(ops)) {
         if (op === "$not" && isPlainObject(operand)) visit(operand);
-        else out.push({ path, op, operand });
+        else {
+          out.push({ path, op, operand });
+          if (op === "$elemMatch" && isPlainObject(operand)) {
+            if (isQueryForm(operand)) fieldOperators(operand, out, path);
+            else visit(operand);
+          }
+        }
       }
     };
     if (isOperatorObject(value)) visit(value);
@@ -161,9 +189,15 @@ const RULES: Record<MingoDifference, (op: FieldOperator, record: unknown) => boo
   // numeric key of element objects (match_numeric_components.js); mingo does the opposite.
   "numeric-segment-array": (op, record) => reach(record, op.path).indexedArray,
   // A dotted path that reaches an array of arrays: MongoDB traverses one level; mingo flattens them.
+  // The array of arrays may be the value reached or lie on the way (`a.b.c` on `{a: [[]]}`: MongoDB reaches
+  // nothing, so `$exists: false` holds; mingo flattens `[[]]` and answers otherwise).
   "dotted-nested-array": (op, record) =>
     op.path.length > 1 &&
-    reach(record, op.path).values.some((v) => Array.isArray(v) && v.some((e) => Array.isArray(e))),
+    op.path.some((_, i) =>
+      reach(record, op.path.slice(0, i + 1)).values.some(
+        (v) => Array.isArray(v) && v.some((e) => Array.isArray(e)),
+      ),
+    ),
   // An invalid JS Date has no BSON counterpart; mingo finds it within every $gte/$lte bound.
   "invalid-date-in-range": (op, record) =>
     RANGE.has(op.op) &&
@@ -174,7 +208,63 @@ const RULES: Record<MingoDifference, (op: FieldOperator, record: unknown) => boo
   "regex-nested-array": (op, record) =>
     op.op === "$regex" &&
     reach(record, op.path).values.some((v) => Array.isArray(v) && v.some((e) => Array.isArray(e))),
+  // mingo applies `$type: "array"` to the list of values collected through an array (as it does `$size`);
+  // MongoDB tests each value reached (type_array.js: `{"a.0": {$type: "array"}}` matches only where
+  // element 0 is itself an array, never `{a: []}` or `{a: [1, 2, 3]}`).
+  "type-array-through-array": (op, record) =>
+    op.op === "$type" &&
+    (Array.isArray(op.operand) ? op.operand : [op.operand]).some((t) => t === "array" || t === 4) &&
+    reach(record, op.path).throughArray,
+  // `$elemMatch`'s query form tries only the elements that are documents, arrays included (BSON arrays are
+  // documents keyed by index; elemmatch_object.js); mingo tries scalars under `$or`/`$and`/`$nor` and never
+  // arrays.
+  "elem-match-query-non-document": (op, record) =>
+    op.op === "$elemMatch" &&
+    isQueryForm(op.operand) &&
+    reach(record, op.path).values.some(
+      (v) => Array.isArray(v) && v.some((e) => Array.isArray(e) || !isPlainObject(e)),
+    ),
+  // mingo applies `$elemMatch` to the list of values collected through an array (as it does `$size`);
+  // MongoDB to each value reached, which must itself be an array.
+  "elem-match-through-array": (op, record) => op.op === "$elemMatch" && reach(record, op.path).throughArray,
+  // `$elemMatch`'s operator form applies each operator to the element as a whole and never enters an array
+  // element (elemmatch_value.js; `[[6]]` does not match `{$elemMatch: {$gte: 5}}`); mingo enters it.
+  "elem-match-operator-nested-array": (op, record) =>
+    op.op === "$elemMatch" &&
+    isPlainObject(op.operand) &&
+    !isQueryForm(op.operand) &&
+    reach(record, op.path).values.some((v) => Array.isArray(v) && v.some((e) => Array.isArray(e))),
+  // mingo's comparison reports NaN as equal to any bound, so NaN is within every `$gte`/`$lte`; MongoDB
+  // orders NaN below every number (type_bracket.js: `{a: {$lte: 0}}` does not return `{a: NaN}`).
+  "nan-in-range": (op, record) =>
+    RANGE.has(op.op) &&
+    reach(record, op.path).values.some(
+      (v) => Number.isNaN(v) || (Array.isArray(v) && v.some((e) => Number.isNaN(e))),
+    ),
+  // mingo's `$type` tests an array value itself, never its elements; MongoDB tests both (type_array.js:
+  // `{a: {$type: "number"}}` matches `{a: [1, 2, 3]}` and `{a: [1, "foo", 3]}`).
+  "type-array-elements": (op, record) =>
+    op.op === "$type" && reach(record, op.path).values.some((v) => Array.isArray(v)),
+  // mingo computes `$mod` with JavaScript's `%`, which coerces `null`, booleans and dates to numbers and
+  // answers for NaN, infinities and numbers beyond 64 bits; MongoDB matches numbers only, cast to 64-bit
+  // integers (mod.js: a string never matches; mod_special_values.js: NaN, infinity, ±1e19 never match).
+  "mod-non-number": (op, record) =>
+    op.op === "$mod" &&
+    reach(record, op.path).values.some((v) => (Array.isArray(v) ? v : [v]).some(notModNumber)),
 };
+
+/** Whether an `$elemMatch` operand is the query form: `{}`, a field key, or a logical operator. */
+function isQueryForm(operand: unknown): boolean {
+  if (!isPlainObject(operand)) return false;
+  const keys = Object.keys(operand);
+  return keys.length === 0 || keys.some((k) => !k.startsWith("$") || LOGICAL.has(k) || k === "$and");
+}
+
+/** A value MongoDB's `$mod` never matches but JavaScript's `%` computes: not a number in 64 bits. */
+function notModNumber(value: unknown): boolean {
+  if (typeof value === "number") return !Number.isFinite(value) || Math.abs(value) >= 2 ** 63;
+  return value === null || typeof value === "boolean" || value instanceof Date;
+}
 
 /**
  * The known difference that excuses a disagreement between our evaluation and mingo's on this pair, or

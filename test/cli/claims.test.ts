@@ -255,16 +255,26 @@ describe("inputs of docs/cli.md", () => {
   });
 
   it("a line of only '[' and 100,000 '[' are a broken array (65), quickly", async () => {
-    for (const text of ["[", "[\n", "[".repeat(100_000)]) {
+    // "Quickly" as a ratio, so that a busy machine cannot fail it: 100,000 '[' cost at most 50 times a
+    // single '[' (the fastest of three runs each); a quadratic or recursive reader would cost thousands.
+    const timedRun = async (text: string) => {
       const started = performance.now();
       const { code, err } = await run(["match", "--incidents", "-", "{}"], Readable.from([text]));
       expect(code).toBe(EXIT.dataError);
       expect(err).toContain("is not a valid JSON array");
-      expect(performance.now() - started).toBeLessThan(2000);
-    }
+      return performance.now() - started;
+    };
+    const fastest = async (text: string) =>
+      Math.min(await timedRun(text), await timedRun(text), await timedRun(text));
+    await timedRun("[\n");
+    expect(await fastest("[".repeat(100_000))).toBeLessThan(50 * (await fastest("[")));
   });
 
-  it("Search Conditions nested 100,000 deep (inline or @file) are exit 2, quickly", async () => {
+  it("Search Conditions nested 100,000 deep (inline or @file) are exit 2, without a stack overflow", async () => {
+    // No stopwatch (a busy machine would fail it, and timings of 100,000-deep JSON are dominated by the
+    // garbage collector): that the parser refuses such a structure after a bounded number of reads is
+    // held by test/adversarial/limits-at-the-edge.test.ts; here the command answers exit 2, and a hang
+    // would hit the test's timeout.
     const texts = [
       "[".repeat(100_000),
       `${"[".repeat(100_000)}${"]".repeat(100_000)}`,
@@ -273,10 +283,8 @@ describe("inputs of docs/cli.md", () => {
     ];
     for (const text of texts) {
       for (const argument of [text, `@${file("deep-conditions.json", text)}`]) {
-        const started = performance.now();
         const { code } = await run(["check", argument]);
         expect(code).toBe(EXIT.invalid);
-        expect(performance.now() - started).toBeLessThan(2000);
       }
     }
   });

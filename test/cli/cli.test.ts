@@ -65,13 +65,12 @@ describe("incident-query check", () => {
   });
 
   it("reads at most 16 MiB of an @file argument: a device or a huge file fails at once with exit 2", async () => {
-    const started = Date.now();
+    // /dev/zero never ends: reading it whole would hang (the test's timeout guards that), not be slow.
     const zero = await run("check", "@/dev/zero");
     expect([zero.code, zero.out]).toEqual([EXIT.invalid, ""]);
     expect(zero.err).toBe(
       "incident-query: The Search Conditions in '/dev/zero' are longer than 16777216 bytes, the most this tool reads from a file argument.\n",
     );
-    expect(Date.now() - started).toBeLessThan(10_000);
     const exact = file("exact.json", `{}${" ".repeat(16 * 2 ** 20 - 2)}`);
     expect((await run("check", `@${exact}`)).code).toBe(0);
     const over = file("over.json", `{}${" ".repeat(16 * 2 ** 20 - 1)}`);

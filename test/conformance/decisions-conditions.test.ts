@@ -46,14 +46,26 @@ describe("DECISIONS 1.7: limits at their edges", () => {
 
   it("program: a{1000} accepted; (a{500}){2} (1,000 a's plus two captures) refused, quickly", () => {
     expect(issuesOf({ a: { $regex: "a{1000}" } })).toEqual([]);
-    const started = performance.now();
     expect(issuesOf({ a: { $regex: "(a{500}){2}" } }).map((i) => i.code)).toEqual([
       "regex_program_too_large",
     ]);
     expect(issuesOf({ a: { $regex: "((a{10}){10}){10}" } }).map((i) => i.code)).toEqual([
       "regex_program_too_large",
     ]);
-    expect(performance.now() - started).toBeLessThan(500);
+    // "Quickly" as a ratio, which a busy machine cannot fail: refusing costs at most twice accepting
+    // a{1000} (the fastest of five runs each); the budget is known before the program is built.
+    const fastest = (pattern: string) => {
+      let best = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        issuesOf({ a: { $regex: pattern } });
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
+    };
+    const accepted = fastest("a{1000}");
+    expect(fastest("(a{500}){2}")).toBeLessThan(2 * accepted);
+    expect(fastest("((a{10}){10}){10}")).toBeLessThan(2 * accepted);
   });
 
   it("program total: four a{1000} accepted, a fifth small pattern refused", () => {

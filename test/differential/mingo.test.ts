@@ -134,6 +134,22 @@ describe("each known difference, pinned by its minimal example (known-difference
       false,
     ],
     ["regex-nested-array", { Tags: { $regex: "vip" } }, { Tags: [["vip"]] }, false],
+    ["dotted-nested-array", { "a.b.c": { $exists: false } }, { a: [[]] }, true],
+    ["type-array-through-array", { "a.b": { $type: "array" } }, { a: [] }, false],
+    ["type-array-elements", { a: { $type: "number" } }, { a: [1, 2, 3] }, true],
+    ["mod-non-number", { a: { $mod: [1, 0] } }, { a: null }, false],
+    ["mod-non-number", { a: { $mod: [1, 0] } }, { a: true }, false],
+    ["mod-non-number", { a: { $mod: [1, 0] } }, { a: -1e19 }, false],
+    ["nan-in-range", { a: { $gte: 0 } }, { a: Number.NaN }, false],
+    ["elem-match-query-non-document", { a: { $elemMatch: { $or: [{}] } } }, { a: [false] }, false],
+    ["elem-match-query-non-document", { a: { $elemMatch: {} } }, { a: [[]] }, true],
+    ["elem-match-through-array", { "a.b": { $elemMatch: { $gte: 0 } } }, { a: [{ b: 1 }] }, false],
+    [
+      "elem-match-operator-nested-array",
+      { a: { $elemMatch: { $elemMatch: { $gte: "a" } } } },
+      { a: [[["a"]]] },
+      false,
+    ],
   ];
 
   it.each(cases)("%s: %j on %j", (rule, raw, record, expected) => {

@@ -16,8 +16,9 @@ import { Query } from "mingo";
 import { describe, expect, it } from "vitest";
 import { parseIsoUtc } from "../../src/conditions/dates.js";
 import { evaluate } from "../../src/conditions/evaluate.js";
-import { parseSearchConditions } from "../../src/conditions/parse.js";
+import { parseSearchConditions, safeParseSearchConditions } from "../../src/conditions/parse.js";
 import { type DateStorage, toMongoFilter } from "../../src/mongodb/to-mongo.js";
+import { conditionArb, recordArb } from "../arbitraries/array-operators.js";
 import { searchConditionsArb } from "../arbitraries/conditions.js";
 import { incidentArb } from "../arbitraries/incidents.js";
 import { knownMingoDifferences, type MingoDifference } from "../arbitraries/mingo-known-differences.js";
@@ -91,6 +92,56 @@ describe("differential: toMongoFilter through mingo agrees with evaluate", () =>
       expect(matched).toBeLessThan(pairs * 0.9);
       const knownTotal = Object.values(known).reduce((a, b) => a + b, 0);
       expect(knownTotal, JSON.stringify(known)).toBeLessThan(pairs * 0.005);
+    });
+  }
+});
+
+describe("differential: toMongoFilter with $elemMatch, $type and $mod, through mingo", () => {
+  // Nested arrays and objects, null, -0, integers beyond 2^53 and 2^63, NaN, infinities and ISO instants
+  // (BSON dates in the date field under dateStorage "date"), in an open field and in the catalogue's fields
+  // (a text field, an enumerated field, the date field). No JS Date in open fields: see `dates` in
+  // test/arbitraries/array-operators.ts.
+  const KEYS = ["a", "Title", "Severity", "CreatedUtcTime"];
+  const options = { strings: ["High", "Low", "Phishing"], logical: true, dates: false } as const;
+  const conditions = conditionArb(
+    ["a", "a.b", "a.0", "a.b.c", "a.0.b", "Title", "Severity", "CreatedUtcTime", "Title.0"],
+    options,
+  ).filter((raw) => safeParseSearchConditions(raw).success);
+
+  for (const mode of ["date", "string"] as const) {
+    it(`equals evaluate but where mingo departs from MongoDB's jstests (dateStorage: "${mode}")`, () => {
+      let pairs = 0;
+      let matched = 0;
+      const known: Record<string, number> = {};
+      fc.assert(
+        fc.property(
+          conditions,
+          fc.array(recordArb(KEYS, options), { minLength: 8, maxLength: 8 }),
+          (raw, records) => {
+            const condition = parseSearchConditions(raw);
+            const query = new Query(toMongoFilter(condition, { dateStorage: mode }));
+            for (const record of records.map((r) => stored(structuredClone(r), mode))) {
+              const expected = evaluate(condition, record);
+              pairs++;
+              if (expected) matched++;
+              if (query.test(record) === expected) continue;
+              const reason = mingoLimitation(raw, record);
+              if (reason === undefined) {
+                expect.fail(
+                  `mingo answers ${!expected} where evaluate answers ${expected} for ${JSON.stringify(record)}`,
+                );
+              }
+              known[reason] = (known[reason] ?? 0) + 1;
+            }
+          },
+        ),
+        fcOptions(1_500),
+      );
+      expect(pairs).toBeGreaterThanOrEqual(10_000);
+      expect(matched).toBeGreaterThan(pairs * 0.05);
+      expect(matched).toBeLessThan(pairs * 0.95);
+      const knownTotal = Object.values(known).reduce((a, b) => a + b, 0);
+      expect(knownTotal, JSON.stringify(known)).toBeLessThan(pairs * 0.05);
     });
   }
 });

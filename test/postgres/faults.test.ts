@@ -8,6 +8,11 @@
  * answered 503 is not stored. Runs on a server of its own (test/postgres/private-server.ts), only under
  * `scripts/with-postgres.sh` (PG_URL set): PGlite runs in this process and has no connections to kill
  * (its share of these faults is test/postgres/pool-faults.test.ts).
+ *
+ * On a busy machine (a load average of 9 on two cores) requests queue and timers fire late, so the phases
+ * of each test follow events and counts (answers received, faults seen), never a time window, and "within
+ * `commandTimeoutMs`" is held as "no answer takes `HANG_FACTOR` times it": a guard against a hang, not a
+ * verdict on speed.
  */
 import { Agent, request } from "node:http";
 import pg from "pg";
@@ -26,6 +31,8 @@ const SITE = "Security Operations";
 const ARTIFACT = { site: SITE, name: "185.220.101.34", typeId: 1 };
 const UNAVAILABLE = '{"Error":"The service is temporarily unavailable: retry after 1 second."}';
 const UNEXPECTED = '{"Error":"Unexpected Error."}';
+/** An answer slower than this many times its deadline is a hang (see the file comment). */
+const HANG_FACTOR = 4;
 /** The server's application_name on its connections: what the killer terminates. */
 const APP = "iq-under-test";
 
@@ -37,7 +44,7 @@ beforeAll(async () => {
   database = await startPrivateServer(bin!);
   admin = new pg.Pool({ connectionString: database.url, max: 4 });
   admin.on("error", () => {});
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await admin?.end().catch(() => {});
@@ -151,19 +158,21 @@ function requestOf(k: number, tag: string): { kind: Kind; command: string; param
   };
 }
 
-/** Sends `count` requests of the mix, `concurrency` at a time, for at most `maxMs`. */
+/**
+ * Sends at most `count` requests of the mix, `concurrency` at a time, while `keepGoing()` holds (default:
+ * always); `sent` (when given) receives each answer as it comes, for a caller that follows the load.
+ */
 async function load(
   post: (command: string, params: unknown) => Promise<Answer>,
   tag: string,
   count: number,
   concurrency: number,
-  maxMs: number,
+  keepGoing: () => boolean = () => true,
+  sent: Sent[] = [],
 ): Promise<Sent[]> {
-  const sent: Sent[] = [];
-  const until = performance.now() + maxMs;
   let next = 0;
   const worker = async () => {
-    while (next < count && performance.now() < until) {
+    while (next < count && keepGoing()) {
       const k = next++;
       const r = requestOf(k, tag);
       const answer = await post(r.command, r.params);
@@ -174,7 +183,7 @@ async function load(
   return sent;
 }
 
-/** Every answer is one of the three exact kinds, within the deadline. */
+/** Every answer is one of the three exact kinds, and none took `HANG_FACTOR` times the deadline. */
 function expectExactAnswers(sent: readonly Sent[], deadlineMs: number): void {
   for (const { kind, answer } of sent) {
     if (answer.status === 200) {
@@ -187,7 +196,7 @@ function expectExactAnswers(sent: readonly Sent[], deadlineMs: number): void {
       expect(answer.text).toBe(UNEXPECTED);
       expect(answer.retryAfter).toBeUndefined();
     }
-    expect(answer.ms).toBeLessThan(deadlineMs + 1_000);
+    expect(answer.ms).toBeLessThan(deadlineMs * HANG_FACTOR);
   }
 }
 
@@ -271,11 +280,11 @@ describe.skipIf(!enabled)("the server over a PostgreSQL server that fails (issue
     try {
       const kill = killer(15);
       // Rounds of load until enough notes were acknowledged under the faults: how many a round gets
-      // depends on the machine's load (31 to 250 of 300 seen), not on the code under test.
+      // depends on the machine's load (31 to 250 of 300 seen), not on the code under test. Counted, not
+      // timed: at most 8 rounds of 600 requests.
       const sent: Sent[] = [];
-      const until = performance.now() + 120_000;
-      for (let round = 0; round < 8 && performance.now() < until; round++) {
-        sent.push(...(await load(post, `kill-${round}`, 600, 12, until - performance.now())));
+      for (let round = 0; round < 8; round++) {
+        sent.push(...(await load(post, `kill-${round}`, 600, 12)));
         if (acknowledgedNotes(sent) > 50 && sent.some((s) => s.answer.status !== 200)) break;
       }
       const killed = await kill.stop();
@@ -286,13 +295,13 @@ describe.skipIf(!enabled)("the server over a PostgreSQL server that fails (issue
       expect(await expectNotesExactlyOnce(backend, sent)).toBeGreaterThan(50);
       await expectRuntimeIds(sent, schema);
       // Recovery: without the killer, every request succeeds.
-      const after = await load(post, "kill-after", 40, 4, 30_000);
+      const after = await load(post, "kill-after", 40, 4);
       expect(after.map((s) => s.answer.status)).toEqual(after.map(() => 200));
       await expectNotesExactlyOnce(backend, [...sent, ...after]);
     } finally {
       await close();
     }
-  }, 240_000);
+  }, 900_000);
 
   it("a dataset load killed mid-transaction leaves nothing behind", async () => {
     const schema = "iq_fault_load";
@@ -318,7 +327,9 @@ describe.skipIf(!enabled)("the server over a PostgreSQL server that fails (issue
       );
       // Kill the loader once its transaction has written something.
       let killedLoader = false;
-      for (let tries = 0; tries < 400 && !killedLoader; tries++) {
+      // Polled until then (a bound of 6,000 polls, not a time: the dataset is validated before the
+      // transaction starts, which a busy machine makes slow).
+      for (let tries = 0; tries < 6_000 && !killedLoader; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 10));
         const result = await admin.query<{ n: number }>(
           `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
@@ -337,7 +348,7 @@ describe.skipIf(!enabled)("the server over a PostgreSQL server that fails (issue
     } finally {
       await backend.close();
     }
-  }, 120_000);
+  }, 600_000);
 
   it("a statement timeout: the note is 503 with Retry-After and not stored; reads go on; then it is stored once", async () => {
     const schema = "iq_fault_timeout";
@@ -351,7 +362,8 @@ describe.skipIf(!enabled)("the server over a PostgreSQL server that fails (issue
       expect(blocked.status).toBe(503);
       expect(blocked.text).toBe(UNAVAILABLE);
       expect(blocked.retryAfter).toBe("1");
-      expect(blocked.ms).toBeLessThan(3_000);
+      // Never before the statement timeout (the lock is still held: only the timeout can have answered).
+      expect(blocked.ms).toBeGreaterThanOrEqual(290);
       const read = await post("GetIncidentTimelineEntries", { "Incident Number": "20240102-1" });
       expect(read.status).toBe(200);
       await locker.query("ROLLBACK");
@@ -363,31 +375,39 @@ describe.skipIf(!enabled)("the server over a PostgreSQL server that fails (issue
       locker.release();
       await close();
     }
-  }, 60_000);
+  }, 300_000);
 
   it("a full pool: requests beyond it wait connectTimeoutMs and are 503; the ones holding it finish", async () => {
     const schema = "iq_fault_pool";
+    // The holders wait on the lock up to the statement timeout, 60 s: far longer than a busy machine takes
+    // to answer the four others 503 after the 300 ms connect timeout.
     const { post, close } = await serve(schema, {
       poolSize: 2,
       connectTimeoutMs: 300,
-      statementTimeoutMs: 5_000,
+      statementTimeoutMs: 60_000,
     });
     const locker = await admin.connect();
     try {
       await locker.query("BEGIN");
       await locker.query(`LOCK TABLE "${schema}".iq_users, "${schema}".iq_sites IN ACCESS EXCLUSIVE MODE`);
+      let settled = 0;
       const requests = Array.from({ length: 6 }, () =>
-        post("GetIncidentTimelineEntries", { "Incident Number": "20240102-1" }),
+        post("GetIncidentTimelineEntries", { "Incident Number": "20240102-1" }).then((answer) => {
+          settled++;
+          return answer;
+        }),
       );
-      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      // The lock is released once four answers came (an event, not a pause): the two holding the pool
+      // cannot answer before it, so the four answered while the pool was full.
+      for (let polls = 0; settled < 4 && polls < 6_000; polls++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(settled).toBe(4);
       await locker.query("ROLLBACK");
       const answers = await Promise.all(requests);
       const statuses = answers.map((a) => a.status).sort();
       expect(statuses).toEqual([200, 200, 503, 503, 503, 503]);
-      for (const a of answers.filter((x) => x.status === 503)) {
-        expect(a.text).toBe(UNAVAILABLE);
-        expect(a.ms).toBeLessThan(1_200);
-      }
+      for (const a of answers.filter((x) => x.status === 503)) expect(a.text).toBe(UNAVAILABLE);
       // The pool is free again.
       expect((await post("GetIncidentTimelineEntries", { "Incident Number": "20240102-1" })).status).toBe(
         200,
@@ -396,7 +416,7 @@ describe.skipIf(!enabled)("the server over a PostgreSQL server that fails (issue
       locker.release();
       await close();
     }
-  }, 60_000);
+  }, 300_000);
 
   it("the database stopped and started under load: exact answers, no hang, recovery by itself", async () => {
     const schema = "iq_fault_restart";
@@ -406,18 +426,35 @@ describe.skipIf(!enabled)("the server over a PostgreSQL server that fails (issue
       commandTimeoutMs: 4_000,
     });
     try {
-      const loading = load(post, "restart", 3_000, 8, 12_000);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Phases by counts of answers, not by time: 20 answers before the stop; the database down until 5
+      // answers 503 came (or 400 answers in all, a bound); then up again until 20 more answers are 200.
+      const sent: Sent[] = [];
+      let running = true;
+      const loading = load(post, "restart", 6_000, 8, () => running, sent);
+      const until = async (done: () => boolean) => {
+        for (let polls = 0; !done() && polls < 30_000; polls++) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+      await until(() => sent.length >= 20);
       admin.end().catch(() => {});
       database!.stop();
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const atStop = sent.length;
+      await until(
+        () =>
+          sent.slice(atStop).filter((s) => s.answer.status === 503).length >= 5 ||
+          sent.length - atStop >= 400,
+      );
       database!.start();
       admin = new pg.Pool({ connectionString: database!.url, max: 4 });
       admin.on("error", () => {});
-      const sent = await loading;
+      const atStart = sent.length;
+      await until(() => sent.slice(atStart).filter((s) => s.answer.status === 200).length >= 20);
+      running = false;
+      await loading;
       expectExactAnswers(sent, 4_000);
       expect(sent.filter((s) => s.answer.status === 503).length).toBeGreaterThan(0);
-      // Recovery by itself: within 10 s, every request succeeds again.
+      // Recovery by itself: within 100 probes, every request succeeds again.
       let recovered = false;
       for (let tries = 0; tries < 100 && !recovered; tries++) {
         const probe = await post("GetIncidentTimelineEntries", { "Incident Number": "20240102-1" });
@@ -425,12 +462,12 @@ describe.skipIf(!enabled)("the server over a PostgreSQL server that fails (issue
         if (!recovered) await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(recovered).toBe(true);
-      const after = await load(post, "restart-after", 40, 4, 30_000);
+      const after = await load(post, "restart-after", 40, 4);
       expect(after.map((s) => s.answer.status)).toEqual(after.map(() => 200));
       expect(await expectNotesExactlyOnce(backend, [...sent, ...after])).toBeGreaterThan(20);
       await expectRuntimeIds([...sent, ...after], schema);
     } finally {
       await close();
     }
-  }, 120_000);
+  }, 600_000);
 });

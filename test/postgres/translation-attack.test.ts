@@ -1,14 +1,19 @@
 /**
  * Attacks on toSqlWhere and the PostgreSQL backend: lone surrogates, year 0000 and BC instants, own `undefined`,
- * and text PostgreSQL cannot store; each answer must be what `evaluate` (or the memory backend) gives.
+ * text PostgreSQL cannot store, and random conditions with `$elemMatch`, `$type` and `$mod` over nested
+ * arrays, nulls, `-0` and large integers in the columns' fields; each answer must be what `evaluate` (or the
+ * memory backend) gives, and the SQL must bracket it: `sure` ⊆ `evaluate` ⊆ `maybe`.
  */
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createMemoryBackend } from "../../src/commands/index.js";
-import { evaluate, parseSearchConditions } from "../../src/index.js";
+import { evaluate, parseSearchConditions, safeParseSearchConditions } from "../../src/index.js";
 import { createPostgresBackend, incidentRow, insertIncidents } from "../../src/postgres/backend.js";
 import { DEFAULT_COLUMNS } from "../../src/postgres/schema.js";
 import { toSqlWhere } from "../../src/postgres/to-sql.js";
-import { openTestDatabase, useSchemaDatabase } from "./database.js";
+import { conditionArb, recordArb } from "../arbitraries/array-operators.js";
+import { FC_SEED, fcOptions } from "../support/fc.js";
+import { DATABASE_KIND, openTestDatabase, useSchemaDatabase } from "./database.js";
 
 const database = useSchemaDatabase();
 
@@ -157,4 +162,72 @@ describe("loadDataset: text PostgreSQL cannot store is refused with a clear erro
       await db.drop();
     }
   });
+});
+
+describe(`toSqlWhere: $elemMatch, $type and $mod on the columns' fields, on ${DATABASE_KIND}`, () => {
+  // The fields with columns (a text field, an enumerated field, the date field) and an open field, holding
+  // strings, labels, ISO instants, nested arrays and objects, null, -0 (JSON writes it 0) and integers
+  // beyond 2^53 and 2^63. The records are stored as JSON, so evaluate reads them as JSON gives them back.
+  const site = "array-operators";
+  const KEYS = ["Title", "Severity", "CreatedUtcTime", "a"];
+  const options = { json: true, strings: ["High", "Low", "Phishing"] } as const;
+  const records = fc
+    .sample(recordArb(KEYS, options), { seed: FC_SEED + 40, numRuns: 160 })
+    .map((record) => JSON.parse(JSON.stringify(record)) as Record<string, unknown>);
+  // The column fields three times as often as the others: only they reach the SQL.
+  const conditions = conditionArb(
+    [
+      "Title",
+      "Severity",
+      "CreatedUtcTime",
+      "Title",
+      "Severity",
+      "CreatedUtcTime",
+      "Title",
+      "Severity",
+      "CreatedUtcTime",
+      "Title.0",
+      "a",
+      "a.0",
+    ],
+    { ...options, logical: true },
+  ).filter((raw) => safeParseSearchConditions(raw).success);
+  beforeAll(async () => {
+    await insertIncidents(
+      database(),
+      DEFAULT_COLUMNS,
+      records.map((incident, k) => ({ site, number: String(k), incident })),
+    );
+  });
+
+  it("sure ⊆ evaluate ⊆ maybe on every stored record (fast-check, fixed seed: printed on failure)", async () => {
+    let pairs = 0;
+    let matched = 0;
+    let sure = 0;
+    let columnConditions = 0;
+    await fc.assert(
+      fc.asyncProperty(conditions, async (raw) => {
+        const condition = parseSearchConditions(raw);
+        const rows = await verdicts(site, raw);
+        if (toSqlWhere(condition).text !== "TRUE") columnConditions++;
+        expect(rows).toHaveLength(records.length);
+        rows.forEach((row, k) => {
+          const expected = evaluate(condition, records[k]!);
+          const where = `${JSON.stringify(raw)} on ${JSON.stringify(records[k])}`;
+          if (row.sure) expect(expected, `sure but no match: ${where}`).toBe(true);
+          if (expected) expect(row.maybe, `a match but not maybe: ${where}`).toBe(true);
+          pairs++;
+          if (expected) matched++;
+          if (row.sure) sure++;
+        });
+      }),
+      fcOptions(300),
+    );
+    expect(pairs).toBeGreaterThanOrEqual(300 * records.length);
+    // Both answers occur, the SQL decides some rows outright, and most conditions reach the SQL.
+    expect(matched).toBeGreaterThan(pairs * 0.05);
+    expect(matched).toBeLessThan(pairs * 0.95);
+    expect(sure).toBeGreaterThan(0);
+    expect(columnConditions).toBeGreaterThan(300 / 4);
+  }, 600_000);
 });

@@ -1,7 +1,8 @@
 /**
  * `$elemMatch`, `$type` and `$mod` (DECISIONS 1.3, revised; issue 28) in every in-process engine: generated
  * conditions built from the three operators (nested in each other, under `$not`, `$or`, dotted paths and
- * array indexes) over generated records with nested arrays, objects, dates, NaN and large numbers; `evaluate`,
+ * array indexes) over generated records with nested arrays, objects, dates, NaN, `-0` and large numbers
+ * (test/arbitraries/array-operators.ts); `evaluate`,
  * `compile` (closures and generated code), `IncidentSet.findAll` and `count` must agree (`matching`), and the
  * printed form must parse back to the same condition. Records with accessors check the read-once rule.
  */
@@ -11,77 +12,14 @@ import { evaluate } from "../../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { toSearchConditions } from "../../src/conditions/print.js";
 import { compile } from "../../src/index.js";
+import { conditionArb as conditionArb_, recordArb as recordArb_ } from "../arbitraries/array-operators.js";
 import { searchConditionsArb } from "../arbitraries/conditions.js";
 import { incidentArb } from "../arbitraries/incidents.js";
 import { matching } from "../support/all-engines.js";
 import { fcOptions } from "../support/fc.js";
 
-const scalarArb = fc.oneof(
-  fc.integer({ min: -20, max: 20 }),
-  fc.constantFrom(0.5, -4.5, 14.5, 2 ** 63, -(2 ** 63), 1e19, Number.NaN, Number.POSITIVE_INFINITY),
-  fc.constantFrom("a", "b", "2024-01-01T00:00:00Z", ""),
-  fc.boolean(),
-  fc.constant(null),
-  fc.constant(new Date(Date.UTC(2024, 0, 1))),
-);
-
-const valueArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  value: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    scalarArb,
-    fc.array(tie("value"), { maxLength: 3 }),
-    fc.dictionary(fc.constantFrom("b", "c", "0"), tie("value"), { maxKeys: 2 }),
-  ),
-})).value;
-
-const recordArb = fc.dictionary(
-  fc.constantFrom("a", "x"),
-  fc.oneof(scalarArb, fc.array(scalarArb, { maxLength: 3 }), valueArb),
-  { maxKeys: 2 },
-);
-
-const operandArb = fc.oneof(fc.integer({ min: -5, max: 10 }), fc.constantFrom("a", "b", null, true));
-
-/** Operator objects: the three new operators and a few old ones to combine them with. */
-const operatorsArb: fc.Arbitrary<Record<string, unknown>> = fc.letrec((tie) => ({
-  ops: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    fc.record({
-      $type: fc.oneof(
-        fc.constantFrom("number", "string", "object", "array", "bool", "null", "date", "int", 4, 10),
-        fc.uniqueArray(fc.constantFrom("number", "string", "array", "null", 3), {
-          minLength: 1,
-          maxLength: 3,
-        }),
-      ),
-    }),
-    fc.record({ $mod: fc.tuple(fc.constantFrom(1, 2, 3, -4, 5.5), fc.constantFrom(0, 1, -1, 2.5)) }),
-    fc.record({ $elemMatch: tie("ops") }),
-    fc.record({ $elemMatch: tie("query") }),
-    fc.record({ $gte: operandArb }),
-    fc.record({ $eq: operandArb }),
-    fc.record({ $exists: fc.boolean() }),
-    fc.record({ $size: fc.nat(2) }),
-    fc.record({ $not: tie("ops") }),
-    fc.record({ $gt: fc.integer({ min: -5, max: 5 }), $lt: fc.integer({ min: -5, max: 10 }) }),
-  ),
-  query: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    fc.constant({}),
-    fc.record({ b: tie("ops") }),
-    fc.record({ b: operandArb, c: tie("ops") }),
-    fc.record({ "b.c": tie("ops") }),
-    fc.record({ "0": tie("ops") }),
-    fc.record({ $or: fc.array(tie("query"), { minLength: 1, maxLength: 2 }) }),
-  ),
-})).ops;
-
-const conditionArb = fc
-  .record(
-    { path: fc.constantFrom("a", "a.b", "a.0", "a.b.c", "a.0.b"), ops: operatorsArb },
-    { requiredKeys: ["path", "ops"] },
-  )
-  .map(({ path, ops }) => ({ [path]: ops }));
+const recordArb = recordArb_();
+const conditionArb = conditionArb_();
 
 describe("$elemMatch, $type, $mod: every engine agrees (DECISIONS 1.3, 1.5)", () => {
   it("on generated conditions and records (evaluate, compile both back ends, IncidentSet)", () => {

@@ -96,7 +96,8 @@ describe("createCommandClient against the server", () => {
   });
 
   it("retries a 429 after the server's Retry-After", async () => {
-    const limited = await startServer({ rateLimit: 1, rateLimitWindowMs: 1_000 });
+    // A window of 3 s: the second request falls in it even on a busy machine, so it is limited.
+    const limited = await startServer({ rateLimit: 1, rateLimitWindowMs: 3_000 });
     try {
       const waits: number[] = [];
       const limitedClient = createCommandClient({

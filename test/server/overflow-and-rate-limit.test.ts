@@ -19,8 +19,11 @@ async function listening(rateLimit = 1000) {
   return { server, port: address.port };
 }
 
-/** Writes raw bytes on a fresh connection; every status line received until the server closes it. */
-function raw(port: number, bytes: string, waitMs = 2_000): Promise<string[]> {
+/**
+ * Writes raw bytes on a fresh connection; every status line received until the server closes it (the
+ * server closes after its answers; `waitMs` only guards against a hang, on a busy machine too).
+ */
+function raw(port: number, bytes: string, waitMs = 60_000): Promise<string[]> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
     let text = "";

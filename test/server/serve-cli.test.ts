@@ -232,7 +232,12 @@ describe("serve: transport options (DECISIONS.md 3.1)", () => {
       const held = [net.connect(port, "127.0.0.1"), net.connect(port, "127.0.0.1")];
       try {
         await Promise.all(held.map((socket) => new Promise((resolve) => socket.once("connect", resolve))));
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        // The server counts a connection when it accepts it: wait until it counts both (bounded polls).
+        const open = () =>
+          new Promise<number>((resolve) => started.server.server.getConnections((_e, n) => resolve(n)));
+        for (let polls = 0; polls < 6_000 && (await open()) < 2; polls++) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
         const third = net.connect(port, "127.0.0.1");
         third.on("error", () => {});
         third.resume();
