@@ -91,11 +91,13 @@ export interface Backend {
   findIncidentByNumber(site: string, incidentNumber: string): Promise<IncidentRecord | undefined>;
   /**
    * The first incident of the site that matches the condition (docs/semantics.md 1.9: earliest
-   * `CreatedUtcTime`, then `IncidentId`), or `undefined`.
+   * `CreatedUtcTime`, then `IncidentId`), or `undefined`. Search within the site, never the first match of
+   * all sites filtered afterwards (that misses the site's match when another site's is earlier): with an
+   * `IncidentSet` of every site, `set.findFirst(condition, { ...budget, site })`.
    * @param condition - a parsed condition (`toMongoFind` and `IncidentSet` take it as it is)
    * @param budget - the handler's time budget (docs/semantics.md 1.7), when it has one: `maxTimeMS` and the
    *   `clock` to measure it with. A search that runs past it should reject with `SearchTimeoutError`
-   *   (`IncidentSet.findFirst(condition, budget)` does; a database backend can pass `maxTimeMS` to its
+   *   (`IncidentSet.findFirst(condition, { ...budget, site })` does; a database backend can pass `maxTimeMS` to its
    *   query and map the database's time-out to that error); the command then fails with
    *   `The Search Conditions took longer than N ms to evaluate.`
    */

@@ -1,7 +1,11 @@
 /**
  * `check` and possible misspellings of field names (docs/semantics.md 1.1, "Near misses by spelling"): a
  * warning on standard error with the field it may mean, exit 0; `--strict` makes it an issue, exit 2.
+ * `match` prints the same warning and searches as written.
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/exit-codes.js";
 import { runWith } from "../support/run-cli.js";
@@ -47,5 +51,17 @@ describe("incident-query check: near-miss field names", () => {
     const { code, err } = await runWith({}, "check", '{"Sevrity": "High", "Severity": "Hihg"}');
     expect(code).toBe(EXIT.invalid);
     expect(err.trim().split("\n")).toEqual([expect.stringMatching(/^Severity: 'Hihg' is not a label/)]);
+  });
+});
+
+describe("incident-query match: the same warnings", () => {
+  it("a near-miss key: the warning on stderr, then the search as written (no incident holds Sevrity: exit 1)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "incident-query-warnings-"));
+    const incidents = join(dir, "incidents.ndjson");
+    writeFileSync(incidents, `${JSON.stringify({ IncidentId: 1, Severity: "High" })}\n`);
+    const { code, err } = await runWith({}, "match", "--incidents", incidents, '{"Sevrity": "High"}');
+    expect(code).toBe(1);
+    expect(err).toContain("warning: Sevrity: 'Sevrity' is not a field of the catalogue");
+    expect(err).toContain("did you mean 'Severity'?");
   });
 });
