@@ -23,6 +23,8 @@ describe("public API", () => {
         "TimelineIndex",
         "assertNever",
         "buildArtifactNoteResult",
+        "cacheStats",
+        "clearCaches",
         "compile",
         "createTimelineIndex",
         "evaluate",

@@ -44,7 +44,7 @@ import {
   UNREAD,
   walkRest,
 } from "./leaf.js";
-import { WeightedLru } from "./lru.js";
+import { onClearCaches, sharedCache } from "./lru.js";
 import { requireParsedCondition } from "./parse.js";
 import { compileRegex } from "./regex/matcher.js";
 
@@ -205,7 +205,8 @@ const BYTES_PER_KEY_CHARACTER = 8;
 /** Estimated fixed bytes of one cache entry (closures, the predicate, map entry). */
 const ENTRY_OVERHEAD_BYTES = 2048;
 
-const cache = new WeightedLru<Tier>(COMPILE_CACHE_CAPACITY, COMPILE_CACHE_BYTES);
+/** The compiled predicates by canonical form (`cacheStats().compiledPredicates`; `clearCaches()` empties it). */
+const cache = sharedCache<Tier>("compiledPredicates", COMPILE_CACHE_CAPACITY, COMPILE_CACHE_BYTES);
 
 /** The estimated bytes a cache entry for `condition` keeps alive (see `COMPILE_CACHE_BYTES`). */
 function entryBytes(condition: Condition, key: string): number {
@@ -255,8 +256,14 @@ function canonicalKey(condition: Condition): string {
   );
 }
 
-/** Predicates by condition object (identity), per back end: a repeated query skips the canonical key. */
-const byCondition = new WeakMap<object, { codegen?: Predicate; closure?: Predicate }>();
+/**
+ * Predicates by condition object (identity), per back end: a repeated query skips the canonical key. Weak,
+ * so it keeps nothing its condition does not outlive; `clearCaches()` replaces it (a WeakMap has no clear).
+ */
+let byCondition = new WeakMap<object, { codegen?: Predicate; closure?: Predicate }>();
+onClearCaches(() => {
+  byCondition = new WeakMap();
+});
 
 /**
  * The exact fallback of generated code: the closure test, over the slots the generated code already read
@@ -526,7 +533,10 @@ export function generatedSource(condition: Condition): string {
   return generate(condition).source;
 }
 
-/** Empties the predicate cache (for tests and benchmarks that measure cold compilation). */
+/**
+ * Empties the predicate cache (for tests and benchmarks that measure cold compilation); `clearCaches()`
+ * empties it with every other cache.
+ */
 export function clearCompileCache(): void {
   cache.clear();
 }
