@@ -411,6 +411,10 @@ const WRAPPER_SOURCES = 256;
  * targets of a call). With one wrapper for all, every generated predicate was called through a generic
  * call: 1.4–1.7× the direct call at 10k. A source V8 has not compiled yet costs about 12 µs, once per
  * process (V8 caches the compiled source of an identical `new Function` call); about 1 µs after.
+ * Pays (bench row "compile vs hand-written (every query, paired rounds)", `bench/compile-pairs.ts 10000
+ * 61`, this code against `sharedWrap` for every tier, same session): compile ÷ hand-written on
+ * `Status: Open` 1.58 against 5.28, the OR 1.43 against 4.28, `$in` 1.61 against 4.44; through one shared
+ * loop for every query, 1.11 against 2.01 and 1.43 against 2.20 (docs/performance.md, "Tiers").
  */
 function wrapOf(tier: Tier): Wrap {
   if (tier.wrap === undefined) {
@@ -452,6 +456,9 @@ function tieredPredicate(tier: Tier, condition: Condition): Predicate {
   // optimized right after the switch, the closure path (inlined first, while its calls were the more
   // frequent) can use up V8's budget of inlined bytecode, and the generated code is then called, not
   // inlined, for good (measured: 2.5× instead of 1.3× the hand-written predicate on the benchmark's OR).
+  // Pays on the bench row "compile vs hand-written (every query, paired rounds)": the OR at 10k over five
+  // runs each, 1.40–1.66 with the Proxy against 1.40–2.26 without (two runs of five at 1.99 and 2.26: the
+  // outcome depends on when V8 optimizes the caller); the other queries alike within noise.
   const predicate = wrapOf(tier)(new Proxy(count, {}));
   Object.defineProperty(predicate, "condition", { value: condition, enumerable: true });
   Object.defineProperty(predicate, "mode", { get: tieredMode, enumerable: true });
