@@ -21,7 +21,7 @@ beforeAll(async () => {
   pg = await createPostgresBackend({ client: db.client, clock });
   await pg.migrate();
   await pg.loadDataset(TEST_DATASET);
-}, 60_000);
+}, 300_000);
 afterAll(async () => {
   await drop?.();
 });
@@ -132,7 +132,7 @@ describe("prototype keys in every position, memory and PGlite backends", () => {
         expect(JSON.stringify(data)).not.toMatch(/"(__proto__|constructor|prototype)":/);
       }
     }
-  }, 20_000);
+  }, 300_000);
 });
 
 describe("the deepest configurable Search Conditions on PGlite (depth 256)", () => {

@@ -189,8 +189,9 @@ describe("the worst allowed Search Conditions (DECISIONS.md 1.7)", () => {
   /**
    * The issue's target is 100 ms for each of parse, compile and evaluate. Every time below is the best of
    * three runs. The machine these tests run on is shared (two cores, a load of 8 to 10 while this was
-   * written), so wall time can be several times the CPU time the code costs: the bounds on CPU time allow
-   * twice the target, and wall time five times. SECURITY.md reports the figures of a quiet run.
+   * written), so wall time can be several times the CPU time the code costs: the bounds are on CPU time
+   * (twice the target); wall time, which a busy machine stretches without bound, is printed, not judged.
+   * SECURITY.md reports the figures of a quiet run.
    */
   const TARGET_MS = 100;
 
@@ -229,7 +230,6 @@ describe("the worst allowed Search Conditions (DECISIONS.md 1.7)", () => {
     );
     for (const step of [parsed, compiled, evaluated]) {
       expect(step.cpuMs).toBeLessThan(2 * TARGET_MS);
-      expect(step.ms).toBeLessThan(5 * TARGET_MS);
     }
     // Matching is linear in the value: doubling the value at most about doubles the time.
     expect(doubled.cpuMs).toBeLessThan(evaluated.cpuMs * 3 + 20);
@@ -271,7 +271,6 @@ describe("the worst allowed Search Conditions (DECISIONS.md 1.7)", () => {
     expect(onArray.result).toBe(false);
     for (const step of [onFields, onArray]) {
       expect(step.cpuMs).toBeLessThan(2 * TARGET_MS);
-      expect(step.ms).toBeLessThan(5 * TARGET_MS);
       expect(step.heapMB).toBeLessThan(200);
     }
   });

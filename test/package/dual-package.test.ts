@@ -21,13 +21,13 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
 beforeAll(() => {
   if (!existsSync(join(ROOT, "dist/index.cjs")) || !existsSync(join(ROOT, "dist/index.js")))
     execFileSync("npx", ["tsup", "--silent"], { cwd: ROOT, stdio: "ignore" });
-}, 180_000);
+}, 300_000);
 
 /** Runs an ES module script in a child Node process (so that nothing is cached from this one). */
 function runModule(source: string): { code: number; out: string; err: string } {
   const script = join(dir, `script-${Math.random().toString(36).slice(2)}.mjs`);
   writeFileSync(script, source);
-  const result = spawnSync(process.execPath, [script], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [script], { cwd: dir, encoding: "utf8", timeout: 300_000 });
   return { code: result.status ?? -1, out: result.stdout, err: result.stderr };
 }
 
@@ -122,7 +122,7 @@ console.log(JSON.stringify({ count: names.length, different: names.filter((k) =>
          const c = m.parseSearchConditions({ Title: "x" });
          console.log(JSON.stringify([m.compile(c)({ Title: "x" }), m.isParsedCondition(c)]));`,
       ],
-      { cwd: dir, encoding: "utf8", timeout: 60_000 },
+      { cwd: dir, encoding: "utf8", timeout: 300_000 },
     );
     expect(result.stderr).toBe("");
     expect(JSON.parse(result.stdout)).toEqual([true, true]);

@@ -199,5 +199,5 @@ describe.skipIf(!enabled)("three serve --database instances over one PostgreSQL 
       instances[i]!.child.kill("SIGTERM");
       await new Promise((resolve) => instances[i]!.child.once("exit", resolve));
     }
-  }, 240_000);
+  }, 300_000);
 });

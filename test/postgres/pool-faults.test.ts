@@ -77,7 +77,7 @@ beforeAll(async () => {
   await backend.migrate();
   await backend.loadDataset(loadSampleDataset());
   handle = createCommandHandler(backend, { onError: (error) => errors.push(error) });
-}, 120_000);
+}, 300_000);
 
 beforeEach(() => {
   faults.length = 0;
