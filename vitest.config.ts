@@ -21,6 +21,8 @@ export default defineConfig({
     exclude: ["**/node_modules/**", "test/browser/**"],
     // Every response of a server made in a test is held to the OpenAPI document (issue 29).
     setupFiles: ["test/support/openapi-responses.setup.ts"],
+    // The WebAssembly line kernel, compiled from assembly/ when dist/ lacks it or it is older than its source.
+    globalSetup: ["test/support/line-kernel.global-setup.ts"],
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts", "src/**/*.test-d.ts"] },
     testTimeout: 60_000,
     // Vitest's default leaves one core free, which on the two-core machines of this project is one worker:
