@@ -1,5 +1,11 @@
 // incident-query/incidents: the indexed incident set (DESIGN.md). Explicit named exports only.
-export type { IncidentSetFootprint, IncidentSetOptions, IncidentSetPlan } from "./incident-set.js";
+export type { BlockKernel, BlockKernelFactory } from "./block-kernel.js";
+export type {
+  IncidentSetFootprint,
+  IncidentSetOptions,
+  IncidentSetPlan,
+  NdjsonReading,
+} from "./incident-set.js";
 export { DEFAULT_HASH_FIELDS, IncidentSet } from "./incident-set.js";
 export type { NdjsonByteReader, NdjsonSource } from "./ndjson.js";
 export type { BudgetTimer, SearchBudget } from "./search-budget.js";

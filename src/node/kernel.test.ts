@@ -15,7 +15,9 @@ import { fcOptions } from "../../test/support/fc.js";
 import type { BlockKernel, BlockKernelFactory } from "../incidents/block-kernel.js";
 import { ROW_OK, ROW_STATUS } from "../incidents/block-kernel.js";
 import { ownDataValue } from "../incidents/columns.js";
+import { IncidentSet } from "../incidents/incident-set.js";
 import { FIELD_ASCII, LineScanner, SCAN_OK } from "../incidents/line-scanner.js";
+import type { NdjsonByteReader } from "../incidents/ndjson.js";
 import { lineKernel, lineKernelUnavailable } from "./kernel.js";
 
 const loaded = lineKernel();
@@ -360,4 +362,74 @@ describe("the line kernel against the JavaScript scanner and JSON.parse", () => 
         compareAt(b, cut, withKernel, reference);
     }
   });
+});
+
+describe("IncidentSet.fromNdjson on the line kernel", () => {
+  /** Incident lines with hostile values, the fields a set indexes among them. */
+  const lines = [
+    '{"IncidentId":1,"Status":"Open","Severity":"High","Title":"plain title","CreatedUtcTime":"2024-01-01T00:00:00Z"}',
+    '{"IncidentId":2,"Status":"Closed","Severity":"Low","Title":"t\\u00e9\\"q\\"","CreatedUtcTime":"2024-01-02T00:00:00Z"}',
+    '{"IncidentId":3,"Status":"Open","Severity":"High","Title":"日本語 😀","CreatedUtcTime":"2024-01-03T00:00:00Z","o":{"Status":"x"}}',
+    ' {"IncidentId" : -0.0e0 , "Status" : null , "Title" : ["a", {"b": 1}] }\r',
+    '{"IncidentId":5,"Sta\\u0074us":"Open","Severity":"\\u0000","Title":"\\ud800"}',
+    "",
+    '{"IncidentId":6,"Status":"Open","Severity":"Critical","Title":"a long title of plain words, past sixteen bytes","CreatedUtcTime":"2024-01-06T00:00:00Z","Number":"n-6"}',
+    '\ufeff{"IncidentId":7,"Status":"Open"}',
+    '{"IncidentId":8,"Status":"Open","Severity":"High","Title":1e400,"CreatedUtcTime":true}',
+  ];
+
+  /** A byte reader (as a `FileHandle`) over `bytes`, `step` bytes a read at most. */
+  function reader(bytes: Uint8Array, step: number): NdjsonByteReader {
+    let at = 0;
+    return {
+      read: async (buffer, offset, length) => {
+        const n = Math.min(length, step, bytes.length - at);
+        buffer.set(bytes.subarray(at, at + n), offset);
+        at += n;
+        return { bytesRead: n };
+      },
+    };
+  }
+
+  /** The set's records and a few counts, or the error it rejects with. */
+  async function build(
+    source: Uint8Array[] | NdjsonByteReader,
+    kernel: BlockKernelFactory | undefined,
+  ): Promise<unknown> {
+    try {
+      const set = await IncidentSet.fromNdjson(source, {}, kernel === undefined ? {} : { kernel });
+      return [
+        set.findAll({}),
+        set.count({ Status: "Open" }),
+        set.count({ Severity: { $in: ["High", "Critical"] } }),
+        set.count({ Title: { $regex: "title" } }),
+      ];
+    } catch (error) {
+      return error instanceof Error ? `${error.name}: ${error.message}` : error;
+    }
+  }
+
+  it.each([
+    ["hostile but valid lines", lines],
+    // The byte 0x01 below becomes 0xFF, invalid UTF-8 (a string cannot hold it).
+    ["a line of invalid UTF-8", [...lines.slice(0, 3), '{"Status":"\u0001"}', ...lines.slice(3)]],
+    ["a line that repeats a key", [...lines.slice(0, 3), '{"Status":"Open","o":{"a":1,"a":2}}']],
+  ])(
+    "builds the same set with and without the kernel from %s, chunks cut at every byte",
+    async (_name, these) => {
+      const bytes = encoder.encode(these.join("\n")).map((byte) => (byte === 1 ? 0xff : byte));
+      const counted = { before: answered.ok };
+      for (let cut = 0; cut <= bytes.length; cut++) {
+        const chunks = [bytes.slice(0, cut), bytes.slice(cut)];
+        expect(await build(chunks, counting), `cut at ${cut}`).toEqual(await build(chunks, undefined));
+      }
+      // As from a `FileHandle`: reads of a few bytes to all of them.
+      for (const step of [1, 5, 64, 1 << 20]) {
+        expect(await build(reader(bytes, step), counting), `reads of ${step}`).toEqual(
+          await build(reader(bytes, step), undefined),
+        );
+      }
+      expect(answered.ok).toBeGreaterThan(counted.before);
+    },
+  );
 });
