@@ -3,7 +3,7 @@
  * assembly/line-kernel.ts, loaded by src/node/kernel.ts) that reads a whole block of NDJSON lines at once and
  * answers, per line, what `LineScanner.scanLine` answers, or leaves the line to it. The engine stays pure: it
  * takes a kernel factory as an option and never loads one itself; without one (or where WebAssembly SIMD is
- * missing) the JavaScript scanner reads every line, with the same answers (docs/semantics.md 3.1, "The byte
+ * missing) the JavaScript scanner reads every line, with the same answers (docs/semantics.md 1.7, "The byte
  * reader").
  */
 

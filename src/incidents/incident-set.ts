@@ -115,7 +115,7 @@ export interface IncidentSetFootprint {
 export interface NdjsonReading {
   /**
    * A block kernel (the Node side's WebAssembly SIMD line kernel, `lineKernel()`) that reads each chunk's
-   * lines before the JavaScript scanner, with the same answers (docs/semantics.md 3.1, "The byte reader").
+   * lines before the JavaScript scanner, with the same answers (docs/semantics.md 1.7, "The byte reader").
    */
   readonly kernel?: BlockKernelFactory;
 }
@@ -321,7 +321,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @param options - as for the constructor
    * @param reading - how the bytes are read: `kernel`, a block kernel (the WebAssembly SIMD line kernel of
    *   the Node side, `lineKernel()` of src/node/kernel.ts) that reads each chunk's lines before the
-   *   JavaScript scanner, with the same answers (docs/semantics.md 3.1, "The byte reader")
+   *   JavaScript scanner, with the same answers (docs/semantics.md 1.7, "The byte reader")
    * @returns the set, once the source is exhausted
    * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON: `NDJSON line N: ` and the
    *   decoder's or `JSON.parse`'s message; when a line repeats a key in one object: `NDJSON line N: the

@@ -5,7 +5,7 @@
  * UTF-8, lines past the kernel's limits) is read by a `LineScanner` with the kernel and by one without, with
  * the block cut at every byte, both as `match` reads a block (line by line) and as `fromNdjson` reads a chunk
  * (`open` scans); the answers must be the same, field for field, and a line answered `SCAN_OK` must be what
- * `JSON.parse` gives (docs/semantics.md 3.1, "The byte reader"). The compiled kernel is required: the global
+ * `JSON.parse` gives (docs/semantics.md 1.7, "The byte reader"). The compiled kernel is required: the global
  * setup builds it from source, and a missing kernel fails these tests.
  */
 import { isDeepStrictEqual } from "node:util";

@@ -3,7 +3,7 @@
  * `npm run build`) for Node, as a `BlockKernelFactory` that the engine's `LineScanner` takes. Selected at run
  * time: where WebAssembly SIMD is missing (the module does not compile), where the file is absent, or when
  * the environment variable `INCIDENT_QUERY_KERNEL` is `js`, there is no kernel and the JavaScript scanner
- * reads every line, with the same answers (docs/semantics.md 3.1, "The byte reader").
+ * reads every line, with the same answers (docs/semantics.md 1.7, "The byte reader").
  *
  * Speed: the benchmark row "line kernel: WebAssembly SIMD vs JavaScript scanner" (bench/one-shot.ts).
  */
@@ -11,11 +11,15 @@
 import { readFileSync } from "node:fs";
 import type { BlockKernel, BlockKernelFactory } from "../incidents/block-kernel.js";
 
-/** Where the compiled kernel may be, relative to this module: in dist/ (bundled), or from the sources. */
+/**
+ * Where the compiled kernel may be, relative to this module: in dist/ (bundled into dist/cli, dist/node or
+ * dist/), from the sources (src/node), or from the benchmark's build (bench/.build/src/node).
+ */
 const CANDIDATES = [
   "../kernel/line-kernel.wasm",
   "./kernel/line-kernel.wasm",
   "../../dist/kernel/line-kernel.wasm",
+  "../../../../dist/kernel/line-kernel.wasm",
 ];
 
 /** The kernel's exports (see assembly/line-kernel.ts). */

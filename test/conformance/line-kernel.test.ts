@@ -3,7 +3,7 @@
  * harness: each case's incidents are written as NDJSON lines into one block, which the kernel reads before
  * a `LineMatcher` judges each line (twice, so that the second pass meets the keys of the line before). Every
  * answer is held to `evaluate` on the parsed line, to the table, and to the same matcher without the kernel
- * (docs/semantics.md 3.1, "The byte reader"); the kernel must have read most lines itself. The compiled
+ * (docs/semantics.md 1.7, "The byte reader"); the kernel must have read most lines itself. The compiled
  * kernel is required (the global setup builds it from source).
  */
 import { isDeepStrictEqual } from "node:util";
