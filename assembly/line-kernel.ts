@@ -300,9 +300,14 @@ function parseLine(p: usize, out: usize): usize {
       store<i32>(top, <i32>(keyEnd - keyStart), 4);
       store<i32>(top, field, 8);
       count++;
-      p = skipBlank(keyEnd + 1);
-      if (load<u8>(p) !== 0x3a) return 0;
-      p = skipBlank(p + 1);
+      // The compact form first: the colon right after the key's closing quote, the value right after it.
+      if (load<u8>(keyEnd + 1) === 0x3a) p = keyEnd + 2;
+      else {
+        p = skipBlank(keyEnd + 1);
+        if (load<u8>(p) !== 0x3a) return 0;
+        p = p + 1;
+      }
+      p = skipBlank(p);
       const valueStart = p;
       const c = load<u8>(p);
       let kind: i32 = KIND_CONTAINER;
@@ -351,8 +356,13 @@ function parseLine(p: usize, out: usize): usize {
         store<i32>(slot, <i32>(spanStart - blockStart) + offset, 4);
         store<i32>(slot, <i32>(spanEnd - blockStart) + offset, 8);
       }
+      let d = load<u8>(p);
+      if (d === 0x2c) {
+        p = skipBlank(p + 1);
+        continue;
+      }
       p = skipBlank(p);
-      const d = load<u8>(p);
+      d = load<u8>(p);
       if (d === 0x2c) {
         p = skipBlank(p + 1);
         continue;
