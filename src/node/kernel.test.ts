@@ -350,6 +350,45 @@ describe("the line kernel against the JavaScript scanner and JSON.parse", () => 
     ["deep nesting", `{"Status":"Open","n":${"[".repeat(1000)}${"]".repeat(1000)}}`],
     ["over-long string", `{"Status":"${"x".repeat(100_000)}","n":1}`],
   ];
+  // Invalid UTF-8 of every kind inside a string value, a key and a nested string (0x01 stands for the bytes).
+  const invalid: readonly (readonly [string, readonly number[]])[] = [
+    ["a lone continuation byte", [0x80]],
+    ["0xFF", [0xff]],
+    ["an overlong 2-byte form", [0xc0, 0x80]],
+    ["an overlong 2-byte form (C1)", [0xc1, 0xbf]],
+    ["a truncated 2-byte form", [0xc3]],
+    ["an overlong 3-byte form", [0xe0, 0x80, 0x80]],
+    ["a surrogate", [0xed, 0xa0, 0x80]],
+    ["a truncated 3-byte form", [0xe2, 0x82]],
+    ["an overlong 4-byte form", [0xf0, 0x80, 0x80, 0x80]],
+    ["past U+10FFFF", [0xf4, 0x90, 0x80, 0x80]],
+    ["a 5-byte lead", [0xf8, 0x88, 0x80, 0x80, 0x80]],
+    ["a truncated 4-byte form", [0xf0, 0x9f, 0x98]],
+  ];
+  const valid: readonly (readonly [string, readonly number[]])[] = [
+    ["U+0080", [0xc2, 0x80]],
+    ["U+07FF", [0xdf, 0xbf]],
+    ["U+0800", [0xe0, 0xa0, 0x80]],
+    ["U+D7FF", [0xed, 0x9f, 0xbf]],
+    ["U+E000", [0xee, 0x80, 0x80]],
+    ["U+FFFF", [0xef, 0xbf, 0xbf]],
+    ["U+10000", [0xf0, 0x90, 0x80, 0x80]],
+    ["U+10FFFF", [0xf4, 0x8f, 0xbf, 0xbf]],
+  ];
+  const places = [
+    '{"Status":"a\u0001b","n":1}',
+    '{"Title":"\u0001","n":1}',
+    '{"x\u0001":"Open","n":1}',
+    '{"Status":"Open","o":{"k":["\u0001"]}}',
+    '{"Status":"a long string past the first sixteen bytes \u0001 and on","n":1}',
+  ];
+  it.each([...invalid, ...valid])("answers as the scanner on %s in strings and keys", (_name, bytes) => {
+    for (const place of places) {
+      const line = Array.from(encoder.encode(place)).flatMap((byte) => (byte === 1 ? [...bytes] : [byte]));
+      compareEveryCut(new Uint8Array([...encoder.encode('{"Status":"A","n":0}\n'), ...line, 10, ...line]));
+    }
+  });
+
   it.each(table)("answers as the scanner on a line of %s, the block cut at every byte", (_name, text) => {
     const line = encoder.encode(text);
     // The line after a line of the same keys (the kernel's shape) and alone.
