@@ -10,11 +10,14 @@ export { buildArtifactNoteResult, formatLocalDate, renderNoteResultTable } from 
 export * from "./conditions/index.js";
 // Incident sets.
 export type {
+  BlockKernel,
+  BlockKernelFactory,
   BudgetTimer,
   IncidentSetFootprint,
   IncidentSetOptions,
   IncidentSetPlan,
   NdjsonByteReader,
+  NdjsonReading,
   NdjsonSource,
   SearchBudget,
   SearchOptions,

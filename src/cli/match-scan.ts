@@ -17,6 +17,7 @@ import type { Condition } from "../conditions/ast.js";
 import type { Predicate } from "../conditions/compile.js";
 import { LINE_EXACT, LINE_MATCH, LineMatcher } from "../incidents/line-matcher.js";
 import { isBefore, type OrderKey, orderKeyOf } from "../incidents/order.js";
+import { lineKernel } from "../node/kernel.js";
 import { formatJson } from "./output.js";
 import { firstInvalidUtf8, invalidUtf8Index, lastBytes, lastCharStart } from "./source.js";
 
@@ -144,6 +145,8 @@ export class BlockScanner {
     this.matcher = new LineMatcher(
       condition,
       options.mode === "first" ? ["CreatedUtcTime", "IncidentId"] : [],
+      // The WebAssembly SIMD line kernel where it runs (src/node/kernel.ts), else the JavaScript scanner.
+      lineKernel(),
     );
     this.predicate = this.matcher.predicate;
   }
@@ -154,6 +157,15 @@ export class BlockScanner {
    * @param offset - where `b[0]` is in the input (bytes), for the position of invalid UTF-8
    */
   scan(b: Uint8Array, start: number, end: number, offset: number): BlockResult {
+    this.matcher.prepare(b, start, end);
+    try {
+      return this.scanLines(b, start, end, offset);
+    } finally {
+      this.matcher.release();
+    }
+  }
+
+  private scanLines(b: Uint8Array, start: number, end: number, offset: number): BlockResult {
     const result = emptyResult();
     let valid = end;
     if (!isUtf8(b.subarray(start, end))) valid = start + firstInvalidUtf8(b.subarray(start, end));

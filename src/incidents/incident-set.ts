@@ -29,6 +29,7 @@ import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { underWalkBudget } from "../conditions/leaf.js";
 import type { ParseOptions } from "../conditions/options.js";
 import { conjunctionOf, parseSearchConditions } from "../conditions/parse.js";
+import type { BlockKernelFactory } from "./block-kernel.js";
 import {
   DATE_VALUE,
   DateColumn,
@@ -120,6 +121,15 @@ export interface IncidentSetFootprint {
    * `add` changed the order and the next `findAll`, and always for a compact set).
    */
   readonly orderedRecordBytes: number;
+}
+
+/** How `IncidentSet.fromNdjson` reads its bytes (beside the set's options). */
+export interface NdjsonReading {
+  /**
+   * A block kernel (the Node side's WebAssembly SIMD line kernel, `lineKernel()`) that reads each chunk's
+   * lines before the JavaScript scanner, with the same answers (docs/semantics.md 1.7, "The byte reader").
+   */
+  readonly kernel?: BlockKernelFactory;
 }
 
 /**
@@ -336,6 +346,9 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    *   iterable or an iterable, where a chunk's buffer may be reused by its producer once the next chunk is
    *   asked for
    * @param options - as for the constructor
+   * @param reading - how the bytes are read: `kernel`, a block kernel (the WebAssembly SIMD line kernel of
+   *   the Node side, `lineKernel()` of src/node/kernel.ts) that reads each chunk's lines before the
+   *   JavaScript scanner, with the same answers (docs/semantics.md 1.7, "The byte reader")
    * @returns the set, once the source is exhausted
    * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON: `NDJSON line N: ` and the
    *   decoder's or `JSON.parse`'s message; when a line repeats a key in one object: `NDJSON line N: the
@@ -357,6 +370,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   static async fromNdjson<R extends object = Record<string, unknown>>(
     source: NdjsonSource | NdjsonByteReader,
     options: IncidentSetOptions = {},
+    reading: NdjsonReading = {},
   ): Promise<IncidentSet<R>> {
     refuseNonChunkSource(source);
     const set = new IncidentSet<R>([], options);
@@ -368,7 +382,9 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     }
     set.targets = undefined;
     const fields = set.fields;
-    const scanner = new LineScanner(fields);
+    const scanner = new LineScanner(fields, reading.kernel);
+    // Whether the kernel holds the current chunk (from its first line read whole; released after the chunk).
+    let prepared = false;
     const values: unknown[] = new Array(fields.length);
     const decoder = new TextDecoder("utf-8", { fatal: true });
     const sink: LineSink = (buffer, start, end, line) => {
@@ -407,12 +423,18 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       // The chunk's lines are in the columns before its buffer goes back to the source.
       for (const column of set.texts.values()) column.flushAscii();
       records.flush();
+      scanner.release();
+      prepared = false;
     };
     // Most lines are read in one pass: the scanner finds where the object ends and checks that the line
     // ends there (the splitter's search for `\n` is skipped); any other line goes to the sink above.
     const whole = (chunk: Uint8Array, from: number, length: number): number => {
       let start = from;
       while (start < length && (chunk[start] === 32 || chunk[start] === 9 || chunk[start] === 13)) start++;
+      if (!prepared && scanner.hasKernel) {
+        scanner.prepare(chunk, start, length);
+        prepared = true;
+      }
       if (scanner.scanLine(chunk, start, length, true) !== SCAN_OK) return -1;
       set.insertLine(scanner, chunk);
       records.pushBytes(chunk, start, scanner.lineEnd);

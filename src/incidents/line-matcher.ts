@@ -22,6 +22,7 @@ import { assertNever, isFieldNode } from "../conditions/ast.js";
 import { compile, type Predicate } from "../conditions/compile.js";
 import { isoUtcBytesMs } from "../conditions/dates.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
+import type { BlockKernelFactory } from "./block-kernel.js";
 import { FIELD_ASCII, FIELD_MISSING, hashBytes, LineScanner, SCAN_OK } from "./line-scanner.js";
 
 /** `LineMatcher.test`: the line is a valid incident line that does not match. */
@@ -237,19 +238,30 @@ export class LineMatcher {
   /**
    * @param condition - a parsed Search Conditions condition (from `parseSearchConditions`)
    * @param extraFields - top-level fields to decode as well (the order's `CreatedUtcTime`, `IncidentId`)
+   * @param kernel - a block kernel for the scanner (`LineScanner`; `prepare`)
    * @throws {TypeError} when `condition` was not produced by `parseSearchConditions` (as `compile` does)
    */
-  constructor(condition: Condition, extraFields: readonly string[] = []) {
+  constructor(condition: Condition, extraFields: readonly string[] = [], kernel?: BlockKernelFactory) {
     this.predicate = compile(condition);
     const fields = topLevelFields(condition);
     for (const extra of extraFields) if (!fields.includes(extra)) fields.push(extra);
     this.fields = fields;
-    this.scanner = new LineScanner(fields);
+    this.scanner = new LineScanner(fields, kernel);
     const tests = byteTests(condition);
     this.required = fields.map((field) => tests.byField.get(field));
     this.exact = tests.exact;
     this.internText = new Array<string | undefined>(fields.length * INTERN_SLOTS).fill(undefined);
     this.internBytes = new Array<Uint8Array | undefined>(fields.length * INTERN_SLOTS).fill(undefined);
+  }
+
+  /** Hands a block of lines to the scanner's kernel, if any (`LineScanner.prepare`; then `release`). */
+  prepare(b: Uint8Array, start: number, end: number): void {
+    this.scanner.prepare(b, start, end);
+  }
+
+  /** Forgets the block given to `prepare` (`LineScanner.release`). */
+  release(): void {
+    this.scanner.release();
   }
 
   /**

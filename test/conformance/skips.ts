@@ -22,6 +22,7 @@ export const ENGINES = [
   "incident-set:open-hashes",
   "incident-set:ndjson",
   "line-matcher",
+  "line-matcher:kernel",
   "mongo:date",
   "mongo:string",
 ] as const;
