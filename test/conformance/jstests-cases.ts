@@ -284,8 +284,60 @@ for (const [source, eqNull, neNull] of [
     [{ "a.0": { $exists: true } }, except(docs, 0)],
     [{ _id: { $lt: 15 }, "a.0": { $gt: 41 } }, reached],
     [{ "a.0": { $all: [42] } }, reached],
+    [{ a: { $elemMatch: { "0.0": { $eq: 42 } } } }, [7, 8, 9, 10, 16, 17, 20, 21]],
+    [{ "a.0": { $type: "number" } }, reached],
+    [{ "a.0": { $mod: [42, 0] } }, reached],
     [{ $or: [{ "a.0": 42 }, { notARealField: 123 }] }, reached],
   ]);
+  // `$elemMatch` at a numeric segment: the array the index reaches is the one tried, not its elements.
+  collection(source, [{ _id: 42, a: [["b"], ["c"]] }], [[{ "a.0": { $elemMatch: { $in: ["b"] } } }, [42]]]);
+  const f1 = [
+    { _id: 0, f0: "zz", f1: 5 },
+    { _id: 1, f0: "zz", f1: [3, 5] },
+    { _id: 4, f0: "zz", f1: [3, 5, [7, 9]] },
+    {
+      _id: 2,
+      f0: "zz",
+      f1: [
+        [3, 5],
+        [5, 7],
+      ],
+    },
+    {
+      _id: 3,
+      f0: "zz",
+      f1: [
+        [[0], [3, 5]],
+        [[0], [5, 7]],
+      ],
+    },
+  ];
+  collection(source, f1, [
+    [{ "f1.0": { $elemMatch: { $eq: 5 } } }, [2]],
+    [{ f0: "zz", "f1.0": { $elemMatch: { $eq: 5 } } }, [2]],
+    [{ "f1.0.1": { $elemMatch: { $eq: 3 } } }, [3]],
+  ]);
+  const pairs = [
+    {
+      _id: 1,
+      f1: [
+        [42, 5],
+        [77, 99],
+      ],
+    },
+    { _id: 2, f1: { "0": [42, 5], "1": [77, 99] } },
+  ];
+  collection(source, pairs, [[{ "f1.0": { $elemMatch: { $eq: 5 } } }, [1, 2]]]);
+  // A top-level field named "0": one stage per insert.
+  collection(source, [{ _id: 1, "0": [42, 5] }], [[{ "0": { $elemMatch: { $eq: 5 } } }, [1]]]);
+  collection(
+    source,
+    [
+      { _id: 1, "0": [42, 5] },
+      { _id: 2, "0": { "0": [42], "1": [5] } },
+    ],
+    [[{ "0.1": { $elemMatch: { $eq: 5 } } }, [2]]],
+  );
   const strings = [
     { _id: 1, b: "hello" },
     { _id: 2, b: { "0": "hello" } },
