@@ -1186,6 +1186,40 @@ for (const [source, eqNull, neNull] of [
 }
 
 {
+  const source = "jstests/core/query/array/arrayfind6.js";
+  collection(source, numbered({ a: [{ b: 1, c: 2 }] }), [
+    [{ a: { $elemMatch: { b: 1, c: 2 } } }, [0], 1],
+    [{ a: { $not: { $elemMatch: { b: 1, c: 2 } } } }, [], 0],
+    [{ a: { $not: { $elemMatch: { b: 1, c: 3 } } } }, [0], 1],
+    [{ a: { $not: { $elemMatch: { b: { $ne: 1 }, c: 3 } } } }, [0], 1],
+    [{ a: { $not: { $elemMatch: { b: { $ne: 2 }, c: 3 } } } }, [0], 1],
+  ]);
+}
+
+{
+  // Nested $elemMatch; each document beside one that makes an index multikey, which never matches.
+  const source = "jstests/core/query/array/arrayfind7.js";
+  collection(source, numbered({ a: [{ b: [{ c: 1, d: 2 }] }] }), [
+    [{ a: { $elemMatch: { b: { $elemMatch: { c: 1, d: 2 } } } } }, [0], 1],
+  ]);
+  const multikey = { _id: "multikey", a: { b: { c: [10, 11] } } };
+  const nested: readonly [Incident, unknown][] = [
+    [{ a: [{ b: [{ c: 1 }] }] }, { a: { $elemMatch: { b: { $elemMatch: { c: { $gte: 1, $lte: 1 } } } } } }],
+    [{ a: [{ b: [{ c: 2 }] }] }, { a: { $elemMatch: { b: { $elemMatch: { c: { $gte: 1, $in: [2] } } } } } }],
+    [
+      { a: [{ b: [{ c: 1 }], d: [{ e: 1 }] }] },
+      { a: { $elemMatch: { d: { $elemMatch: { e: { $lte: 1 } } }, b: { $elemMatch: { c: { $gte: 1 } } } } } },
+    ],
+    [
+      { a: [{ b: [{ c: 1 }], x: 1 }] },
+      { "a.x": 1, a: { $elemMatch: { b: { $elemMatch: { c: { $gte: 1 } } } } } },
+    ],
+    [{ a: [{ b: [{ c: [1] }] }] }, { a: { $elemMatch: { "b.c": { $elemMatch: { $gte: 1, $lte: 1 } } } } }],
+  ];
+  for (const [doc, query] of nested) collection(source, [{ _id: 0, ...doc }, multikey], [[query, [0], 1]]);
+}
+
+{
   // Document and array operands ($gte: {}, $in: [[]]) left out (docs/semantics.md 1.2 refuses them).
   const source = "jstests/core/query/array/arrayfind9.js";
   collection(source, numbered({ a: [1] }), [[{ a: { $elemMatch: { $not: { $ne: 1 } } } }, [0], 1]]);
