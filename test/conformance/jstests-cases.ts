@@ -1220,6 +1220,60 @@ for (const [source, eqNull, neNull] of [
 }
 
 {
+  // $elemMatch on a top-level field against the same constraints without it: each row is a sub-query, the
+  // `a` of a document both queries match, of one only the $elemMatch query matches, of one only the plain
+  // query matches (null: none), and constraints beside them. The plain query is the sub-query on `a`
+  // (`a.<field>` when it names a field); two documents that make MongoDB's index multikey match neither.
+  const source = "jstests/core/query/array/arrayfind8.js";
+  type Row = readonly [
+    sub: Record<string, unknown>,
+    both: unknown,
+    elem: unknown,
+    plain: unknown,
+    extra?: object,
+  ];
+  const rows: readonly Row[] = [
+    [{ $gt: 4 }, [5], null, null],
+    [{ $gt: 4, $lt: 6 }, [5], null, [3, 7]],
+    [{ $gt: 4, $not: { $gte: 6 } }, [5], null, null],
+    [{ $gt: 4, $not: { $ne: 6 } }, [6], null, null],
+    [{ $gte: 5, $lte: 5 }, [5], null, [4, 6]],
+    [{ $in: [4, 6], $gt: 5 }, [6], null, [4, 7]],
+    [{ $regex: "^a" }, ["a"], null, null],
+    [{ $gt: 4 }, [5], null, null, { a: { $lt: 6 } }],
+    [{ $gte: 5 }, [5], null, null, { a: { $lte: 5 } }],
+    [{ $in: [4, 6] }, [6], null, null, { a: { $gt: 5 } }],
+    [{ $gt: 4 }, [5], null, null, { a: { $elemMatch: { $lt: 6 } } }],
+    [{ $gt: 4 }, [3, 7], null, null, { a: { $elemMatch: { $lt: 6 } } }],
+    [{ $gte: 5 }, [5], null, null, { a: { $elemMatch: { $lte: 5 } } }],
+    [{ $in: [4, 6] }, [6], null, null, { a: { $elemMatch: { $gt: 5 } } }],
+    [{ $elemMatch: { $in: [5] } }, null, [[5]], [5]],
+    [{ $elemMatch: { b: { $gte: 1, $lte: 1 } } }, null, [[{ b: 1 }]], [{ b: 1 }]],
+    [{ $elemMatch: { b: { $gte: 1, $lte: 1 } } }, null, [[{ b: [0, 2] }]], [{ b: [0, 2] }]],
+    [{ b: { $elemMatch: { $gte: 1, $lte: 1 } } }, [{ b: [1] }], null, null],
+    [{ b: { $elemMatch: { $gte: 1, $lte: 4 } } }, [{ b: [1] }], null, null],
+    [{ b: { $elemMatch: { $gte: 1, $lte: 4 } } }, [{ b: [2] }], null, null, { "a.b": { $in: [2, 5] } }],
+    [{ b: { $elemMatch: { $in: [1, 2] }, $in: [2, 3] } }, [{ b: [2] }], null, [{ b: [1] }, { b: [3] }]],
+  ];
+  for (const [sub, both, elem, plain, extra = {}] of rows) {
+    const docs: Incident[] = [
+      { _id: "multikey 1", a: [-1, -2] },
+      { _id: "multikey 2", a: { b: [-1, -2] } },
+    ];
+    if (both !== null) docs.push({ _id: "both", a: both });
+    if (elem !== null) docs.push({ _id: "elemMatch", a: elem });
+    if (plain !== null) docs.push({ _id: "plain", a: plain });
+    const [key] = Object.keys(sub) as [string];
+    const plainQuery = key.startsWith("$") ? { a: sub } : { [`a.${key}`]: sub[key] };
+    const matched = (...ids: string[]) => ids.filter((id) => docs.some((doc) => doc._id === id));
+    collection(source, docs, [
+      [{ $and: [plainQuery, extra] }, matched("both", "plain")],
+      [{ $and: [{ a: { $elemMatch: sub } }, extra] }, matched("both", "elemMatch")],
+    ]);
+  }
+}
+
+{
   // Document and array operands ($gte: {}, $in: [[]]) left out (docs/semantics.md 1.2 refuses them).
   const source = "jstests/core/query/array/arrayfind9.js";
   collection(source, numbered({ a: [1] }), [[{ a: { $elemMatch: { $not: { $ne: 1 } } } }, [0], 1]]);
