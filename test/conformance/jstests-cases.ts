@@ -284,8 +284,60 @@ for (const [source, eqNull, neNull] of [
     [{ "a.0": { $exists: true } }, except(docs, 0)],
     [{ _id: { $lt: 15 }, "a.0": { $gt: 41 } }, reached],
     [{ "a.0": { $all: [42] } }, reached],
+    [{ a: { $elemMatch: { "0.0": { $eq: 42 } } } }, [7, 8, 9, 10, 16, 17, 20, 21]],
+    [{ "a.0": { $type: "number" } }, reached],
+    [{ "a.0": { $mod: [42, 0] } }, reached],
     [{ $or: [{ "a.0": 42 }, { notARealField: 123 }] }, reached],
   ]);
+  // `$elemMatch` at a numeric segment: the array the index reaches is the one tried, not its elements.
+  collection(source, [{ _id: 42, a: [["b"], ["c"]] }], [[{ "a.0": { $elemMatch: { $in: ["b"] } } }, [42]]]);
+  const f1 = [
+    { _id: 0, f0: "zz", f1: 5 },
+    { _id: 1, f0: "zz", f1: [3, 5] },
+    { _id: 4, f0: "zz", f1: [3, 5, [7, 9]] },
+    {
+      _id: 2,
+      f0: "zz",
+      f1: [
+        [3, 5],
+        [5, 7],
+      ],
+    },
+    {
+      _id: 3,
+      f0: "zz",
+      f1: [
+        [[0], [3, 5]],
+        [[0], [5, 7]],
+      ],
+    },
+  ];
+  collection(source, f1, [
+    [{ "f1.0": { $elemMatch: { $eq: 5 } } }, [2]],
+    [{ f0: "zz", "f1.0": { $elemMatch: { $eq: 5 } } }, [2]],
+    [{ "f1.0.1": { $elemMatch: { $eq: 3 } } }, [3]],
+  ]);
+  const pairs = [
+    {
+      _id: 1,
+      f1: [
+        [42, 5],
+        [77, 99],
+      ],
+    },
+    { _id: 2, f1: { "0": [42, 5], "1": [77, 99] } },
+  ];
+  collection(source, pairs, [[{ "f1.0": { $elemMatch: { $eq: 5 } } }, [1, 2]]]);
+  // A top-level field named "0": one stage per insert.
+  collection(source, [{ _id: 1, "0": [42, 5] }], [[{ "0": { $elemMatch: { $eq: 5 } } }, [1]]]);
+  collection(
+    source,
+    [
+      { _id: 1, "0": [42, 5] },
+      { _id: 2, "0": { "0": [42], "1": [5] } },
+    ],
+    [[{ "0.1": { $elemMatch: { $eq: 5 } } }, [2]]],
+  );
   const strings = [
     { _id: 1, b: "hello" },
     { _id: 2, b: { "0": "hello" } },
@@ -1131,6 +1183,106 @@ for (const [source, eqNull, neNull] of [
   const source = "jstests/core/query/array/arrayfind3.js";
   const docs = numbered({ a: [1, 2] }, { a: [1, 2, 6] }, { a: [1, 4, 6] });
   collection(source, docs, [[{ a: { $gte: 3, $lte: 5 } }, [1, 2], 2]]);
+}
+
+{
+  const source = "jstests/core/query/array/arrayfind6.js";
+  collection(source, numbered({ a: [{ b: 1, c: 2 }] }), [
+    [{ a: { $elemMatch: { b: 1, c: 2 } } }, [0], 1],
+    [{ a: { $not: { $elemMatch: { b: 1, c: 2 } } } }, [], 0],
+    [{ a: { $not: { $elemMatch: { b: 1, c: 3 } } } }, [0], 1],
+    [{ a: { $not: { $elemMatch: { b: { $ne: 1 }, c: 3 } } } }, [0], 1],
+    [{ a: { $not: { $elemMatch: { b: { $ne: 2 }, c: 3 } } } }, [0], 1],
+  ]);
+}
+
+{
+  // Nested $elemMatch; each document beside one that makes an index multikey, which never matches.
+  const source = "jstests/core/query/array/arrayfind7.js";
+  collection(source, numbered({ a: [{ b: [{ c: 1, d: 2 }] }] }), [
+    [{ a: { $elemMatch: { b: { $elemMatch: { c: 1, d: 2 } } } } }, [0], 1],
+  ]);
+  const multikey = { _id: "multikey", a: { b: { c: [10, 11] } } };
+  const nested: readonly [Incident, unknown][] = [
+    [{ a: [{ b: [{ c: 1 }] }] }, { a: { $elemMatch: { b: { $elemMatch: { c: { $gte: 1, $lte: 1 } } } } } }],
+    [{ a: [{ b: [{ c: 2 }] }] }, { a: { $elemMatch: { b: { $elemMatch: { c: { $gte: 1, $in: [2] } } } } } }],
+    [
+      { a: [{ b: [{ c: 1 }], d: [{ e: 1 }] }] },
+      { a: { $elemMatch: { d: { $elemMatch: { e: { $lte: 1 } } }, b: { $elemMatch: { c: { $gte: 1 } } } } } },
+    ],
+    [
+      { a: [{ b: [{ c: 1 }], x: 1 }] },
+      { "a.x": 1, a: { $elemMatch: { b: { $elemMatch: { c: { $gte: 1 } } } } } },
+    ],
+    [{ a: [{ b: [{ c: [1] }] }] }, { a: { $elemMatch: { "b.c": { $elemMatch: { $gte: 1, $lte: 1 } } } } }],
+  ];
+  for (const [doc, query] of nested) collection(source, [{ _id: 0, ...doc }, multikey], [[query, [0], 1]]);
+}
+
+{
+  // $elemMatch on a top-level field against the same constraints without it: each row is a sub-query, the
+  // `a` of a document both queries match, of one only the $elemMatch query matches, of one only the plain
+  // query matches (null: none), and constraints beside them. The plain query is the sub-query on `a`
+  // (`a.<field>` when it names a field); two documents that make MongoDB's index multikey match neither.
+  const source = "jstests/core/query/array/arrayfind8.js";
+  type Row = readonly [
+    sub: Record<string, unknown>,
+    both: unknown,
+    elem: unknown,
+    plain: unknown,
+    extra?: object,
+  ];
+  const rows: readonly Row[] = [
+    [{ $gt: 4 }, [5], null, null],
+    [{ $gt: 4, $lt: 6 }, [5], null, [3, 7]],
+    [{ $gt: 4, $not: { $gte: 6 } }, [5], null, null],
+    [{ $gt: 4, $not: { $ne: 6 } }, [6], null, null],
+    [{ $gte: 5, $lte: 5 }, [5], null, [4, 6]],
+    [{ $in: [4, 6], $gt: 5 }, [6], null, [4, 7]],
+    [{ $regex: "^a" }, ["a"], null, null],
+    [{ $gt: 4 }, [5], null, null, { a: { $lt: 6 } }],
+    [{ $gte: 5 }, [5], null, null, { a: { $lte: 5 } }],
+    [{ $in: [4, 6] }, [6], null, null, { a: { $gt: 5 } }],
+    [{ $gt: 4 }, [5], null, null, { a: { $elemMatch: { $lt: 6 } } }],
+    [{ $gt: 4 }, [3, 7], null, null, { a: { $elemMatch: { $lt: 6 } } }],
+    [{ $gte: 5 }, [5], null, null, { a: { $elemMatch: { $lte: 5 } } }],
+    [{ $in: [4, 6] }, [6], null, null, { a: { $elemMatch: { $gt: 5 } } }],
+    [{ $elemMatch: { $in: [5] } }, null, [[5]], [5]],
+    [{ $elemMatch: { b: { $gte: 1, $lte: 1 } } }, null, [[{ b: 1 }]], [{ b: 1 }]],
+    [{ $elemMatch: { b: { $gte: 1, $lte: 1 } } }, null, [[{ b: [0, 2] }]], [{ b: [0, 2] }]],
+    [{ b: { $elemMatch: { $gte: 1, $lte: 1 } } }, [{ b: [1] }], null, null],
+    [{ b: { $elemMatch: { $gte: 1, $lte: 4 } } }, [{ b: [1] }], null, null],
+    [{ b: { $elemMatch: { $gte: 1, $lte: 4 } } }, [{ b: [2] }], null, null, { "a.b": { $in: [2, 5] } }],
+    [{ b: { $elemMatch: { $in: [1, 2] }, $in: [2, 3] } }, [{ b: [2] }], null, [{ b: [1] }, { b: [3] }]],
+  ];
+  for (const [sub, both, elem, plain, extra = {}] of rows) {
+    const docs: Incident[] = [
+      { _id: "multikey 1", a: [-1, -2] },
+      { _id: "multikey 2", a: { b: [-1, -2] } },
+    ];
+    if (both !== null) docs.push({ _id: "both", a: both });
+    if (elem !== null) docs.push({ _id: "elemMatch", a: elem });
+    if (plain !== null) docs.push({ _id: "plain", a: plain });
+    const [key] = Object.keys(sub) as [string];
+    const plainQuery = key.startsWith("$") ? { a: sub } : { [`a.${key}`]: sub[key] };
+    const matched = (...ids: string[]) => ids.filter((id) => docs.some((doc) => doc._id === id));
+    collection(source, docs, [
+      [{ $and: [plainQuery, extra] }, matched("both", "plain")],
+      [{ $and: [{ a: { $elemMatch: sub } }, extra] }, matched("both", "elemMatch")],
+    ]);
+  }
+}
+
+{
+  // Document and array operands ($gte: {}, $in: [[]]) left out (docs/semantics.md 1.2 refuses them).
+  const source = "jstests/core/query/array/arrayfind9.js";
+  collection(source, numbered({ a: [1] }), [[{ a: { $elemMatch: { $not: { $ne: 1 } } } }, [0], 1]]);
+  // Matching by array index: an element that is an array is a document of its indexes.
+  collection(source, numbered({ a: [["x"]] }), [[{ a: { $elemMatch: { "0": "x" } } }, [0], 1]]);
+  // The two bounds met by different values of one element's array.
+  collection(source, numbered({ a: [{ b: [0, 2] }] }), [
+    [{ a: { $elemMatch: { b: { $gte: 1, $lte: 1 } } } }, [0], 1],
+  ]);
 }
 
 {
