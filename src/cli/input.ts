@@ -277,7 +277,10 @@ export async function forEachRecord(
     log: ProblemLog,
   ) => boolean | Promise<unknown> | undefined,
 ): Promise<{ log: ProblemLog; records: number; source: InputSource }> {
-  const source = typeof name === "string" ? await openInput(name, { stdin: context.stdin }) : name;
+  const source =
+    typeof name === "string"
+      ? await openInput(name, { stdin: context.stdin, invalidUtf8Lines: options.skipInvalid === true })
+      : name;
   const log = new ProblemLog(source.label, options);
   const progress = startProgress(source, context.stderr);
   let records = 0;

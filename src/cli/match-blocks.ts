@@ -38,12 +38,14 @@ export class FileBlocks {
    * @param plan - the file and its blocks
    * @param scanner - judges the lines
    * @param cap - `overlongBytes(--max-line-length)`: a longer line is skipped, not held
+   * @param skipInvalid - `--skip-invalid`: a skipped line's invalid UTF-8 does not end the input
    * @throws {Error} when the file cannot be opened (Node's error)
    */
   constructor(
     private readonly plan: BlockPlan,
     private readonly scanner: BlockScanner,
     private readonly cap: number,
+    private readonly skipInvalid = false,
   ) {
     this.file = openSync(plan.path, "r");
     this.buffer = Buffer.allocUnsafe(plan.blockBytes + 1 + EXTEND_BYTES);
@@ -119,8 +121,8 @@ export class FileBlocks {
 
   /** Skips the over-long line begun at `lineStart` (bytes up to `end` read), to its `\n` or the file's end. */
   private skipLine(lineStart: number, end: number, readStart: number): BlockResult {
-    const skip = new OverlongLine();
-    skip.start(this.buffer.subarray(lineStart, end), readStart + lineStart);
+    const skip = new OverlongLine(this.skipInvalid);
+    skip.start([this.buffer.subarray(lineStart, end)], readStart + lineStart);
     let position = readStart + end;
     const chunk = Buffer.allocUnsafe(EXTEND_BYTES);
     for (;;) {

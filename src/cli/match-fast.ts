@@ -29,6 +29,7 @@ import {
   type RecordRules,
   type ScanBest,
 } from "./match-scan.js";
+import { StreamLines } from "./match-stream.js";
 import { startProgress } from "./progress.js";
 import { type InputSource, openInput, replayInput } from "./source.js";
 
@@ -155,46 +156,70 @@ export async function matchBytes(
   request: FastMatchRequest,
   text: (source: InputSource) => Promise<void>,
 ): Promise<FastMatchAnswer | undefined> {
-  const source = await openInput(name, { stdin: context.stdin });
+  const { options } = request;
+  const source = await openInput(name, {
+    stdin: context.stdin,
+    invalidUtf8Lines: options.skipInvalid === true,
+  });
   const chunks = source.bytes[Symbol.asyncIterator]();
   const head: Buffer[] = [];
-  const { options } = request;
-  // The first record: read until its line is whole (at most the longest line a record may have).
+  // The first record: read until its line is whole (at most the longest line a record may have). Each
+  // chunk is searched once, and the chunks are joined once, at the end (never quadratic).
   const cap = overlongBytes(options.maxLineLength);
   let held = 0;
+  let bom = -1;
   let start = -1;
   let firstEnd = -1;
-  let buffer: Buffer = Buffer.alloc(0);
   for (;;) {
     const next = await chunks.next();
     if (next.done === true) {
-      if (start >= 0) firstEnd = buffer.length;
+      if (start >= 0) firstEnd = held;
       break;
     }
-    head.push(next.value);
-    held += next.value.length;
-    buffer = head.length === 1 ? next.value : Buffer.concat(head);
+    const chunk = next.value;
+    const base = held;
+    head.push(chunk);
+    held += chunk.length;
+    if (bom < 0) {
+      // Whether a byte order mark begins the input, once its first three bytes are in.
+      if (held < 3) continue;
+      const lead = head.length === 1 ? chunk : Buffer.concat(head, 3);
+      bom = lead[0] === 0xef && lead[1] === 0xbb && lead[2] === 0xbf ? 3 : 0;
+    }
     if (start < 0) {
-      let p = buffer.length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
-      while (p < buffer.length && isBlankByte(buffer[p]!)) p++;
-      if (p < buffer.length) start = p;
+      let p = Math.max(0, bom - base);
+      while (p < chunk.length && isBlankByte(chunk[p]!)) p++;
+      if (p < chunk.length) start = base + p;
     }
     if (start >= 0) {
-      const nl = buffer.indexOf(10, start);
+      const nl = chunk.indexOf(10, Math.max(0, start - base));
       if (nl >= 0) {
-        firstEnd = nl + 1;
+        firstEnd = base + nl + 1;
         break;
       }
     }
     if (held > cap) break;
   }
+  if (bom < 0) {
+    // An input of fewer than three bytes.
+    const lead = Buffer.concat(head);
+    bom = lead.length >= 3 && lead[0] === 0xef && lead[1] === 0xbb && lead[2] === 0xbf ? 3 : 0;
+    let p = bom;
+    while (p < lead.length && isBlankByte(lead[p]!)) p++;
+    if (p < lead.length) start = p;
+    if (start >= 0) firstEnd = lead.indexOf(10, start) + 1 || lead.length;
+  }
+  const buffer: Buffer = head.length === 1 ? head[0]! : Buffer.concat(head, held);
   const giveUp = async (): Promise<undefined> => {
     await text(replayInput(source, head, chunks));
     return undefined;
   };
   if (start < 0 || firstEnd < 0 || buffer[start] !== 0x7b) return giveUp();
-  const scanner = new BlockScanner(request.condition, { ...options, mode: request.mode }, request.rules);
-  const bom = buffer.length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+  const scanner = new BlockScanner(
+    request.condition,
+    { ...options, mode: request.mode, skipInvalid: options.skipInvalid === true },
+    request.rules,
+  );
   const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
   const first = scanner.first(bytes, bom, firstEnd, request.isDataset);
   if (first === undefined) return giveUp();
@@ -224,7 +249,7 @@ export async function matchBytes(
         firstEnd,
         chunks,
         merge,
-        options.maxLineLength,
+        { cap: overlongBytes(options.maxLineLength), skipInvalid: options.skipInvalid === true },
         () => progress?.update(merge.record),
       );
     }
@@ -236,8 +261,9 @@ export async function matchBytes(
 }
 
 /**
- * The rest of the input read in this thread: each chunk's whole lines judged as one block; a line longer
- * than any record may be is skipped (`OverlongLine`).
+ * The rest of the input read in this thread: cut into blocks of whole lines by `StreamLines` (linear in
+ * the input, whatever its lines' lengths), each judged as it comes; a line longer than any record may be
+ * is skipped (`OverlongLine`), never held.
  */
 async function matchInThread(
   scanner: BlockScanner,
@@ -245,46 +271,49 @@ async function matchInThread(
   offset: number,
   chunks: AsyncIterator<Buffer>,
   merge: MatchMerge,
-  maxLineLength: number,
+  limits: { readonly cap: number; readonly skipInvalid: boolean },
   progress: () => void,
 ): Promise<void> {
-  const cap = overlongBytes(maxLineLength);
-  let pending: Buffer = rest;
+  const lines = new StreamLines(limits.cap);
   let at = offset;
-  const skip = new OverlongLine();
-  for (;;) {
-    if (merge.done) return;
-    const next = await chunks.next();
-    if (next.done === true) break;
-    let chunk = next.value;
+  const skip = new OverlongLine(limits.skipInvalid);
+  const take = async (chunk: Buffer): Promise<void> => {
     if (skip.active) {
       const ended = skip.feed(chunk, at);
       at += skip.consumed;
-      if (!ended) continue;
+      if (!ended) return;
       await merge.apply(skip.finish(scanner));
       if (merge.done) return;
       chunk = chunk.subarray(skip.consumed);
     }
-    const buffer = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    const last = buffer.lastIndexOf(10);
-    if (last >= 0) {
-      const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
-      await merge.apply(scanner.scan(bytes, 0, last + 1, at));
-      progress();
+    const cut = lines.push(chunk);
+    for (const block of cut.blocks) {
+      const bytes = new Uint8Array(block.buffer, block.byteOffset, block.length);
+      await merge.apply(scanner.scan(bytes, 0, bytes.length, at));
+      at += block.length;
       if (merge.done) return;
-      at += last + 1;
     }
-    pending = last >= 0 ? buffer.subarray(last + 1) : buffer;
-    if (pending.length > cap) {
-      skip.start(pending, at);
-      at += pending.length;
-      pending = Buffer.alloc(0);
+    progress();
+    if (cut.overlong !== undefined) {
+      skip.start(cut.overlong, at);
+      for (const piece of cut.overlong) at += piece.length;
     }
+  };
+  if (rest.length > 0) await take(rest);
+  for (;;) {
+    if (merge.done) return;
+    const next = await chunks.next();
+    if (next.done === true) break;
+    await take(next.value);
   }
+  if (merge.done) return;
   if (skip.active) await merge.apply(skip.finish(scanner));
-  else if (pending.length > 0) {
-    const bytes = new Uint8Array(pending.buffer, pending.byteOffset, pending.length);
-    await merge.apply(scanner.scan(bytes, 0, bytes.length, at));
+  else {
+    const last = lines.end();
+    if (last !== undefined) {
+      const bytes = new Uint8Array(last.buffer, last.byteOffset, last.length);
+      await merge.apply(scanner.scan(bytes, 0, bytes.length, at));
+    }
   }
   progress();
 }
@@ -326,6 +355,7 @@ async function matchFileBlocks(
       mode: request.mode,
       maxLineLength: request.options.maxLineLength,
       maxErrors: request.options.maxErrors,
+      skipInvalid: request.options.skipInvalid === true,
     };
     // A worker started with the process has loaded its modules by now (match-prestart.ts).
     const started = takePrestartedWorker();
@@ -342,7 +372,12 @@ async function matchFileBlocks(
     worker.on("exit", () => settle());
     threads.push(worker);
   }
-  const own = new FileBlocks(plan, scanner, overlongBytes(request.options.maxLineLength));
+  const own = new FileBlocks(
+    plan,
+    scanner,
+    overlongBytes(request.options.maxLineLength),
+    request.options.skipInvalid === true,
+  );
   try {
     while (merged < blocks && !merge.done) {
       const block = results.get(merged);

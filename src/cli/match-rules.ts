@@ -5,7 +5,7 @@
 
 import { constants } from "node:buffer";
 import type { RecordRules } from "./match-scan.js";
-import { describeShape, parseRecord, tooLong } from "./records.js";
+import { describeShape, notUtf8, parseRecord, tooLong } from "./records.js";
 
 /**
  * Why a matching incident is not printed: its JSON text would be longer than a string can be (an incident
@@ -25,4 +25,5 @@ export const MATCH_RULES: RecordRules = {
   notAnIncident,
   tooLongToPrint: TOO_LONG_TO_PRINT,
   tooLong,
+  notUtf8,
 };

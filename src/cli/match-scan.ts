@@ -30,6 +30,11 @@ export interface ScanOptions {
   readonly maxLineLength: number;
   /** `--max-errors`: problems kept with their messages per block (the rest are counted, by line). */
   readonly maxErrors: number;
+  /**
+   * `--skip-invalid`: a line of invalid UTF-8 is one invalid record (`RecordRules.notUtf8`) and reading
+   * goes on; without it, invalid UTF-8 ends the input (`ScanStop`). docs/cli.md, Encoding.
+   */
+  readonly skipInvalid: boolean;
 }
 
 /** A problem of one record: its position (1-based within the block) and its message. */
@@ -104,6 +109,8 @@ export interface RecordRules {
   readonly tooLongToPrint: string;
   /** The message for a line longer than `--max-line-length`. */
   readonly tooLong: (max: number) => string;
+  /** The message for a line of invalid UTF-8 under `--skip-invalid` (its first bad byte, 1-based). */
+  readonly notUtf8: (byte: number) => string;
 }
 
 /** A match whose `--all` text is not needed (`count` and `first` modes). */
@@ -169,9 +176,17 @@ export class BlockScanner {
       result.lines++;
       const line = result.lines;
       if (lineEnd > valid) {
-        // The line of the first invalid byte: nothing from here on is read.
-        result.stop = { kind: "utf8", byte: offset + valid + 1, line };
-        return result;
+        if (!this.options.skipInvalid) {
+          // The line of the first invalid byte: nothing from here on is read.
+          result.stop = { kind: "utf8", byte: offset + valid + 1, line };
+          return result;
+        }
+        // `--skip-invalid`: the line is one invalid record, named by its first bad byte; the next bad
+        // byte is looked for from the next line on (each byte checked once, however many lines are bad).
+        this.problem(result, line, ++result.records, this.rules.notUtf8(offset + valid + 1));
+        p = nl + 1;
+        valid = p >= end ? end : p + firstInvalidUtf8(b.subarray(p, end));
+        continue;
       }
       let e = lineEnd;
       if (e > p && b[e - 1] === CR) e--;
@@ -327,6 +342,15 @@ export class BlockScanner {
     return result;
   }
 
+  /** The result of one line of invalid UTF-8 under `--skip-invalid` (its first bad byte, 1-based). */
+  notUtf8Line(byte: number): BlockResult {
+    const result = emptyResult();
+    result.lines = 1;
+    result.records = 1;
+    this.problem(result, 1, 1, this.rules.notUtf8(byte));
+    return result;
+  }
+
   private problem(result: BlockResult, line: number, record: number, message: string): void {
     if (result.problems.length < this.options.maxErrors) result.problems.push({ line, record, message });
     else result.moreProblems.push(line);
@@ -355,6 +379,9 @@ export function overlongBytes(maxLineLength: number): number {
 export class OverlongLine {
   /** Whether a line is being skipped. */
   active = false;
+
+  /** @param skipInvalid - `--skip-invalid`: invalid UTF-8 in the line does not end the input (`finish`) */
+  constructor(private readonly skipInvalid = false) {}
   /** Bytes of the chunk last fed that belong to the line (its `\n` included). */
   consumed = 0;
   private decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -364,14 +391,18 @@ export class OverlongLine {
   /** The first invalid byte, 1-based in the input; 0 while none. */
   private invalid = 0;
 
-  /** Starts skipping the line whose bytes so far are `held`, at input offset `offset`. */
-  start(held: Uint8Array, offset: number): void {
+  /** Starts skipping the line whose bytes so far are the `held` pieces, from input offset `offset`. */
+  start(held: readonly Uint8Array[], offset: number): void {
     this.active = true;
     this.decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     this.previous = new Uint8Array(0);
     this.checkedTo = offset;
     this.invalid = 0;
-    this.check(held, offset);
+    let at = offset;
+    for (const piece of held) {
+      this.check(piece, at);
+      at += piece.length;
+    }
   }
 
   /**
@@ -383,14 +414,20 @@ export class OverlongLine {
     this.consumed = nl < 0 ? chunk.length : nl + 1;
     this.check(nl < 0 ? chunk : chunk.subarray(0, nl), offset);
     if (nl >= 0) this.flush();
-    return nl >= 0 || this.invalid > 0;
+    // Without --skip-invalid, invalid UTF-8 ends the input at once; with it, the line is read to its end.
+    return nl >= 0 || (this.invalid > 0 && !this.skipInvalid);
   }
 
-  /** The line's result, once `feed` returned true or the input ended. */
+  /**
+   * The line's result, once `feed` returned true or the input ended: one record "longer than N
+   * characters", or, when its bytes are not valid UTF-8, the end of the input (`ScanStop`) or with
+   * `skipInvalid` one invalid record named by its first bad byte.
+   */
   finish(scanner: BlockScanner): BlockResult {
     this.flush();
     this.active = false;
     if (this.invalid === 0) return scanner.tooLongLine();
+    if (this.skipInvalid) return scanner.notUtf8Line(this.invalid);
     const result = emptyResult();
     result.lines = 1;
     result.stop = { kind: "utf8", byte: this.invalid, line: 1 };

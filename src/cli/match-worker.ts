@@ -24,16 +24,22 @@ interface WorkerInput {
   readonly mode: MatchMode;
   readonly maxLineLength: number;
   readonly maxErrors: number;
+  readonly skipInvalid: boolean;
 }
 
 const input = (workerData ??
   (await new Promise((resolve) => parentPort?.once("message", resolve)))) as WorkerInput;
 const scanner = new BlockScanner(
   parseSearchConditions(input.condition),
-  { mode: input.mode, maxLineLength: input.maxLineLength, maxErrors: input.maxErrors },
+  {
+    mode: input.mode,
+    maxLineLength: input.maxLineLength,
+    maxErrors: input.maxErrors,
+    skipInvalid: input.skipInvalid,
+  },
   MATCH_RULES,
 );
-const blocks = new FileBlocks(input, scanner, overlongBytes(input.maxLineLength));
+const blocks = new FileBlocks(input, scanner, overlongBytes(input.maxLineLength), input.skipInvalid);
 const control = input.control;
 
 try {

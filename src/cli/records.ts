@@ -17,7 +17,7 @@ import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import { describeValue } from "../conditions/issues.js";
 import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { CliError, EXIT } from "./exit-codes.js";
-import { type InputSource, InvalidUtf8Error } from "./source.js";
+import { type InputSource, InvalidUtf8Error, markedInvalidByte } from "./source.js";
 
 /** A record read from the input. */
 export interface RecordItem {
@@ -160,6 +160,16 @@ function jsonError(error: unknown): string {
   return message.length > 160 ? `${message.slice(0, 160)}…` : message;
 }
 
+/**
+ * The message for a record whose line is not valid UTF-8 (read with `--skip-invalid`; without it, invalid
+ * UTF-8 ends the input): `byte` is the first bad byte, 1-based in the (inflated) input (docs/cli.md,
+ * Encoding).
+ */
+export function notUtf8(byte: number): string {
+  return `not valid UTF-8 (byte ${byte} of the input)`;
+}
+
+/** The message for a record longer than `--max-line-length` (`max` characters). */
 export function tooLong(max: number): string {
   return `longer than ${max} characters (--max-line-length)`;
 }
@@ -194,6 +204,8 @@ class NdjsonReader implements Reader {
   #pending: string[] = [];
   #pendingLength = 0;
   #overlong = false;
+  /** The first bad byte of the current line when `source.text` marked it as invalid UTF-8. */
+  #invalidByte: number | undefined;
   #sawRecord = false;
   /**
    * Set while the input read so far can be one multi-line JSON document (a first line such as `{` that
@@ -211,6 +223,16 @@ class NdjsonReader implements Reader {
   ) {}
 
   push(chunk: string): ReadItem[] {
+    const invalid = markedInvalidByte(chunk);
+    if (invalid !== undefined) {
+      // A line of invalid UTF-8 (`--skip-invalid`): no document holds it; the line is one invalid record,
+      // taken at its `\n` (the source drops its other bytes).
+      const out = this.#document !== undefined ? this.#abandonDocument() : [];
+      this.#invalidByte ??= invalid;
+      this.#pending = [];
+      this.#pendingLength = 0;
+      return out;
+    }
     if (this.#document !== undefined) {
       this.#document.push(chunk);
       this.#documentLength += chunk.length;
@@ -240,7 +262,11 @@ class NdjsonReader implements Reader {
         return out;
       }
       const line = ++this.#line;
-      if (this.#overlong) {
+      if (this.#invalidByte !== undefined) {
+        out.push({ ok: false, record: ++this.#record, line, message: notUtf8(this.#invalidByte) });
+        this.#sawRecord = true;
+        this.#invalidByte = undefined;
+      } else if (this.#overlong) {
         out.push({ ok: false, record: ++this.#record, line, message: tooLong(max) });
         this.#sawRecord = true;
       } else {
@@ -267,7 +293,15 @@ class NdjsonReader implements Reader {
   end(): ReadItem[] {
     if (this.#document !== undefined) return this.#endDocument();
     const out: ReadItem[] = [];
-    if (this.#overlong) {
+    if (this.#invalidByte !== undefined) {
+      out.push({
+        ok: false,
+        record: ++this.#record,
+        line: ++this.#line,
+        message: notUtf8(this.#invalidByte),
+      });
+      this.#invalidByte = undefined;
+    } else if (this.#overlong) {
       out.push({
         ok: false,
         record: ++this.#record,
@@ -509,6 +543,9 @@ class ArrayReader implements Reader {
   ) {}
 
   push(chunk: string): ReadItem[] {
+    const invalid = markedInvalidByte(chunk);
+    // In an array no line is a record: invalid UTF-8 ends the input, `--skip-invalid` or not.
+    if (invalid !== undefined) throw this.locate(new InvalidUtf8Error(this.source.label, invalid, 0));
     const out: ReadItem[] = [];
     const n = chunk.length;
     let i = 0;

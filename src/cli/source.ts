@@ -31,13 +31,37 @@ export interface InputSource {
   readonly bytes: AsyncIterable<Buffer>;
   /** The path of a regular file (read by position by `match`'s threads), else `undefined`. */
   readonly path: string | undefined;
+  /** Whether `text` marks lines of invalid UTF-8 instead of throwing (`SourceOptions.invalidUtf8Lines`). */
+  readonly invalidUtf8Lines?: boolean;
   /** Stops reading and releases the file or pipe (safe to call twice). */
   readonly close: () => void;
 }
 
-/** Where `-` reads from (the process's standard input, or a test's stream). */
+/** Where `-` reads from (the process's standard input, or a test's stream), and how bad text is told. */
 export interface SourceOptions {
   readonly stdin?: NodeJS.ReadableStream | undefined;
+  /**
+   * With `--skip-invalid`: `text` does not end at invalid UTF-8 but yields, in place of the line that holds
+   * it, `invalidUtf8Mark(byte)` (the text before the bad byte on that line may come first), and goes on
+   * after the line's `\n` (docs/cli.md, Encoding). Default false: `text` throws `InvalidUtf8Error`.
+   */
+  readonly invalidUtf8Lines?: boolean | undefined;
+}
+
+/**
+ * The first character of the chunk `text` yields for a line of invalid UTF-8 (see `invalidUtf8Lines`): a
+ * lone low surrogate, which decoded UTF-8 never holds, so no text is taken for the mark.
+ */
+const MARK = "\udc00";
+
+/** The chunk `text` yields for invalid UTF-8 whose first bad byte is `byte` (1-based in the input). */
+export function invalidUtf8Mark(byte: number): string {
+  return `${MARK}${byte}`;
+}
+
+/** The byte named by a chunk that `invalidUtf8Mark` made, or `undefined` for text. */
+export function markedInvalidByte(chunk: string): number | undefined {
+  return chunk.charCodeAt(0) === 0xdc00 ? Number(chunk.slice(1)) : undefined;
 }
 
 const CHUNK = 1 << 20;
@@ -138,9 +162,12 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
       return gzip;
     },
     bytesRead: () => bytes,
-    text: { [Symbol.asyncIterator]: () => decodeText(label, inflated(), close) },
+    text: {
+      [Symbol.asyncIterator]: () => decodeText(label, inflated(), close, options.invalidUtf8Lines === true),
+    },
     bytes: { [Symbol.asyncIterator]: () => bytesRead() },
     path: size !== undefined && name !== "-" ? name : undefined,
+    invalidUtf8Lines: options.invalidUtf8Lines === true,
     close,
   };
 }
@@ -170,45 +197,98 @@ export function replayInput(
       return source.gzip;
     },
     bytesRead: source.bytesRead,
-    text: { [Symbol.asyncIterator]: () => decodeText(source.label, chunks(), source.close) },
+    text: {
+      [Symbol.asyncIterator]: () =>
+        decodeText(source.label, chunks(), source.close, source.invalidUtf8Lines === true),
+    },
     bytes: { [Symbol.asyncIterator]: () => chunks() },
     path: source.path,
+    invalidUtf8Lines: source.invalidUtf8Lines === true,
     close: source.close,
   };
 }
 
-/** The strict UTF-8 text of a byte stream (see the module comment); `close` is called at its end. */
+/**
+ * The strict UTF-8 text of a byte stream (see the module comment); `close` is called at its end. With
+ * `marks`, a line holding invalid UTF-8 is yielded as the text before its first bad byte, then
+ * `invalidUtf8Mark(byte)`, and its other bytes up to its `\n` are dropped (`SourceOptions.invalidUtf8Lines`).
+ */
 async function* decodeText(
   label: string,
   chunks: AsyncIterable<Buffer>,
   close: () => void,
+  marks = false,
 ): AsyncGenerator<string> {
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  let decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
   let offset = 0;
   let previous: Uint8Array = new Uint8Array(0);
+  /** Whether the rest of a marked line is being dropped (up to its `\n`). */
+  let dropping = false;
   try {
-    for await (const chunk of chunks) {
-      let decoded: string;
-      try {
-        decoded = decoder.decode(chunk, { stream: true });
-      } catch {
-        throw invalidUtf8(label, offset, previous, chunk);
+    for await (const whole of chunks) {
+      let chunk: Buffer = whole;
+      while (chunk.length > 0) {
+        if (dropping) {
+          const nl = chunk.indexOf(10);
+          if (nl < 0) {
+            offset += chunk.length;
+            break;
+          }
+          // The `\n` is kept: it ends the marked line for the reader. A byte order mark is text here.
+          dropping = false;
+          decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+          previous = new Uint8Array(0);
+          offset += nl;
+          chunk = chunk.subarray(nl);
+        }
+        let decoded: string;
+        try {
+          decoded = decoder.decode(chunk, { stream: true });
+        } catch {
+          if (!marks) throw invalidUtf8(label, offset, previous, chunk);
+          const at = invalidUtf8Index(previous, chunk);
+          // The text before the bad sequence is valid (with a character begun in the chunk before).
+          const before =
+            at <= 0 ? new Uint8Array(0) : Buffer.concat([pendingCharacter(previous), chunk.subarray(0, at)]);
+          const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(before);
+          if (text.length > 0) yield text;
+          yield invalidUtf8Mark(offset + at + 1);
+          dropping = true;
+          const from = Math.max(0, at);
+          offset += from;
+          chunk = chunk.subarray(from);
+          continue;
+        }
+        previous = lastBytes(previous, chunk, 3);
+        offset += chunk.length;
+        if (decoded.length > 0) yield decoded;
+        break;
       }
-      previous = lastBytes(previous, chunk, 3);
-      offset += chunk.length;
-      if (decoded.length > 0) yield decoded;
     }
+    if (dropping) return;
     let rest: string;
     try {
       rest = decoder.decode();
     } catch {
       // A sequence cut by the end of the input: named by the byte where it starts, as mid-input.
-      throw new InvalidUtf8Error(label, offset - previous.length + lastCharStart(previous) + 1, 0);
+      const byte = offset - previous.length + lastCharStart(previous) + 1;
+      if (!marks) throw new InvalidUtf8Error(label, byte, 0);
+      yield invalidUtf8Mark(byte);
+      return;
     }
     if (rest.length > 0) yield rest;
   } finally {
     close();
   }
+}
+
+/** The bytes of a character begun at the end of `tail` (the last bytes decoded) and not ended, or none. */
+function pendingCharacter(tail: Uint8Array): Uint8Array {
+  const at = lastCharStart(tail);
+  if (at >= tail.length) return new Uint8Array(0);
+  const lead = tail[at]!;
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return tail.length - at < need ? tail.subarray(at) : new Uint8Array(0);
 }
 
 /** The first `count` bytes of a chunk stream (fewer at its end), as one buffer; the rest stays unread. */
