@@ -13,6 +13,13 @@ import type { Condition } from "../conditions/ast.js";
 import { formatIssues } from "../conditions/issues.js";
 import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { safeParseSearchConditions } from "../conditions/parse.js";
+import {
+  describeSystemError,
+  firstInvalidUtf8,
+  type InputSource,
+  InvalidUtf8Error,
+  openInput,
+} from "../node/source.js";
 import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { startProgress } from "./progress.js";
@@ -23,13 +30,6 @@ import {
   invalidUtf8At,
   readRecords,
 } from "./records.js";
-import {
-  describeSystemError,
-  firstInvalidUtf8,
-  type InputSource,
-  InvalidUtf8Error,
-  openInput,
-} from "./source.js";
 
 /**
  * The largest `@file` JSON argument read, in bytes (16 MiB): far above any Search Conditions within the

@@ -2,25 +2,27 @@ import { type Command, Option } from "commander";
 import { DATASET_KEYS } from "../commands/memory/dataset.js";
 import type { Condition } from "../conditions/ast.js";
 import { compile } from "../conditions/compile.js";
-import { isBefore, orderKeyOf } from "../incidents/order.js";
+import { orderKeyOf } from "../incidents/order.js";
+import type { MatchMode } from "../node/block-scanner.js";
+import { isNewFirst } from "../node/first-match.js";
+import { readNdjson } from "../node/reader.js";
+import { MATCH_RULES, notAnIncident, TOO_LONG_TO_PRINT } from "../node/record-rules.js";
+import type { InputSource } from "../node/source.js";
 import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import {
   addRecordOptions,
   describeShape,
   forEachRecord,
-  type ProblemLog,
+  ProblemLog,
   parsePositiveCount,
   type RecordCliOptions,
   readSearchConditionsArgument,
 } from "./input.js";
-import { matchBytes } from "./match-fast.js";
 import { BLOCK_BYTES, defaultThreads } from "./match-prestart.js";
-import { MATCH_RULES, notAnIncident, TOO_LONG_TO_PRINT } from "./match-rules.js";
-import type { MatchMode } from "./match-scan.js";
 import { formatJson } from "./output.js";
+import { startProgress } from "./progress.js";
 import { formatPosition } from "./records.js";
-import type { InputSource } from "./source.js";
 
 interface MatchOptions extends RecordCliOptions {
   readonly incidents: string;
@@ -108,27 +110,38 @@ Exit codes: 0 found (printed), 1 no incident matches, 2 invalid Search Condition
         await finishMatch(outcome, mode, context);
         return;
       }
-      const answer = await matchBytes(
+      // The Node entry's reader (src/node/reader.ts); inputs whose first record is no plain incident line
+      // are handed to the text reader.
+      const answer = await readNdjson(
         options.incidents,
-        context,
+        { stdin: context.stdin },
         {
           condition,
           mode,
           limit,
-          options,
           threads: options.threads ?? defaultThreads(),
           blockBytes: options.blockBytes ?? BLOCK_BYTES,
+          maxLineLength: options.maxLineLength,
+          maxErrors: options.maxErrors,
+          skipInvalid: options.skipInvalid === true,
           rules: MATCH_RULES,
-          isDataset: looksLikeDataset,
+          onMatch: (text) => context.output.write(`${text}\n`),
+          progress: (source) => startProgress(source, context.stderr),
         },
-        async (source) => {
-          outcome = await matchText(source, condition, mode, limit, options, context);
+        {
+          isDataset: looksLikeDataset,
+          read: async (source) => {
+            outcome = await matchText(source, condition, mode, limit, options, context);
+          },
         },
       );
       if (answer !== undefined) {
+        const log = new ProblemLog(answer.source.label, options);
+        for (const problem of answer.problems) log.add(problem.line, problem.record, [problem.message]);
+        for (let i = 0; i < answer.unlisted; i++) log.addUnlisted();
         const best = answer.best;
         outcome = {
-          log: answer.log,
+          log,
           found: answer.found,
           best:
             best === undefined
@@ -151,7 +164,7 @@ interface MatchOutcome {
 
 /**
  * `match` by the text reader (records.ts): every record parsed with `JSON.parse`, for the inputs the byte
- * reader hands over (a JSON array, a document, an unusual first record; match-fast.ts).
+ * reader hands over (a JSON array, a document, an unusual first record; src/node/reader.ts).
  */
 async function matchText(
   input: string | InputSource,
@@ -201,8 +214,7 @@ async function matchText(
         return written;
       }
       const key = orderKeyOf(record);
-      if (best === undefined || isBefore(key, best.key))
-        best = { incident: record, key, line, record: number };
+      if (isNewFirst(best?.key, key)) best = { incident: record, key, line, record: number };
       return undefined;
     },
   );

@@ -13,11 +13,11 @@
  * hands each element to `JSON.parse`, so an array costs about what the same records as NDJSON cost.
  */
 
-import { duplicateKeyMessage } from "../commands/json-text-param.js";
-import { describeValue } from "../conditions/issues.js";
-import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
+import { describeShape, notUtf8, parseRecord, tooLong } from "../node/record-rules.js";
+import { type InputSource, InvalidUtf8Error, markedInvalidByte } from "../node/source.js";
 import { CliError, EXIT } from "./exit-codes.js";
-import { type InputSource, InvalidUtf8Error, markedInvalidByte } from "./source.js";
+
+export { describeShape, notUtf8, parseRecord, tooLong };
 
 /** A record read from the input. */
 export interface RecordItem {
@@ -140,56 +140,6 @@ export function invalidUtf8At(error: InvalidUtf8Error, line: number): CliError {
 /** `'file' line 3` / `'file' line 3 (record 2)`: where a record is, 1-based. */
 export function formatPosition(label: string, line: number, record: number): string {
   return `${label} line ${line}${record === line ? "" : ` (record ${record})`}`;
-}
-
-/** A short description of a JSON value's shape: `a JSON object with the keys sites, users`. */
-export function describeShape(value: unknown): string {
-  if (Array.isArray(value)) return `a JSON array of ${value.length} value${value.length === 1 ? "" : "s"}`;
-  if (typeof value === "object" && value !== null) {
-    const keys = Object.keys(value);
-    if (keys.length === 0) return "an empty JSON object";
-    const shown = keys.slice(0, 8).join(", ");
-    return `a JSON object with the key${keys.length === 1 ? "" : "s"} ${shown}${keys.length > 8 ? ", …" : ""}`;
-  }
-  return describeValue(value);
-}
-
-/** The first line of a JSON.parse error, without its (possibly long) quoted source. */
-function jsonError(error: unknown): string {
-  const message = String((error as Error).message ?? error).split("\n")[0] ?? "";
-  return message.length > 160 ? `${message.slice(0, 160)}…` : message;
-}
-
-/**
- * The message for a record whose line is not valid UTF-8 (read with `--skip-invalid`; without it, invalid
- * UTF-8 ends the input): `byte` is the first bad byte, 1-based in the (inflated) input (docs/cli.md,
- * Encoding).
- */
-export function notUtf8(byte: number): string {
-  return `not valid UTF-8 (byte ${byte} of the input)`;
-}
-
-/** The message for a record longer than `--max-line-length` (`max` characters). */
-export function tooLong(max: number): string {
-  return `longer than ${max} characters (--max-line-length)`;
-}
-
-/**
- * A record parsed from `text`, or why it is invalid: `JSON.parse` keeps the last of two equal keys of one
- * object silently, so a record that repeats one is refused (docs/semantics.md 3.1, "Duplicate keys"), as
- * `IncidentSet.fromNdjson` refuses such a line.
- */
-export function parseRecord(text: string, record: number, line: number): ReadItem {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, record, line, message: `not valid JSON: ${jsonError(error)}` };
-  }
-  const duplicate = typeof value === "object" && value !== null ? findDuplicateKey(text) : undefined;
-  if (duplicate !== undefined)
-    return { ok: false, record, line, message: duplicateKeyMessage("the record", duplicate) };
-  return { ok: true, value, record, line };
 }
 
 interface Reader {

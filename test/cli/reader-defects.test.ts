@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { StreamLines } from "../../src/cli/match-stream.js";
+import { StreamLines } from "../../src/node/stream-lines.js";
 import { runWith } from "../support/run-cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "iq-reader-defects-"));

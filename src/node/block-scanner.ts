@@ -1,5 +1,5 @@
 /**
- * `match` over NDJSON bytes (issue 27): the lines of a block of the input are judged by a `LineMatcher`
+ * Matching over NDJSON bytes: the lines of a block of the input are judged by a `LineMatcher`
  * (src/incidents/line-matcher.ts), which validates each line and decodes only the fields the Search
  * Conditions read; a line it cannot judge exactly goes through `judgeLine`, the same steps as the text
  * reader (`records.ts`) and the `match` command take for a record. The result of a block is plain data
@@ -16,8 +16,9 @@ import { isUtf8 } from "node:buffer";
 import type { Condition } from "../conditions/ast.js";
 import type { Predicate } from "../conditions/compile.js";
 import { LINE_EXACT, LINE_MATCH, LineMatcher } from "../incidents/line-matcher.js";
-import { isBefore, type OrderKey, orderKeyOf } from "../incidents/order.js";
-import { formatJson } from "./output.js";
+import { type OrderKey, orderKeyOf } from "../incidents/order.js";
+import { isNewFirst } from "./first-match.js";
+import { formatJson } from "./format-json.js";
 import { firstInvalidUtf8, invalidUtf8Index, lastBytes, lastCharStart } from "./source.js";
 
 /** What `match` prints. */
@@ -44,9 +45,10 @@ export interface ScanProblem {
   readonly message: string;
 }
 
-/** A matching record of an `--all` scan: its position and its compact JSON text. */
+/** A matching record of an `all` scan: its position (line, record) and its compact JSON text. */
 export interface ScanMatch {
   readonly line: number;
+  readonly record: number;
   readonly text: string;
 }
 
@@ -308,11 +310,10 @@ export class BlockScanner {
     }
     if (verdict.kind === "no") return;
     result.found++;
-    if (this.options.mode === "all") result.matches.push({ line, text: verdict.text });
+    if (this.options.mode === "all") result.matches.push({ line, record, text: verdict.text });
     else if (this.options.mode === "first") {
       const k = key();
-      if (result.best === undefined || isBefore(k, result.best))
-        result.best = { time: k.time, id: k.id, line, record, text: text() };
+      if (isNewFirst(result.best, k)) result.best = { time: k.time, id: k.id, line, record, text: text() };
     }
   }
 

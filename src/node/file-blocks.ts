@@ -1,12 +1,12 @@
 /**
- * The blocks of a regular file read by position for `match` (match-fast.ts): block `i` holds the lines
+ * The blocks of a regular file read by position (reader.ts): block `i` holds the lines
  * that start in `[from + i·blockBytes, from + (i+1)·blockBytes)`, the last one read to its end. A line
  * longer than any record may be is skipped without being held (`OverlongLine`). Used by the worker threads
  * (match-worker.ts) and, with one thread, by the main thread, so that both judge the same lines.
  */
 
 import { closeSync, openSync, readSync } from "node:fs";
-import { type BlockResult, type BlockScanner, emptyResult, OverlongLine } from "./match-scan.js";
+import { type BlockResult, type BlockScanner, emptyResult, OverlongLine } from "./block-scanner.js";
 
 /** How many blocks the threads may judge ahead of the merge (so memory stays bounded). */
 export const WINDOW = 4;

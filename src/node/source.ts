@@ -1,5 +1,5 @@
 /**
- * The CLI's input sources: a file, `-` for standard input, or anything the system can open by name
+ * The Node entry's input sources (and the CLI's): a file, `-` for standard input, or anything the system can open by name
  * (`/dev/stdin`, a named pipe). Never read by position, so pipes work. A gzip stream is recognised by its
  * magic bytes (1f 8b), not by its name, and inflated with node's zlib (concatenated members included).
  * The bytes are decoded as strict UTF-8 (`TextDecoder` with `fatal`): an invalid sequence is an error that
@@ -10,7 +10,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
-import { CliError, EXIT } from "./exit-codes.js";
+import { NdjsonInputError } from "./errors.js";
 
 /** An opened input: its name for messages, its size when known, and its text in chunks. */
 export interface InputSource {
@@ -22,11 +22,11 @@ export interface InputSource {
   readonly gzip: boolean;
   /** Bytes read so far from the file or pipe (before inflating), for progress. */
   readonly bytesRead: () => number;
-  /** The decoded text, in chunks (never splitting a character). Throws `CliError` on bad input. */
+  /** The decoded text, in chunks (never splitting a character). Throws `NdjsonInputError` on bad input. */
   readonly text: AsyncIterable<string>;
   /**
    * The bytes (inflated when gzip), in chunks, undecoded: read either `bytes` or `text`, once. Throws
-   * `CliError` on an unreadable input or bad gzip.
+   * `NdjsonInputError` on an unreadable input or bad gzip.
    */
   readonly bytes: AsyncIterable<Buffer>;
   /** The path of a regular file (read by position by `match`'s threads), else `undefined`. */
@@ -40,6 +40,8 @@ export interface InputSource {
 /** Where `-` reads from (the process's standard input, or a test's stream), and how bad text is told. */
 export interface SourceOptions {
   readonly stdin?: NodeJS.ReadableStream | undefined;
+  /** The name of a stream input in messages (default `the input`; `-` is `standard input`). */
+  readonly label?: string | undefined;
   /**
    * With `--skip-invalid`: `text` does not end at invalid UTF-8 but yields, in place of the line that holds
    * it, `invalidUtf8Mark(byte)` (the text before the bad byte on that line may come first), and goes on
@@ -67,14 +69,22 @@ export function markedInvalidByte(chunk: string): number | undefined {
 const CHUNK = 1 << 20;
 
 /**
- * Opens an input by name: `-` is standard input; anything else is a path.
- * @throws {CliError} `noInput` (66) when the path does not exist, cannot be read, or is a directory
+ * Opens an input: a readable stream of bytes as it is; by name, `-` is standard input and anything else
+ * is a path.
+ * @throws {NdjsonInputError} `noInput` (the CLI's 66) when the path does not exist, cannot be read, or is
+ *   a directory
  */
-export async function openInput(name: string, options: SourceOptions = {}): Promise<InputSource> {
+export async function openInput(
+  name: string | NodeJS.ReadableStream,
+  options: SourceOptions = {},
+): Promise<InputSource> {
   let stream: NodeJS.ReadableStream;
   let size: number | undefined;
   let label: string;
-  if (name === "-") {
+  if (typeof name !== "string") {
+    label = options.label ?? "the input";
+    stream = name;
+  } else if (name === "-") {
     label = "standard input";
     stream = options.stdin ?? process.stdin;
   } else {
@@ -83,10 +93,10 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
     try {
       info = await stat(name);
     } catch (error) {
-      throw new CliError(`Cannot read ${label}: ${describeSystemError(error)}`, EXIT.noInput);
+      throw new NdjsonInputError(`Cannot read ${label}: ${describeSystemError(error)}`, "noInput");
     }
     if (info.isDirectory()) {
-      throw new CliError(`Cannot read ${label}: it is a directory, not a file.`, EXIT.noInput);
+      throw new NdjsonInputError(`Cannot read ${label}: it is a directory, not a file.`, "noInput");
     }
     size = info.isFile() ? info.size : undefined;
     stream = createReadStream(name, { highWaterMark: CHUNK });
@@ -95,7 +105,7 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
       const file = stream as ReturnType<typeof createReadStream>;
       file.once("open", () => resolve());
       file.once("error", (error) =>
-        reject(new CliError(`Cannot read ${label}: ${describeSystemError(error)}`, EXIT.noInput)),
+        reject(new NdjsonInputError(`Cannot read ${label}: ${describeSystemError(error)}`, "noInput")),
       );
     });
   }
@@ -115,8 +125,8 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
         yield buffer;
       }
     } catch (error) {
-      if (error instanceof CliError) throw error;
-      throw new CliError(`Cannot read ${label}: ${describeSystemError(error)}`, EXIT.ioError);
+      if (error instanceof NdjsonInputError) throw error;
+      throw new NdjsonInputError(`Cannot read ${label}: ${describeSystemError(error)}`, "ioError");
     }
   }
 
@@ -132,10 +142,10 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
       try {
         for await (const chunk of gunzip) yield chunk as Buffer;
       } catch (error) {
-        if (error instanceof CliError) throw error;
-        throw new CliError(
+        if (error instanceof NdjsonInputError) throw error;
+        throw new NdjsonInputError(
           `${capitalize(label)} is not a valid gzip stream: ${describeSystemError(error)}`,
-          EXIT.dataError,
+          "dataError",
         );
       } finally {
         input.destroy();
@@ -166,7 +176,7 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
       [Symbol.asyncIterator]: () => decodeText(label, inflated(), close, options.invalidUtf8Lines === true),
     },
     bytes: { [Symbol.asyncIterator]: () => bytesRead() },
-    path: size !== undefined && name !== "-" ? name : undefined,
+    path: typeof name === "string" && size !== undefined && name !== "-" ? name : undefined,
     invalidUtf8Lines: options.invalidUtf8Lines === true,
     close,
   };
@@ -332,7 +342,7 @@ export function lastCharStart(tail: Uint8Array): number {
  * Invalid UTF-8 in the input: where (the byte offset in the decoded stream, 1-based) and how many line
  * breaks precede it in its chunk, so that a reader that counts lines can name the line.
  */
-export class InvalidUtf8Error extends CliError {
+export class InvalidUtf8Error extends NdjsonInputError {
   constructor(
     readonly label: string,
     /** 1-based byte position in the (inflated) input. */
@@ -340,7 +350,7 @@ export class InvalidUtf8Error extends CliError {
     /** Line breaks between the start of the chunk and the bad byte. */
     readonly breaksIntoChunk: number,
   ) {
-    super(`${capitalize(label)} is not valid UTF-8 at byte ${byte}.`, EXIT.dataError);
+    super(`${capitalize(label)} is not valid UTF-8 at byte ${byte}.`, "dataError");
   }
 }
 
@@ -349,7 +359,7 @@ export class InvalidUtf8Error extends CliError {
  * holds the last bytes before it, where a character may have begun): finds the first byte of the first bad
  * sequence (in `previous` when the sequence begun there breaks in the chunk).
  */
-function invalidUtf8(label: string, offset: number, previous: Uint8Array, chunk: Buffer): CliError {
+function invalidUtf8(label: string, offset: number, previous: Uint8Array, chunk: Buffer): NdjsonInputError {
   const at = invalidUtf8Index(previous, chunk);
   let breaks = 0;
   for (let i = chunk.indexOf(10); i !== -1 && i < at; i = chunk.indexOf(10, i + 1)) breaks++;
