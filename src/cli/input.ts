@@ -7,7 +7,6 @@
 
 import { constants } from "node:buffer";
 import { open } from "node:fs/promises";
-import { type Command, InvalidArgumentError } from "commander";
 import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import type { Condition } from "../conditions/ast.js";
 import { formatIssues } from "../conditions/issues.js";
@@ -23,13 +22,8 @@ import {
 import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { startProgress } from "./progress.js";
-import {
-  DEFAULT_MAX_LINE_LENGTH,
-  describeShape,
-  formatPosition,
-  invalidUtf8At,
-  readRecords,
-} from "./records.js";
+import type { RecordCliOptions } from "./record-options.js";
+import { describeShape, formatPosition, invalidUtf8At, readRecords } from "./records.js";
 
 /**
  * The largest `@file` JSON argument read, in bytes (16 MiB): far above any Search Conditions within the
@@ -129,63 +123,6 @@ export async function readSearchConditionsArgument(
   context.stderr.write(`${formatIssues(parsed.issues)}\n`);
   context.exitCode = EXIT.invalid;
   return undefined;
-}
-
-/** The options shared by the commands that read records (`match`, `timeline`). */
-export interface RecordCliOptions {
-  /** `--max-line-length`: the longest NDJSON line or array element, in characters. */
-  readonly maxLineLength: number;
-  /** `--max-errors`: how many invalid records are listed (the rest are counted). */
-  readonly maxErrors: number;
-  /** `--skip-invalid`: skip invalid records (counted on stderr) instead of failing with exit code 65. */
-  readonly skipInvalid?: boolean;
-}
-
-/** The default of `--max-errors`. */
-export const DEFAULT_MAX_ERRORS = 20;
-
-/** Adds `--max-line-length`, `--max-errors` and `--skip-invalid` to a command. */
-export function addRecordOptions(command: Command): Command {
-  return command
-    .option(
-      "--max-line-length <chars>",
-      "the longest NDJSON line or JSON array element accepted, in characters (suffixes k, M)",
-      parseSize,
-      DEFAULT_MAX_LINE_LENGTH,
-    )
-    .option(
-      "--max-errors <n>",
-      "list at most n invalid records, then count the rest",
-      parseCount,
-      DEFAULT_MAX_ERRORS,
-    )
-    .option("--skip-invalid", "skip invalid records (their number is printed on stderr) instead of failing");
-}
-
-/** Parses a non-negative integer option (`--max-errors`). */
-export function parseCount(text: string): number {
-  if (!/^\d{1,15}$/.test(text.trim())) throw new InvalidArgumentError("expected a whole number, e.g. 20.");
-  return Number(text.trim());
-}
-
-/**
- * Parses a positive integer option (`--limit`): 0 is refused, since a limit of 0 would end the command
- * before its input is opened, and a missing or invalid input would then exit 0 (docs/cli.md).
- */
-export function parsePositiveCount(text: string): number {
-  if (!/^\d{1,15}$/.test(text.trim()) || Number(text.trim()) === 0) {
-    throw new InvalidArgumentError("expected a positive whole number, e.g. 20.");
-  }
-  return Number(text.trim());
-}
-
-/** Parses a positive size with an optional binary suffix: `1000`, `64k`, `16M`. */
-export function parseSize(text: string): number {
-  const match = /^(\d{1,12})\s*([kKmMgG]?)$/.exec(text.trim());
-  const scale = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[match?.[2]?.toLowerCase() ?? ""] ?? 1;
-  const value = match === null ? Number.NaN : Number(match[1]) * scale;
-  if (!(value >= 1)) throw new InvalidArgumentError("expected a positive whole number, e.g. 1000 or 64M.");
-  return Math.min(value, constants.MAX_STRING_LENGTH);
 }
 
 /**
@@ -367,4 +304,12 @@ function lineAt(text: string, position: number): number {
   return line;
 }
 
+export {
+  addRecordOptions,
+  DEFAULT_MAX_ERRORS,
+  parseCount,
+  parsePositiveCount,
+  parseSize,
+  type RecordCliOptions,
+} from "./record-options.js";
 export { describeShape };

@@ -51,8 +51,7 @@ export interface ReadRecordsOptions {
   readonly hint?: (value: unknown) => string;
 }
 
-/** The default of `--max-line-length`: 64 Mi characters. */
-export const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
+export { DEFAULT_MAX_LINE_LENGTH } from "./record-options.js";
 
 /**
  * Reads the records of an input (see the module comment).
