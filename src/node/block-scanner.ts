@@ -1,15 +1,16 @@
 /**
  * Matching over NDJSON bytes: the lines of a block of the input are judged by a `LineMatcher`
- * (src/incidents/line-matcher.ts), which validates each line and decodes only the fields the Search
- * Conditions read; a line it cannot judge exactly goes through `judgeLine`, the same steps as the text
- * reader (`records.ts`) and the `match` command take for a record. The result of a block is plain data
- * (it crosses from a worker thread), and `MatchMerge` applies the results of the blocks in input order, so
- * that counts, the first match (docs/semantics.md 1.9), `--all` output, `--limit`, `--max-errors` and the
- * positions of every message are what the text reader gives (docs/cli.md, "Fast path").
+ * (src/incidents/line-matcher.ts, the engine's pure block-level matcher), which validates each line and
+ * decodes only the fields the Search Conditions read; a line it cannot judge exactly goes through
+ * `judgeText`, the same steps as the CLI's text reader (src/cli/records.ts) take for a record
+ * (`RecordRules`). The result of a block is plain data (it crosses from a worker thread), and the reader's
+ * merge (reader.ts) applies the results of the blocks in input order, so that counts, the first match
+ * (docs/semantics.md 1.9), the matches of `all`, the limit, `maxErrors` and the positions of every message
+ * are what one pass over the lines gives (docs/cli.md, "Fast path").
  *
- * What the blocks never see: the first record (judged by `judgeFirstRecord` before any block, since a
- * first record that is no incident, or the start of one JSON document, ends the fast path: the input is
- * then read again by the text reader from its start).
+ * With the CLI's hand-over, the blocks never see the first record: `first` judges it before any block,
+ * since a first record that is no incident, or the start of one JSON document, hands the input to the text
+ * reader.
  */
 
 import { isUtf8 } from "node:buffer";
