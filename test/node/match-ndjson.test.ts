@@ -235,16 +235,27 @@ describe.skipIf(!existsSync(BUILT))("the built entry with worker threads (thread
     // About 10 MB: more than two blocks of 4 MiB, so a second thread reads blocks.
     const lines = exportLines(34_000, 200);
     const path = write(`${lines.join("\n")}\n`);
-    for (const conditions of CONDITIONS.slice(0, 4)) {
-      const want = expected(lines, conditions);
-      for (const threads of [1, 2]) {
-        expect((await built.matchNdjson(path, conditions, { mode: "count", threads })).found).toBe(
-          want.found,
-        );
-        expect((await built.matchNdjson(path, conditions, { threads })).first).toEqual(want.first);
-        const all = await built.matchNdjson(path, conditions, { mode: "all", threads, limit: 50 });
-        expect(all.matches).toEqual(want.matches.slice(0, 50));
+    let started = 0;
+    const count = () => started++;
+    process.on("worker", count);
+    const startedWith: Record<number, number> = { 1: 0, 2: 0 };
+    try {
+      for (const conditions of CONDITIONS.slice(0, 4)) {
+        const want = expected(lines, conditions);
+        for (const threads of [1, 2]) {
+          const before = started;
+          const counted = await built.matchNdjson(path, conditions, { mode: "count", threads });
+          startedWith[threads] = startedWith[threads]! + started - before;
+          expect(counted.found).toBe(want.found);
+          expect((await built.matchNdjson(path, conditions, { threads })).first).toEqual(want.first);
+          const all = await built.matchNdjson(path, conditions, { mode: "all", threads, limit: 50 });
+          expect(all.matches).toEqual(want.matches.slice(0, 50));
+        }
       }
+    } finally {
+      process.off("worker", count);
     }
+    // One worker beside this thread for each count with 2 threads; none with 1.
+    expect(startedWith).toEqual({ 1: 0, 2: 4 });
   }, 300_000);
 });
