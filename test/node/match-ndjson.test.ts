@@ -11,12 +11,16 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { evaluate } from "../../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { isBefore, orderKeyOf } from "../../src/incidents/order.js";
 import type * as source from "../../src/node/index.js";
 import { fromNdjson, matchNdjson, NdjsonInputError } from "../../src/node/index.js";
+import { searchConditionsArb } from "../arbitraries/conditions.js";
+import { incidentArb } from "../arbitraries/incidents.js";
+import { fcOptions } from "../support/fc.js";
 
 const dir = mkdtempSync(join(tmpdir(), "iq-node-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -207,6 +211,92 @@ describe("matchNdjson: invalid lines, skipInvalid, maxErrors, failures", () => {
     const aborted = new AbortController();
     aborted.abort();
     await expect(matchNdjson(write("{}\n"), {}, { signal: aborted.signal })).rejects.toThrow();
+  });
+});
+
+describe("property: matchNdjson over hostile lines cut anywhere answers as JSON.parse + evaluate", () => {
+  /** Lines the reader must judge exactly as the text does: spellings, escapes, CRLF, blanks, broken lines. */
+  const lineArb = fc.oneof(
+    { arbitrary: incidentArb().map((incident) => JSON.stringify(incident)), weight: 6 },
+    {
+      arbitrary: incidentArb().map((incident) => JSON.stringify(incident, null, 1).replaceAll("\n", " ")),
+      weight: 1,
+    },
+    {
+      // Keys and values written with escapes, which the byte reader leaves to JSON.parse.
+      arbitrary: incidentArb().map((incident) =>
+        JSON.stringify(incident).replace(
+          /"([A-Z])/g,
+          (_m, c: string) => `"\\u00${c.charCodeAt(0).toString(16)}`,
+        ),
+      ),
+      weight: 1,
+    },
+    {
+      arbitrary: fc.constantFrom(
+        "",
+        "   ",
+        "{oops",
+        "[1,2]",
+        "null",
+        '{"IncidentId":1,"Status":"Open","Status":"Closed"}',
+        '{"IncidentId":2,"Title":"\\ud800","Status":"Open\\u0000"}',
+        "\ufeff{}",
+      ),
+      weight: 1,
+    },
+  );
+  it("in every mode, for every chunking (fixed seed, printed on failure)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        searchConditionsArb({ arrayOperators: true }),
+        fc.array(lineArb, { minLength: 1, maxLength: 25 }),
+        fc.integer({ min: 1, max: 300 }),
+        fc.boolean(),
+        async (conditions, lines, cut, crlf) => {
+          const text = lines.join(crlf ? "\r\n" : "\n");
+          const bytes = Buffer.from(text);
+          const condition = parseSearchConditions(conditions);
+          // The reference: each non-blank line parsed; an object is judged by evaluate, else a problem.
+          const problems: number[] = [];
+          const matched: number[] = [];
+          let first: { record: Record<string, unknown>; line: number } | undefined;
+          lines.forEach((raw, i) => {
+            const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+            if (line.trim() === "") return;
+            let value: unknown;
+            try {
+              value = JSON.parse(i === 0 && line.startsWith("\ufeff") ? line.slice(1) : line);
+            } catch {
+              problems.push(i + 1);
+              return;
+            }
+            if (
+              value === null ||
+              typeof value !== "object" ||
+              Array.isArray(value) ||
+              /"Status":"Open","Status"/.test(line)
+            ) {
+              problems.push(i + 1);
+              return;
+            }
+            const record = value as Record<string, unknown>;
+            if (!evaluate(condition, record)) return;
+            matched.push(i + 1);
+            if (first === undefined || isBefore(orderKeyOf(record), orderKeyOf(first.record)))
+              first = { record, line: i + 1 };
+          });
+          const all = await matchNdjson(chunked(bytes, cut), condition, { mode: "all", maxErrors: 1000 });
+          expect(all.matches.map((m) => m.line)).toEqual(matched);
+          expect(all.problems.map((p) => p.line)).toEqual(problems);
+          const one = await matchNdjson(chunked(bytes, cut), condition);
+          expect(one.first?.line).toBe(first?.line);
+          const counted = await matchNdjson(chunked(bytes, cut), condition, { mode: "count" });
+          expect(counted.found).toBe(matched.length);
+        },
+      ),
+      fcOptions(150),
+    );
   });
 });
 
