@@ -12,12 +12,14 @@ import type { Condition } from "../conditions/ast.js";
 import { formatIssues } from "../conditions/issues.js";
 import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { safeParseSearchConditions } from "../conditions/parse.js";
+import { NdjsonInputError } from "../node/errors.js";
 import {
   describeSystemError,
   firstInvalidUtf8,
   type InputSource,
   InvalidUtf8Error,
   openInput,
+  type SourceOptions,
 } from "../node/source.js";
 import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
@@ -187,6 +189,28 @@ export class ProblemLog {
   }
 }
 
+/**
+ * The CLI's error for an error of the Node entry's source (`NdjsonInputError`: its message, and the exit
+ * code of its kind); any other error as it is.
+ */
+export function asCliError(error: unknown): unknown {
+  return error instanceof NdjsonInputError && !(error instanceof CliError)
+    ? new CliError(error.message, EXIT[error.kind])
+    : error;
+}
+
+/**
+ * Opens an input as `openInput` does, with the CLI's errors.
+ * @throws {CliError} `noInput` (66) when the path does not exist, cannot be read, or is a directory
+ */
+async function openCliInput(name: string, options: SourceOptions): Promise<InputSource> {
+  try {
+    return await openInput(name, options);
+  } catch (error) {
+    throw asCliError(error);
+  }
+}
+
 /** What `forEachRecord` is told about the records it reads. */
 export interface RecordSpec {
   /** What the records should be, for messages: `incidents`. */
@@ -216,7 +240,7 @@ export async function forEachRecord(
 ): Promise<{ log: ProblemLog; records: number; source: InputSource }> {
   const source =
     typeof name === "string"
-      ? await openInput(name, { stdin: context.stdin, invalidUtf8Lines: options.skipInvalid === true })
+      ? await openCliInput(name, { stdin: context.stdin, invalidUtf8Lines: options.skipInvalid === true })
       : name;
   const log = new ProblemLog(source.label, options);
   const progress = startProgress(source, context.stderr);
@@ -239,6 +263,8 @@ export async function forEachRecord(
       }
       progress?.update(records);
     }
+  } catch (error) {
+    throw asCliError(error);
   } finally {
     progress?.stop();
     source.close();
@@ -256,7 +282,7 @@ export async function readDocument(
   name: string,
   context: Pick<CliContext, "stdin">,
 ): Promise<{ value: unknown; label: string }> {
-  const source = await openInput(name, { stdin: context.stdin });
+  const source = await openCliInput(name, { stdin: context.stdin });
   const parts: string[] = [];
   let length = 0;
   try {
@@ -271,7 +297,7 @@ export async function readDocument(
       parts.push(chunk);
     }
   } catch (error) {
-    if (!(error instanceof InvalidUtf8Error)) throw error;
+    if (!(error instanceof InvalidUtf8Error)) throw asCliError(error);
     let line = 1 + error.breaksIntoChunk;
     for (const part of parts)
       for (let i = part.indexOf("\n"); i !== -1; i = part.indexOf("\n", i + 1)) line++;
