@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^incident-query\/server$/, replacement: entry("./src/server/index.ts") },
       { find: /^incident-query\/client$/, replacement: entry("./src/client/index.ts") },
       { find: /^incident-query\/mongodb$/, replacement: entry("./src/mongodb/index.ts") },
+      { find: /^incident-query\/node$/, replacement: entry("./src/node/index.ts") },
     ],
   },
   test: {

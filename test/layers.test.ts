@@ -23,9 +23,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   postgres: ["commands", "conditions", "incidents"],
   client: ["commands"],
   server: ["commands", "conditions", "timeline", "incidents", "artifacts"],
-  // The Node side of the engine: files, threads, the WebAssembly line kernel.
-  node: ["conditions", "timeline", "incidents", "artifacts"],
-  cli: ["server", "commands", "postgres", "conditions", "timeline", "incidents", "artifacts", "node"],
+  // Files, streams, blocks and worker threads over the pure engine (docs/node.md).
+  node: ["incidents", "conditions"],
+  cli: ["server", "commands", "postgres", "node", "conditions", "timeline", "incidents", "artifacts"],
   "index.ts": ["conditions", "timeline", "incidents", "artifacts", "mongodb"],
 };
 

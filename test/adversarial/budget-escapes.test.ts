@@ -127,10 +127,10 @@ const ESCAPES: readonly Escape[] = [
 ];
 
 describe("a single record's check cannot escape the search's budget (docs/semantics.md 1.7)", () => {
-  it.each(ESCAPES)("IncidentSet findFirst/findAll/count stop inside: $name", (escape) => {
-    const condition = parseSearchConditions(escape.condition);
-    const armedArray = armed(escape.fill, escape.last);
-    const record = escape.record(armedArray.array);
+  it.each(ESCAPES)("IncidentSet findFirst/findAll/count stop inside: $name", (shape) => {
+    const condition = parseSearchConditions(shape.condition);
+    const armedArray = armed(shape.fill, shape.last);
+    const record = shape.record(armedArray.array);
     const set = new IncidentSet<object>([record]);
     // Without a budget the record matches, reaching the late element this many times.
     armedArray.rearm();
@@ -146,10 +146,10 @@ describe("a single record's check cannot escape the search's budget (docs/semant
     }
   });
 
-  it.each(ESCAPES)("budgetedPredicate stops inside, both back ends: $name", (escape) => {
-    const condition = parseSearchConditions(escape.condition);
-    const armedArray = armed(escape.fill, escape.last);
-    const record = escape.record(armedArray.array);
+  it.each(ESCAPES)("budgetedPredicate stops inside, both back ends: $name", (shape) => {
+    const condition = parseSearchConditions(shape.condition);
+    const armedArray = armed(shape.fill, shape.last);
+    const record = shape.record(armedArray.array);
     for (const predicate of [
       compile(condition, { codegen: false, cache: false }),
       switched(compile(condition, { cache: false })),
