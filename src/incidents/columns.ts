@@ -11,7 +11,7 @@
  * - `HashIndex`: equality lookup on a selective field (`Number`, `ExternalKey`, `IncidentId`).
  *
  * (The selection vectors the planner combines are in bitset.ts; the creation order in order.ts; text fields
- * past `maxDictionary` in text-index.ts.)
+ * past `maxDictionary` in text/index.ts.)
  *
  * Fields are read as the reference interpreter reads them (docs/semantics.md 1.1): own properties, data or
  * accessor, read once when the incident is added; an inherited property, an own `undefined` or a read that

@@ -5,9 +5,9 @@
  * Layout: the caller's records (objects, never modified, or a compact store of their JSON lines: ndjson.ts)
  * plus columns built once per incident on `add` (columns.ts): dictionary-encoded scalar fields, catalogue
  * date fields as epoch ms, hash indexes on the selective fields (`Number`, `ExternalKey`, `IncidentId`),
- * text columns for fields past `maxDictionary` (text-index.ts), and the creation order (order.ts).
+ * text columns for fields past `maxDictionary` (text/index.ts), and the creation order (order.ts).
  *
- * Queries: this class reads the input and delegates. The planner (planner.ts) turns the condition into
+ * Queries: this class reads the input and delegates. The planner (plan/index.ts) turns the condition into
  * column operators and chooses the access path of each method (`firstPath` for `findFirst`, `denseChoice`
  * for `count` and `findAll`; `explain` reports the same choices). No path takes a row as matching on an
  * index's word alone when the index cannot decide it (an array, an object, an unreadable value): such rows
@@ -45,11 +45,11 @@ import {
   readNdjsonInPlace,
 } from "./ndjson.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
-import { buildPlan, denseChoice, firstPath, type RowCheck, type Storage } from "./planner.js";
+import { buildPlan, denseChoice, firstPath, type RowCheck, type Storage } from "./plan/index.js";
 import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
 import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budget.js";
 import { type IncidentSetOptions, validateIncidentSetOptions } from "./set-options.js";
-import { DEFAULT_TEXT_INDEX_BYTES, TextColumn } from "./text-index.js";
+import { DEFAULT_TEXT_INDEX_BYTES, TextColumn } from "./text/index.js";
 
 /** Sets built with at least this many incidents build their text indexes in the constructor. */
 const EAGER_TEXT_INDEX_ROWS = 50_000;
@@ -111,7 +111,7 @@ export interface IncidentSetFootprint {
 }
 
 /**
- * An indexed, in-memory set of incidents (DESIGN.md: incidents). Each query method takes a `Condition` or
+ * An indexed, in-memory set of incidents (docs/architecture.md). Each query method takes a `Condition` or
  * raw Search Conditions JSON.
  * @typeParam T - the record type; records are kept as given and returned as given
  * @example
@@ -149,7 +149,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private readonly creation: CreationOrder;
   private readonly maxDictionary: number;
   private readonly storage: Storage;
-  /** Text columns of dictionary fields that outgrew `maxDictionary` (text-index.ts). */
+  /** Text columns of dictionary fields that outgrew `maxDictionary` (text/index.ts). */
   private readonly texts = new Map<string, TextColumn>();
   /** The bytes the text indexes may still take; undefined when the text index is off. */
   private readonly textBudget: { remaining: number } | undefined;

@@ -1,4 +1,4 @@
-// incident-query/incidents: the indexed incident set (DESIGN.md). Explicit named exports only.
+// incident-query/incidents: the indexed incident set (docs/architecture.md). Explicit named exports only.
 export type { IncidentSetFootprint, IncidentSetOptions, IncidentSetPlan } from "./incident-set.js";
 export { DEFAULT_HASH_FIELDS, IncidentSet } from "./incident-set.js";
 export type { NdjsonByteReader, NdjsonSource } from "./ndjson.js";

@@ -24,7 +24,7 @@ import {
   SCAN_FALLBACK,
   SCAN_OK,
 } from "./line-scanner.js";
-import { TextColumn } from "./text-index.js";
+import { TextColumn } from "./text/index.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 

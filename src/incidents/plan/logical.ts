@@ -1,5 +1,5 @@
 /**
- * The logical nodes of a plan (planner.ts has the map): AND, OR and NOT under three-valued logic, each
+ * The logical nodes of a plan (plan/index.ts has the map): AND, OR and NOT under three-valued logic, each
  * answering a row by folding its children's answers (node.ts) and every row by choosing a physical pass.
  * An AND runs a selective child's rows as a seed (row-passes.ts), column leaves deciding every row fused
  * (passes.ts; dictionary leaves of low-cardinality columns as a label expression over per-code bitsets,

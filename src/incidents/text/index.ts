@@ -34,13 +34,13 @@
  * trigram the query asks for.
  */
 
-export { checkLiteral } from "./text/candidate-check.js";
-export { proveChain } from "./text/chain-proof.js";
-export { KIND_ASCII, KIND_NON_ASCII, KIND_NOT_STRING, TextIndex } from "./text/corpus-index.js";
-export { foldSymbol, foldVariant } from "./text/fold.js";
-export { GramIndex } from "./text/gram-index.js";
-export { ALL, type GramQuery, gramCount, regexGramQuery } from "./text/gram-query.js";
-export { type LiteralProof, proofEntries, proveLiteral } from "./text/literal-proof.js";
+export { checkLiteral } from "./candidate-check.js";
+export { proveChain } from "./chain-proof.js";
+export { KIND_ASCII, KIND_NON_ASCII, KIND_NOT_STRING, TextIndex } from "./corpus-index.js";
+export { foldSymbol, foldVariant } from "./fold.js";
+export { GramIndex } from "./gram-index.js";
+export { ALL, type GramQuery, gramCount, regexGramQuery } from "./gram-query.js";
+export { type LiteralProof, proofEntries, proveLiteral } from "./literal-proof.js";
 export {
   AcceptTable,
   DEFAULT_TEXT_INDEX_BYTES,
@@ -48,4 +48,4 @@ export {
   TEXT_MISSING,
   TEXT_NULL,
   TextColumn,
-} from "./text/text-column.js";
+} from "./text-column.js";
