@@ -5,7 +5,7 @@ import { readSearchConditionsArgument } from "./input.js";
 
 /**
  * `check <conditions>`: parses Search Conditions (inline JSON or `@file`); prints `explain()` and exits 0,
- * or prints every issue as `path: message` on stderr and exits 2 (issue 2).
+ * or prints every issue as `path: message` on stderr and exits 2.
  */
 export function registerCheckCommand(program: Command, context: CliContext): void {
   program

@@ -1,5 +1,5 @@
 /**
- * `match` over NDJSON bytes (issue 27; docs/cli.md, "Fast path"): the input is read as bytes, its lines
+ * `match` over NDJSON bytes (docs/cli.md, "Fast path"): the input is read as bytes, its lines
  * judged by `BlockScanner` (match-scan.ts): standard input and gzip as they arrive, in this thread; a
  * regular file in blocks read by position (match-blocks.ts), by this thread and, with `--threads` above 1,
  * by worker threads beside it (`--threads N` is N threads in all). The results of the blocks are merged

@@ -1,5 +1,5 @@
 /**
- * `match` over NDJSON bytes (issue 27): the lines of a block of the input are judged by a `LineMatcher`
+ * `match` over NDJSON bytes: the lines of a block of the input are judged by a `LineMatcher`
  * (src/incidents/line-matcher.ts), which validates each line and decodes only the fields the Search
  * Conditions read; a line it cannot judge exactly goes through `judgeLine`, the same steps as the text
  * reader (`records.ts`) and the `match` command take for a record. The result of a block is plain data

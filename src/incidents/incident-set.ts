@@ -275,7 +275,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   }
 
   /**
-   * Builds a compact set from NDJSON (one incident object per line; issue 14): the columns are built as the
+   * Builds a compact set from NDJSON (one incident object per line): the columns are built as the
    * lines are read, and each record is kept as the bytes of its line (about its JSON size, outside the
    * JavaScript heap) instead of as an object, so that millions of incidents fit in one process
    * (docs/performance.md, "Compact sets"). The indexed fields are read straight from each line's bytes
@@ -650,7 +650,7 @@ function describe(value: unknown): string {
 /**
  * Refuses a source that is iterable but not a source of chunks: a string (the path the caller meant to
  * open, or NDJSON text, both iterable one character at a time) and a single `Uint8Array` (iterable one
- * number at a time). Issue 30: `fromNdjson("/path/to/export.ndjson")` used to read the path as NDJSON.
+ * number at a time). Before: `fromNdjson("/path/to/export.ndjson")` used to read the path as NDJSON.
  * @throws {TypeError} for a string, a `String` object or a `Uint8Array`
  */
 function refuseNonChunkSource(source: unknown): void {

@@ -1,10 +1,9 @@
 /**
- * Matching one NDJSON line against Search Conditions straight from its UTF-8 bytes (issue 27, "a byte-level
- * reader that decodes only what the condition reads"): the line is validated as JSON by the `LineScanner`
- * (line-scanner.ts), which finds the top-level keys the condition names and leaves every other value unbuilt;
- * only those fields are decoded, into a small record that the compiled predicate reads. A condition reads
- * nothing but the top-level fields of its field paths (docs/semantics.md 1.1: own properties; 1.5: paths),
- * so the predicate answers on that record exactly as on the whole parsed line.
+ * Matching one NDJSON line against Search Conditions straight from its UTF-8 bytes: the line is validated as
+ * JSON by the `LineScanner` (line-scanner.ts), which finds the top-level keys the condition names and leaves
+ * every other value unbuilt; only those fields are decoded, into a small record that the compiled predicate
+ * reads. A condition reads nothing but the top-level fields of its field paths (docs/semantics.md 1.1: own
+ * properties; 1.5: paths), so the predicate answers on that record exactly as on the whole parsed line.
  *
  * Before anything is decoded, a byte prefilter settles most lines: where the condition requires (through
  * its top-level AND) that a field equal one of some strings, a plain ASCII string value of that field whose

@@ -1,5 +1,5 @@
 /**
- * The NDJSON reader of `IncidentSet.fromNdjson` (issue 14, "Ten million incidents in one process"), without
+ * The NDJSON reader of `IncidentSet.fromNdjson`, without
  * I/O of its own: the caller opens the source (the engine stays pure; docs/architecture.md).
  *
  * - `NdjsonSplitter`: splits chunks of bytes or text into lines, handing each line to a callback as a range

@@ -17,7 +17,7 @@ const ENTRIES: readonly TimelineEntry[] = Object.freeze([
   Object.freeze(entry(4, "2024-01-02 00:00:00", { Tactic: Object.freeze(["Execution"]) })),
 ]);
 
-describe("the specification's Sort Order tokens on every surface (docs/semantics.md 2, issue 12)", () => {
+describe("the specification's Sort Order tokens on every surface (docs/semantics.md 2)", () => {
   const ASC = [1, 4, 3, 2];
   const DESC = [3, 4, 1, 2];
   it.each([

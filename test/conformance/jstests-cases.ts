@@ -1,5 +1,5 @@
 /**
- * MongoDB's own tests, as conformance cases (issue 16; DECISIONS.md 1.5: where the semantics could
+ * MongoDB's own tests, as conformance cases (docs/semantics.md 1.5: where the semantics could
  * differ, MongoDB's test suite decides).
  *
  * How this table was built: the jstests of the mongodb/mongo repository (`jstests/core/query/…`, whose
@@ -17,13 +17,13 @@
  * Left out: documents holding what JSON and the records cannot (`undefined`, MinKey/MaxKey, Timestamp,
  * BinData, ObjectId, Code, DBRef, regex values), and queries Search Conditions cannot express
  * (`$expr`, regexes inside `$in`/`$nin`/`$all`, document or array operands,
- * which DECISIONS.md 1.2 refuses, NaN/Infinity operands, PCRE-only syntax such as `(*UCP)` or `\p{Xan}`).
+ * which docs/semantics.md 1.2 refuses, NaN/Infinity operands, PCRE-only syntax such as `(*UCP)` or `\p{Xan}`).
  * Not transcribed at all: `array/array_comparison_correctness.js`, whose assertions compare the expected
  * list with itself (its helper overwrites the result variable), so its lists are not facts about MongoDB.
  *
  * Where an engine answers differently, the case is named in `skips.ts`.
  *
- * One file of more than 800 lines on purpose (issue 28): it is data, the collections and queries of
+ * One file of more than 800 lines on purpose: it is data, the collections and queries of
  * MongoDB's files in their order, with no logic to read.
  */
 import type { MatchCase } from "./types.js";
@@ -33,7 +33,7 @@ type Incident = Record<string, unknown>;
 /** One query of a collection: the Search Conditions, the `_id`s it returns, and the test's count if any. */
 type Query = readonly [conditions: unknown, matchIds: readonly unknown[], count?: number];
 
-const RULE = "MongoDB's jstests (DECISIONS 1.5)";
+const RULE = "MongoDB's jstests (docs/semantics.md 1.5)";
 const cases: MatchCase[] = [];
 const names = new Map<string, number>();
 
@@ -1260,7 +1260,7 @@ for (const [source, eqNull, neNull] of [
 }
 
 // ---------------------------------------------------------------------------------------------------
-// $elemMatch, $type, $mod (DECISIONS 1.3, revised: issue 28). NumberInt/NumberLong/NumberDecimal are JS
+// $elemMatch, $type, $mod (docs/semantics.md 1.3, revised). NumberInt/NumberLong/NumberDecimal are JS
 // numbers; the refusals of these files (divide by zero, arity, unknown types) are issue cases
 // (issue-cases.ts).
 
@@ -1438,7 +1438,7 @@ for (const [source, eqNull, neNull] of [
     [{ "a.0.0": { $type: "array" } }, [5]],
   ]);
   // The test's `{_id: 0, a: 1}` (a double) and `{_id: 1, a: NumberInt(1)}` are left out: as JS numbers they
-  // are `_id: 2`'s `NumberLong(1)`, and DECISIONS 1.3 reads every number type as a JSON number.
+  // are `_id: 2`'s `NumberLong(1)`, and docs/semantics.md 1.3 reads every number type as a JSON number.
   const mixed = [
     { _id: 2, a: 1 },
     { _id: 3, a: "str" },
@@ -1737,7 +1737,7 @@ for (const [source, eqNull, neNull] of [
 }
 
 {
-  // The `$where` queries of the file are refused (DECISIONS 1.3); its `$mod` queries are transcribed.
+  // The `$where` queries of the file are refused (docs/semantics.md 1.3); its `$mod` queries are transcribed.
   const docs = numbered({ a: 1 }, { a: 2 }, { a: 11 }, { a: 20 }, { a: "asd" }, { a: "adasdas" });
   collection("jstests/core/query/mod/mod_with_where.js", docs, [
     [{ a: { $mod: [10, 1] } }, [0, 2], 2],

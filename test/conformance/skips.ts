@@ -4,7 +4,7 @@
  * A skipped case still runs and must still differ (pinned by its example); when a fix makes it agree, the
  * run fails until the entry is removed. `run: false` entries are not run at all (they would hang).
  *
- * Who decides (DECISIONS.md 1.5): MongoDB's own test suite decides the semantics; mingo only executes the
+ * Who decides (docs/semantics.md 1.5): MongoDB's own test suite decides the semantics; mingo only executes the
  * MongoDB translation (`toMongoFilter`), and where mingo itself departs from MongoDB the entry says so
  * ("mingo deviates from MongoDB: …") and covers the `mongo` engines only.
  */
@@ -53,7 +53,7 @@ export function skipApplies(skip: Skip, engine: EngineName): boolean {
 
 /** The known differences. */
 export const SKIPS: readonly Skip[] = [
-  // ---- mingo and $elemMatch, $type, $mod (DECISIONS 1.3, revised; the filters are MongoDB's own operators) ----
+  // ---- mingo and $elemMatch, $type, $mod (docs/semantics.md 1.3, revised; the filters are MongoDB's own operators) ----
   {
     engines: ["mongo"],
     reason:
@@ -235,7 +235,7 @@ export const SKIPS: readonly Skip[] = [
       "null 9.0: $all with null and $gte/$lte null follow null equality on a dotted path",
       "null 9.0: $ne null and $nin with null are the exact negations",
       "null 9.0: arrayfind5.js {a.b: null} with an element object without b",
-      "null 9.0: issue 16's examples of {a.b: null}",
+      "null 9.0: the examples of {a.b: null}",
       "null 9.0: ne_null.js {a.b: {$eq: null}}",
       "null 9.0: ne_null.js {a.b: {$ne: null}}",
       "null 9.0: ne_null_indexed.js {a.b: {$eq: null}}",

@@ -1,6 +1,6 @@
 /**
  * The text index of an `IncidentSet`: `$regex` on a text field with many distinct values (titles, host
- * names) answered through columns instead of a pass over the records (issue 14; Russ Cox, "Regular
+ * names) answered through columns instead of a pass over the records (Russ Cox, "Regular
  * Expression Matching with a Trigram Index"; PostgreSQL `pg_trgm`). The pieces, one idea a file, in text/:
  *
  * - text-column.ts: `TextColumn`, a field's scalar values as value ids (`Int32Array`, one per row) over an
