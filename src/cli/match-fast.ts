@@ -57,13 +57,13 @@ export interface FastMatchAnswer {
   readonly source: InputSource;
 }
 
+/** `--all` lets the event loop run after this many matches written without back-pressure. */
+const YIELD_EVERY = 256;
+
 /**
  * Applies block results in input order (see the module comment): positions made absolute, problems logged,
  * `--all` lines written (with back-pressure), the first match kept.
  */
-/** `--all` lets the event loop run after this many matches written without back-pressure. */
-const YIELD_EVERY = 256;
-
 class MatchMerge {
   line = 0;
   record = 0;

@@ -84,13 +84,6 @@ type ByteTest =
     }
   | { readonly kind: "contains"; readonly bytes: Uint8Array; readonly fold: boolean };
 
-/**
- * The byte tests the condition's top-level AND implies, by top-level field (docs/semantics.md 1.5): an
- * equality or `$in` (pipe alternatives included) with string operands — a string equals only the same
- * string; a range with `$date` operands on a catalogue date field — a string there is a date only in the
- * ISO-8601 UTC form, and then compares as its instant; a `$regex` that is a literal — a match holds it.
- * Each is a necessary condition on its own, so a field may have several.
- */
 /** The byte tests of a condition's top-level AND, by field, and whether they decide every conjunct. */
 interface ByteTests {
   readonly byField: Map<string, ByteTest[]>;
@@ -101,6 +94,13 @@ interface ByteTests {
   exact: boolean;
 }
 
+/**
+ * The byte tests the condition's top-level AND implies, by top-level field (docs/semantics.md 1.5): an
+ * equality or `$in` (pipe alternatives included) with string operands — a string equals only the same
+ * string; a range with `$date` operands on a catalogue date field — a string there is a date only in the
+ * ISO-8601 UTC form, and then compares as its instant; a `$regex` that is a literal — a match holds it.
+ * Each is a necessary condition on its own, so a field may have several.
+ */
 function byteTests(
   condition: Condition,
   out: ByteTests = { byField: new Map<string, ByteTest[]>(), exact: true },
@@ -183,7 +183,6 @@ function byteTests(
   return out;
 }
 
-/** Whether the ASCII string `b[start, end)` passes `test` (false: the condition cannot match). */
 /** `passes`: the value fails the test (the line does not match). */
 const FAILS = 0;
 /** `passes`: the value passes, exactly as the predicate would judge that conjunct. */
