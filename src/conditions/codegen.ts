@@ -265,10 +265,11 @@ class Generator {
         return String(node.exists);
       case "size":
         return `(isArray(v) && v.length === ${this.constant(node.size)})`;
-      // `$type`, `$mod` and `$elemMatch` answer through their leaves (traversal and all).
+      // `$type`, `$mod`, the bit tests and `$elemMatch` answer through their leaves (traversal and all).
       case "all":
       case "type":
       case "mod":
+      case "bits":
       case "elemMatch":
         return delegate;
       default:

@@ -18,6 +18,7 @@
 
 import { RE2JS, RE2JSException } from "re2js";
 import type {
+  BitTest,
   Condition,
   ElementOperators,
   FieldKind,
@@ -392,6 +393,30 @@ function modMatches(value: unknown, divisor: number, remainder: number): boolean
 }
 
 /**
+ * A bit test of one value (docs/semantics.md 1.3, MongoDB's `bittest.js`): an integer number from -2^63 to
+ * 2^63 - 1, read in two's complement (a position past 63 reads the sign bit), has all or any of the bits at
+ * `positions` set or clear; any other value passes none of the four tests.
+ */
+function bitsMatch(value: unknown, test: BitTest, positions: readonly number[]): boolean {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < -TWO_63 || value >= TWO_63)
+    return false;
+  const word = BigInt.asUintN(64, BigInt(value));
+  const set = (position: number) => ((word >> BigInt(Math.min(position, 63))) & 1n) === 1n;
+  switch (test) {
+    case "allSet":
+      return positions.every(set);
+    case "anySet":
+      return positions.some(set);
+    case "allClear":
+      return positions.every((position) => !set(position));
+    case "anyClear":
+      return positions.some((position) => !set(position));
+    default:
+      return assertNever(test);
+  }
+}
+
+/**
  * An array element as the document `$elemMatch`'s query form reads (docs/semantics.md 1.3): a record as it
  * is; an array as a record whose own keys are its indexes (MongoDB reads a BSON array as such a document),
  * its elements as already read.
@@ -473,6 +498,7 @@ const FIELD_INTERPRETERS: { readonly [K in FieldNode["kind"]]: FieldInterpreter<
   type: (node, reach, read) =>
     some(reach, (value) => node.types.some((type) => hasType(value, type, node.fieldKind)), read),
   mod: (node, reach, read) => some(reach, (value) => modMatches(value, node.divisor, node.remainder), read),
+  bits: (node, reach, read) => some(reach, (value) => bitsMatch(value, node.test, node.positions), read),
   elemMatch: (node, reach, read) =>
     reach.values.some(({ value }) => Array.isArray(value) && elemMatches(node, value, read)),
 };

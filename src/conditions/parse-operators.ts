@@ -157,6 +157,8 @@ export abstract class OperatorParser extends ParseContext {
         return this.readType(state, entry);
       case "modulus":
         return this.readMod(state, entry);
+      case "bitMask":
+        return this.readBits(state, spec, entry);
       case "elemMatch":
         return this.readElemMatch(state, entry);
       default:
@@ -400,6 +402,75 @@ export abstract class OperatorParser extends ParseContext {
       return false;
     }
     state.slots.push({ kind: "mod", path: [...field.segments], fieldKind: field.kind, divisor, remainder });
+    return true;
+  }
+
+  /**
+   * `$bitsAllSet`, `$bitsAnySet`, `$bitsAllClear`, `$bitsAnyClear` (1.3, MongoDB's rules): a non-negative
+   * integer mask below 2^63, or an array of bit positions, each a non-negative integer (at most
+   * `limits.setSize` of them); anything else is an `invalid_type` issue, as MongoDB refuses it. On a text,
+   * enumerated or date field (which hold no numbers) an `operand_type` issue.
+   */
+  protected readBits(state: OperatorObject, spec: SpecOf<"bitMask">, entry: OperatorEntry): boolean {
+    const { value, path } = entry;
+    const { field } = state;
+    if (field.kind !== "open") {
+      this.issue(
+        {
+          code: "operand_type",
+          field: field.name,
+          fieldKind: field.kind,
+          expected: `an operator for its values (${spec.name} matches numbers only)`,
+          found: safeFound(value),
+        },
+        path,
+      );
+      return false;
+    }
+    const expected = `a non-negative integer bit mask below 2^63 or an array of bit positions for ${spec.name}`;
+    const positions = new Set<number>();
+    if (typeof value === "number") {
+      if (!Number.isInteger(value) || value < 0 || value >= TWO_63) {
+        this.issue({ code: "invalid_type", expected, found: value }, path);
+        return false;
+      }
+      const binary = BigInt(value).toString(2);
+      for (let bit = 0; bit < binary.length; bit++) {
+        if (binary[binary.length - 1 - bit] === "1") positions.add(bit);
+      }
+    } else {
+      const read = readValue(value);
+      if (read.kind !== "array") {
+        this.issue({ code: "invalid_type", expected, found: foundOf(read) }, path);
+        return false;
+      }
+      if (read.length > this.options.limits.setSize) {
+        this.limit("setSize", path, read.length);
+        return false;
+      }
+      for (let index = 0; index < read.length; index++) {
+        const raw = readProperty(read.array, index);
+        if (typeof raw !== "number" || !Number.isSafeInteger(raw) || raw < 0) {
+          this.issue(
+            {
+              code: "invalid_type",
+              expected: `a bit position (a non-negative integer) for ${spec.name}`,
+              found: safeFound(raw),
+            },
+            [...path, index],
+          );
+          return false;
+        }
+        positions.add(raw);
+      }
+    }
+    state.slots.push({
+      kind: "bits",
+      path: [...field.segments],
+      fieldKind: field.kind,
+      test: spec.test,
+      positions: [...positions].sort((a, b) => a - b),
+    });
     return true;
   }
 

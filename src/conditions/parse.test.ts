@@ -711,6 +711,7 @@ describe("the operator table drives the parser (docs/semantics.md 1.1, 1.3)", ()
     operatorObject: { $eq: 1 },
     typeSet: "number",
     modulus: [2, 0],
+    bitMask: [0, 3],
     elemMatch: { b: 1 },
   };
   const places: readonly OperatorPlace[] = ["condition", "field", "not"];

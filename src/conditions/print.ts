@@ -11,10 +11,10 @@
  * Operators are named by the operator table (operators.ts: `operatorOf`, `boundOperator`), and whether an
  * `$and` of ranges fits in one operator object is decided by the parser's own rule (`RangeGrouping`).
  */
-import type { Condition, FieldNode, FieldOperatorNode, Operand, RangeNode } from "./ast.js";
+import type { BitTest, Condition, FieldNode, FieldOperatorNode, Operand, RangeNode } from "./ast.js";
 import { assertNever, fieldName, isFieldNode, operandValue } from "./ast.js";
 import { formatIsoUtc, MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "./dates.js";
-import { boundOperator, OPERATORS, operatorOf, RangeGrouping } from "./operators.js";
+import { bitsOperator, boundOperator, OPERATORS, operatorOf, RangeGrouping } from "./operators.js";
 import { requireParsedCondition } from "./parse.js";
 
 /** A Search Conditions JSON object, as printed. */
@@ -191,6 +191,8 @@ function operatorEntries(node: FieldOperatorNode): Entry[] {
       return [[operatorOf("type"), node.types.length === 1 ? node.types[0] : [...node.types]]];
     case "mod":
       return [[operatorOf("mod"), [node.divisor, node.remainder]]];
+    case "bits":
+      return [[bitsOperator(node.test), [...node.positions]]];
     case "elemMatch": {
       const { match } = node;
       if (match.form === "query") return [[operatorOf("elemMatch"), printCondition(match.condition)]];
@@ -346,10 +348,20 @@ function clause(node: Exclude<FieldNode, { kind: "elemMatch" }>, subject?: strin
       return `${name} is of type ${node.types.join(" or ")}`;
     case "mod":
       return `${name} modulo ${node.divisor} is ${node.remainder} (integer part)`;
+    case "bits":
+      return `${name} is an integer with ${BIT_TEST_TEXT[node.test]} of the bits [${node.positions.join(", ")}]`;
     default:
       return assertNever(node);
   }
 }
+
+/** How `explain` words each bit test. */
+const BIT_TEST_TEXT: Readonly<Record<BitTest, string>> = {
+  allSet: "all set",
+  anySet: "any set",
+  allClear: "all clear",
+  anyClear: "any clear",
+};
 
 function rangeText(node: RangeNode): string {
   const parts: string[] = [];

@@ -33,7 +33,7 @@ import {
 } from "../conditions/ast.js";
 import { ID_FIELD, isForbiddenSegment, ORDER_FIELD } from "../conditions/catalog.js";
 import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "../conditions/dates.js";
-import { boundOperator } from "../conditions/operators.js";
+import { bitsOperator, boundOperator } from "../conditions/operators.js";
 import { requireParsedCondition } from "../conditions/parse.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
 import { toMongoRegex } from "./regex-dialect.js";
@@ -345,6 +345,8 @@ function fieldFilter(node: FieldNode, ctx: Context): MongoFilter {
       return typeFilter(node, ctx);
     case "mod":
       return entry(mongoPath(node.path, ctx), { $mod: [node.divisor, node.remainder] });
+    case "bits":
+      return entry(mongoPath(node.path, ctx), { [bitsOperator(node.test)]: [...node.positions] });
     case "elemMatch":
       return entry(mongoPath(node.path, ctx), { $elemMatch: elemMatchOperand(node, ctx) });
     default:
@@ -457,6 +459,8 @@ function elementOperators(node: ElementOperators, ctx: Context): MongoFilter {
       return { $type: node.types.map((type) => MONGO_TYPE[type]) };
     case "mod":
       return { $mod: [node.divisor, node.remainder] };
+    case "bits":
+      return { [bitsOperator(node.test)]: [...node.positions] };
     case "elemMatch":
       return { $elemMatch: elemMatchOperand(node, ctx) };
     default:

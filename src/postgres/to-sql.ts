@@ -188,7 +188,9 @@ class Translator {
         return { sure, maybe: sure === FALSE ? irregular : `(${sure} OR ${irregular})` };
       }
       case "elemMatch":
-        // Only an array can match, and an array is irregular: the re-check decides those rows.
+      case "bits":
+        // Only an array can match (a bit test matches integers, which no column holds), and an array is
+        // irregular: the re-check decides those rows.
         return { sure: FALSE, maybe: irregular };
       case "range": {
         const parts: string[] = [];

@@ -52,6 +52,7 @@ export function dateLeafEligible(node: FieldNode): node is DateEligibleNode {
     case "size":
     case "type":
     case "mod":
+    case "bits":
     case "elemMatch":
       return false; // no date operand: the row predicate answers
     default:
