@@ -210,12 +210,16 @@ const OPERAND_SCHEMAS: { readonly [R in FieldOperandRule]: (context: OperandCont
     return { anyOf: [one, { type: "array", minItems: 1, items: one }] };
   },
   modulus: () => ({ type: "array", items: { type: "number" } }),
-  bitMask: ({ limits }) => ({
-    anyOf: [
-      { type: "integer", minimum: 0, exclusiveMaximum: 2 ** 63 },
-      { type: "array", maxItems: limits.setSize, items: { type: "integer", minimum: 0 } },
-    ],
-  }),
+  // Only an open field holds numbers (docs/semantics.md 1.3).
+  bitMask: ({ kind, limits }) =>
+    kind !== "open"
+      ? false
+      : {
+          anyOf: [
+            { type: "integer", minimum: 0, exclusiveMaximum: 2 ** 63 },
+            { type: "array", maxItems: limits.setSize, items: { type: "integer", minimum: 0 } },
+          ],
+        },
   elemMatch: () => ({ type: "object" }),
 };
 
