@@ -223,6 +223,19 @@ const OPERAND_SCHEMAS: { readonly [R in FieldOperandRule]: (context: OperandCont
   elemMatch: () => ({ type: "object" }),
 };
 
+/** `$all` of `$elemMatch` objects (`{"$all": [{"$elemMatch": …}, …]}`), the element conditions left loose. */
+const ALL_OF_ELEM_MATCH = (setSize: number): JsonSchema => ({
+  type: "array",
+  minItems: 1,
+  maxItems: setSize,
+  items: {
+    type: "object",
+    required: ["$elemMatch"],
+    additionalProperties: false,
+    properties: { $elemMatch: { type: "object" } },
+  },
+});
+
 /** The field-level rows of the operator table allowed at `place`, in table order. */
 function fieldRowsAt(place: "field" | "not"): FieldOperatorSpec[] {
   const rows: FieldOperatorSpec[] = [];
@@ -331,6 +344,10 @@ class Builder {
     const operatorObject = (place: "field" | "not"): JsonSchema => {
       const properties: Record<string, JsonSchema> = {};
       for (const row of fieldRowsAt(place)) properties[row.name] = OPERAND_SCHEMAS[row.operand](context);
+      // `$all` also takes `$elemMatch` objects, all of them such (docs/semantics.md 1.3).
+      if (properties.$all !== undefined) {
+        properties.$all = { anyOf: [properties.$all, ALL_OF_ELEM_MATCH(limits.setSize)] };
+      }
       return {
         type: "object",
         minProperties: 1,

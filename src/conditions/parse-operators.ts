@@ -50,6 +50,14 @@ interface OperatorEntry {
 /** The operator table's row of an operand rule. */
 type SpecOf<R extends FieldOperatorSpec["operand"]> = Extract<FieldOperatorSpec, { operand: R }>;
 
+/** True when `value` is an array whose first element is an object of the one key `$elemMatch`. */
+function firstIsElemMatch(value: unknown): boolean {
+  const read = readValue(value);
+  if (read.kind !== "array" || read.length === 0) return false;
+  const first = readValue(readProperty(read.array, 0));
+  return first.kind === "object" && first.keys.length === 1 && first.keys[0] === "$elemMatch";
+}
+
 /** 2^63: `$mod` operands must be integers of magnitude below it once truncated (MongoDB's 64-bit integers). */
 const TWO_63 = 2 ** 63;
 
@@ -198,6 +206,7 @@ export abstract class OperatorParser extends ParseContext {
   protected readValueSet(state: OperatorObject, spec: SpecOf<"valueSet">, entry: OperatorEntry): boolean {
     const { value, path, depth } = entry;
     const { field } = state;
+    if (spec.name === "$all" && firstIsElemMatch(value)) return this.readAllElemMatch(state, entry);
     const operands = this.parseValueSet(field, spec.name, value, path, depth + 1);
     if (operands === undefined) return false;
     const base = { path: [...field.segments], fieldKind: field.kind, operands };
@@ -530,6 +539,48 @@ export abstract class OperatorParser extends ParseContext {
     if (this.issues.length !== before) return false;
     state.slots.push({ kind: "elemMatch", path: [...field.segments], fieldKind: field.kind, match });
     return true;
+  }
+
+  /**
+   * `$all` of `$elemMatch` objects (1.3 revised, MongoDB's `arrayfind2.js`): each `{"$elemMatch": …}` must be
+   * matched by some element, so the operator is the AND of those `$elemMatch` nodes on the field (as
+   * MongoDB rewrites it). Every element must then be such an object (MongoDB: "$all/$elemMatch has to be
+   * consistent"); at most `limits.setSize` of them, each counting towards the depth and node limits.
+   * @returns false when anything was refused (issues recorded)
+   */
+  protected readAllElemMatch(state: OperatorObject, entry: OperatorEntry): boolean {
+    const { value, path, depth } = entry;
+    const read = readValue(value);
+    if (read.kind !== "array") return false;
+    if (read.length > this.options.limits.setSize) {
+      this.limit("setSize", path, read.length);
+      return false;
+    }
+    let valid = true;
+    for (let index = 0; index < read.length; index++) {
+      const element = readProperty(read.array, index);
+      const elementPath = [...path, index];
+      const object = readValue(element);
+      if (object.kind !== "object" || object.keys.length !== 1 || object.keys[0] !== "$elemMatch") {
+        this.issue(
+          {
+            code: "invalid_type",
+            expected: 'an {"$elemMatch": …} object, as every element of an $all that holds one',
+            found: safeFound(element),
+          },
+          elementPath,
+        );
+        valid = false;
+        continue;
+      }
+      const inner = readProperty(object.object, "$elemMatch");
+      if (
+        !this.readElemMatch(state, { value: inner, path: [...elementPath, "$elemMatch"], depth: depth + 2 })
+      ) {
+        valid = false;
+      }
+    }
+    return valid;
   }
 
   /** `$not`: an operator object of its own (`parseNot`). */

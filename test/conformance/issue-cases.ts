@@ -451,6 +451,22 @@ export const issueCases: IssueCase[] = [
     ],
   },
   {
+    name: "$all mixing $elemMatch objects with other values is refused, in either order (MongoDB's arrayfind2.js)",
+    rule: "docs/semantics.md 1.3",
+    conditions: {
+      a: { $all: [1, { $elemMatch: { x: 3 } }] },
+      b: { $all: [{ $elemMatch: { x: 3 } }, 1] },
+      c: { $all: [{ $elemMatch: { x: 3 } }, { $elemMatch: { x: 3 }, $size: 1 }] },
+      d: { $all: [{ $elemMatch: 3 }] },
+    },
+    issues: [
+      { code: "invalid_type", path: ["a", "$all", 1] },
+      { code: "invalid_type", path: ["b", "$all", 1] },
+      { code: "invalid_type", path: ["c", "$all", 1] },
+      { code: "invalid_type", path: ["d", "$all", 0, "$elemMatch"] },
+    ],
+  },
+  {
     name: "bit tests on a text, enumerated or date field are an operand_type issue",
     rule: "docs/semantics.md 1.3, 1.4 (ours: such a field holds no numbers)",
     conditions: {

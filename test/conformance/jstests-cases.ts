@@ -1798,26 +1798,26 @@ for (const [source, eqNull, neNull] of [
   const longs = [
     { _id: 1, a: 0 },
     { _id: 2, a: 1 },
-    { _id: 4, a: 6917529027641081856 },
-    { _id: 5, a: 2305843009213693952 },
+    { _id: 4, a: 2 ** 62 + 2 ** 61 },
+    { _id: 5, a: 2 ** 61 },
   ];
   collection(source, longs, [
     [{ a: { $bitsAllSet: 0 } }, [1, 2, 4, 5]],
     [{ a: { $bitsAllSet: 1 } }, [2]],
-    [{ a: { $bitsAllSet: 6917529027641081856 } }, [4]],
-    [{ a: { $bitsAllSet: 2305843009213693952 } }, [4, 5]],
+    [{ a: { $bitsAllSet: 2 ** 62 + 2 ** 61 } }, [4]],
+    [{ a: { $bitsAllSet: 2 ** 61 } }, [4, 5]],
     [{ a: { $bitsAllClear: 0 } }, [1, 2, 4, 5]],
     [{ a: { $bitsAllClear: 1 } }, [1, 4, 5]],
-    [{ a: { $bitsAllClear: 6917529027641081856 } }, [1, 2]],
-    [{ a: { $bitsAllClear: 2305843009213693952 } }, [1, 2]],
+    [{ a: { $bitsAllClear: 2 ** 62 + 2 ** 61 } }, [1, 2]],
+    [{ a: { $bitsAllClear: 2 ** 61 } }, [1, 2]],
     [{ a: { $bitsAnySet: 0 } }, []],
     [{ a: { $bitsAnySet: 1 } }, [2]],
-    [{ a: { $bitsAnySet: 6917529027641081856 } }, [4, 5]],
-    [{ a: { $bitsAnySet: 2305843009213693952 } }, [4, 5]],
+    [{ a: { $bitsAnySet: 2 ** 62 + 2 ** 61 } }, [4, 5]],
+    [{ a: { $bitsAnySet: 2 ** 61 } }, [4, 5]],
     [{ a: { $bitsAnyClear: 0 } }, []],
     [{ a: { $bitsAnyClear: 1 } }, [1, 4, 5]],
-    [{ a: { $bitsAnyClear: 6917529027641081856 } }, [1, 2, 5]],
-    [{ a: { $bitsAnyClear: 2305843009213693952 } }, [1, 2]],
+    [{ a: { $bitsAnyClear: 2 ** 62 + 2 ** 61 } }, [1, 2, 5]],
+    [{ a: { $bitsAnyClear: 2 ** 61 } }, [1, 2]],
   ]);
   const negatives = [-0, -1, -54, -1e18].map((a, index) => ({ _id: index + 1, a }));
   collection(source, negatives, [
@@ -1883,6 +1883,21 @@ for (const [source, eqNull, neNull] of [
     [{ a: { $bitsAnyClear: 18 } }, [1, 2, 4], 3],
     [{ a: { $bitsAnyClear: 24 } }, [1, 2, 3], 3],
     [{ a: { $bitsAnyClear: 255 } }, [1, 2, 3, 4], 4],
+  ]);
+}
+
+{
+  // `$all` of `$elemMatch` objects (docs/semantics.md 1.3): each must be matched by some element. The
+  // file's refusals of `$all` mixing `$elemMatch` with other values are in issue-cases.ts.
+  const docs = [
+    { _id: 1, a: [{ x: 1 }, { x: 5 }] },
+    { _id: 2, a: [{ x: 3 }, { x: 5 }] },
+    { _id: 3, a: [{ x: 3 }, { x: 6 }] },
+  ];
+  collection("jstests/core/query/array/arrayfind2.js", docs, [
+    [{ a: { $elemMatch: { x: { $gt: 4 } } } }, [1, 2, 3], 3],
+    [{ a: { $elemMatch: { x: { $lt: 2 } } } }, [1], 1],
+    [{ a: { $all: [{ $elemMatch: { x: { $lt: 4 } } }, { $elemMatch: { x: { $gt: 5 } } }] } }, [3], 1],
   ]);
 }
 
