@@ -17,9 +17,10 @@
  */
 
 import type { Condition } from "../conditions/ast.js";
-import { assertNever, isFieldNode } from "../conditions/ast.js";
+import { assertNever } from "../conditions/ast.js";
 import { compile, type Predicate } from "../conditions/compile.js";
 import { isoUtcBytesMs } from "../conditions/dates.js";
+import { slotsOf } from "../conditions/leaf.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
 import { FIELD_ASCII, FIELD_MISSING, hashBytes, LineScanner, SCAN_OK } from "./line-scanner.js";
 
@@ -37,36 +38,6 @@ export type LineAnswer = typeof LINE_NO_MATCH | typeof LINE_MATCH | typeof LINE_
 const INTERN_SLOTS = 256;
 /** The longest string kept in the intern table, in bytes. */
 const INTERN_MAX_BYTES = 32;
-
-/**
- * The top-level field names a condition reads (the first segment of each field path), in the order they
- * are first met.
- * @example topLevelFields(parseSearchConditions({ "Custom.Owner": "a", Severity: "High" })) //=> ["Custom", "Severity"]
- */
-export function topLevelFields(condition: Condition): string[] {
-  const out: string[] = [];
-  const visit = (node: Condition): void => {
-    if (isFieldNode(node)) {
-      const head = node.path[0]!;
-      if (!out.includes(head)) out.push(head);
-      return;
-    }
-    switch (node.kind) {
-      case "and":
-      case "or":
-      case "nor":
-        for (const child of node.children) visit(child);
-        return;
-      case "not":
-        visit(node.child);
-        return;
-      default:
-        assertNever(node);
-    }
-  };
-  visit(condition);
-  return out;
-}
 
 /**
  * A necessary condition on a top-level field's value when it is a plain ASCII string (see the module
@@ -239,7 +210,8 @@ export class LineMatcher {
    */
   constructor(condition: Condition, extraFields: readonly string[] = []) {
     this.predicate = compile(condition);
-    const fields = topLevelFields(condition);
+    // The top-level fields the condition reads, in order of first use: the slots `compile` reads too.
+    const fields = [...slotsOf(condition).fields.keys()];
     for (const extra of extraFields) if (!fields.includes(extra)) fields.push(extra);
     this.fields = fields;
     this.scanner = new LineScanner(fields);
