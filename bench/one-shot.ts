@@ -1,5 +1,5 @@
 /**
- * One-shot queries over an NDJSON export (issue 27): the built CLI (`node dist/cli/main.js match`, a child
+ * One-shot queries over an NDJSON export: the built CLI (`node dist/cli/main.js match`, a child
  * process, start-up included) against DuckDB's `read_json` on the same file (in this process, the instance
  * created before the clock starts), with 1 and 2 threads each. Four condition shapes (labels, a date range, a
  * `$regex` with a literal, the specification's sample), `--count` and the first match; every count must
@@ -100,7 +100,7 @@ export interface OneShotReport {
   readonly kernel?: KernelReport | undefined;
 }
 
-/** The section's targets (issue 27), for the runner's MET/MISS lines. */
+/** The section's targets, for the runner's MET/MISS lines. */
 export function oneShotTargets(report: OneShotReport): {
   name: string;
   goal: string;

@@ -6,7 +6,7 @@ import * as mongodb from "../src/mongodb/index.js";
 import * as node from "../src/node/index.js";
 import * as server from "../src/server/index.js";
 
-// The public names users rely on (DESIGN.md, public API). A change here is an API change: update the
+// The public names users rely on (docs/architecture.md). A change here is an API change: update the
 // CHANGELOG with it.
 describe("public API", () => {
   it("the engine entry exports exactly these runtime names", () => {

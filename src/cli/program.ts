@@ -1,7 +1,7 @@
 /**
  * The `incident-query` command line: `check`, `match`, `timeline` and `serve`. This module builds the
  * commander program and runs it against given streams, so tests run it in-process; `main.ts` binds it to
- * the process. The CLI only parses arguments, reads files, prints and sets the exit code (DESIGN.md).
+ * the process. The CLI only parses arguments, reads files, prints and sets the exit code (docs/architecture.md).
  */
 import { Command, CommanderError } from "commander";
 import { NdjsonInputError } from "../node/errors.js";

@@ -12,6 +12,7 @@
 
 import {
   assertNever,
+  type BitTest,
   type Condition,
   type ElementOperators,
   type FieldKind,
@@ -472,6 +473,40 @@ function modTest(divisor: number, remainder: number): ValueTest {
   };
 }
 
+/**
+ * The bit test of one value (the reference's `bitsMatch`), on two 32-bit words: the mask of `positions` (a
+ * position past 63 is the sign bit) against the two's complement of an integer from -2^63 to 2^63 - 1.
+ */
+function bitsTest(test: BitTest, positions: readonly number[]): ValueTest {
+  let maskLow = 0;
+  let maskHigh = 0;
+  for (const position of positions) {
+    const bit = Math.min(position, 63);
+    if (bit < 32) maskLow |= 1 << bit;
+    else maskHigh |= 1 << (bit - 32);
+  }
+  const wordTest = BIT_WORD_TESTS[test];
+  return (value) => {
+    if (typeof value !== "number" || !Number.isInteger(value) || value < -INT64_END || value >= INT64_END) {
+      return false;
+    }
+    // Exact on doubles: the high word is a power-of-two scaling, the low word the difference below 2^32.
+    const high = Math.floor(value / 2 ** 32);
+    const low = value - high * 2 ** 32;
+    return wordTest(low | 0, high | 0, maskLow, maskHigh);
+  };
+}
+
+/** Each bit test on the two words of a value and of a mask (signed 32-bit words). */
+const BIT_WORD_TESTS: Readonly<
+  Record<BitTest, (low: number, high: number, mLow: number, mHigh: number) => boolean>
+> = {
+  allSet: (low, high, mLow, mHigh) => (low & mLow) === mLow && (high & mHigh) === mHigh,
+  anySet: (low, high, mLow, mHigh) => (low & mLow) !== 0 || (high & mHigh) !== 0,
+  allClear: (low, high, mLow, mHigh) => (low & mLow) === 0 && (high & mHigh) === 0,
+  anyClear: (low, high, mLow, mHigh) => (low & mLow) !== mLow || (high & mHigh) !== mHigh,
+};
+
 /** No reached values (the operator form of `$elemMatch` tests one element as a whole). */
 const NO_VALUES: readonly unknown[] = Object.freeze([]);
 
@@ -652,6 +687,7 @@ const LEAVES: LeafBuilders = {
     );
   },
   mod: (node) => existential(modTest(node.divisor, node.remainder), false),
+  bits: (node) => existential(bitsTest(node.test, node.positions), false),
   elemMatch: elemMatchLeaf,
 };
 
@@ -762,6 +798,7 @@ const FIELD_COST = {
   all: () => 6,
   type: () => 2,
   mod: () => 3,
+  bits: () => 3,
   elemMatch: (node) =>
     10 + (node.match.form === "query" ? costOf(node.match.condition) : costOf(node.match.operators)),
   regex: (node) => {

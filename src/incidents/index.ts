@@ -1,4 +1,4 @@
-// incident-query/incidents: the indexed incident set (DESIGN.md). Explicit named exports only.
+// incident-query/incidents: the indexed incident set (docs/architecture.md). Explicit named exports only.
 export type { BlockKernel, BlockKernelFactory } from "./block-kernel.js";
 export type {
   IncidentSetFootprint,

@@ -175,6 +175,12 @@ const KIND_CASES: { readonly [K in ConditionKind]: readonly unknown[] } = {
     { Tags: { $type: "array" } },
   ],
   mod: [{ Score: { $mod: [2, 1] } }, { Score: { $mod: [5, 0] } }],
+  bits: [
+    { Score: { $bitsAllSet: [0, 2] } },
+    { Score: { $bitsAnySet: 5 } },
+    { Score: { $bitsAllClear: [1] } },
+    { Score: { $bitsAnyClear: 7 } },
+  ],
   elemMatch: [
     { Tags: { $elemMatch: { $eq: "a" } } },
     { Custom: { $elemMatch: { Owner: "alice" } } },

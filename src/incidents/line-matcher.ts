@@ -1,10 +1,9 @@
 /**
- * Matching one NDJSON line against Search Conditions straight from its UTF-8 bytes (issue 27, "a byte-level
- * reader that decodes only what the condition reads"): the line is validated as JSON by the `LineScanner`
- * (line-scanner.ts), which finds the top-level keys the condition names and leaves every other value unbuilt;
- * only those fields are decoded, into a small record that the compiled predicate reads. A condition reads
- * nothing but the top-level fields of its field paths (docs/semantics.md 1.1: own properties; 1.5: paths),
- * so the predicate answers on that record exactly as on the whole parsed line.
+ * Matching one NDJSON line against Search Conditions straight from its UTF-8 bytes: the line is validated as
+ * JSON by the `LineScanner` (line-scanner.ts), which finds the top-level keys the condition names and leaves
+ * every other value unbuilt; only those fields are decoded, into a small record that the compiled predicate
+ * reads. A condition reads nothing but the top-level fields of its field paths (docs/semantics.md 1.1: own
+ * properties; 1.5: paths), so the predicate answers on that record exactly as on the whole parsed line.
  *
  * Before anything is decoded, a byte prefilter settles most lines: where the condition requires (through
  * its top-level AND) that a field equal one of some operands, a plain ASCII string value of that field that
@@ -21,9 +20,10 @@
  */
 
 import type { Condition } from "../conditions/ast.js";
-import { assertNever, isFieldNode } from "../conditions/ast.js";
+import { assertNever } from "../conditions/ast.js";
 import { compile, type Predicate } from "../conditions/compile.js";
 import { isoUtcBytesMs } from "../conditions/dates.js";
+import { slotsOf } from "../conditions/leaf.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
 import type { BlockKernelFactory } from "./block-kernel.js";
 import { FIELD_ASCII, FIELD_MISSING, hashBytes, LineScanner, SCAN_OK } from "./line-scanner.js";
@@ -42,36 +42,6 @@ export type LineAnswer = typeof LINE_NO_MATCH | typeof LINE_MATCH | typeof LINE_
 const INTERN_SLOTS = 256;
 /** The longest string kept in the intern table, in bytes. */
 const INTERN_MAX_BYTES = 32;
-
-/**
- * The top-level field names a condition reads (the first segment of each field path), in the order they
- * are first met.
- * @example topLevelFields(parseSearchConditions({ "Custom.Owner": "a", Severity: "High" })) //=> ["Custom", "Severity"]
- */
-export function topLevelFields(condition: Condition): string[] {
-  const out: string[] = [];
-  const visit = (node: Condition): void => {
-    if (isFieldNode(node)) {
-      const head = node.path[0]!;
-      if (!out.includes(head)) out.push(head);
-      return;
-    }
-    switch (node.kind) {
-      case "and":
-      case "or":
-      case "nor":
-        for (const child of node.children) visit(child);
-        return;
-      case "not":
-        visit(node.child);
-        return;
-      default:
-        assertNever(node);
-    }
-  };
-  visit(condition);
-  return out;
-}
 
 /**
  * A necessary condition on a top-level field's value when it is a plain ASCII string (see the module
@@ -252,7 +222,8 @@ export class LineMatcher {
    */
   constructor(condition: Condition, extraFields: readonly string[] = [], kernel?: BlockKernelFactory) {
     this.predicate = compile(condition);
-    const fields = topLevelFields(condition);
+    // The top-level fields the condition reads, in order of first use: the slots `compile` reads too.
+    const fields = [...slotsOf(condition).fields.keys()];
     for (const extra of extraFields) if (!fields.includes(extra)) fields.push(extra);
     this.fields = fields;
     this.scanner = new LineScanner(fields, kernel);

@@ -1,7 +1,6 @@
 /**
  * `LineScanner`: reads chosen top-level fields of an NDJSON line straight from its UTF-8 bytes, validating
- * the whole line as JSON on the way, without building the record object (issue 14, for
- * `IncidentSet.fromNdjson`; issue 27, for `match`'s byte reader). Repeated short values (labels) come back as
+ * the whole line as JSON on the way, without building the record object. Repeated short values (labels) come back as
  * the same string each time. A line it cannot read exactly as `JSON.parse` would (a syntax error, a byte
  * order mark, an escape in a key, invalid UTF-8, a top level that is not an object) is left to
  * `JSON.parse`, so errors and values are always `JSON.parse`'s. One piece: the fast path, the general scan
@@ -434,10 +433,10 @@ export class LineScanner {
 
   /**
    * The common line, read without `scanLine`'s generality: compact (no blanks), its keys the previous
-   * line's in the same order, or the first of them (plain ASCII, known to be distinct), each value a string of plain ASCII bytes
-   * (no escape, no control character), a number or a literal. Sets the fields as `scanLine` sets them and
-   * returns true; false when the line is not of that form (the fields are then reset, and `scanLine` reads
-   * it), so the answers are `scanLine`'s on every line.
+   * line's in the same order, or the first of them (plain ASCII, known to be distinct), each value a string
+   * of plain ASCII bytes (no escape, no control character), a number or a literal. Sets the fields as
+   * `scanLine` sets them and returns true; false when the line is not of that form (the fields are then
+   * reset, and `scanLine` reads it), so the answers are `scanLine`'s on every line.
    */
   private fastScan(b: Uint8Array, start: number, end: number, open: boolean): boolean {
     const n = this.shapeCount;

@@ -1,5 +1,5 @@
 /**
- * Bodies holding `__proto__` / `constructor.prototype` keys reach the command handler (DECISIONS 3.1,
+ * Bodies holding `__proto__` / `constructor.prototype` keys reach the command handler (docs/semantics.md 3.1,
  * "Prototype keys are data"). Every position of every command's body, over the memory backend and the
  * PostgreSQL backend on PGlite: never 500, both backends answer alike, Object.prototype stays clean, and
  * playbooks receive plain Trigger Data.

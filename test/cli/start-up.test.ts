@@ -1,5 +1,5 @@
 /**
- * The executable's start-up (issue 27): `check`, `match` and `timeline` never load the server's packages
+ * The executable's start-up: `check`, `match` and `timeline` never load the server's packages
  * (Fastify, jose, the PostgreSQL drivers) nor date-fns' whole index, nor cli-progress when standard error is
  * no terminal; `serve` loads them when it runs. A module
  * hook refuses to resolve those packages, so a subcommand that loads one fails. Runs the built executable

@@ -1,5 +1,5 @@
 /**
- * MongoDB's own tests, as conformance cases (issue 16; DECISIONS.md 1.5: where the semantics could
+ * MongoDB's own tests, as conformance cases (docs/semantics.md 1.5: where the semantics could
  * differ, MongoDB's test suite decides).
  *
  * How this table was built: the jstests of the mongodb/mongo repository (`jstests/core/query/…`, whose
@@ -17,13 +17,13 @@
  * Left out: documents holding what JSON and the records cannot (`undefined`, MinKey/MaxKey, Timestamp,
  * BinData, ObjectId, Code, DBRef, regex values), and queries Search Conditions cannot express
  * (`$expr`, regexes inside `$in`/`$nin`/`$all`, document or array operands,
- * which DECISIONS.md 1.2 refuses, NaN/Infinity operands, PCRE-only syntax such as `(*UCP)` or `\p{Xan}`).
+ * which docs/semantics.md 1.2 refuses, NaN/Infinity operands, PCRE-only syntax such as `(*UCP)` or `\p{Xan}`).
  * Not transcribed at all: `array/array_comparison_correctness.js`, whose assertions compare the expected
  * list with itself (its helper overwrites the result variable), so its lists are not facts about MongoDB.
  *
  * Where an engine answers differently, the case is named in `skips.ts`.
  *
- * One file of more than 800 lines on purpose (issue 28): it is data, the collections and queries of
+ * One file of more than 800 lines on purpose: it is data, the collections and queries of
  * MongoDB's files in their order, with no logic to read.
  */
 import type { MatchCase } from "./types.js";
@@ -33,7 +33,7 @@ type Incident = Record<string, unknown>;
 /** One query of a collection: the Search Conditions, the `_id`s it returns, and the test's count if any. */
 type Query = readonly [conditions: unknown, matchIds: readonly unknown[], count?: number];
 
-const RULE = "MongoDB's jstests (DECISIONS 1.5)";
+const RULE = "MongoDB's jstests (docs/semantics.md 1.5)";
 const cases: MatchCase[] = [];
 const names = new Map<string, number>();
 
@@ -1412,7 +1412,7 @@ for (const [source, eqNull, neNull] of [
 }
 
 // ---------------------------------------------------------------------------------------------------
-// $elemMatch, $type, $mod (DECISIONS 1.3, revised: issue 28). NumberInt/NumberLong/NumberDecimal are JS
+// $elemMatch, $type, $mod (docs/semantics.md 1.3, revised). NumberInt/NumberLong/NumberDecimal are JS
 // numbers; the refusals of these files (divide by zero, arity, unknown types) are issue cases
 // (issue-cases.ts).
 
@@ -1590,7 +1590,7 @@ for (const [source, eqNull, neNull] of [
     [{ "a.0.0": { $type: "array" } }, [5]],
   ]);
   // The test's `{_id: 0, a: 1}` (a double) and `{_id: 1, a: NumberInt(1)}` are left out: as JS numbers they
-  // are `_id: 2`'s `NumberLong(1)`, and DECISIONS 1.3 reads every number type as a JSON number.
+  // are `_id: 2`'s `NumberLong(1)`, and docs/semantics.md 1.3 reads every number type as a JSON number.
   const mixed = [
     { _id: 2, a: 1 },
     { _id: 3, a: "str" },
@@ -1889,12 +1889,167 @@ for (const [source, eqNull, neNull] of [
 }
 
 {
-  // The `$where` queries of the file are refused (DECISIONS 1.3); its `$mod` queries are transcribed.
+  // The `$where` queries of the file are refused (docs/semantics.md 1.3); its `$mod` queries are transcribed.
   const docs = numbered({ a: 1 }, { a: 2 }, { a: 11 }, { a: 20 }, { a: "asd" }, { a: "adasdas" });
   collection("jstests/core/query/mod/mod_with_where.js", docs, [
     [{ a: { $mod: [10, 1] } }, [0, 2], 2],
     [{ a: { $mod: [10, 0] } }, [3], 1],
     [{ a: { $gt: 5, $mod: [10, 1] } }, [2], 1],
+  ]);
+}
+
+{
+  // Bit tests on JSON numbers (docs/semantics.md 1.3). The BinData collections of the file are left out (no
+  // JSON value is binary data); NumberLong values are JS numbers where a double holds them exactly.
+  const source = "jstests/core/query/bittest.js";
+  const ALL_POSITIONS = Array.from({ length: 64 }, (_, position) => position);
+  const numbers = [0, 1, 54, 88, 255, 1e18].map((a, index) => ({ _id: index + 1, a }));
+  collection(source, numbers, [
+    [{ a: { $bitsAllSet: 0 } }, [1, 2, 3, 4, 5, 6], 6],
+    [{ a: { $bitsAllSet: 1 } }, [2, 5], 2],
+    [{ a: { $bitsAllSet: 16 } }, [3, 4, 5], 3],
+    [{ a: { $bitsAllSet: 54 } }, [3, 5], 2],
+    [{ a: { $bitsAllSet: 55 } }, [5], 1],
+    [{ a: { $bitsAllSet: 88 } }, [4, 5], 2],
+    [{ a: { $bitsAllSet: 255 } }, [5], 1],
+    [{ a: { $bitsAllClear: 0 } }, [1, 2, 3, 4, 5, 6], 6],
+    [{ a: { $bitsAllClear: 1 } }, [1, 3, 4, 6], 4],
+    [{ a: { $bitsAllClear: 16 } }, [1, 2, 6], 3],
+    [{ a: { $bitsAllClear: 129 } }, [1, 3, 4, 6], 4],
+    [{ a: { $bitsAllClear: 255 } }, [1, 6], 2],
+    [{ a: { $bitsAnySet: 0 } }, [], 0],
+    [{ a: { $bitsAnySet: 9 } }, [2, 4, 5], 3],
+    [{ a: { $bitsAnySet: 255 } }, [2, 3, 4, 5], 4],
+    [{ a: { $bitsAnyClear: 0 } }, [], 0],
+    [{ a: { $bitsAnyClear: 18 } }, [1, 2, 4, 6], 4],
+    [{ a: { $bitsAnyClear: 24 } }, [1, 2, 3, 6], 4],
+    [{ a: { $bitsAnyClear: 255 } }, [1, 2, 3, 4, 6], 5],
+    [{ a: { $bitsAllSet: [] } }, [1, 2, 3, 4, 5, 6], 6],
+    [{ a: { $bitsAllSet: [0] } }, [2, 5], 2],
+    [{ a: { $bitsAllSet: [4] } }, [3, 4, 5], 3],
+    [{ a: { $bitsAllSet: [1, 2, 4, 5] } }, [3, 5], 2],
+    [{ a: { $bitsAllSet: [0, 1, 2, 4, 5] } }, [5], 1],
+    [{ a: { $bitsAllSet: [3, 4, 6] } }, [4, 5], 2],
+    [{ a: { $bitsAllSet: [0, 1, 2, 3, 4, 5, 6, 7] } }, [5], 1],
+    [{ a: { $bitsAllClear: [] } }, [1, 2, 3, 4, 5, 6], 6],
+    [{ a: { $bitsAllClear: [0] } }, [1, 3, 4, 6], 4],
+    [{ a: { $bitsAllClear: [4] } }, [1, 2, 6], 3],
+    [{ a: { $bitsAllClear: [1, 7] } }, [1, 2, 4, 6], 4],
+    [{ a: { $bitsAllClear: [0, 1, 2, 3, 4, 5, 6, 7] } }, [1, 6], 2],
+    [{ a: { $bitsAnySet: [] } }, [], 0],
+    [{ a: { $bitsAnySet: [1, 3] } }, [3, 4, 5], 3],
+    [{ a: { $bitsAnySet: [0, 1, 2, 3, 4, 5, 6, 7] } }, [2, 3, 4, 5], 4],
+    [{ a: { $bitsAnyClear: [] } }, [], 0],
+    [{ a: { $bitsAnyClear: [1, 4] } }, [1, 2, 4, 6], 4],
+    [{ a: { $bitsAnyClear: [3, 4] } }, [1, 2, 3, 6], 4],
+    [{ a: { $bitsAnyClear: [0, 1, 2, 3, 4, 5, 6, 7] } }, [1, 2, 3, 4, 6], 5],
+    [{ a: { $bitsAllSet: 54, $bitsAllClear: 201 } }, [3], 1],
+  ]);
+  // NumberLong("+9223372036854775807") is not a JSON number (a double rounds it to 2^63, which no bit test
+  // matches): that document and its masks are left out, so these queries keep their matches, not the counts.
+  const longs = [
+    { _id: 1, a: 0 },
+    { _id: 2, a: 1 },
+    { _id: 4, a: 2 ** 62 + 2 ** 61 },
+    { _id: 5, a: 2 ** 61 },
+  ];
+  collection(source, longs, [
+    [{ a: { $bitsAllSet: 0 } }, [1, 2, 4, 5]],
+    [{ a: { $bitsAllSet: 1 } }, [2]],
+    [{ a: { $bitsAllSet: 2 ** 62 + 2 ** 61 } }, [4]],
+    [{ a: { $bitsAllSet: 2 ** 61 } }, [4, 5]],
+    [{ a: { $bitsAllClear: 0 } }, [1, 2, 4, 5]],
+    [{ a: { $bitsAllClear: 1 } }, [1, 4, 5]],
+    [{ a: { $bitsAllClear: 2 ** 62 + 2 ** 61 } }, [1, 2]],
+    [{ a: { $bitsAllClear: 2 ** 61 } }, [1, 2]],
+    [{ a: { $bitsAnySet: 0 } }, []],
+    [{ a: { $bitsAnySet: 1 } }, [2]],
+    [{ a: { $bitsAnySet: 2 ** 62 + 2 ** 61 } }, [4, 5]],
+    [{ a: { $bitsAnySet: 2 ** 61 } }, [4, 5]],
+    [{ a: { $bitsAnyClear: 0 } }, []],
+    [{ a: { $bitsAnyClear: 1 } }, [1, 4, 5]],
+    [{ a: { $bitsAnyClear: 2 ** 62 + 2 ** 61 } }, [1, 2, 5]],
+    [{ a: { $bitsAnyClear: 2 ** 61 } }, [1, 2]],
+  ]);
+  const negatives = [-0, -1, -54, -1e18].map((a, index) => ({ _id: index + 1, a }));
+  collection(source, negatives, [
+    [{ a: { $bitsAllSet: 0 } }, [1, 2, 3, 4], 4],
+    [{ a: { $bitsAllSet: 2 } }, [2, 3], 2],
+    [{ a: { $bitsAllSet: 127 } }, [2], 1],
+    [{ a: { $bitsAllSet: 74 } }, [2, 3], 2],
+    [{ a: { $bitsAllClear: 0 } }, [1, 2, 3, 4], 4],
+    [{ a: { $bitsAllClear: 53 } }, [1, 3, 4], 3],
+    [{ a: { $bitsAllClear: 127 } }, [1, 4], 2],
+    [{ a: { $bitsAnySet: 0 } }, [], 0],
+    [{ a: { $bitsAnySet: 2 } }, [2, 3], 2],
+    [{ a: { $bitsAnySet: 127 } }, [2, 3], 2],
+    [{ a: { $bitsAnyClear: 0 } }, [], 0],
+    [{ a: { $bitsAnyClear: 53 } }, [1, 3, 4], 3],
+    [{ a: { $bitsAnyClear: 127 } }, [1, 3, 4], 3],
+    [{ a: { $bitsAllSet: [] } }, [1, 2, 3, 4], 4],
+    [{ a: { $bitsAllSet: [1] } }, [2, 3], 2],
+    [{ a: { $bitsAllSet: ALL_POSITIONS } }, [2], 1],
+    [{ a: { $bitsAllSet: [1, 7, 6, 3, 100] } }, [2, 3], 2],
+    [{ a: { $bitsAllClear: [] } }, [1, 2, 3, 4], 4],
+    [{ a: { $bitsAllClear: [5, 4, 2, 0] } }, [1, 3, 4], 3],
+    [{ a: { $bitsAllClear: ALL_POSITIONS } }, [1], 1],
+    [{ a: { $bitsAnySet: [] } }, [], 0],
+    [{ a: { $bitsAnySet: [1] } }, [2, 3], 2],
+    [{ a: { $bitsAnySet: ALL_POSITIONS } }, [2, 3, 4], 3],
+    [{ a: { $bitsAnyClear: [] } }, [], 0],
+    [{ a: { $bitsAnyClear: [0, 2, 4, 5, 100] } }, [1, 3, 4], 3],
+    [{ a: { $bitsAnyClear: ALL_POSITIONS } }, [1, 3, 4], 3],
+    [{ a: { $bitsAllSet: 74, $bitsAllClear: 53 } }, [3], 1],
+  ]);
+  // NaN, fractions and infinities match no bit test; an array matches through an integer element. (The
+  // NumberDecimal documents of the file are left out: JSON has no decimal type.)
+  const special = [
+    { _id: 1, a: 0 },
+    { _id: 2, a: 1 },
+    { _id: 3, a: [1.1, 54] },
+    { _id: 4, a: 88 },
+    { _id: 5, a: 255 },
+    { _id: 6, a: Number.NaN },
+    { _id: 7, a: 1.1 },
+    { _id: 8, a: -1.1 },
+    { _id: 9, a: Number.NEGATIVE_INFINITY },
+    { _id: 10, a: Number.POSITIVE_INFINITY },
+  ];
+  collection(source, special, [
+    [{ a: { $bitsAllSet: 0 } }, [1, 2, 3, 4, 5], 5],
+    [{ a: { $bitsAllSet: 1 } }, [2, 5], 2],
+    [{ a: { $bitsAllSet: 16 } }, [3, 4, 5], 3],
+    [{ a: { $bitsAllSet: 54 } }, [3, 5], 2],
+    [{ a: { $bitsAllSet: 55 } }, [5], 1],
+    [{ a: { $bitsAllSet: 88 } }, [4, 5], 2],
+    [{ a: { $bitsAllSet: 255 } }, [5], 1],
+    [{ a: { $bitsAllClear: 0 } }, [1, 2, 3, 4, 5], 5],
+    [{ a: { $bitsAllClear: 1 } }, [1, 3, 4], 3],
+    [{ a: { $bitsAllClear: 16 } }, [1, 2], 2],
+    [{ a: { $bitsAllClear: 129 } }, [1, 3, 4], 3],
+    [{ a: { $bitsAllClear: 255 } }, [1], 1],
+    [{ a: { $bitsAnySet: 0 } }, [], 0],
+    [{ a: { $bitsAnySet: 9 } }, [2, 4, 5], 3],
+    [{ a: { $bitsAnySet: 255 } }, [2, 3, 4, 5], 4],
+    [{ a: { $bitsAnyClear: 0 } }, [], 0],
+    [{ a: { $bitsAnyClear: 18 } }, [1, 2, 4], 3],
+    [{ a: { $bitsAnyClear: 24 } }, [1, 2, 3], 3],
+    [{ a: { $bitsAnyClear: 255 } }, [1, 2, 3, 4], 4],
+  ]);
+}
+
+{
+  // `$all` of `$elemMatch` objects (docs/semantics.md 1.3): each must be matched by some element. The
+  // file's refusals of `$all` mixing `$elemMatch` with other values are in issue-cases.ts.
+  const docs = [
+    { _id: 1, a: [{ x: 1 }, { x: 5 }] },
+    { _id: 2, a: [{ x: 3 }, { x: 5 }] },
+    { _id: 3, a: [{ x: 3 }, { x: 6 }] },
+  ];
+  collection("jstests/core/query/array/arrayfind2.js", docs, [
+    [{ a: { $elemMatch: { x: { $gt: 4 } } } }, [1, 2, 3], 3],
+    [{ a: { $elemMatch: { x: { $lt: 2 } } } }, [1], 1],
+    [{ a: { $all: [{ $elemMatch: { x: { $lt: 4 } } }, { $elemMatch: { x: { $gt: 5 } } }] } }, [3], 1],
   ]);
 }
 

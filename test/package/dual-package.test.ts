@@ -1,5 +1,5 @@
 /**
- * The dual-package hazard (issue 30): the package ships an ES module build and a CommonJS build, and a
+ * The dual-package hazard: the package ships an ES module build and a CommonJS build, and a
  * process may load both (an ES module app whose dependency `require`s the package). Parsed conditions are
  * branded by a module-private class field, and errors are classes, so two copies of the engine in one
  * process would refuse each other's conditions and fail each other's `instanceof`. The CommonJS entries
@@ -56,7 +56,7 @@ const both = async (subpath) => {
 };
 `;
 
-describe("one copy of the library per process, however it is loaded (issue 30)", () => {
+describe("one copy of the library per process, however it is loaded", () => {
   it("a condition parsed through either build is accepted by every function of the other", () => {
     const result = runModule(`${prelude}
 const { cjs, esm } = await both(".");

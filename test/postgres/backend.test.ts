@@ -103,7 +103,7 @@ describe(`the PostgreSQL backend on ${DATABASE_KIND}`, () => {
     expect(found).toBeGreaterThan(20);
   }, 300_000);
 
-  it("fetches past rows that the re-check rejects, in the order of DECISIONS.md 1.9", async () => {
+  it("fetches past rows that the re-check rejects, in the order of docs/semantics.md 1.9", async () => {
     // The regex is not pushed down: every row of the site is a candidate until one passes the re-check.
     const narrow = await createPostgresBackend({ client, clock, firstBatch: 1 });
     const memory = createMemoryBackend(loadSampleDataset());

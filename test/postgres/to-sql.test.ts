@@ -22,7 +22,7 @@ const database = useSchemaDatabase();
 
 /**
  * The record as PostgreSQL stores it (JSON), or undefined when JSON cannot hold it exactly. A JS `Date` in
- * `CreatedUtcTime` is stored as its ISO string, which means the same there (DECISIONS.md 1.5).
+ * `CreatedUtcTime` is stored as its ISO string, which means the same there (docs/semantics.md 1.5).
  */
 function asStored(input: Record<string, unknown>): Record<string, unknown> | undefined {
   const record = { ...input };
@@ -218,7 +218,7 @@ describe(`toSqlWhere on ${DATABASE_KIND}`, () => {
     expect(pushedDown).toBeGreaterThan(conditions.length / 3);
   }, 300_000);
 
-  it("brackets evaluate with $elemMatch, $type and $mod in generated conditions (DECISIONS 1.3)", async () => {
+  it("brackets evaluate with $elemMatch, $type and $mod in generated conditions (docs/semantics.md 1.3)", async () => {
     const records = fc
       .sample(incidentArb(), { seed: FC_SEED + 2, numRuns: 400 })
       .map((record) => asStored(record))
