@@ -12,6 +12,10 @@ const entries = {
   "mongodb/index": "src/mongodb/index.ts",
   // Separate so that only users of PostgreSQL load its code; the drivers are optional peers.
   "postgres/index": "src/postgres/index.ts",
+  // The Node entry (files, streams, worker threads), and its worker's script (found by
+  // src/node/workers.ts, `matchWorkerScript`, beside the code that starts it or in dist/node/).
+  "node/index": "src/node/index.ts",
+  "node/match-worker": "src/node/match-worker.ts",
 };
 
 /**
@@ -23,7 +27,7 @@ const entries = {
  * The `.d.cts` types are left as they are.
  */
 function wrapCommonJsEntries(): void {
-  for (const entry of Object.keys(entries)) {
+  for (const entry of Object.keys(entries).filter((name) => !name.endsWith("match-worker"))) {
     const base = entry.split("/").pop()!;
     const bundle = `dist/${entry}.cjs`;
     const fallback = `dist/${entry}.fallback.cjs`;
@@ -89,7 +93,7 @@ export default defineConfig([
     // The executable, and the worker threads of `match` (found beside it: dist/cli/match-worker.js). Split
     // into chunks in dist/cli, so that `serve`'s server (Fastify, jose, pg) loads only when `serve` runs
     // (src/cli/serve-run.ts) and the worker shares the engine's chunk with the executable.
-    entry: { main: "src/cli/main.ts", "match-worker": "src/cli/match-worker.ts" },
+    entry: { main: "src/cli/main.ts", "match-worker": "src/node/match-worker.ts" },
     outDir: "dist/cli",
     format: ["esm"],
     splitting: true,

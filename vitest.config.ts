@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^incident-query\/server$/, replacement: entry("./src/server/index.ts") },
       { find: /^incident-query\/client$/, replacement: entry("./src/client/index.ts") },
       { find: /^incident-query\/mongodb$/, replacement: entry("./src/mongodb/index.ts") },
+      { find: /^incident-query\/node$/, replacement: entry("./src/node/index.ts") },
     ],
   },
   test: {
@@ -21,6 +22,8 @@ export default defineConfig({
     exclude: ["**/node_modules/**", "test/browser/**"],
     // Every response of a server made in a test is held to the OpenAPI document (issue 29).
     setupFiles: ["test/support/openapi-responses.setup.ts"],
+    // The WebAssembly line kernel, compiled from assembly/ when dist/ lacks it or it is older than its source.
+    globalSetup: ["test/support/line-kernel.global-setup.ts"],
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts", "src/**/*.test-d.ts"] },
     // Hang guards, not verdicts: no test's outcome depends on them. A suite on a busy machine (a load
     // average of 9 on two cores: about 630 s for the whole run) must not be cut by them, so they are

@@ -1,5 +1,5 @@
 /**
- * One-shot queries over an NDJSON export (issue 27): the built CLI (`node dist/cli/main.js match`, a child
+ * One-shot queries over an NDJSON export: the built CLI (`node dist/cli/main.js match`, a child
  * process, start-up included) against DuckDB's `read_json` on the same file (in this process, the instance
  * created before the clock starts), with 1 and 2 threads each. Four condition shapes (labels, a date range, a
  * `$regex` with a literal, the specification's sample), `--count` and the first match; every count must
@@ -23,6 +23,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseSearchConditions } from "../src/conditions/parse.js";
 import { IncidentSet } from "../src/incidents/incident-set.js";
+import { LINE_MATCH, LineMatcher } from "../src/incidents/line-matcher.js";
+import { lineKernel } from "../src/node/kernel.js";
 import { generateIncidents } from "./generate-incidents.js";
 import { BENCH_DIR, loadPeers, type PeerModules } from "./peers.js";
 
@@ -95,9 +97,10 @@ export interface SetBuildReport {
 export interface OneShotReport {
   readonly rows: readonly OneShotRow[];
   readonly build: SetBuildReport | undefined;
+  readonly kernel?: KernelReport | undefined;
 }
 
-/** The section's targets (issue 27), for the runner's MET/MISS lines. */
+/** The section's targets, for the runner's MET/MISS lines. */
 export function oneShotTargets(report: OneShotReport): {
   name: string;
   goal: string;
@@ -267,6 +270,131 @@ function cli(
   return { ms, out: result.stdout.trim() };
 }
 
+/** The line kernel's row: WebAssembly SIMD against the JavaScript scanner, paired rounds (ratios ≥ 1: the kernel faster). */
+export interface KernelReport {
+  /** `LineMatcher` over the same buffer (the labels shape), in GB/s: with the kernel, without. */
+  readonly scanKernelGBps: number;
+  readonly scanJsGBps: number;
+  /** Median of the paired rounds' ratios (JavaScript's time over the kernel's). */
+  readonly scanRatio: number;
+  /** `IncidentSet.fromNdjson` over the same buffer (4 MiB chunks): the paired ratio. */
+  readonly loadRatio: number;
+  /** The CLI's `match --count` (labels) over the file, 1 and 2 threads: JavaScript's time over the kernel's. */
+  readonly count1Ratio: number;
+  readonly count2Ratio: number;
+}
+
+/** Up to `bytes` of the file, cut after its last whole line. */
+async function headOf(path: string, bytes: number): Promise<Uint8Array> {
+  const handle = await open(path);
+  try {
+    const buffer = new Uint8Array(Math.min(bytes, statSync(path).size));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, buffer.lastIndexOf(10, bytesRead - 1) + 1);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Matches every line of `b` in blocks of 4 MiB, as `match` does: the matches. */
+function matchBuffer(b: Uint8Array, matcher: LineMatcher): number {
+  const block = 4 << 20;
+  const buffer = Buffer.from(b.buffer, b.byteOffset, b.length);
+  let found = 0;
+  for (let start = 0; start < b.length; ) {
+    let end = Math.min(b.length, start + block);
+    if (end < b.length) end = b.lastIndexOf(10, end - 1) + 1;
+    matcher.prepare(b, start, end);
+    for (let p = start; p < end; ) {
+      let nl = buffer.indexOf(10, p);
+      if (nl < 0 || nl >= end) nl = end;
+      if (nl > p && matcher.test(b, p, nl) === LINE_MATCH) found++;
+      p = nl + 1;
+    }
+    matcher.release();
+    start = end;
+  }
+  return found;
+}
+
+/**
+ * The row "line kernel: WebAssembly SIMD vs JavaScript scanner" (assembly/line-kernel.ts): the same work
+ * with and without the kernel, in alternating rounds (the order swapped each round), each round's ratio
+ * taken and the median kept, so that the load of a shared machine falls on both sides alike.
+ */
+export async function runKernelRow(
+  path: string,
+  write: (line: string) => void,
+  rounds = 5,
+): Promise<KernelReport | undefined> {
+  const kernel = lineKernel();
+  if (kernel === undefined) {
+    write("line kernel: not available here (WebAssembly SIMD, or dist/kernel/line-kernel.wasm); skipped");
+    return undefined;
+  }
+  const b = await headOf(path, 128 << 20);
+  const shape = SHAPES[0]!;
+  const condition = parseSearchConditions(shape.conditions);
+  const paired = async (run: (withKernel: boolean) => Promise<unknown> | unknown) => {
+    const ratios: number[] = [];
+    const times = { kernel: [] as number[], js: [] as number[] };
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? [true, false] : [false, true];
+      const round: Record<string, number> = {};
+      let answers: string[] = [];
+      for (const withKernel of order) {
+        const t0 = performance.now();
+        answers.push(JSON.stringify(await run(withKernel)));
+        round[String(withKernel)] = performance.now() - t0;
+      }
+      if (answers[0] !== answers[1]) throw new Error(`line kernel: answers differ (${answers.join(" / ")})`);
+      answers = [];
+      times.kernel.push(round.true!);
+      times.js.push(round.false!);
+      ratios.push(round.false! / round.true!);
+    }
+    return { ratio: median(ratios), kernel: median(times.kernel), js: median(times.js) };
+  };
+  const scan = await paired((withKernel) =>
+    matchBuffer(b, new LineMatcher(condition, [], withKernel ? kernel : undefined)),
+  );
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at < b.length; at += 4 << 20) chunks.push(b.subarray(at, at + (4 << 20)));
+  const load = await paired(async (withKernel) => {
+    const set = await IncidentSet.fromNdjson(chunks, {}, withKernel ? { kernel } : {});
+    return set.count(condition);
+  });
+  const counts = [];
+  for (const threads of [1, 2]) {
+    counts.push(
+      await paired((withKernel) => {
+        const args = [CLI, "match", "--incidents", path, "--threads", String(threads), "--count"];
+        const { INCIDENT_QUERY_KERNEL: _, ...rest } = process.env;
+        const env = withKernel ? rest : { ...rest, INCIDENT_QUERY_KERNEL: "js" };
+        const result = spawnSync(process.execPath, [...args, JSON.stringify(shape.conditions)], {
+          encoding: "utf8",
+          env,
+        });
+        if (result.status !== 0 && result.status !== 1) throw new Error(`the CLI failed: ${result.stderr}`);
+        return result.stdout.trim();
+      }),
+    );
+  }
+  const gb = b.length / 1e9;
+  const report: KernelReport = {
+    scanKernelGBps: gb / (scan.kernel / 1000),
+    scanJsGBps: gb / (scan.js / 1000),
+    scanRatio: scan.ratio,
+    loadRatio: load.ratio,
+    count1Ratio: counts[0]!.ratio,
+    count2Ratio: counts[1]!.ratio,
+  };
+  write(
+    `line kernel: WebAssembly SIMD vs JavaScript scanner (${(b.length / 2 ** 20).toFixed(0)} MiB, ${shape.name}, ${rounds} paired rounds): LineMatcher ${report.scanKernelGBps.toFixed(2)} vs ${report.scanJsGBps.toFixed(2)} GB/s (${report.scanRatio.toFixed(2)}×); fromNdjson ${report.loadRatio.toFixed(2)}×; match --count over the file 1t ${report.count1Ratio.toFixed(2)}×, 2t ${report.count2Ratio.toFixed(2)}×`,
+  );
+  return report;
+}
+
 /**
  * Runs the section and prints its table.
  * @returns the rows, or undefined when the CLI is not built
@@ -344,13 +472,33 @@ export async function runOneShotBench(
       }
     }
     const build = await setBuild(peers, path, size, write);
-    return { rows, build };
+    const kernel = await runKernelRow(path, write);
+    return { rows, build, kernel };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+if (
+  process.argv[1] !== undefined &&
+  fileURLToPath(import.meta.url) === process.argv[1] &&
+  process.argv.includes("--kernel")
+) {
+  // The kernel's row alone (no DuckDB needed): `node bench/.build/bench/one-shot.js --kernel [file]`, over
+  // the given NDJSON export or a generated one of BENCH_ONESHOT_SIZE incidents.
+  const given = process.argv[process.argv.indexOf("--kernel") + 1];
+  if (given !== undefined) await runKernelRow(given, (line) => console.log(line));
+  else {
+    const dir = mkdtempSync(join(tmpdir(), "iq-kernel-"));
+    try {
+      const path = join(dir, "export.ndjson");
+      await writeExport(path, Number(process.env.BENCH_ONESHOT_SIZE ?? 1_000_000));
+      await runKernelRow(path, (line) => console.log(line));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+} else if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const report = await runOneShotBench(await loadPeers(), (line) => console.log(line));
   if (report !== undefined)
     for (const t of oneShotTargets(report))

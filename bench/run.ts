@@ -548,10 +548,10 @@ function targets(
 }
 
 /**
- * The text targets of issue 14 on the text part's size: `$regex` through the index at least 10× the
- * hand-written row scan for `count`, `findAll` and `findFirst` on every pattern with a usable literal
- * (repeated patterns, and on first use: a fresh pattern each round), never slower than the compiled row scan
- * without one, and the index within its bound.
+ * The text targets of docs/performance.md, "The text index" on the text part's size: `$regex` through the
+ * index at least 10× the hand-written row scan for `count`, `findAll` and `findFirst` on every pattern with a
+ * usable literal (repeated patterns, and on first use: a fresh pattern each round), never slower than the
+ * compiled row scan without one, and the index within its bound.
  */
 function textTargets(text: TextResult): Target[] {
   const literal = (name: string) => !name.startsWith("no usable literal");

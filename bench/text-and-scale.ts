@@ -1,6 +1,7 @@
 /**
- * Bench section of issue 14: `$regex` on text fields through the text index, and compact sets built from
- * NDJSON. Run alone: `npx tsx --expose-gc bench/text-and-scale.ts` (or through `npm run bench`).
+ * Bench section of docs/performance.md, "The text index": `$regex` on text fields through the text index, and
+ * compact sets built from NDJSON. Run alone: `npx tsx --expose-gc bench/text-and-scale.ts` (or through `npm
+ * run bench`).
  *
  * Text: on `BENCH_TEXT_SIZE` generated incidents (default 1,000,000), each pattern is answered by the
  * hand-written row scan (a native `RegExp` or `includes` over the objects), the compiled row scan
@@ -8,7 +9,8 @@
  * compiled `findFirst` scan every row for the earliest match). Engines are interleaved round by round and
  * each time is the median of the rounds, since the machine is shared. "cold" is the first `count` of a
  * pattern (its accept table not yet cached); the trigram index is built with the set (sets of 50,000
- * incidents or more build it in the constructor) and its size reported apart. Every engine's count must agree, or the run fails.
+ * incidents or more build it in the constructor) and its size reported apart. Every engine's count must
+ * agree, or the run fails.
  *
  * Scale: `BENCH_SCALE_SIZE` incidents (default 1,000,000) are written as NDJSON to a temporary file, then
  * `IncidentSet.fromNdjson` reads it from the file (a `FileHandle`): build rate, heap (after GC) and the bytes kept
@@ -17,7 +19,8 @@
  * incidents for the latter).
  *
  * Ten million incidents (docs/performance.md; about 4.4 GB of NDJSON, 6 GB of memory in all):
- * `node --max-old-space-size=4096 --expose-gc --import tsx bench/text-and-scale.ts --scale=10000000 --text=0 --keep=/tmp/incidents-10m.ndjson`
+ * `node --max-old-space-size=4096 --expose-gc --import tsx bench/text-and-scale.ts --scale=10000000 --text=0
+ * --keep=/tmp/incidents-10m.ndjson`
  */
 
 import { once } from "node:events";
@@ -515,7 +518,7 @@ export interface ScaleOptions {
   readonly compare?: boolean;
   /** The `textIndex.maxBytes` option of the set (default: the library's). */
   readonly textIndexBytes?: number;
-  /** Make every title distinct (the incident's id appended, as issue 27's exports): `--unique-titles`. */
+  /** Make every title distinct (the incident's id appended, as the exports): `--unique-titles`. */
   readonly uniqueTitles?: boolean;
 }
 
@@ -653,7 +656,7 @@ export async function runTextAndScaleBench(
   const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
   const keep = arg("keep");
   const textIndexBytes = arg("text-index-bytes");
-  write("\n=== text and scale (issue 14) ===");
+  write("\n=== text and scale ===");
   if (scaleSize > 0) {
     await runScaleBench(scaleSize, rounds, write, {
       ...(keep === undefined ? {} : { keep }),

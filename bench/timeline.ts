@@ -1,5 +1,5 @@
 /**
- * Timeline benchmark (issue 4): 100,000 seeded, realistic timeline entries; a Filter term that keeps about
+ * Timeline benchmark: 100,000 seeded, realistic timeline entries; a Filter term that keeps about
  * 5% of them; both sort orders. Engines: `queryTimeline` (one query from scratch), `TimelineIndex.query`
  * (entries prepared once), and the straightforward implementation (lower-casing every searched field of
  * every entry, sorting with a `Date`-parsing comparator). Each engine returns a checksum of the ids in
@@ -173,7 +173,7 @@ export function straightforwardQuery(
 }
 
 /**
- * The validator as it was before issue 13, for comparison: the same checks, each field read through a
+ * The validator as it was before its rewrite, for comparison: the same checks, each field read through a
  * closure returning `{ present, value }`, and `Time` checked by date-fns (parse, isValid, format back; the
  * reference of test/support/timeline-time-reference.ts). Returns the number of valid entries.
  */
@@ -261,7 +261,7 @@ export function runTimelineBench(): BenchCase[] {
   one(`filter "${FILTER}" (~5%), DESC`, FILTER, "desc");
   one("no filter, ASC", "", "asc");
   one("no filter, DESC", "", "desc");
-  // Validation of entries read from a file or a request (issue 13: at most 2 µs an entry).
+  // Validation of entries read from a file or a request (the target: at most 2 µs an entry).
   const validEntries = entries.filter((e) => timelineTimeKey(e.Time) !== undefined);
   collectGarbage();
   cases.push(
@@ -282,7 +282,7 @@ export function runTimelineBench(): BenchCase[] {
       heavy,
     ),
   );
-  // The CLI's readers (issue 13: a JSON array within 1.5x of NDJSON): the same entries as text in 1 MiB
+  // The CLI's readers (the target: a JSON array within 1.5x of NDJSON): the same entries as text in 1 MiB
   // chunks, as the CLI reads them; each run parses every record.
   const ndjson = chunked(entries.map((e) => JSON.stringify(e)).join("\n"));
   const array = chunked(JSON.stringify(entries, null, 1));
@@ -367,7 +367,7 @@ export function printTimelineTable(cases: readonly BenchCase[], write: (line: st
   const ours = validation?.measurements[0];
   if (validation !== undefined && ours !== undefined) {
     write(
-      `validateTimelineEntries: ${((ours.medianMs * 1000) / validation.size).toFixed(3)} µs an entry (issue 13 asks at most 2 µs)`,
+      `validateTimelineEntries: ${((ours.medianMs * 1000) / validation.size).toFixed(3)} µs an entry (the target: at most 2 µs)`,
     );
   }
   const kept = cases[0]?.measurements[0]?.count;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:server`: a bounded soak of the reference command server (issue 30; docs/server.md,
+ * `npm run bench:server`: a bounded soak of the reference command server (docs/server.md,
  * "Soak"). Not part of `npm test`.
  *
  * For each backend — the memory backend, PostgreSQL on PGlite (in the server's process), and the server of
@@ -16,9 +16,9 @@
  * It fails (exit code 1) on any answer other than the one expected of its request (so on any 5xx), a
  * connection error or timeout, fewer notes stored than successful AddNotesToArtifacts answers (or more than
  * those plus the requests in flight when a run stops), a note stored twice, or a heap grown after the
- * warm-up by more than 16 MiB plus 2 KiB per note and playbook run stored meanwhile (the memory backend keeps what it stores in the heap; the bound allows that and nothing else).
- * It prints requests/s and latency percentiles per backend and writes them to
- * `bench/results/server-latest.json`.
+ * warm-up by more than 16 MiB plus 2 KiB per note and playbook run stored meanwhile (the memory backend keeps
+ * what it stores in the heap; the bound allows that and nothing else). It prints requests/s and latency
+ * percentiles per backend and writes them to `bench/results/server-latest.json`.
  *
  * Options: `--duration <s>` per backend (default 150: five minutes for the two default backends),
  * `--connections <n>` (default 32), `--backend memory|pglite|postgres` (repeatable; default memory and

@@ -1,5 +1,5 @@
 /**
- * `npm run load`: a bounded load test of the reference command server (issue 6).
+ * `npm run load`: a bounded load test of the reference command server.
  *
  * The server runs in a child process (this file with `--server`) on 127.0.0.1, port 0, over the bundled
  * sample dataset, so that the load generator and the server do not share one event loop. autocannon

@@ -1,6 +1,8 @@
-// incident-query: the engine's public API (DESIGN.md). Explicit named exports, but for Search Conditions,
-// whose entry (conditions/index.ts) is public whole; the commands, server, client and MongoDB helper have
-// their own entry points (incident-query/commands, /server, /client, /mongodb).
+// incident-query: the engine's public API (docs/architecture.md). Explicit named exports, but for Search
+// Conditions, whose entry (conditions/index.ts) is public whole. The commands, server and client have their
+// own entry points (incident-query/commands, /server, /client). Everything MongoDB is in
+// incident-query/mongodb; the pure translation (toMongoFilter, toMongoFind) is also re-exported here, where
+// earlier versions had it (the first-match helper, which takes a driver collection, is not).
 
 // Artifact note results.
 export type { ArtifactNoteContextItem, ArtifactNoteInput, ArtifactNoteResult } from "./artifacts/index.js";
@@ -10,11 +12,14 @@ export { buildArtifactNoteResult, formatLocalDate, renderNoteResultTable } from 
 export * from "./conditions/index.js";
 // Incident sets.
 export type {
+  BlockKernel,
+  BlockKernelFactory,
   BudgetTimer,
   IncidentSetFootprint,
   IncidentSetOptions,
   IncidentSetPlan,
   NdjsonByteReader,
+  NdjsonReading,
   NdjsonSource,
   SearchBudget,
   SearchOptions,

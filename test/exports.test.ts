@@ -3,9 +3,10 @@ import * as client from "../src/client/index.js";
 import * as commands from "../src/commands/index.js";
 import * as engine from "../src/index.js";
 import * as mongodb from "../src/mongodb/index.js";
+import * as node from "../src/node/index.js";
 import * as server from "../src/server/index.js";
 
-// The public names users rely on (DESIGN.md, public API). A change here is an API change: update the
+// The public names users rely on (docs/architecture.md). A change here is an API change: update the
 // CHANGELOG with it.
 describe("public API", () => {
   it("the engine entry exports exactly these runtime names", () => {
@@ -65,5 +66,9 @@ describe("public API", () => {
       expect.arrayContaining(["createCommandClient", "CommandClientError"]),
     );
     expect(Object.keys(mongodb).sort()).toEqual(["firstMatchingIncident", "toMongoFilter", "toMongoFind"]);
+  });
+
+  it("the node entry exports exactly these runtime names", () => {
+    expect(Object.keys(node).sort()).toEqual(["NdjsonInputError", "fromNdjson", "matchNdjson"]);
   });
 });

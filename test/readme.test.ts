@@ -98,7 +98,7 @@ describe("README", () => {
 
 function docs(): string[] {
   return [
-    "docs/layout.md",
+    "docs/architecture.md",
     "docs/semantics.md",
     "docs/server.md",
     "docs/cli.md",

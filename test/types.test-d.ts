@@ -44,7 +44,7 @@ describe("public types", () => {
   it("queryTimeline returns entries of the type it is given", () => {
     const entries: TimelineEntry[] = [];
     expectTypeOf(queryTimeline(entries, { sortOrder: "desc" })).toEqualTypeOf<TimelineEntry[]>();
-    // The specification's tokens are accepted as they are (issue 12); a non-string is not.
+    // The specification's tokens are accepted as they are; a non-string is not.
     queryTimeline(entries, { sortOrder: "DESC" });
     // @ts-expect-error: a sort order is a string
     queryTimeline(entries, { sortOrder: 1 });

@@ -11,7 +11,7 @@ import {
   renderNoteResultTable,
 } from "./note-result.js";
 
-describe("formatLocalDate (spec 2.5, DECISIONS 3.3)", () => {
+describe("formatLocalDate (spec 2.5, docs/semantics.md 3)", () => {
   const cases: { name: string; utc: string; zone: string | undefined; expected: string }[] = [
     {
       name: "UTC when the site names no zone",
@@ -126,7 +126,7 @@ function readTable(html: string): { headers: string[][]; rows: string[][] } {
   };
 }
 
-describe("renderNoteResultTable (spec 4.3, DECISIONS 3.3)", () => {
+describe("renderNoteResultTable (spec 4.3, docs/semantics.md 3)", () => {
   it("has exactly one header row and one data row: name, type, note, timestamp, status", () => {
     const { headers, rows } = readTable(renderNoteResultTable(item()));
     expect(headers).toEqual([[...NOTE_RESULT_COLUMNS]]);

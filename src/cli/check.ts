@@ -1,7 +1,5 @@
 import type { Command } from "commander";
-import { explain } from "../conditions/print.js";
 import type { CliContext } from "./context.js";
-import { readSearchConditionsArgument } from "./input.js";
 
 /**
  * `check <conditions>`: parses Search Conditions (inline JSON or `@file`); prints `explain()` and exits 0,
@@ -28,6 +26,11 @@ prints "warning: path: message" on stderr with the field it may mean, and exits 
 Exit codes: 0 valid, 2 invalid (each issue printed as "path: message"), 64 usage, 66 unreadable file.`,
     )
     .action(async (conditionsArgument: string, options: { strict?: boolean }) => {
+      // The engine loads only when the command runs (docs/cli.md, Start-up).
+      const [{ explain }, { readSearchConditionsArgument }] = await Promise.all([
+        import("../conditions/print.js"),
+        import("./input.js"),
+      ]);
       const condition = await readSearchConditionsArgument(conditionsArgument, context, {
         strict: options.strict === true,
       });

@@ -7,29 +7,25 @@
 
 import { constants } from "node:buffer";
 import { open } from "node:fs/promises";
-import { type Command, InvalidArgumentError } from "commander";
 import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import type { Condition } from "../conditions/ast.js";
 import { formatIssues } from "../conditions/issues.js";
 import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { safeParseSearchConditions } from "../conditions/parse.js";
-import type { CliContext } from "./context.js";
-import { CliError, EXIT } from "./exit-codes.js";
-import { startProgress } from "./progress.js";
-import {
-  DEFAULT_MAX_LINE_LENGTH,
-  describeShape,
-  formatPosition,
-  invalidUtf8At,
-  readRecords,
-} from "./records.js";
+import { NdjsonInputError } from "../node/errors.js";
 import {
   describeSystemError,
   firstInvalidUtf8,
   type InputSource,
   InvalidUtf8Error,
   openInput,
-} from "./source.js";
+  type SourceOptions,
+} from "../node/source.js";
+import type { CliContext } from "./context.js";
+import { CliError, EXIT } from "./exit-codes.js";
+import { startProgress } from "./progress.js";
+import type { RecordCliOptions } from "./record-options.js";
+import { describeShape, formatPosition, invalidUtf8At, readRecords } from "./records.js";
 
 /**
  * The largest `@file` JSON argument read, in bytes (16 MiB): far above any Search Conditions within the
@@ -138,63 +134,6 @@ export async function readSearchConditionsArgument(
   return undefined;
 }
 
-/** The options shared by the commands that read records (`match`, `timeline`). */
-export interface RecordCliOptions {
-  /** `--max-line-length`: the longest NDJSON line or array element, in characters. */
-  readonly maxLineLength: number;
-  /** `--max-errors`: how many invalid records are listed (the rest are counted). */
-  readonly maxErrors: number;
-  /** `--skip-invalid`: skip invalid records (counted on stderr) instead of failing with exit code 65. */
-  readonly skipInvalid?: boolean;
-}
-
-/** The default of `--max-errors`. */
-export const DEFAULT_MAX_ERRORS = 20;
-
-/** Adds `--max-line-length`, `--max-errors` and `--skip-invalid` to a command. */
-export function addRecordOptions(command: Command): Command {
-  return command
-    .option(
-      "--max-line-length <chars>",
-      "the longest NDJSON line or JSON array element accepted, in characters (suffixes k, M)",
-      parseSize,
-      DEFAULT_MAX_LINE_LENGTH,
-    )
-    .option(
-      "--max-errors <n>",
-      "list at most n invalid records, then count the rest",
-      parseCount,
-      DEFAULT_MAX_ERRORS,
-    )
-    .option("--skip-invalid", "skip invalid records (their number is printed on stderr) instead of failing");
-}
-
-/** Parses a non-negative integer option (`--max-errors`). */
-export function parseCount(text: string): number {
-  if (!/^\d{1,15}$/.test(text.trim())) throw new InvalidArgumentError("expected a whole number, e.g. 20.");
-  return Number(text.trim());
-}
-
-/**
- * Parses a positive integer option (`--limit`): 0 is refused, since a limit of 0 would end the command
- * before its input is opened, and a missing or invalid input would then exit 0 (docs/cli.md).
- */
-export function parsePositiveCount(text: string): number {
-  if (!/^\d{1,15}$/.test(text.trim()) || Number(text.trim()) === 0) {
-    throw new InvalidArgumentError("expected a positive whole number, e.g. 20.");
-  }
-  return Number(text.trim());
-}
-
-/** Parses a positive size with an optional binary suffix: `1000`, `64k`, `16M`. */
-export function parseSize(text: string): number {
-  const match = /^(\d{1,12})\s*([kKmMgG]?)$/.exec(text.trim());
-  const scale = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[match?.[2]?.toLowerCase() ?? ""] ?? 1;
-  const value = match === null ? Number.NaN : Number(match[1]) * scale;
-  if (!(value >= 1)) throw new InvalidArgumentError("expected a positive whole number, e.g. 1000 or 64M.");
-  return Math.min(value, constants.MAX_STRING_LENGTH);
-}
-
 /**
  * Invalid records of one input: counts them, keeps the first `maxErrors` messages, and prints them at the
  * end (after the progress bar is gone), one line each, then "… and N more".
@@ -257,6 +196,28 @@ export class ProblemLog {
   }
 }
 
+/**
+ * The CLI's error for an error of the Node entry's source (`NdjsonInputError`: its message, and the exit
+ * code of its kind); any other error as it is.
+ */
+export function asCliError(error: unknown): unknown {
+  return error instanceof NdjsonInputError && !(error instanceof CliError)
+    ? new CliError(error.message, EXIT[error.kind])
+    : error;
+}
+
+/**
+ * Opens an input as `openInput` does, with the CLI's errors.
+ * @throws {CliError} `noInput` (66) when the path does not exist, cannot be read, or is a directory
+ */
+async function openCliInput(name: string, options: SourceOptions): Promise<InputSource> {
+  try {
+    return await openInput(name, options);
+  } catch (error) {
+    throw asCliError(error);
+  }
+}
+
 /** What `forEachRecord` is told about the records it reads. */
 export interface RecordSpec {
   /** What the records should be, for messages: `incidents`. */
@@ -284,7 +245,10 @@ export async function forEachRecord(
     log: ProblemLog,
   ) => boolean | Promise<unknown> | undefined,
 ): Promise<{ log: ProblemLog; records: number; source: InputSource }> {
-  const source = typeof name === "string" ? await openInput(name, { stdin: context.stdin }) : name;
+  const source =
+    typeof name === "string"
+      ? await openCliInput(name, { stdin: context.stdin, invalidUtf8Lines: options.skipInvalid === true })
+      : name;
   const log = new ProblemLog(source.label, options);
   const progress = startProgress(source, context.stderr);
   let records = 0;
@@ -306,6 +270,8 @@ export async function forEachRecord(
       }
       progress?.update(records);
     }
+  } catch (error) {
+    throw asCliError(error);
   } finally {
     progress?.stop();
     source.close();
@@ -323,7 +289,7 @@ export async function readDocument(
   name: string,
   context: Pick<CliContext, "stdin">,
 ): Promise<{ value: unknown; label: string }> {
-  const source = await openInput(name, { stdin: context.stdin });
+  const source = await openCliInput(name, { stdin: context.stdin });
   const parts: string[] = [];
   let length = 0;
   try {
@@ -338,7 +304,7 @@ export async function readDocument(
       parts.push(chunk);
     }
   } catch (error) {
-    if (!(error instanceof InvalidUtf8Error)) throw error;
+    if (!(error instanceof InvalidUtf8Error)) throw asCliError(error);
     let line = 1 + error.breaksIntoChunk;
     for (const part of parts)
       for (let i = part.indexOf("\n"); i !== -1; i = part.indexOf("\n", i + 1)) line++;
@@ -371,4 +337,12 @@ function lineAt(text: string, position: number): number {
   return line;
 }
 
+export {
+  addRecordOptions,
+  DEFAULT_MAX_ERRORS,
+  parseCount,
+  parsePositiveCount,
+  parseSize,
+  type RecordCliOptions,
+} from "./record-options.js";
 export { describeShape };

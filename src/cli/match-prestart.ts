@@ -7,40 +7,21 @@
  * message with what `workerData` would hold). An unused worker holds nothing open: the process ends
  * without waiting for it.
  *
- * This module loads no part of the engine (only Node's own modules), so that the workers start before the
- * executable's modules load.
+ * The pool and its workers are the Node entry's (src/node/workers.ts); this module reads the command
+ * line. It loads no part of the engine (only Node's own modules and that pool), so that the workers start
+ * before the executable's modules load.
  */
 
-import { existsSync, statSync } from "node:fs";
-import { availableParallelism } from "node:os";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { statSync } from "node:fs";
+import {
+  BLOCK_BYTES,
+  defaultThreads,
+  matchWorkerScript,
+  prestartWorkers,
+  takePrestartedWorker,
+} from "../node/workers.js";
 
-/** Bytes of one block of a regular file judged by one thread. */
-export const BLOCK_BYTES = 4 << 20;
-
-/** The default of `--threads`: the cores available, at most 8. */
-export function defaultThreads(): number {
-  return Math.max(1, Math.min(8, availableParallelism()));
-}
-
-/** The worker's script, beside this module in the build (`dist/cli/`); absent when run from the sources. */
-export function matchWorkerScript(): URL | undefined {
-  const url = new URL("./match-worker.js", import.meta.url);
-  try {
-    return url.protocol === "file:" && existsSync(fileURLToPath(url)) ? url : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A started worker that has not failed or ended before it was taken. */
-interface Prestarted {
-  readonly worker: Worker;
-  failed: boolean;
-}
-
-const prestarted: Prestarted[] = [];
+export { BLOCK_BYTES, defaultThreads, matchWorkerScript, takePrestartedWorker };
 
 /**
  * The value of option `name` in `argv` (`--name value` or `--name=value`; the last one given), or undefined.
@@ -90,39 +71,5 @@ export function prestartCount(argv: readonly string[]): number {
  * @returns how many started workers wait to be taken (this call's and any earlier)
  */
 export function prestartMatchWorkers(argv: readonly string[], script?: URL): number {
-  const count = prestartCount(argv);
-  const url = count > 0 ? (script ?? matchWorkerScript()) : undefined;
-  if (url === undefined) return prestarted.length;
-  for (let k = 0; k < count; k++) {
-    try {
-      const worker = new Worker(url);
-      const entry: Prestarted = { worker, failed: false };
-      worker.on("error", () => {
-        entry.failed = true;
-      });
-      worker.on("exit", () => {
-        entry.failed = true;
-      });
-      worker.unref();
-      prestarted.push(entry);
-    } catch {
-      break;
-    }
-  }
-  return prestarted.length;
-}
-
-/**
- * A started worker, waiting for its work as one message (what it would otherwise get as `workerData`),
- * held open again (`ref`) for the caller; or undefined when none is left. The caller adds its own `error`
- * and `exit` listeners and terminates it when done.
- */
-export function takePrestartedWorker(): Worker | undefined {
-  for (;;) {
-    const entry = prestarted.shift();
-    if (entry === undefined) return undefined;
-    if (entry.failed) continue;
-    entry.worker.ref();
-    return entry.worker;
-  }
+  return prestartWorkers(prestartCount(argv), script);
 }

@@ -1,9 +1,10 @@
 /**
  * The `incident-query` command line: `check`, `match`, `timeline` and `serve`. This module builds the
  * commander program and runs it against given streams, so tests run it in-process; `main.ts` binds it to
- * the process. The CLI only parses arguments, reads files, prints and sets the exit code (DESIGN.md).
+ * the process. The CLI only parses arguments, reads files, prints and sets the exit code (docs/architecture.md).
  */
 import { Command, CommanderError } from "commander";
+import { NdjsonInputError } from "../node/errors.js";
 import { registerCheckCommand } from "./check.js";
 import type { CliContext, CliIo } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
@@ -46,10 +47,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     // The reader of standard output went away (`| head -1`): it has what it wanted.
     if (error instanceof OutputClosedError || output.closed) return EXIT.ok;
     const debug = program.opts<{ debug?: boolean }>().debug === true || argv.includes("--debug");
-    if (error instanceof CliError) {
+    if (error instanceof CliError || error instanceof NdjsonInputError) {
       io.stderr.write(`incident-query: ${oneLine(error.message)}\n`);
       if (debug && error.stack !== undefined) io.stderr.write(`${error.stack}\n`);
-      return error.exitCode;
+      return error instanceof CliError ? error.exitCode : EXIT[error.kind];
     }
     if (error instanceof CommanderError) {
       // --help and --version end through here with exit code 0.

@@ -6,7 +6,7 @@
  */
 
 import { createRequire } from "node:module";
-import type { InputSource } from "./source.js";
+import type { InputSource } from "../node/source.js";
 
 type CliProgress = typeof import("cli-progress");
 let loaded: CliProgress | undefined;

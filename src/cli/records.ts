@@ -13,11 +13,11 @@
  * hands each element to `JSON.parse`, so an array costs about what the same records as NDJSON cost.
  */
 
-import { duplicateKeyMessage } from "../commands/json-text-param.js";
-import { describeValue } from "../conditions/issues.js";
-import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
+import { describeShape, notUtf8, parseRecord, tooLong } from "../node/record-rules.js";
+import { type InputSource, InvalidUtf8Error, markedInvalidByte } from "../node/source.js";
 import { CliError, EXIT } from "./exit-codes.js";
-import { type InputSource, InvalidUtf8Error } from "./source.js";
+
+export { describeShape, notUtf8, parseRecord, tooLong };
 
 /** A record read from the input. */
 export interface RecordItem {
@@ -51,8 +51,7 @@ export interface ReadRecordsOptions {
   readonly hint?: (value: unknown) => string;
 }
 
-/** The default of `--max-line-length`: 64 Mi characters. */
-export const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
+export { DEFAULT_MAX_LINE_LENGTH } from "./record-options.js";
 
 /**
  * Reads the records of an input (see the module comment).
@@ -142,46 +141,6 @@ export function formatPosition(label: string, line: number, record: number): str
   return `${label} line ${line}${record === line ? "" : ` (record ${record})`}`;
 }
 
-/** A short description of a JSON value's shape: `a JSON object with the keys sites, users`. */
-export function describeShape(value: unknown): string {
-  if (Array.isArray(value)) return `a JSON array of ${value.length} value${value.length === 1 ? "" : "s"}`;
-  if (typeof value === "object" && value !== null) {
-    const keys = Object.keys(value);
-    if (keys.length === 0) return "an empty JSON object";
-    const shown = keys.slice(0, 8).join(", ");
-    return `a JSON object with the key${keys.length === 1 ? "" : "s"} ${shown}${keys.length > 8 ? ", …" : ""}`;
-  }
-  return describeValue(value);
-}
-
-/** The first line of a JSON.parse error, without its (possibly long) quoted source. */
-function jsonError(error: unknown): string {
-  const message = String((error as Error).message ?? error).split("\n")[0] ?? "";
-  return message.length > 160 ? `${message.slice(0, 160)}…` : message;
-}
-
-export function tooLong(max: number): string {
-  return `longer than ${max} characters (--max-line-length)`;
-}
-
-/**
- * A record parsed from `text`, or why it is invalid: `JSON.parse` keeps the last of two equal keys of one
- * object silently, so a record that repeats one is refused (docs/semantics.md 3.1, "Duplicate keys"), as
- * `IncidentSet.fromNdjson` refuses such a line.
- */
-export function parseRecord(text: string, record: number, line: number): ReadItem {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, record, line, message: `not valid JSON: ${jsonError(error)}` };
-  }
-  const duplicate = typeof value === "object" && value !== null ? findDuplicateKey(text) : undefined;
-  if (duplicate !== undefined)
-    return { ok: false, record, line, message: duplicateKeyMessage("the record", duplicate) };
-  return { ok: true, value, record, line };
-}
-
 interface Reader {
   push(chunk: string): ReadItem[];
   end(): ReadItem[];
@@ -194,6 +153,8 @@ class NdjsonReader implements Reader {
   #pending: string[] = [];
   #pendingLength = 0;
   #overlong = false;
+  /** The first bad byte of the current line when `source.text` marked it as invalid UTF-8. */
+  #invalidByte: number | undefined;
   #sawRecord = false;
   /**
    * Set while the input read so far can be one multi-line JSON document (a first line such as `{` that
@@ -211,6 +172,16 @@ class NdjsonReader implements Reader {
   ) {}
 
   push(chunk: string): ReadItem[] {
+    const invalid = markedInvalidByte(chunk);
+    if (invalid !== undefined) {
+      // A line of invalid UTF-8 (`--skip-invalid`): no document holds it; the line is one invalid record,
+      // taken at its `\n` (the source drops its other bytes).
+      const out = this.#document !== undefined ? this.#abandonDocument() : [];
+      this.#invalidByte ??= invalid;
+      this.#pending = [];
+      this.#pendingLength = 0;
+      return out;
+    }
     if (this.#document !== undefined) {
       this.#document.push(chunk);
       this.#documentLength += chunk.length;
@@ -240,7 +211,11 @@ class NdjsonReader implements Reader {
         return out;
       }
       const line = ++this.#line;
-      if (this.#overlong) {
+      if (this.#invalidByte !== undefined) {
+        out.push({ ok: false, record: ++this.#record, line, message: notUtf8(this.#invalidByte) });
+        this.#sawRecord = true;
+        this.#invalidByte = undefined;
+      } else if (this.#overlong) {
         out.push({ ok: false, record: ++this.#record, line, message: tooLong(max) });
         this.#sawRecord = true;
       } else {
@@ -267,7 +242,15 @@ class NdjsonReader implements Reader {
   end(): ReadItem[] {
     if (this.#document !== undefined) return this.#endDocument();
     const out: ReadItem[] = [];
-    if (this.#overlong) {
+    if (this.#invalidByte !== undefined) {
+      out.push({
+        ok: false,
+        record: ++this.#record,
+        line: ++this.#line,
+        message: notUtf8(this.#invalidByte),
+      });
+      this.#invalidByte = undefined;
+    } else if (this.#overlong) {
       out.push({
         ok: false,
         record: ++this.#record,
@@ -509,6 +492,9 @@ class ArrayReader implements Reader {
   ) {}
 
   push(chunk: string): ReadItem[] {
+    const invalid = markedInvalidByte(chunk);
+    // In an array no line is a record: invalid UTF-8 ends the input, `--skip-invalid` or not.
+    if (invalid !== undefined) throw this.locate(new InvalidUtf8Error(this.source.label, invalid, 0));
     const out: ReadItem[] = [];
     const n = chunk.length;
     let i = 0;

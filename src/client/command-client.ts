@@ -1,5 +1,5 @@
 /**
- * The typed client of the three commands (specification 4; docs/semantics.md 3.1, 3.2), over HTTP or in
+ * The typed client of the three commands (specification 4; docs/semantics.md 3.1, 3), over HTTP or in
  * process. Over HTTP it uses the global `fetch` (Node 20+, browsers) unless one is given; in process it
  * calls a command handler directly (`createCommandClient({ handler, … })`), so that a playbook's unit test
  * needs no port. Both give the same methods, results and `CommandClientError`s. It shares the wire types

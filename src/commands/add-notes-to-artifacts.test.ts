@@ -1,5 +1,5 @@
 /**
- * AddNotesToArtifacts through the handler and the memory backend (specification 2.5, 4.3; DECISIONS.md 3.2,
+ * AddNotesToArtifacts through the handler and the memory backend (specification 2.5, 4.3; docs/semantics.md 3,
  * 3.3): success, each missing and ill-typed parameter, not found, ambiguous names, exact bodies, the local
  * date in the site's time zone, and an inert HTML result.
  */
@@ -82,7 +82,7 @@ describe("AddNotesToArtifacts: success", () => {
     );
   });
 
-  // DECISIONS.md 3.3: an empty or blank string is not an omission.
+  // docs/semantics.md 3: an empty or blank string is not an omission.
   it.each([[""], [" "], [" \t\n"]])(
     "refuses the blank Artifact Type %j, naming the accepted types",
     async (blank) => {

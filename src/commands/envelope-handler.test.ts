@@ -1,5 +1,5 @@
 /**
- * The handler's envelope rules, for every command (DECISIONS.md 3.1, 3.2): unknown command, bodies that are
+ * The handler's envelope rules, for every command (docs/semantics.md 3.1, 3): unknown command, bodies that are
  * not JSON objects, bad envelope fields, a body Username that is not the caller, no access to the site,
  * unexpected failures.
  */
@@ -16,7 +16,7 @@ const VALID_PARAMS: Record<string, Record<string, unknown>> = {
   AddNotesToArtifacts: { "Artifact Name": "10.0.0.5", Note: "n" },
 };
 
-/** The 200 failure body of each command (DECISIONS.md 3.2). */
+/** The 200 failure body of each command (docs/semantics.md 3). */
 const FAILURE: Record<string, (message: string) => unknown> = {
   GetIncidentTimelineEntries: (error) => ({ error, returnData: { Status: "Failed", Data: [] } }),
   TriggerIncidentExternalAction: (error) => ({ error, returnData: { Status: "Failed", Data: {} } }),

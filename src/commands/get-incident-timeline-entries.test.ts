@@ -1,5 +1,5 @@
 /**
- * GetIncidentTimelineEntries through the handler and the memory backend (specification 4.1; DECISIONS.md 2,
+ * GetIncidentTimelineEntries through the handler and the memory backend (specification 4.1; docs/semantics.md 2,
  * 3.2, 3.3): success, each missing and ill-typed parameter, not found, exact bodies.
  */
 import { describe, expect, it } from "vitest";

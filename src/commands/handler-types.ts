@@ -1,7 +1,7 @@
 /**
  * The contract between the command layer and its adapters (server, CLI, tests): a command handler turns
  * a command name, a request body and the authenticated caller into a status and a response body. It knows
- * nothing of HTTP frameworks (DESIGN.md, layers).
+ * nothing of HTTP frameworks (docs/architecture.md, "Layers").
  */
 
 /** Marks a request body that was not valid JSON (the adapter could not parse it). */

@@ -1,6 +1,6 @@
 /**
  * The command handler: command name, request body and authenticated caller in; status and body out
- * (DESIGN.md: no HTTP framework here). Order of checks (docs/semantics.md 3.1, 3.2):
+ * (docs/architecture.md: no HTTP framework here). Order of checks (docs/semantics.md 3.1, 3):
  * 1. unknown command → 404 `{"Error": "Unknown command 'X'."}` (names match case-insensitively);
  * 2. a body that is not a JSON object → 400 `{"Error": "The body of the request must be a valid JSON object"}`;
  *    a missing or ill-typed `Username`, `Site` or `CommandParams` → 400 naming the fields;

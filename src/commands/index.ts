@@ -1,4 +1,4 @@
-// incident-query/commands: the three commands as pure handlers over a backend (DESIGN.md, layers).
+// incident-query/commands: the three commands as pure handlers over a backend (docs/architecture.md, "Layers").
 export type { ArtifactNoteContextItem } from "../artifacts/note-result.js";
 // The time budget a Backend receives and the error it rejects with past it (docs/semantics.md 1.7).
 export type { SearchBudget } from "../incidents/search-budget.js";

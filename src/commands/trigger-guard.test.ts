@@ -1,5 +1,5 @@
 /**
- * TriggerIncidentExternalAction's guards (issue 10 findings 5 and 1, issue 12; DECISIONS.md 1.7, 3.3):
+ * TriggerIncidentExternalAction's guards:
  * conditions that match every incident by their shape are refused like `{}`; Search Conditions and Trigger
  * Data may arrive as JSON text; the first-match search runs within the handler's time budget.
  */
@@ -19,7 +19,7 @@ function errorOf(response: { body: unknown }): string {
   return (response.body as { error: string }).error;
 }
 
-describe("conditions that match every incident by their shape are refused like {} (DECISIONS.md 3.3)", () => {
+describe("conditions that match every incident by their shape are refused like {} (docs/semantics.md 3)", () => {
   it.each([
     ["[{}]", [{}]],
     ['{"$and": [{}]}', { $and: [{}] }],
@@ -75,7 +75,7 @@ describe("conditions that match every incident by their shape are refused like {
   });
 });
 
-describe("Search Conditions and Trigger Data as JSON text (DECISIONS.md 3.3)", () => {
+describe("Search Conditions and Trigger Data as JSON text (docs/semantics.md 3)", () => {
   it("reads a string holding an object exactly as the object", async () => {
     const asText = setup();
     const asJson = setup();
@@ -152,7 +152,7 @@ describe("Search Conditions and Trigger Data as JSON text (DECISIONS.md 3.3)", (
   });
 });
 
-describe("the first-match search's time budget (DECISIONS.md 1.7)", () => {
+describe("the first-match search's time budget (docs/semantics.md 1.7)", () => {
   const body = {
     Username: "alice",
     Site: HQ,

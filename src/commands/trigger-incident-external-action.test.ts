@@ -1,6 +1,6 @@
 /**
  * TriggerIncidentExternalAction through the handler and the memory backend (specification 4.2, 6.1;
- * DECISIONS.md 1.9, 3.2, 3.3): success, each missing and ill-typed parameter, not found, exact bodies, and
+ * docs/semantics.md 1.9, 3): success, each missing and ill-typed parameter, not found, exact bodies, and
  * the Trigger Data delivered to each playbook as its own deep copy.
  */
 import { describe, expect, it } from "vitest";

@@ -28,7 +28,7 @@ const EMPTY = `Parameter '${CONDITIONS}' must not be empty: {} would match every
 const MATCHES_EVERYTHING = `Parameter '${CONDITIONS}' matches every incident by its shape alone, like {}: name at least one field condition.`;
 
 /**
- * Runs TriggerIncidentExternalAction (docs/semantics.md 1.9, 3.3).
+ * Runs TriggerIncidentExternalAction (docs/semantics.md 1.9, 3).
  * Parameters: `Search Conditions` (a non-empty JSON object or array of docs/semantics.md 1, or a string holding
  * one; required), `Trigger Data` (a JSON object or a string holding one; required, within the handler's
  * limits, no prototype-named keys). A condition that matches every incident by its shape alone (`{}`,

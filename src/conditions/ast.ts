@@ -155,6 +155,24 @@ export interface ModNode extends FieldTarget {
   readonly remainder: number;
 }
 
+/** Which bit test a `BitsNode` makes: `$bitsAllSet`, `$bitsAnySet`, `$bitsAllClear`, `$bitsAnyClear`. */
+export type BitTest = "allSet" | "anySet" | "allClear" | "anyClear";
+
+/**
+ * `$bitsAllSet`, `$bitsAnySet`, `$bitsAllClear`, `$bitsAnyClear` (docs/semantics.md 1.3, MongoDB's
+ * `bittest.js`): a number value, or a number element of an array value, that is an integer representable
+ * as a 64-bit signed integer, read in two's complement, has all (any) of the bits at `positions` set
+ * (clear). A position of 64 or more reads the sign bit. Any other value (a fraction, NaN, an infinity, a
+ * number past 64 bits, a non-number) matches none of the four. `positions` is ascending, without
+ * repetition (a mask operand is read as the positions of its set bits); empty, `allSet` and `allClear`
+ * match every such integer, `anySet` and `anyClear` none.
+ */
+export interface BitsNode extends FieldTarget {
+  readonly kind: "bits";
+  readonly test: BitTest;
+  readonly positions: readonly number[];
+}
+
 /**
  * The operators of `$elemMatch`'s operator form (`{"$elemMatch": {"$gte": 5, "$lt": 9}}`): each tests one
  * element as a whole (no traversal of an element that is itself an array; a present element is never
@@ -191,6 +209,7 @@ export type FieldNode =
   | SizeNode
   | TypeNode
   | ModNode
+  | BitsNode
   | ElemMatchNode;
 
 /** `$and` (and a JSON object's entries): every child matches. No children: matches every incident (`{}`). */
@@ -318,6 +337,7 @@ export function equalityOperands(node: FieldNode): readonly Operand[] | undefine
     case "size":
     case "type":
     case "mod":
+    case "bits":
     case "elemMatch":
       return undefined;
     default:

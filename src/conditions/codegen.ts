@@ -125,6 +125,13 @@ function comparison(bound: RangeBound, side: "lower" | "upper"): ">=" | ">" | "<
   return boundComparison(side, bound.inclusive);
 }
 
+/** How the generator writes one field node kind inline (see `Generator.INLINE`). */
+type Inline<K extends FieldNode["kind"]> = (
+  gen: Generator,
+  node: Extract<FieldNode, { kind: K }>,
+  delegate: string,
+) => string;
+
 class Generator {
   readonly constants: unknown[] = [];
   /** Field slots (`slotsOf`): slot `i` is the local `f<i>`. */
@@ -220,61 +227,59 @@ class Generator {
    */
   private one(node: FieldNode, leaf: Leaf): string {
     const delegate = `${this.constant(leaf.one)}(v)`;
-    switch (node.kind) {
-      case "eq":
-        return this.equality([node.operand], node, delegate);
-      case "in":
-        return this.equality(node.operands, node, delegate);
-      // The negative kinds: `leaf.one` is the negation of the positive test, so `!leaf.one(v)` is its array
-      // traversal.
-      case "ne":
-        return `!${this.equality([node.operand], node, `!${delegate}`)}`;
-      case "nin":
-        return `!${this.equality(node.operands, node, `!${delegate}`)}`;
-      case "range": {
-        const scalar = this.rangeScalar(node);
-        return scalar === undefined ? delegate : `(isArray(v) ? ${delegate} : ${scalar})`;
-      }
-      case "regex": {
-        const matcher = compileRegex(node.source, node.flags);
-        const literal = matcher.literal;
-        let test: string;
-        if (literal === undefined) {
-          test = `${this.constant(matcher)}.test(v)`;
-        } else if (!literal.ignoreCase) {
-          const text = this.constant(literal.text);
-          test =
-            literal.anchorStart && literal.anchorEnd
-              ? `v === ${text}`
-              : literal.anchorStart
-                ? `v.startsWith(${text})`
-                : literal.anchorEnd
-                  ? `v.endsWith(${text})`
-                  : `v.includes(${text})`;
-        } else {
-          // An ASCII literal under RE2 case folding: one native search (see `foldingLiteralSource`).
-          const native = new RegExp(
-            `${literal.anchorStart ? "^" : ""}${foldingLiteralSource(literal.text)}${literal.anchorEnd ? "$" : ""}`,
-            "i",
-          );
-          test = `${this.constant(native)}.test(v)`;
-        }
-        return `(typeof v === "string" ? ${test} : isArray(v) && ${delegate})`;
-      }
-      case "exists":
-        return String(node.exists);
-      case "size":
-        return `(isArray(v) && v.length === ${this.constant(node.size)})`;
-      // `$type`, `$mod` and `$elemMatch` answer through their leaves (traversal and all).
-      case "all":
-      case "type":
-      case "mod":
-      case "elemMatch":
-        return delegate;
-      default:
-        return assertNever(node);
-    }
+    return (Generator.INLINE[node.kind] as Inline<FieldNode["kind"]>)(this, node, delegate);
   }
+
+  /**
+   * The inline expression of each field node kind, once (a new kind is a compile error here): `delegate`
+   * is `leaf.one(v)`, the leaf's own test, which every kind may fall back on.
+   */
+  private static readonly INLINE: { readonly [K in FieldNode["kind"]]: Inline<K> } = {
+    eq: (gen, node, delegate) => gen.equality([node.operand], node, delegate),
+    in: (gen, node, delegate) => gen.equality(node.operands, node, delegate),
+    // The negative kinds: `leaf.one` is the negation of the positive test, so `!leaf.one(v)` is its array
+    // traversal.
+    ne: (gen, node, delegate) => `!${gen.equality([node.operand], node, `!${delegate}`)}`,
+    nin: (gen, node, delegate) => `!${gen.equality(node.operands, node, `!${delegate}`)}`,
+    range: (gen, node, delegate) => {
+      const scalar = gen.rangeScalar(node);
+      return scalar === undefined ? delegate : `(isArray(v) ? ${delegate} : ${scalar})`;
+    },
+    regex: (gen, node, delegate) => {
+      const matcher = compileRegex(node.source, node.flags);
+      const literal = matcher.literal;
+      let test: string;
+      if (literal === undefined) {
+        test = `${gen.constant(matcher)}.test(v)`;
+      } else if (!literal.ignoreCase) {
+        const text = gen.constant(literal.text);
+        test =
+          literal.anchorStart && literal.anchorEnd
+            ? `v === ${text}`
+            : literal.anchorStart
+              ? `v.startsWith(${text})`
+              : literal.anchorEnd
+                ? `v.endsWith(${text})`
+                : `v.includes(${text})`;
+      } else {
+        // An ASCII literal under RE2 case folding: one native search (see `foldingLiteralSource`).
+        const native = new RegExp(
+          `${literal.anchorStart ? "^" : ""}${foldingLiteralSource(literal.text)}${literal.anchorEnd ? "$" : ""}`,
+          "i",
+        );
+        test = `${gen.constant(native)}.test(v)`;
+      }
+      return `(typeof v === "string" ? ${test} : isArray(v) && ${delegate})`;
+    },
+    exists: (_gen, node) => String(node.exists),
+    size: (gen, node) => `(isArray(v) && v.length === ${gen.constant(node.size)})`,
+    // `$all`, `$type`, `$mod`, the bit tests and `$elemMatch` answer through their leaves (traversal and all).
+    all: (_gen, _node, delegate) => delegate,
+    type: (_gen, _node, delegate) => delegate,
+    mod: (_gen, _node, delegate) => delegate,
+    bits: (_gen, _node, delegate) => delegate,
+    elemMatch: (_gen, _node, delegate) => delegate,
+  };
 
   /** `v` equals one of the operands (scalar test inline, array traversal by `delegate`). */
   private equality(operands: readonly Operand[], node: FieldNode, delegate: string): string {

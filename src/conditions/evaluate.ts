@@ -18,7 +18,9 @@
  * path"): the walk costs at most the size of the record times the length of the path.
  */
 
+import { RE2JS, RE2JSException } from "re2js";
 import type {
+  BitTest,
   Condition,
   ElementOperators,
   FieldKind,
@@ -26,11 +28,12 @@ import type {
   JsonType,
   Operand,
   RangeBound,
+  RegexNode,
 } from "./ast.js";
 import { assertNever, isFieldNode } from "./ast.js";
 import { parseIsoUtc } from "./dates.js";
 import { requireParsedCondition } from "./parse.js";
-import { compileRegexEngine } from "./regex/matcher.js";
+import { RegexSyntaxError, regexErrorReason } from "./regex/syntax-error.js";
 
 const INDEX = /^(?:0|[1-9][0-9]*)$/;
 
@@ -58,6 +61,8 @@ interface Reader {
   field(holder: object, key: string): unknown;
   /** The own elements of an array. Linear in the array's length; no per-element allocation. */
   elements(array: readonly unknown[]): Elements;
+  /** The `$regex` of a node, compiled by re2js (`PATTERNS`). @throws {RegexSyntaxError} */
+  regex(node: RegexNode): RE2JS;
 }
 
 /** Arrays longer than this are read through their own property names (a sparse array costs its elements). */
@@ -111,6 +116,38 @@ function readElements(array: readonly unknown[]): Elements {
   return { length, values, indexes, holes: values.length < length };
 }
 
+/**
+ * A `$regex` compiled by re2js itself (docs/semantics.md 1.4): RE2 syntax, `i`, `m` and `s` as RE2's
+ * CASE_INSENSITIVE, MULTILINE and DOTALL, and `test` a search over the value's code points (a lone
+ * surrogate is a code point of its own). Patterns past the program budget never get here: the parser
+ * refuses them (docs/semantics.md 1.7).
+ * @throws {RegexSyntaxError} when RE2 refuses the pattern (a hand-built node; never a parsed one)
+ * @throws {TypeError} for a flag other than `i`, `m`, `s` (a hand-built node)
+ */
+function compileReference(source: string, flags: string): RE2JS {
+  let bits = 0;
+  for (const flag of flags) {
+    if (flag === "i") bits |= RE2JS.CASE_INSENSITIVE;
+    else if (flag === "m") bits |= RE2JS.MULTILINE;
+    else if (flag === "s") bits |= RE2JS.DOTALL;
+    else throw new TypeError(`Unsupported regex flag '${flag}': expected i, m or s.`);
+  }
+  try {
+    return RE2JS.compile(source, bits);
+  } catch (error) {
+    if (error instanceof RE2JSException) throw new RegexSyntaxError(source, regexErrorReason(error));
+    throw error;
+  }
+}
+
+/**
+ * The re2js pattern of each `$regex` node, compiled the first time the node is evaluated and kept as long
+ * as the node (a parsed condition is immutable): state of the condition, not a cache shared by
+ * conditions. Its size is the condition's (the program budget of docs/semantics.md 1.7), plus what re2js's
+ * lazy DFA keeps while matching (at most its default of 8 MiB a pattern).
+ */
+const PATTERNS = new WeakMap<RegexNode, RE2JS>();
+
 /** A reader that reads each holder's key, and each array's elements, at most once. */
 function newReader(): Reader {
   const seen = new Map<object, Map<string, unknown>>();
@@ -125,6 +162,14 @@ function newReader(): Reader {
   };
   return {
     elements,
+    regex(node) {
+      let compiled = PATTERNS.get(node);
+      if (compiled === undefined) {
+        compiled = compileReference(node.source, node.flags);
+        PATTERNS.set(node, compiled);
+      }
+      return compiled;
+    },
     field(holder, key) {
       if (Array.isArray(holder) && INDEX.test(key)) {
         // An element: read with all the others, so that an accessor element is read once.
@@ -389,6 +434,30 @@ function modMatches(value: unknown, divisor: number, remainder: number): boolean
 }
 
 /**
+ * A bit test of one value (docs/semantics.md 1.3, MongoDB's `bittest.js`): an integer number from -2^63 to
+ * 2^63 - 1, read in two's complement (a position past 63 reads the sign bit), has all or any of the bits at
+ * `positions` set or clear; any other value passes none of the four tests.
+ */
+function bitsMatch(value: unknown, test: BitTest, positions: readonly number[]): boolean {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < -TWO_63 || value >= TWO_63)
+    return false;
+  const word = BigInt.asUintN(64, BigInt(value));
+  const set = (position: number) => ((word >> BigInt(Math.min(position, 63))) & 1n) === 1n;
+  switch (test) {
+    case "allSet":
+      return positions.every(set);
+    case "anySet":
+      return positions.some(set);
+    case "allClear":
+      return positions.every((position) => !set(position));
+    case "anyClear":
+      return positions.some((position) => !set(position));
+    default:
+      return assertNever(test);
+  }
+}
+
+/**
  * An array element as the document `$elemMatch`'s query form reads (docs/semantics.md 1.3): a record as it
  * is; an array as a record whose own keys are its indexes (MongoDB reads a BSON array as such a document),
  * its elements as already read.
@@ -461,7 +530,7 @@ const FIELD_INTERPRETERS: { readonly [K in FieldNode["kind"]]: FieldInterpreter<
     (node.lower === undefined || meetsBound(reach, node.lower, "lower", node.fieldKind, read)) &&
     (node.upper === undefined || meetsBound(reach, node.upper, "upper", node.fieldKind, read)),
   regex: (node, reach, read) => {
-    const matcher = compileRegexEngine(node.source, node.flags);
+    const matcher = read.regex(node);
     return some(reach, (value) => typeof value === "string" && matcher.test(value), read);
   },
   exists: (node, reach) => node.exists === reach.values.length > 0,
@@ -470,6 +539,7 @@ const FIELD_INTERPRETERS: { readonly [K in FieldNode["kind"]]: FieldInterpreter<
   type: (node, reach, read) =>
     some(reach, (value) => node.types.some((type) => hasType(value, type, node.fieldKind)), read),
   mod: (node, reach, read) => some(reach, (value) => modMatches(value, node.divisor, node.remainder), read),
+  bits: (node, reach, read) => some(reach, (value) => bitsMatch(value, node.test, node.positions), read),
   elemMatch: (node, reach, read) =>
     reach.values.some(({ value }) => Array.isArray(value) && elemMatches(node, value, read)),
 };

@@ -5,6 +5,8 @@
 export type {
   AllNode,
   AndNode,
+  BitsNode,
+  BitTest,
   Condition,
   ConditionKind,
   ElementOperators,

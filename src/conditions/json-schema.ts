@@ -210,8 +210,31 @@ const OPERAND_SCHEMAS: { readonly [R in FieldOperandRule]: (context: OperandCont
     return { anyOf: [one, { type: "array", minItems: 1, items: one }] };
   },
   modulus: () => ({ type: "array", items: { type: "number" } }),
+  // Only an open field holds numbers (docs/semantics.md 1.3).
+  bitMask: ({ kind, limits }) =>
+    kind !== "open"
+      ? false
+      : {
+          anyOf: [
+            { type: "integer", minimum: 0, exclusiveMaximum: 2 ** 63 },
+            { type: "array", maxItems: limits.setSize, items: { type: "integer", minimum: 0 } },
+          ],
+        },
   elemMatch: () => ({ type: "object" }),
 };
+
+/** `$all` of `$elemMatch` objects (`{"$all": [{"$elemMatch": …}, …]}`), the element conditions left loose. */
+const ALL_OF_ELEM_MATCH = (setSize: number): JsonSchema => ({
+  type: "array",
+  minItems: 1,
+  maxItems: setSize,
+  items: {
+    type: "object",
+    required: ["$elemMatch"],
+    additionalProperties: false,
+    properties: { $elemMatch: { type: "object" } },
+  },
+});
 
 /** The field-level rows of the operator table allowed at `place`, in table order. */
 function fieldRowsAt(place: "field" | "not"): FieldOperatorSpec[] {
@@ -321,6 +344,10 @@ class Builder {
     const operatorObject = (place: "field" | "not"): JsonSchema => {
       const properties: Record<string, JsonSchema> = {};
       for (const row of fieldRowsAt(place)) properties[row.name] = OPERAND_SCHEMAS[row.operand](context);
+      // `$all` also takes `$elemMatch` objects, all of them such (docs/semantics.md 1.3).
+      if (properties.$all !== undefined) {
+        properties.$all = { anyOf: [properties.$all, ALL_OF_ELEM_MATCH(limits.setSize)] };
+      }
       return {
         type: "object",
         minProperties: 1,

@@ -43,6 +43,7 @@ const KINDS = Object.keys({
   size: true,
   type: true,
   mod: true,
+  bits: true,
   elemMatch: true,
 } satisfies Record<ConditionKind, true>) as ConditionKind[];
 
@@ -67,6 +68,10 @@ const SAMPLES: Readonly<Record<OperatorName, unknown>> = {
   $not: { A: { $not: { $eq: 1 } } },
   $type: { A: { $type: "number" } },
   $mod: { A: { $mod: [2, 0] } },
+  $bitsAllSet: { A: { $bitsAllSet: 5 } },
+  $bitsAnySet: { A: { $bitsAnySet: [0, 2] } },
+  $bitsAllClear: { A: { $bitsAllClear: 5 } },
+  $bitsAnyClear: { A: { $bitsAnyClear: [0, 2] } },
   $elemMatch: { A: { $elemMatch: { $gte: 1 } } },
 };
 

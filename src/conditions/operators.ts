@@ -12,7 +12,7 @@
  * - `field`: a key of a field's operator object (`{"Severity": {"$in": [...]}}`).
  * - `not`: a key of the operator object held by `$not`.
  */
-import type { ConditionKind, JsonType, Operand, RangeBound, RangeBounds } from "./ast.js";
+import type { BitTest, ConditionKind, JsonType, Operand, RangeBound, RangeBounds } from "./ast.js";
 
 /** Where an operator may stand. */
 export type OperatorPlace = "condition" | "field" | "not";
@@ -34,6 +34,8 @@ export type OperatorPlace = "condition" | "field" | "not";
  * - `typeSet`: a type name or number of `TYPE_NAMES`, or a non-empty array of them (`$type`).
  * - `modulus`: `[divisor, remainder]`, two finite numbers truncated towards zero to integers of magnitude
  *   below 2^63, the divisor not 0 (`$mod`, MongoDB's rules).
+ * - `bitMask`: a non-negative integer below 2^63 (a mask), or an array of non-negative integers (bit
+ *   positions), as MongoDB (`$bitsAllSet`, `$bitsAnySet`, `$bitsAllClear`, `$bitsAnyClear`).
  * - `elemMatch`: an object: a condition object (field paths relative to the element, `$and`/`$or`/`$nor`) or
  *   an operator object of `field`-place operators (`$elemMatch`); it counts towards the depth and node
  *   limits like any nested object.
@@ -50,6 +52,7 @@ export type OperandRule =
   | "operatorObject"
   | "typeSet"
   | "modulus"
+  | "bitMask"
   | "elemMatch";
 
 /** Which bound of a range an ordered operator sets. */
@@ -106,6 +109,7 @@ export type FieldOperatorSpec =
   | Row<"$not", "field" | "not", "operatorObject", "not">
   | Row<"$type", "field" | "not", "typeSet", "type">
   | Row<"$mod", "field" | "not", "modulus", "mod">
+  | (Row<BitsOperatorName, "field" | "not", "bitMask", "bits"> & { readonly test: BitTest })
   | Row<"$elemMatch", "field" | "not", "elemMatch", "elemMatch">;
 
 /** One row of the operator table. */
@@ -135,7 +139,11 @@ export type OperatorName =
   | "$not"
   | "$type"
   | "$mod"
+  | BitsOperatorName
   | "$elemMatch";
+
+/** The bit-test operators (docs/semantics.md 1.3). */
+export type BitsOperatorName = "$bitsAllSet" | "$bitsAnySet" | "$bitsAllClear" | "$bitsAnyClear";
 
 const CONDITION = ["condition"] as const;
 const FIELD_AND_NOT = ["field", "not"] as const;
@@ -167,6 +175,10 @@ export const OPERATORS = Object.freeze({
   $not: { name: "$not", places: FIELD_AND_NOT, operand: "operatorObject", node: "not" },
   $type: { name: "$type", places: FIELD_AND_NOT, operand: "typeSet", node: "type" },
   $mod: { name: "$mod", places: FIELD_AND_NOT, operand: "modulus", node: "mod" },
+  $bitsAllSet: bits("$bitsAllSet", "allSet"),
+  $bitsAnySet: bits("$bitsAnySet", "anySet"),
+  $bitsAllClear: bits("$bitsAllClear", "allClear"),
+  $bitsAnyClear: bits("$bitsAnyClear", "anyClear"),
   $elemMatch: { name: "$elemMatch", places: FIELD_AND_NOT, operand: "elemMatch", node: "elemMatch" },
 } as const satisfies { readonly [N in OperatorName]: OperatorSpec & { readonly name: N } });
 
@@ -184,6 +196,25 @@ function bound<N extends "$gt" | "$gte" | "$lt" | "$lte">(
     bound: Object.freeze({ side, inclusive, comparison }),
   } as const;
 }
+
+function bits<N extends BitsOperatorName>(name: N, test: BitTest) {
+  return { name, places: FIELD_AND_NOT, operand: "bitMask", node: "bits", test } as const;
+}
+
+/**
+ * The operator of a bit test (the inverse of the `test` of its row).
+ * @example bitsOperator("anyClear") //=> "$bitsAnyClear"
+ */
+export function bitsOperator(test: BitTest): BitsOperatorName {
+  return BITS_OPERATORS[test];
+}
+
+const BITS_OPERATORS: Readonly<Record<BitTest, BitsOperatorName>> = Object.freeze({
+  allSet: "$bitsAllSet",
+  anySet: "$bitsAnySet",
+  allClear: "$bitsAllClear",
+  anyClear: "$bitsAnyClear",
+});
 
 /**
  * Every node kind has a row: a kind of the AST that no operator produces is a compile error here (the
@@ -271,10 +302,6 @@ export const REFUSED_OPERATORS: readonly string[] = Object.freeze([
   "$text",
   "$search",
   "$jsonSchema",
-  "$bitsAllSet",
-  "$bitsAnySet",
-  "$bitsAllClear",
-  "$bitsAnyClear",
   "$geoWithin",
   "$geoIntersects",
   "$near",

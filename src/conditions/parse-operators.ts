@@ -50,6 +50,14 @@ interface OperatorEntry {
 /** The operator table's row of an operand rule. */
 type SpecOf<R extends FieldOperatorSpec["operand"]> = Extract<FieldOperatorSpec, { operand: R }>;
 
+/** True when `value` is an array whose first element is an object of the one key `$elemMatch`. */
+function firstIsElemMatch(value: unknown): boolean {
+  const read = readValue(value);
+  if (read.kind !== "array" || read.length === 0) return false;
+  const first = readValue(readProperty(read.array, 0));
+  return first.kind === "object" && first.keys.length === 1 && first.keys[0] === "$elemMatch";
+}
+
 /** 2^63: `$mod` operands must be integers of magnitude below it once truncated (MongoDB's 64-bit integers). */
 const TWO_63 = 2 ** 63;
 
@@ -157,6 +165,8 @@ export abstract class OperatorParser extends ParseContext {
         return this.readType(state, entry);
       case "modulus":
         return this.readMod(state, entry);
+      case "bitMask":
+        return this.readBits(state, spec, entry);
       case "elemMatch":
         return this.readElemMatch(state, entry);
       default:
@@ -196,6 +206,7 @@ export abstract class OperatorParser extends ParseContext {
   protected readValueSet(state: OperatorObject, spec: SpecOf<"valueSet">, entry: OperatorEntry): boolean {
     const { value, path, depth } = entry;
     const { field } = state;
+    if (spec.name === "$all" && firstIsElemMatch(value)) return this.readAllElemMatch(state, entry);
     const operands = this.parseValueSet(field, spec.name, value, path, depth + 1);
     if (operands === undefined) return false;
     const base = { path: [...field.segments], fieldKind: field.kind, operands };
@@ -404,6 +415,75 @@ export abstract class OperatorParser extends ParseContext {
   }
 
   /**
+   * `$bitsAllSet`, `$bitsAnySet`, `$bitsAllClear`, `$bitsAnyClear` (1.3, MongoDB's rules): a non-negative
+   * integer mask below 2^63, or an array of bit positions, each a non-negative integer (at most
+   * `limits.setSize` of them); anything else is an `invalid_type` issue, as MongoDB refuses it. On a text,
+   * enumerated or date field (which hold no numbers) an `operand_type` issue.
+   */
+  protected readBits(state: OperatorObject, spec: SpecOf<"bitMask">, entry: OperatorEntry): boolean {
+    const { value, path } = entry;
+    const { field } = state;
+    if (field.kind !== "open") {
+      this.issue(
+        {
+          code: "operand_type",
+          field: field.name,
+          fieldKind: field.kind,
+          expected: `an operator for its values (${spec.name} matches numbers only)`,
+          found: safeFound(value),
+        },
+        path,
+      );
+      return false;
+    }
+    const expected = `a non-negative integer bit mask below 2^63 or an array of bit positions for ${spec.name}`;
+    const positions = new Set<number>();
+    if (typeof value === "number") {
+      if (!Number.isInteger(value) || value < 0 || value >= TWO_63) {
+        this.issue({ code: "invalid_type", expected, found: value }, path);
+        return false;
+      }
+      const binary = BigInt(value).toString(2);
+      for (let bit = 0; bit < binary.length; bit++) {
+        if (binary[binary.length - 1 - bit] === "1") positions.add(bit);
+      }
+    } else {
+      const read = readValue(value);
+      if (read.kind !== "array") {
+        this.issue({ code: "invalid_type", expected, found: foundOf(read) }, path);
+        return false;
+      }
+      if (read.length > this.options.limits.setSize) {
+        this.limit("setSize", path, read.length);
+        return false;
+      }
+      for (let index = 0; index < read.length; index++) {
+        const raw = readProperty(read.array, index);
+        if (typeof raw !== "number" || !Number.isSafeInteger(raw) || raw < 0) {
+          this.issue(
+            {
+              code: "invalid_type",
+              expected: `a bit position (a non-negative integer) for ${spec.name}`,
+              found: safeFound(raw),
+            },
+            [...path, index],
+          );
+          return false;
+        }
+        positions.add(raw);
+      }
+    }
+    state.slots.push({
+      kind: "bits",
+      path: [...field.segments],
+      fieldKind: field.kind,
+      test: spec.test,
+      positions: [...positions].sort((a, b) => a - b),
+    });
+    return true;
+  }
+
+  /**
    * `$elemMatch` (1.3, MongoDB's two forms): an object whose keys are all field-level operators is the
    * operator form (read as the field's operator object, its operands checked against the field's kind);
    * any other object is the query form, a condition object about each element (field paths relative to it,
@@ -459,6 +539,48 @@ export abstract class OperatorParser extends ParseContext {
     if (this.issues.length !== before) return false;
     state.slots.push({ kind: "elemMatch", path: [...field.segments], fieldKind: field.kind, match });
     return true;
+  }
+
+  /**
+   * `$all` of `$elemMatch` objects (1.3 revised, MongoDB's `arrayfind2.js`): each `{"$elemMatch": …}` must be
+   * matched by some element, so the operator is the AND of those `$elemMatch` nodes on the field (as
+   * MongoDB rewrites it). Every element must then be such an object (MongoDB: "$all/$elemMatch has to be
+   * consistent"); at most `limits.setSize` of them, each counting towards the depth and node limits.
+   * @returns false when anything was refused (issues recorded)
+   */
+  protected readAllElemMatch(state: OperatorObject, entry: OperatorEntry): boolean {
+    const { value, path, depth } = entry;
+    const read = readValue(value);
+    if (read.kind !== "array") return false;
+    if (read.length > this.options.limits.setSize) {
+      this.limit("setSize", path, read.length);
+      return false;
+    }
+    let valid = true;
+    for (let index = 0; index < read.length; index++) {
+      const element = readProperty(read.array, index);
+      const elementPath = [...path, index];
+      const object = readValue(element);
+      if (object.kind !== "object" || object.keys.length !== 1 || object.keys[0] !== "$elemMatch") {
+        this.issue(
+          {
+            code: "invalid_type",
+            expected: 'an {"$elemMatch": …} object, as every element of an $all that holds one',
+            found: safeFound(element),
+          },
+          elementPath,
+        );
+        valid = false;
+        continue;
+      }
+      const inner = readProperty(object.object, "$elemMatch");
+      if (
+        !this.readElemMatch(state, { value: inner, path: [...elementPath, "$elemMatch"], depth: depth + 2 })
+      ) {
+        valid = false;
+      }
+    }
+    return valid;
   }
 
   /** `$not`: an operator object of its own (`parseNot`). */

@@ -6,7 +6,8 @@
  */
 import type { PathSegment } from "./issues.js";
 import type { OperatorObject, ParseContext } from "./parse-context.js";
-import { measurePattern, unsupportedRegexFeature } from "./regex/matcher.js";
+import { measurePattern } from "./regex/matcher.js";
+import { unsupportedRegexFeature } from "./regex/syntax-error.js";
 
 /** What a date field takes instead of `$regex`. */
 const DATE_REGEX_EXPECTED =

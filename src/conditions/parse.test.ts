@@ -32,7 +32,7 @@ function issuesOf(input: unknown, options?: ParseOptions): readonly Issue[] {
   return result.success ? [] : result.issues;
 }
 
-describe("parseSearchConditions: shapes (DECISIONS 1.1)", () => {
+describe("parseSearchConditions: shapes (docs/semantics.md 1.1)", () => {
   const cases: readonly (readonly [string, unknown, Condition, ParseOptions?])[] = [
     ["{} matches every incident", {}, { kind: "and", children: [] }],
     [
@@ -118,7 +118,7 @@ describe("parseSearchConditions: shapes (DECISIONS 1.1)", () => {
   });
 });
 
-describe("parseSearchConditions: values and operands (DECISIONS 1.2, 1.4)", () => {
+describe("parseSearchConditions: values and operands (docs/semantics.md 1.2, 1.4)", () => {
   const cases: readonly (readonly [string, unknown, Condition, ParseOptions?])[] = [
     ["a number", { Count: 3 }, { kind: "eq", ...at("Count", "open"), operand: n(3) }],
     ["-0 is read as 0", { Count: -0 }, { kind: "eq", ...at("Count", "open"), operand: n(0) }],
@@ -285,7 +285,7 @@ describe("parseSearchConditions: values and operands (DECISIONS 1.2, 1.4)", () =
   });
 });
 
-describe("parseSearchConditions: ranges (DECISIONS 1.3, 1.5)", () => {
+describe("parseSearchConditions: ranges (docs/semantics.md 1.3, 1.5)", () => {
   const cases: readonly (readonly [string, unknown, Condition])[] = [
     [
       "$gt and $lt of one type merge into one range",
@@ -372,7 +372,7 @@ describe("parseSearchConditions: ranges (DECISIONS 1.3, 1.5)", () => {
   });
 });
 
-describe("parseSearchConditions: the catalogue (DECISIONS 1.6)", () => {
+describe("parseSearchConditions: the catalogue (docs/semantics.md 1.6)", () => {
   it("accepts labels added to the catalogue and custom date fields", () => {
     expect(
       parseSearchConditions(
@@ -572,7 +572,7 @@ describe("untrusted input (never crashes, never invokes user code, never pollute
   });
 });
 
-describe("limits and stack safety (DECISIONS 1.7)", () => {
+describe("limits and stack safety (docs/semantics.md 1.7)", () => {
   function timed<T>(run: () => T): { value: T; ms: number } {
     const start = performance.now();
     const value = run();
@@ -698,7 +698,7 @@ describe("limits and stack safety (DECISIONS 1.7)", () => {
   });
 });
 
-describe("the operator table drives the parser (DECISIONS 1.1, 1.3)", () => {
+describe("the operator table drives the parser (docs/semantics.md 1.1, 1.3)", () => {
   const validOperand: Readonly<Record<OperandRule, unknown>> = {
     conditions: [{ A: 1 }],
     value: 1,
@@ -711,6 +711,7 @@ describe("the operator table drives the parser (DECISIONS 1.1, 1.3)", () => {
     operatorObject: { $eq: 1 },
     typeSet: "number",
     modulus: [2, 0],
+    bitMask: [0, 3],
     elemMatch: { b: 1 },
   };
   const places: readonly OperatorPlace[] = ["condition", "field", "not"];

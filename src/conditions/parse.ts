@@ -129,60 +129,19 @@ class Parsed extends Stamp {
  * and `compile` receive separately.
  */
 function brand(condition: Condition): Condition {
-  const stack: Condition[] = [condition];
+  // Kind-agnostic: every object of the tree is frozen, and every object with a `kind` (a node) is branded,
+  // so a new node kind needs nothing here.
+  const seen = new Set<object>();
+  const stack: object[] = [condition];
   while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (Parsed.has(node)) continue;
-    Parsed.add(node);
-    switch (node.kind) {
-      case "and":
-      case "or":
-      case "nor":
-        stack.push(...node.children);
-        Object.freeze(node.children);
-        break;
-      case "not":
-        stack.push(node.child);
-        break;
-      case "eq":
-      case "ne":
-        Object.freeze(node.operand);
-        Object.freeze(node.path);
-        break;
-      case "in":
-      case "nin":
-      case "all":
-        for (const operand of node.operands) Object.freeze(operand);
-        Object.freeze(node.operands);
-        Object.freeze(node.path);
-        break;
-      case "range":
-        for (const bound of [node.lower, node.upper]) {
-          if (bound === undefined) continue;
-          Object.freeze(bound.operand);
-          Object.freeze(bound);
-        }
-        Object.freeze(node.path);
-        break;
-      case "regex":
-      case "exists":
-      case "size":
-      case "mod":
-        Object.freeze(node.path);
-        break;
-      case "type":
-        Object.freeze(node.types);
-        Object.freeze(node.path);
-        break;
-      case "elemMatch":
-        stack.push(node.match.form === "query" ? node.match.condition : node.match.operators);
-        Object.freeze(node.match);
-        Object.freeze(node.path);
-        break;
-      default:
-        assertNever(node);
+    const value = stack.pop()!;
+    if (seen.has(value) || Parsed.has(value)) continue;
+    seen.add(value);
+    if (!Array.isArray(value) && Object.hasOwn(value, "kind")) Parsed.add(value);
+    for (const child of Object.values(value)) {
+      if (typeof child === "object" && child !== null) stack.push(child);
     }
-    Object.freeze(node);
+    Object.freeze(value);
   }
   return condition;
 }

@@ -1,5 +1,5 @@
 /**
- * Only conditions the parser produced are conditions (docs/semantics.md 1.1; issue 10 finding 6): every
+ * Only conditions the parser produced are conditions (docs/semantics.md 1.1): every
  * public function taking a Condition refuses anything else with a TypeError that says to call
  * parseSearchConditions, and IncidentSet parses anything else as raw Search Conditions, so a forged AST
  * never skips the parser's checks.
@@ -16,7 +16,7 @@ import { isParsedCondition, parseSearchConditions, safeParseSearchConditions } f
 import { explain, toSearchConditions } from "./print.js";
 import { matchesEverythingByShape } from "./shape.js";
 
-/** The forged nodes of issue 10: a prototype-named path, an unknown label, a pattern RE2 refuses. */
+/** The forged nodes: a prototype-named path, an unknown label, a pattern RE2 refuses. */
 const FORGED: [string, unknown][] = [
   [
     "a __proto__ path",
@@ -149,7 +149,7 @@ describe("parsed conditions and every node inside them are accepted", () => {
   });
 });
 
-describe("IncidentSet parses every input that is not a parsed condition (issue 10 finding 6)", () => {
+describe("IncidentSet parses every input that is not a parsed condition", () => {
   const incidents = [
     { IncidentId: 1, Number: "N-1", Title: "a", Severity: "High" },
     { IncidentId: 2, Number: "N-2", Title: "b", Severity: "Low", __proto__x: null },

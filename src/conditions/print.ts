@@ -11,10 +11,10 @@
  * Operators are named by the operator table (operators.ts: `operatorOf`, `boundOperator`), and whether an
  * `$and` of ranges fits in one operator object is decided by the parser's own rule (`RangeGrouping`).
  */
-import type { Condition, FieldNode, FieldOperatorNode, Operand, RangeNode } from "./ast.js";
+import type { BitTest, Condition, FieldNode, FieldOperatorNode, Operand, RangeNode } from "./ast.js";
 import { assertNever, fieldName, isFieldNode, operandValue } from "./ast.js";
 import { formatIsoUtc, MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "./dates.js";
-import { boundOperator, OPERATORS, operatorOf, RangeGrouping } from "./operators.js";
+import { bitsOperator, boundOperator, OPERATORS, operatorOf, RangeGrouping } from "./operators.js";
 import { requireParsedCondition } from "./parse.js";
 
 /** A Search Conditions JSON object, as printed. */
@@ -168,45 +168,12 @@ function pipeString(operands: readonly Operand[]): string | undefined {
  * node prints as `$in` (whether it came from pipe alternatives is the caller's concern).
  */
 function operatorEntries(node: FieldOperatorNode): Entry[] {
-  switch (node.kind) {
-    case "eq":
-    case "ne":
-      return [[operatorOf(node.kind), operandJson(node.operand)]];
-    case "range":
-      return rangeEntries(node);
-    case "in":
-    case "nin":
-    case "all":
-      return [[operatorOf(node.kind), node.operands.map(operandJson)]];
-    case "regex": {
-      const entries: Entry[] = [[operatorOf("regex"), node.source]];
-      if (node.flags !== "") entries.push([OPTIONS, node.flags]);
-      return entries;
-    }
-    case "exists":
-      return [[operatorOf("exists"), node.exists]];
-    case "size":
-      return [[operatorOf("size"), node.size]];
-    case "type":
-      return [[operatorOf("type"), node.types.length === 1 ? node.types[0] : [...node.types]]];
-    case "mod":
-      return [[operatorOf("mod"), [node.divisor, node.remainder]]];
-    case "elemMatch": {
-      const { match } = node;
-      if (match.form === "query") return [[operatorOf("elemMatch"), printCondition(match.condition)]];
-      const { operators } = match;
-      const inner =
-        operators.kind === "and" ? operators.children.flatMap(operatorEntries) : operatorEntries(operators);
-      return [[operatorOf("elemMatch"), toObject(inner)]];
-    }
-    case "not": {
-      const { child } = node;
-      const inner = child.kind === "and" ? child.children.flatMap(operatorEntries) : operatorEntries(child);
-      return [[operatorOf("not"), toObject(inner)]];
-    }
-    default:
-      return assertNever(node);
+  if (node.kind === "not") {
+    const { child } = node;
+    const inner = child.kind === "and" ? child.children.flatMap(operatorEntries) : operatorEntries(child);
+    return [[operatorOf("not"), toObject(inner)]];
   }
+  return (PRINTERS[node.kind].json as (node: FieldNode) => Entry[])(node);
 }
 
 /** The operator of a regex node's flags (the table's `flags` row). */
@@ -277,7 +244,7 @@ function explainInto(condition: Condition, indent: number, lines: string[], subj
   const pad = "  ".repeat(indent);
   if (condition.kind === "elemMatch") {
     const { match } = condition;
-    lines.push(`${pad}${subject ?? fieldName(condition)} has an element matching:`);
+    lines.push(`${pad}${clause(condition, subject)}`);
     if (match.form === "query") explainInto(match.condition, indent + 1, lines);
     else explainInto(match.operators, indent + 1, lines, "the element");
     return;
@@ -317,39 +284,99 @@ function explainInto(condition: Condition, indent: number, lines: string[], subj
 }
 
 /** One field-level clause in words (`subject` instead of the field's name, when given). */
-function clause(node: Exclude<FieldNode, { kind: "elemMatch" }>, subject?: string): string {
-  const name = subject ?? fieldName(node);
-  switch (node.kind) {
-    case "eq":
-      return node.operand.type === "null"
-        ? `${name} is null or missing`
-        : `${name} is ${describe(node.operand)}`;
-    case "ne":
-      return node.operand.type === "null"
-        ? `${name} is present and not null`
-        : `${name} is not ${describe(node.operand)}`;
-    case "range":
-      return `${name} ${rangeText(node)}`;
-    case "in":
-      return `${name} is one of ${list(node.operands)}`;
-    case "nin":
-      return `${name} is none of ${list(node.operands)}`;
-    case "all":
-      return `${name} contains all of ${list(node.operands)}`;
-    case "regex":
-      return `${name} matches /${node.source}/${node.flags}`;
-    case "exists":
-      return node.exists ? `${name} exists` : `${name} does not exist`;
-    case "size":
-      return `${name} has exactly ${node.size} ${node.size === 1 ? "element" : "elements"}`;
-    case "type":
-      return `${name} is of type ${node.types.join(" or ")}`;
-    case "mod":
-      return `${name} modulo ${node.divisor} is ${node.remainder} (integer part)`;
-    default:
-      return assertNever(node);
-  }
+function clause(node: FieldNode, subject?: string): string {
+  return (PRINTERS[node.kind].words as (node: FieldNode, name: string) => string)(
+    node,
+    subject ?? fieldName(node),
+  );
 }
+
+/**
+ * How each field node kind prints, once (a new kind is a compile error here): `json`, its entries in the
+ * canonical Search Conditions JSON of its operator object (docs/semantics.md 1.1–1.4); `words`, its clause
+ * in `explain` (`name` is the field, or what the clause is about).
+ */
+interface Printer<K extends FieldNode["kind"]> {
+  readonly json: (node: Extract<FieldNode, { kind: K }>) => Entry[];
+  readonly words: (node: Extract<FieldNode, { kind: K }>, name: string) => string;
+}
+
+const PRINTERS: { readonly [K in FieldNode["kind"]]: Printer<K> } = {
+  eq: {
+    json: (node) => [[operatorOf("eq"), operandJson(node.operand)]],
+    words: (node, name) =>
+      node.operand.type === "null" ? `${name} is null or missing` : `${name} is ${describe(node.operand)}`,
+  },
+  ne: {
+    json: (node) => [[operatorOf("ne"), operandJson(node.operand)]],
+    words: (node, name) =>
+      node.operand.type === "null"
+        ? `${name} is present and not null`
+        : `${name} is not ${describe(node.operand)}`,
+  },
+  range: { json: rangeEntries, words: (node, name) => `${name} ${rangeText(node)}` },
+  in: {
+    json: (node) => [[operatorOf("in"), node.operands.map(operandJson)]],
+    words: (node, name) => `${name} is one of ${list(node.operands)}`,
+  },
+  nin: {
+    json: (node) => [[operatorOf("nin"), node.operands.map(operandJson)]],
+    words: (node, name) => `${name} is none of ${list(node.operands)}`,
+  },
+  all: {
+    json: (node) => [[operatorOf("all"), node.operands.map(operandJson)]],
+    words: (node, name) => `${name} contains all of ${list(node.operands)}`,
+  },
+  regex: {
+    json: (node) => {
+      const entries: Entry[] = [[operatorOf("regex"), node.source]];
+      if (node.flags !== "") entries.push([OPTIONS, node.flags]);
+      return entries;
+    },
+    words: (node, name) => `${name} matches /${node.source}/${node.flags}`,
+  },
+  exists: {
+    json: (node) => [[operatorOf("exists"), node.exists]],
+    words: (node, name) => (node.exists ? `${name} exists` : `${name} does not exist`),
+  },
+  size: {
+    json: (node) => [[operatorOf("size"), node.size]],
+    words: (node, name) => `${name} has exactly ${node.size} ${node.size === 1 ? "element" : "elements"}`,
+  },
+  type: {
+    json: (node) => [[operatorOf("type"), node.types.length === 1 ? node.types[0] : [...node.types]]],
+    words: (node, name) => `${name} is of type ${node.types.join(" or ")}`,
+  },
+  mod: {
+    json: (node) => [[operatorOf("mod"), [node.divisor, node.remainder]]],
+    words: (node, name) => `${name} modulo ${node.divisor} is ${node.remainder} (integer part)`,
+  },
+  bits: {
+    json: (node) => [[bitsOperator(node.test), [...node.positions]]],
+    words: (node, name) =>
+      `${name} is an integer with ${BIT_TEST_TEXT[node.test]} of the bits [${node.positions.join(", ")}]`,
+  },
+  elemMatch: {
+    json: (node) => {
+      const { match } = node;
+      if (match.form === "query") return [[operatorOf("elemMatch"), printCondition(match.condition)]];
+      const { operators } = match;
+      const inner =
+        operators.kind === "and" ? operators.children.flatMap(operatorEntries) : operatorEntries(operators);
+      return [[operatorOf("elemMatch"), toObject(inner)]];
+    },
+    // The heading; `explainInto` lists what an element must match below it.
+    words: (_node, name) => `${name} has an element matching:`,
+  },
+};
+
+/** How `explain` words each bit test. */
+const BIT_TEST_TEXT: Readonly<Record<BitTest, string>> = {
+  allSet: "all set",
+  anySet: "any set",
+  allClear: "all clear",
+  anyClear: "any clear",
+};
 
 function rangeText(node: RangeNode): string {
   const parts: string[] = [];

@@ -11,7 +11,7 @@
  * - `HashIndex`: equality lookup on a selective field (`Number`, `ExternalKey`, `IncidentId`).
  *
  * (The selection vectors the planner combines are in bitset.ts; the creation order in order.ts; text fields
- * past `maxDictionary` in text-index.ts.)
+ * past `maxDictionary` in text/index.ts.)
  *
  * Fields are read as the reference interpreter reads them (docs/semantics.md 1.1): own properties, data or
  * accessor, read once when the incident is added; an inherited property, an own `undefined` or a read that
@@ -362,9 +362,8 @@ export class HashIndex {
 /**
  * The ids of the distinct scalar values of a column (`values[id]`), as a `Map` from value to id would give
  * them (SameValueZero), with one more way in: a string can be looked up by its ASCII bytes
- * (`getAscii`), so that a reader of JSON bytes decodes only the strings it has not seen (issue 14, "Ten
- * million incidents in one process"). Strings live in an open-addressing table of their hashes (typed
- * arrays, checked against `values`), other scalars in a `Map`.
+ * (`getAscii`), so that a reader of JSON bytes decodes only the strings it has not seen. Strings live in an
+ * open-addressing table of their hashes (typed arrays, checked against `values`), other scalars in a `Map`.
  */
 export class ValueIds {
   private readonly values: readonly unknown[];

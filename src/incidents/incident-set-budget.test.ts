@@ -221,7 +221,7 @@ const cases: [string, SetName, Method, unknown, RegExp, number][] = [
     /^candidates date-range CreatedUtcTime$/,
     0,
   ],
-  // The text index (issue 14): one pattern test per candidate value, one tick per row of the answer.
+  // The text index: one pattern test per candidate value, one tick per row of the answer.
   [
     "count histogram text-index",
     "text",

@@ -1,5 +1,5 @@
 /**
- * Regression cases of issue 10 (findings 3 and 4): IncidentSet answers that disagreed with `evaluate`.
+ * Regression cases: IncidentSet answers that disagreed with `evaluate`.
  */
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../conditions/evaluate.js";
@@ -13,7 +13,7 @@ const hashWithArray: Incident[] = [
   { IncidentId: 7, Number: ["N-100", "N-101"] },
 ];
 
-describe("issue 10 finding 3: a hash candidate holding an array is not a sure match", () => {
+describe("a hash candidate holding an array is not a sure match", () => {
   it.each<[string, Incident[], unknown]>([
     [
       "AND under OR with a hash leaf",
@@ -43,7 +43,7 @@ describe("issue 10 finding 3: a hash candidate holding an array is not a sure ma
   });
 });
 
-describe("issue 10 finding 4: dictionary codes past 65,535", () => {
+describe("dictionary codes past 65,535", () => {
   it("finds the 70,000th distinct Type with maxDictionary 100,000", () => {
     const incidents = Array.from({ length: 70_000 }, (_, i) => ({ IncidentId: i, Type: `t${i}` }));
     const set = new IncidentSet(incidents, { maxDictionary: 100_000 });
@@ -57,7 +57,7 @@ describe("issue 10 finding 4: dictionary codes past 65,535", () => {
   });
 });
 
-describe("issue 10 finding 4: every IncidentSet option is validated", () => {
+describe("every IncidentSet option is validated", () => {
   it.each<[string, unknown, RegExp]>([
     ["options not an object", "fast", /IncidentSet options must be an object, found the string "fast"/],
     ["options an array", [], /IncidentSet options must be an object, found an array/],

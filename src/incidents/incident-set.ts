@@ -5,9 +5,9 @@
  * Layout: the caller's records (objects, never modified, or a compact store of their JSON lines: ndjson.ts)
  * plus columns built once per incident on `add` (columns.ts): dictionary-encoded scalar fields, catalogue
  * date fields as epoch ms, hash indexes on the selective fields (`Number`, `ExternalKey`, `IncidentId`),
- * text columns for fields past `maxDictionary` (text-index.ts), and the creation order (order.ts).
+ * text columns for fields past `maxDictionary` (text/index.ts), and the creation order (order.ts).
  *
- * Queries: this class reads the input and delegates. The planner (planner.ts) turns the condition into
+ * Queries: this class reads the input and delegates. The planner (plan/index.ts) turns the condition into
  * column operators and chooses the access path of each method (`firstPath` for `findFirst`, `denseChoice`
  * for `count` and `findAll`; `explain` reports the same choices). No path takes a row as matching on an
  * index's word alone when the index cannot decide it (an array, an object, an unreadable value): such rows
@@ -29,6 +29,7 @@ import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { underWalkBudget } from "../conditions/leaf.js";
 import type { ParseOptions } from "../conditions/options.js";
 import { conjunctionOf, parseSearchConditions } from "../conditions/parse.js";
+import type { BlockKernelFactory } from "./block-kernel.js";
 import {
   DATE_VALUE,
   DateColumn,
@@ -48,9 +49,9 @@ import {
   readNdjsonInPlace,
 } from "./ndjson.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
-import { buildPlan, denseChoice, firstPath, type RowCheck, type Storage } from "./planner.js";
+import { buildPlan, denseChoice, firstPath, type RowCheck, type Storage } from "./plan/index.js";
 import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
-import { type BudgetTimer, startBudget } from "./search-budget.js";
+import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budget.js";
 import {
   DEFAULT_SITE_FIELD,
   type IncidentSetOptions,
@@ -58,7 +59,7 @@ import {
   searchSite,
   validateIncidentSetOptions,
 } from "./set-options.js";
-import { DEFAULT_TEXT_INDEX_BYTES, TextColumn } from "./text-index.js";
+import { DEFAULT_TEXT_INDEX_BYTES, TextColumn } from "./text/index.js";
 
 /** Sets built with at least this many incidents build their text indexes in the constructor. */
 const EAGER_TEXT_INDEX_ROWS = 50_000;
@@ -122,8 +123,17 @@ export interface IncidentSetFootprint {
   readonly orderedRecordBytes: number;
 }
 
+/** How `IncidentSet.fromNdjson` reads its bytes (beside the set's options). */
+export interface NdjsonReading {
+  /**
+   * A block kernel (the Node side's WebAssembly SIMD line kernel, `lineKernel()`) that reads each chunk's
+   * lines before the JavaScript scanner, with the same answers (docs/semantics.md 1.7, "The byte reader").
+   */
+  readonly kernel?: BlockKernelFactory;
+}
+
 /**
- * An indexed, in-memory set of incidents (DESIGN.md: incidents). Each query method takes a `Condition` or
+ * An indexed, in-memory set of incidents (docs/architecture.md). Each query method takes a `Condition` or
  * raw Search Conditions JSON.
  * @typeParam T - the record type; records are kept as given and returned as given
  * @example
@@ -161,7 +171,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   private readonly creation: CreationOrder;
   private readonly maxDictionary: number;
   private readonly storage: Storage;
-  /** Text columns of dictionary fields that outgrew `maxDictionary` (text-index.ts). */
+  /** Text columns of dictionary fields that outgrew `maxDictionary` (text/index.ts). */
   private readonly texts = new Map<string, TextColumn>();
   /** The bytes the text indexes may still take; undefined when the text index is off. */
   private readonly textBudget: { remaining: number } | undefined;
@@ -302,7 +312,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   }
 
   /**
-   * Builds a compact set from NDJSON (one incident object per line; issue 14): the columns are built as the
+   * Builds a compact set from NDJSON (one incident object per line): the columns are built as the
    * lines are read, and each record is kept as the bytes of its line (about its JSON size, outside the
    * JavaScript heap) instead of as an object, so that millions of incidents fit in one process
    * (docs/performance.md, "Compact sets"). The indexed fields are read straight from each line's bytes
@@ -336,6 +346,9 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    *   iterable or an iterable, where a chunk's buffer may be reused by its producer once the next chunk is
    *   asked for
    * @param options - as for the constructor
+   * @param reading - how the bytes are read: `kernel`, a block kernel (the WebAssembly SIMD line kernel of
+   *   the Node side, `lineKernel()` of src/node/kernel.ts) that reads each chunk's lines before the
+   *   JavaScript scanner, with the same answers (docs/semantics.md 1.7, "The byte reader")
    * @returns the set, once the source is exhausted
    * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON: `NDJSON line N: ` and the
    *   decoder's or `JSON.parse`'s message; when a line repeats a key in one object: `NDJSON line N: the
@@ -357,6 +370,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   static async fromNdjson<R extends object = Record<string, unknown>>(
     source: NdjsonSource | NdjsonByteReader,
     options: IncidentSetOptions = {},
+    reading: NdjsonReading = {},
   ): Promise<IncidentSet<R>> {
     refuseNonChunkSource(source);
     const set = new IncidentSet<R>([], options);
@@ -368,7 +382,9 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     }
     set.targets = undefined;
     const fields = set.fields;
-    const scanner = new LineScanner(fields);
+    const scanner = new LineScanner(fields, reading.kernel);
+    // Whether the kernel holds the current chunk (from its first line read whole; released after the chunk).
+    let prepared = false;
     const values: unknown[] = new Array(fields.length);
     const decoder = new TextDecoder("utf-8", { fatal: true });
     const sink: LineSink = (buffer, start, end, line) => {
@@ -407,12 +423,18 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       // The chunk's lines are in the columns before its buffer goes back to the source.
       for (const column of set.texts.values()) column.flushAscii();
       records.flush();
+      scanner.release();
+      prepared = false;
     };
     // Most lines are read in one pass: the scanner finds where the object ends and checks that the line
     // ends there (the splitter's search for `\n` is skipped); any other line goes to the sink above.
     const whole = (chunk: Uint8Array, from: number, length: number): number => {
       let start = from;
       while (start < length && (chunk[start] === 32 || chunk[start] === 9 || chunk[start] === 13)) start++;
+      if (!prepared && scanner.hasKernel) {
+        scanner.prepare(chunk, start, length);
+        prepared = true;
+      }
       if (scanner.scanLine(chunk, start, length, true) !== SCAN_OK) return -1;
       set.insertLine(scanner, chunk);
       records.pushBytes(chunk, start, scanner.lineEnd);
@@ -742,7 +764,7 @@ function describe(value: unknown): string {
 /**
  * Refuses a source that is iterable but not a source of chunks: a string (the path the caller meant to
  * open, or NDJSON text, both iterable one character at a time) and a single `Uint8Array` (iterable one
- * number at a time). Issue 30: `fromNdjson("/path/to/export.ndjson")` used to read the path as NDJSON.
+ * number at a time). Before: `fromNdjson("/path/to/export.ndjson")` used to read the path as NDJSON.
  * @throws {TypeError} for a string, a `String` object or a `Uint8Array`
  */
 function refuseNonChunkSource(source: unknown): void {

@@ -1,8 +1,10 @@
-// incident-query/incidents: the indexed incident set (DESIGN.md). Explicit named exports only.
+// incident-query/incidents: the indexed incident set (docs/architecture.md). Explicit named exports only.
+export type { BlockKernel, BlockKernelFactory } from "./block-kernel.js";
 export type {
   IncidentSetFootprint,
   IncidentSetOptions,
   IncidentSetPlan,
+  NdjsonReading,
   SearchOptions,
 } from "./incident-set.js";
 export { DEFAULT_HASH_FIELDS, IncidentSet } from "./incident-set.js";

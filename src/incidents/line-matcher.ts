@@ -1,16 +1,18 @@
 /**
- * Matching one NDJSON line against Search Conditions straight from its UTF-8 bytes (issue 27, "a byte-level
- * reader that decodes only what the condition reads"): the line is validated as JSON by the `LineScanner`
- * (line-scanner.ts), which finds the top-level keys the condition names and leaves every other value unbuilt;
- * only those fields are decoded, into a small record that the compiled predicate reads. A condition reads
- * nothing but the top-level fields of its field paths (docs/semantics.md 1.1: own properties; 1.5: paths),
- * so the predicate answers on that record exactly as on the whole parsed line.
+ * Matching one NDJSON line against Search Conditions straight from its UTF-8 bytes: the line is validated as
+ * JSON by the `LineScanner` (line-scanner.ts), which finds the top-level keys the condition names and leaves
+ * every other value unbuilt; only those fields are decoded, into a small record that the compiled predicate
+ * reads. A condition reads nothing but the top-level fields of its field paths (docs/semantics.md 1.1: own
+ * properties; 1.5: paths), so the predicate answers on that record exactly as on the whole parsed line.
  *
  * Before anything is decoded, a byte prefilter settles most lines: where the condition requires (through
- * its top-level AND) that a field equal one of some strings, a plain ASCII string value of that field whose
- * bytes are none of them cannot match (a string equals a string operand only when the two are the same,
- * docs/semantics.md 1.5), and the line is answered without decoding or calling the predicate. Any other
- * value of the field (an array, an escaped or non-ASCII string, a number) goes to the predicate.
+ * its top-level AND) that a field equal one of some operands, a plain ASCII string value of that field that
+ * equals none of them cannot match (a string equals a string operand only when the two are the same; in a
+ * catalogue date field it equals a `$date` operand when it reads as that instant, docs/semantics.md 1.5),
+ * and the line is answered without decoding or calling the predicate. Any other value of the field (an
+ * array, an escaped or non-ASCII string, a number) goes to the predicate. The rule every test keeps: a test
+ * answers `FAILS` only for a value on which the predicate's conjunct is false (src/incidents/
+ * line-matcher.test.ts holds every operator and node kind to `evaluate` through this reader).
  *
  * A line that the scanner cannot read exactly as `JSON.parse` would (a syntax error, an escape in a key,
  * a repeated key, a top level that is not an object) is answered `LINE_EXACT`: its caller parses it with
@@ -18,10 +20,12 @@
  */
 
 import type { Condition } from "../conditions/ast.js";
-import { assertNever, isFieldNode } from "../conditions/ast.js";
+import { assertNever } from "../conditions/ast.js";
 import { compile, type Predicate } from "../conditions/compile.js";
 import { isoUtcBytesMs } from "../conditions/dates.js";
+import { slotsOf } from "../conditions/leaf.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
+import type { BlockKernelFactory } from "./block-kernel.js";
 import { FIELD_ASCII, FIELD_MISSING, hashBytes, LineScanner, SCAN_OK } from "./line-scanner.js";
 
 /** `LineMatcher.test`: the line is a valid incident line that does not match. */
@@ -40,42 +44,17 @@ const INTERN_SLOTS = 256;
 const INTERN_MAX_BYTES = 32;
 
 /**
- * The top-level field names a condition reads (the first segment of each field path), in the order they
- * are first met.
- * @example topLevelFields(parseSearchConditions({ "Custom.Owner": "a", Severity: "High" })) //=> ["Custom", "Severity"]
- */
-export function topLevelFields(condition: Condition): string[] {
-  const out: string[] = [];
-  const visit = (node: Condition): void => {
-    if (isFieldNode(node)) {
-      const head = node.path[0]!;
-      if (!out.includes(head)) out.push(head);
-      return;
-    }
-    switch (node.kind) {
-      case "and":
-      case "or":
-      case "nor":
-        for (const child of node.children) visit(child);
-        return;
-      case "not":
-        visit(node.child);
-        return;
-      default:
-        assertNever(node);
-    }
-  };
-  visit(condition);
-  return out;
-}
-
-/**
  * A necessary condition on a top-level field's value when it is a plain ASCII string (see the module
- * comment): one of some strings; a catalogue date within bounds (epoch ms, each bound inclusive or not);
+ * comment): equal to one of some strings or (in a catalogue date field) `$date` instants; a catalogue date within bounds (epoch ms, each bound inclusive or not);
  * or holding a literal (ASCII case-insensitive with `fold`).
  */
 type ByteTest =
-  | { readonly kind: "strings"; readonly strings: readonly Uint8Array[] }
+  | {
+      readonly kind: "equals";
+      readonly strings: readonly Uint8Array[];
+      /** The `$date` operands' instants (epoch ms), in a catalogue date field only; else empty. */
+      readonly dates: readonly number[];
+    }
   | {
       readonly kind: "date";
       readonly lower: number;
@@ -85,13 +64,6 @@ type ByteTest =
     }
   | { readonly kind: "contains"; readonly bytes: Uint8Array; readonly fold: boolean };
 
-/**
- * The byte tests the condition's top-level AND implies, by top-level field (docs/semantics.md 1.5): an
- * equality or `$in` (pipe alternatives included) with string operands — a string equals only the same
- * string; a range with `$date` operands on a catalogue date field — a string there is a date only in the
- * ISO-8601 UTC form, and then compares as its instant; a `$regex` that is a literal — a match holds it.
- * Each is a necessary condition on its own, so a field may have several.
- */
 /** The byte tests of a condition's top-level AND, by field, and whether they decide every conjunct. */
 interface ByteTests {
   readonly byField: Map<string, ByteTest[]>;
@@ -102,6 +74,13 @@ interface ByteTests {
   exact: boolean;
 }
 
+/**
+ * The byte tests the condition's top-level AND implies, by top-level field (docs/semantics.md 1.5): an
+ * equality or `$in` (pipe alternatives included) — a string equals only the same string, or in a catalogue
+ * date field a `$date` operand it reads as; a range with `$date` operands on a catalogue date field — a
+ * string there is a date only in the ISO-8601 UTC form, and then compares as its instant; a `$regex` that
+ * is a literal — a match holds it. Each is a necessary condition on its own, so a field may have several.
+ */
 function byteTests(
   condition: Condition,
   out: ByteTests = { byField: new Map<string, ByteTest[]>(), exact: true },
@@ -128,22 +107,19 @@ function byteTests(
       continue;
     }
     const field = node.path[0]!;
-    if (node.kind === "eq") {
-      // Strings compare exactly (docs/semantics.md 1.5): a plain ASCII value equals the operand's bytes.
-      if (node.operand.type === "string")
-        add(field, { kind: "strings", strings: [encoder.encode(node.operand.value)] }, true);
-      else out.exact = false;
-    } else if (node.kind === "in") {
-      // Only the string operands can equal a string value (null matches null or missing, never a string);
-      // a date operand may equal a date field's ISO string, which only the predicate decides.
-      const strings = node.operands.flatMap((operand) =>
-        operand.type === "string" ? [encoder.encode(operand.value)] : [],
-      );
-      add(
-        field,
-        { kind: "strings", strings },
-        node.operands.every((operand) => operand.type !== "date"),
-      );
+    if (node.kind === "eq" || node.kind === "in") {
+      // A string value equals a string operand when the bytes are the same, and a `$date` operand when the
+      // field is a catalogue date field and the value reads as that instant (docs/semantics.md 1.5); never
+      // a number, boolean or `null` operand (null matches null or missing). Exact on a plain ASCII string.
+      const operands = node.kind === "eq" ? [node.operand] : node.operands;
+      const strings: Uint8Array[] = [];
+      const dates: number[] = [];
+      for (const operand of operands) {
+        if (operand.type === "string") strings.push(encoder.encode(operand.value));
+        else if (operand.type === "date" && node.fieldKind === "date") dates.push(operand.value);
+      }
+      // A missing field is no plain ASCII string: `test` leaves it (and `{"F": null}`) to the predicate.
+      add(field, { kind: "equals", strings, dates }, true);
     } else if (node.kind === "range") {
       const { lower, upper } = node;
       if (
@@ -184,7 +160,6 @@ function byteTests(
   return out;
 }
 
-/** Whether the ASCII string `b[start, end)` passes `test` (false: the condition cannot match). */
 /** `passes`: the value fails the test (the line does not match). */
 const FAILS = 0;
 /** `passes`: the value passes, exactly as the predicate would judge that conjunct. */
@@ -195,8 +170,13 @@ const UNSURE = 2;
 /** Whether the plain ASCII string value `b[start, end)` passes `test`: `FAILS`, `PASSES` or `UNSURE`. */
 function passes(test: ByteTest, b: Uint8Array, start: number, end: number): number {
   switch (test.kind) {
-    case "strings":
-      return anyEqual(test.strings, b, start, end) ? PASSES : FAILS;
+    case "equals": {
+      if (anyEqual(test.strings, b, start, end)) return PASSES;
+      if (test.dates.length === 0) return FAILS;
+      // Not of the ISO-8601 UTC form: no date, so it equals no `$date` operand either.
+      const ms = isoUtcBytesMs(b, start, end);
+      return test.dates.includes(ms) ? PASSES : FAILS;
+    }
     case "date": {
       const ms = isoUtcBytesMs(b, start, end);
       // Not of the form: not a date, which no date range matches; the predicate says so.
@@ -237,19 +217,31 @@ export class LineMatcher {
   /**
    * @param condition - a parsed Search Conditions condition (from `parseSearchConditions`)
    * @param extraFields - top-level fields to decode as well (the order's `CreatedUtcTime`, `IncidentId`)
+   * @param kernel - a block kernel for the scanner (`LineScanner`; `prepare`)
    * @throws {TypeError} when `condition` was not produced by `parseSearchConditions` (as `compile` does)
    */
-  constructor(condition: Condition, extraFields: readonly string[] = []) {
+  constructor(condition: Condition, extraFields: readonly string[] = [], kernel?: BlockKernelFactory) {
     this.predicate = compile(condition);
-    const fields = topLevelFields(condition);
+    // The top-level fields the condition reads, in order of first use: the slots `compile` reads too.
+    const fields = [...slotsOf(condition).fields.keys()];
     for (const extra of extraFields) if (!fields.includes(extra)) fields.push(extra);
     this.fields = fields;
-    this.scanner = new LineScanner(fields);
+    this.scanner = new LineScanner(fields, kernel);
     const tests = byteTests(condition);
     this.required = fields.map((field) => tests.byField.get(field));
     this.exact = tests.exact;
     this.internText = new Array<string | undefined>(fields.length * INTERN_SLOTS).fill(undefined);
     this.internBytes = new Array<Uint8Array | undefined>(fields.length * INTERN_SLOTS).fill(undefined);
+  }
+
+  /** Hands a block of lines to the scanner's kernel, if any (`LineScanner.prepare`; then `release`). */
+  prepare(b: Uint8Array, start: number, end: number): void {
+    this.scanner.prepare(b, start, end);
+  }
+
+  /** Forgets the block given to `prepare` (`LineScanner.release`). */
+  release(): void {
+    this.scanner.release();
   }
 
   /**

@@ -1,13 +1,30 @@
 /**
  * `LineScanner`: reads chosen top-level fields of an NDJSON line straight from its UTF-8 bytes, validating
- * the whole line as JSON on the way, without building the record object (issue 14, for
- * `IncidentSet.fromNdjson`; issue 27, for `match`'s byte reader). Repeated short values (labels) come back as
+ * the whole line as JSON on the way, without building the record object. Repeated short values (labels) come back as
  * the same string each time. A line it cannot read exactly as `JSON.parse` would (a syntax error, a byte
  * order mark, an escape in a key, invalid UTF-8, a top level that is not an object) is left to
  * `JSON.parse`, so errors and values are always `JSON.parse`'s. One piece: the fast path, the general scan
  * and the duplicate-key check share the scanner's per-line state.
  */
 
+import {
+  type BlockKernel,
+  type BlockKernelFactory,
+  KIND_ASCII,
+  KIND_CONTAINER,
+  KIND_FALSE,
+  KIND_MISSING,
+  KIND_NUMBER,
+  KIND_STRING,
+  KIND_TRUE,
+  ROW_CONTENT_END,
+  ROW_CONTENT_START,
+  ROW_FIELDS,
+  ROW_LINE_END,
+  ROW_LINE_START,
+  ROW_OK,
+  ROW_STATUS,
+} from "./block-kernel.js";
 import { ownDataValue } from "./columns.js";
 
 const LF = 10;
@@ -162,9 +179,19 @@ export class LineScanner {
   /** Containers open while skipping a nested value: 1 object, 2 array; and each object's first key. */
   private stack = new Uint8Array(64);
   private frames = new Int32Array(64);
+  /** The block kernel, when one was given and serves these fields (see `prepare`). */
+  private readonly kernel: BlockKernel | undefined;
+  /** The buffer whose block the kernel holds (`prepare`), the records of its last batch, and the next one read. */
+  private kernelOf: Uint8Array | undefined;
+  private kernelRows = 0;
+  private kernelRow = 0;
 
-  /** @param fields - top-level field names; a name that is not well-formed UTF-16 is never found in bytes */
-  constructor(fields: readonly string[]) {
+  /**
+   * @param fields - top-level field names; a name that is not well-formed UTF-16 is never found in bytes
+   * @param kernel - a block kernel factory (src/node/kernel.ts): lines of a block given to `prepare` are then
+   *   read by it, with the same answers
+   */
+  constructor(fields: readonly string[], kernel?: BlockKernelFactory) {
     this.fields = fields;
     this.kinds = new Uint8Array(fields.length);
     this.starts = new Int32Array(fields.length);
@@ -187,6 +214,97 @@ export class LineScanner {
       while (this.keySlots[slot] !== 0) slot = (slot + 1) & (size - 1);
       this.keySlots[slot] = index + 1;
     });
+    // A name with a lone surrogate is given as a lone quote, which no key written without escapes holds.
+    this.kernel = kernel?.(fields.map((field, k) => (isWellFormed(field) ? this.keys[k]! : QUOTE_ONLY)));
+  }
+
+  /** Whether a block kernel reads the blocks given to `prepare`. */
+  get hasKernel(): boolean {
+    return this.kernel !== undefined;
+  }
+
+  /**
+   * Hands the lines of `b[start, end)` to the block kernel, if there is one: `scanLine` then takes the
+   * kernel's answer for a line of that block (it must be called for the block's lines in order; any other
+   * call reads the bytes itself), until `release` or the next `prepare`. The kernel copies the block, but the
+   * caller must `release` before it changes `b`'s bytes, since `scanLine` recognizes the block by `b`.
+   */
+  prepare(b: Uint8Array, start: number, end: number): void {
+    if (this.kernel === undefined) return;
+    this.kernelOf = this.kernel.load(b, start, end) ? b : undefined;
+    this.kernelRows = 0;
+    this.kernelRow = 0;
+  }
+
+  /** Forgets the block given to `prepare`. */
+  release(): void {
+    this.kernelOf = undefined;
+  }
+
+  /**
+   * `scanLine` by the kernel's record of the line `b[start, end)` (see `scanLine`): `SCAN_OK` with the fields
+   * set, or -1 when the kernel left the line to the scanner or has no record of it.
+   */
+  private fromKernel(b: Uint8Array, start: number, end: number, open: boolean): number {
+    const kernel = this.kernel!;
+    const stride = kernel.stride;
+    let results = kernel.results;
+    let i = this.kernelRow;
+    for (;;) {
+      if (i >= this.kernelRows) {
+        const n = kernel.next();
+        if (n === 0) {
+          this.kernelOf = undefined;
+          return -1;
+        }
+        results = kernel.results;
+        this.kernelRows = n;
+        i = 0;
+      }
+      if (results[i * stride + ROW_LINE_END]! >= start) break;
+      i++;
+    }
+    this.kernelRow = i;
+    const row = i * stride;
+    // The line's content, with only blanks (space, tab, CR) between it and `start`, `end`.
+    if (
+      results[row + ROW_STATUS] !== ROW_OK ||
+      results[row + ROW_LINE_START]! > start ||
+      start > results[row + ROW_CONTENT_START]!
+    )
+      return -1;
+    const contentEnd = results[row + ROW_CONTENT_END]!;
+    const lineEnd = results[row + ROW_LINE_END]!;
+    if (open) {
+      if (lineEnd >= end || b[lineEnd] !== LF) return -1;
+      this.next = lineEnd + 1;
+      this.lineEnd = contentEnd;
+    } else if (end < contentEnd || end > lineEnd) return -1;
+    const { kinds, starts, ends, values } = this;
+    for (let k = 0, at = row + ROW_FIELDS; k < kinds.length; k++, at += 3) {
+      const kind = results[at]!;
+      if (kind === KIND_MISSING) continue;
+      const s = results[at + 1]!;
+      const e = results[at + 2]!;
+      if (kind === KIND_ASCII) {
+        kinds[k] = FIELD_ASCII;
+        starts[k] = s;
+        ends[k] = e;
+        continue;
+      }
+      kinds[k] = FIELD_VALUE;
+      values[k] =
+        kind === KIND_NUMBER
+          ? numberValue(b, s, e, this.decoder)
+          : kind === KIND_STRING || kind === KIND_CONTAINER
+            ? JSON.parse(this.decoder.decode(b.subarray(s, e)))
+            : kind === KIND_TRUE
+              ? true
+              : kind === KIND_FALSE
+                ? false
+                : null;
+    }
+    return SCAN_OK;
   }
 
   /**
@@ -203,6 +321,10 @@ export class LineScanner {
     if (b !== this.viewOf) {
       this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
       this.viewOf = b;
+    }
+    if (b === this.kernelOf) {
+      const status = this.fromKernel(b, start, end, open);
+      if (status >= 0) return status;
     }
     this.high = false;
     this.duplicate = false;
@@ -311,10 +433,10 @@ export class LineScanner {
 
   /**
    * The common line, read without `scanLine`'s generality: compact (no blanks), its keys the previous
-   * line's in the same order, or the first of them (plain ASCII, known to be distinct), each value a string of plain ASCII bytes
-   * (no escape, no control character), a number or a literal. Sets the fields as `scanLine` sets them and
-   * returns true; false when the line is not of that form (the fields are then reset, and `scanLine` reads
-   * it), so the answers are `scanLine`'s on every line.
+   * line's in the same order, or the first of them (plain ASCII, known to be distinct), each value a string
+   * of plain ASCII bytes (no escape, no control character), a number or a literal. Sets the fields as
+   * `scanLine` sets them and returns true; false when the line is not of that form (the fields are then
+   * reset, and `scanLine` reads it), so the answers are `scanLine`'s on every line.
    */
   private fastScan(b: Uint8Array, start: number, end: number, open: boolean): boolean {
     const n = this.shapeCount;
@@ -759,6 +881,7 @@ function scanLiteral(b: Uint8Array, p: number, end: number): number {
   return p + word.length;
 }
 
+const QUOTE_ONLY = new Uint8Array([QUOTE]);
 const TRUE_BYTES = new TextEncoder().encode("true");
 const FALSE_BYTES = new TextEncoder().encode("false");
 const NULL_BYTES = new TextEncoder().encode("null");

@@ -1,5 +1,5 @@
 /**
- * The build path of `IncidentSet.fromNdjson` (issue 14, "Ten million incidents in one process"): duplicate
+ * The build path of `IncidentSet.fromNdjson`: duplicate
  * keys refused with their line (docs/semantics.md 3.1, "Duplicate keys"), the scanner's results against
  * `JSON.parse` on generated lines (escapes, non-ASCII text, lone surrogates, nested values, repeated keys,
  * numbers in every JSON form, blanks, CRLF), compact sets against `new IncidentSet` on records split across
@@ -24,7 +24,7 @@ import {
   SCAN_FALLBACK,
   SCAN_OK,
 } from "./line-scanner.js";
-import { TextColumn } from "./text-index.js";
+import { TextColumn } from "./text/index.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 

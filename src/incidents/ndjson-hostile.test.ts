@@ -1,5 +1,5 @@
 /**
- * Hostile inputs for the build of a compact set (issue 14): `IncidentSet.fromNdjson` against
+ * Hostile inputs for the build of a compact set: `IncidentSet.fromNdjson` against
  * `new IncidentSet(parsed lines)` (the text columns' state, and count/findAll/findFirst of many queries,
  * each also counted by the reference `evaluate`), on what the build's batching could get wrong:
  * - the queued text column (`TextColumn.queueAscii` / `flushAscii`): non-ASCII, escaped, scalar, complex

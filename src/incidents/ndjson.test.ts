@@ -1,10 +1,10 @@
 /**
- * `IncidentSet.fromNdjson` (issue 14): the NDJSON reader (lines split across chunks, CRLF, a byte order
+ * `IncidentSet.fromNdjson`: the NDJSON reader (lines split across chunks, CRLF, a byte order
  * mark, blank lines, a last line without a newline), its errors (each names the line), compact records
  * (fresh objects on every read, the JSON form kept by `add`, the bytes reported by `footprint`), and the
  * `textIndex` option's validation; the byte-level field reader (`LineScanner`) against `JSON.parse` on valid,
- * mutated and hostile lines; the splitter on huge lines and reused chunk buffers. Agreement with `new IncidentSet` on every conformance case is in
- * `test/conformance/incident-set-ndjson.test.ts`.
+ * mutated and hostile lines; the splitter on huge lines and reused chunk buffers. Agreement with `new
+ * IncidentSet` on every conformance case is in `test/conformance/incident-set-ndjson.test.ts`.
  */
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
@@ -181,7 +181,7 @@ describe("IncidentSet.fromNdjson", () => {
   });
 });
 
-describe("IncidentSet.fromNdjson: sources that are not chunks (issue 30)", () => {
+describe("IncidentSet.fromNdjson: sources that are not chunks", () => {
   // A path is the first thing a user passes: it used to be read as NDJSON, one character per chunk, and
   // fail with `SyntaxError: NDJSON line 1: Unexpected token '/'`.
   it.each([

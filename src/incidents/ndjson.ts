@@ -1,6 +1,6 @@
 /**
- * The NDJSON reader of `IncidentSet.fromNdjson` (issue 14, "Ten million incidents in one process"), without
- * I/O of its own: the caller opens the source (the engine stays pure; DESIGN.md).
+ * The NDJSON reader of `IncidentSet.fromNdjson`, without
+ * I/O of its own: the caller opens the source (the engine stays pure; docs/architecture.md).
  *
  * - `NdjsonSplitter`: splits chunks of bytes or text into lines, handing each line to a callback as a range
  *   of a buffer (no object, no copy per line; a line split across chunks is joined once, however many chunks

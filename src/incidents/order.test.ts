@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
 import { CreationOrder, compareOrderKeys, isBefore, mergeRows, orderKeyOf, sortRows } from "./order.js";
 
-describe("orderKeyOf / compareOrderKeys (DECISIONS 1.9)", () => {
+describe("orderKeyOf / compareOrderKeys (docs/semantics.md 1.9)", () => {
   const sorted = (incidents: object[]) =>
     [...incidents].sort((a, b) => compareOrderKeys(orderKeyOf(a), orderKeyOf(b)));
 
@@ -17,7 +17,7 @@ describe("orderKeyOf / compareOrderKeys (DECISIONS 1.9)", () => {
     expect(sorted([undated, a, noId, invalid, b, c])).toEqual([c, b, a, noId, invalid, undated]);
   });
 
-  it("reads own properties, data or accessor (DECISIONS 1.1 revised); inherited, throwing and hostile count as absent", () => {
+  it("reads own properties, data or accessor (docs/semantics.md 1.1 revised); inherited, throwing and hostile count as absent", () => {
     const inherited = Object.create({ CreatedUtcTime: "2024-01-01T00:00:00Z", IncidentId: 1 }) as object;
     expect(orderKeyOf(inherited)).toEqual({ time: Number.POSITIVE_INFINITY, id: Number.POSITIVE_INFINITY });
     const throwing = Object.defineProperty({}, "CreatedUtcTime", {

@@ -1,5 +1,5 @@
 /**
- * The record stores and the compact hash index (issue 14): `CompactHashIndex` answers `rowsOf`, `arrayRows`
+ * The record stores and the compact hash index: `CompactHashIndex` answers `rowsOf`, `arrayRows`
  * and `size` exactly as `HashIndex` does (Map key equality: `"1"` is not `1`, `0` is `-0`), before and after
  * its buckets are built, with rows added after a build, and when hashes collide; `CompactRecords` returns
  * fresh objects and reads single fields as `JSON.parse` does.

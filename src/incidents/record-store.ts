@@ -1,12 +1,12 @@
 /**
- * Where an `IncidentSet` keeps its records, and the hash index of a compact set (issue 14, "Ten million
- * incidents in one process").
+ * Where an `IncidentSet` keeps its records, and the hash index of a compact set.
  *
  * - `ArrayRecords`: the caller's objects, by reference (the default).
- * - `CompactRecords`: each record as the UTF-8 bytes of its JSON line, packed into chunks (64 KiB doubling up to 256 MiB) with a
- *   chunk number, a start and a length per row (10 bytes per row beside the bytes themselves). A record is
- *   materialized on demand (`JSON.parse` of its line), so every read returns a fresh object and the set
- *   keeps no object per incident: the bytes live outside the JavaScript heap (array buffers).
+ * - `CompactRecords`: each record as the UTF-8 bytes of its JSON line, packed into chunks (64 KiB doubling up
+ *   to 256 MiB) with a chunk number, a start and a length per row (10 bytes per row beside the bytes
+ *   themselves). A record is materialized on demand (`JSON.parse` of its line), so every read returns a fresh
+ *   object and the set keeps no object per incident: the bytes live outside the JavaScript heap (array
+ *   buffers).
  * - `CompactHashIndex`: the equality index of a compact set, in typed arrays: a 32-bit hash of each row's
  *   value and an open-addressing table of the distinct hashes, instead of a `Map` holding every key string
  *   (about 150 bytes of heap per row and field). A lookup verifies each row whose hash matches by reading

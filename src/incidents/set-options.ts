@@ -34,7 +34,7 @@ export interface IncidentSetOptions extends ParseOptions {
    */
   readonly compile?: CompileOptions;
   /**
-   * The text index (issue 14; docs/performance.md): a dictionary field that outgrows `maxDictionary` (titles,
+   * The text index (docs/performance.md): a dictionary field that outgrows `maxDictionary` (titles,
    * host names) becomes a text column (a value id per row over all its distinct values) instead of being
    * dropped, and `$regex` conditions on it are answered through an index over the distinct values: a
    * trigram index gives the candidate values, a literal pattern (`^…`, `…$`, with or without `i`) is checked

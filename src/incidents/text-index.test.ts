@@ -17,7 +17,7 @@ import {
   proveLiteral,
   TextColumn,
   type TextIndex,
-} from "./text-index.js";
+} from "./text/index.js";
 
 /** The ids `checkLiteral` accepts among every string value, and those it leaves to the pattern. */
 function literalAnswers(index: TextIndex, values: readonly unknown[], source: string, flags: string) {

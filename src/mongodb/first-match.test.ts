@@ -75,7 +75,7 @@ const d = (iso: string) => new Date(iso);
 
 describe("firstMatchingIncident", () => {
   for (const mode of ["date", "string"] as const) {
-    it(`returns the incident of DECISIONS 1.9 for random conditions and incident sets (${mode})`, async () => {
+    it(`returns the incident of docs/semantics.md 1.9 for random conditions and incident sets (${mode})`, async () => {
       let found = 0;
       let undatedFirst = 0;
       let agreeing = 0;

@@ -371,7 +371,7 @@ describe("untrusted input", () => {
   });
 });
 
-describe("toMongoFilter: $elemMatch, $type and $mod (DECISIONS 1.3; docs/mongodb.md)", () => {
+describe("toMongoFilter: $elemMatch, $type and $mod (docs/semantics.md 1.3; docs/mongodb.md)", () => {
   const D = "2024-03-01T12:00:00Z";
   it.each([
     {

@@ -21,7 +21,6 @@
  */
 
 import {
-  assertNever,
   type Condition,
   type ElementOperators,
   type FieldNode,
@@ -33,7 +32,7 @@ import {
 } from "../conditions/ast.js";
 import { ID_FIELD, isForbiddenSegment, ORDER_FIELD } from "../conditions/catalog.js";
 import { MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "../conditions/dates.js";
-import { boundOperator } from "../conditions/operators.js";
+import { bitsOperator, boundOperator } from "../conditions/operators.js";
 import { requireParsedCondition } from "../conditions/parse.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
 import { toMongoRegex } from "./regex-dialect.js";
@@ -318,38 +317,7 @@ function regexFilter(node: Extract<FieldNode, { kind: "regex" }>, ctx: Context):
 }
 
 function fieldFilter(node: FieldNode, ctx: Context): MongoFilter {
-  switch (node.kind) {
-    case "eq":
-      return membership(node, [node.operand], ctx).filter;
-    case "ne":
-      return nonMembership(node, [node.operand], ctx);
-    case "in":
-      if (node.operands.length === 0) return nothing(mongoPath(node.path, ctx));
-      return membership(node, node.operands, ctx).filter;
-    case "nin":
-      if (node.operands.length === 0) return {};
-      return nonMembership(node, node.operands, ctx);
-    case "all":
-      // The AND of equalities (MongoDB's definition of $all; docs/semantics.md 1.5); $all: [] matches nothing.
-      if (node.operands.length === 0) return nothing(mongoPath(node.path, ctx));
-      return andOf(node.operands.map((operand) => membership(node, [operand], ctx).filter));
-    case "range":
-      return rangeFilter(node, ctx);
-    case "regex":
-      return regexFilter(node, ctx);
-    case "exists":
-      return entry(mongoPath(node.path, ctx), { $exists: node.exists });
-    case "size":
-      return entry(mongoPath(node.path, ctx), { $size: node.size });
-    case "type":
-      return typeFilter(node, ctx);
-    case "mod":
-      return entry(mongoPath(node.path, ctx), { $mod: [node.divisor, node.remainder] });
-    case "elemMatch":
-      return entry(mongoPath(node.path, ctx), { $elemMatch: elemMatchOperand(node, ctx) });
-    default:
-      return assertNever(node);
-  }
+  return (TRANSLATIONS[node.kind].field as (node: FieldNode, ctx: Context) => MongoFilter)(node, ctx);
 }
 
 /** MongoDB's `$type` alias of each canonical type (docs/semantics.md 1.3): `number` covers all four numbers. */
@@ -400,22 +368,13 @@ function elemMatchOperand(node: Extract<FieldNode, { kind: "elemMatch" }>, ctx: 
  *   stored as strings (an OR of forms), an operator that would be written twice in one object
  */
 function elementOperators(node: ElementOperators, ctx: Context): MongoFilter {
-  const refuse = (why: string): never => {
-    throw new TypeError(
-      `This $elemMatch cannot be translated to a MongoDB filter: ${why} (docs/mongodb.md).`,
-    );
-  };
   // Every operator of the object is on the `$elemMatch`'s field: one field kind for all.
-  const value = (operand: Operand, target: FieldTarget): unknown => {
-    if (isStringDate(target, operand, ctx)) refuse("a $date operand on a date field stored as strings");
-    return mongoValue(operand);
-  };
   switch (node.kind) {
     case "and": {
       const merged: MongoFilter = {};
       for (const child of node.children) {
         for (const [key, operand] of Object.entries(elementOperators(child, ctx))) {
-          if (Object.hasOwn(merged, key)) refuse(`${key} twice on one element`);
+          if (Object.hasOwn(merged, key)) refuseElement(`${key} twice on one element`);
           Object.defineProperty(merged, key, {
             value: operand,
             enumerable: true,
@@ -428,41 +387,99 @@ function elementOperators(node: ElementOperators, ctx: Context): MongoFilter {
     }
     case "not":
       return { $not: elementOperators(node.child, ctx) };
-    case "eq":
-      return { $eq: value(node.operand, node) };
-    case "ne":
-      return { $ne: value(node.operand, node) };
-    case "in":
-      return { $in: node.operands.map((operand) => value(operand, node)) };
-    case "nin":
-      return { $nin: node.operands.map((operand) => value(operand, node)) };
-    case "all":
-      return node.operands.length === 1 ? { $eq: value(node.operands[0]!, node) } : { $in: [] };
-    case "range": {
-      const ops: MongoFilter = {};
-      const { lower, upper } = node;
-      if (lower !== undefined) ops[boundOperator("lower", lower.inclusive)] = value(lower.operand, node);
-      if (upper !== undefined) ops[boundOperator("upper", upper.inclusive)] = value(upper.operand, node);
-      return ops;
+    default: {
+      const translate = TRANSLATIONS[node.kind].element as (node: FieldNode, ctx: Context) => MongoFilter;
+      return translate(node, ctx);
     }
-    case "regex":
-      return Object.values(regexFilter(node, ctx))[0] as MongoFilter;
-    case "exists":
-      return { $exists: node.exists };
-    case "size":
-      return { $size: node.size };
-    case "type":
-      if (node.fieldKind === "date" && ctx.dateStorage === "string" && node.types.includes("date"))
-        refuse('$type "date" on a date field stored as strings');
-      return { $type: node.types.map((type) => MONGO_TYPE[type]) };
-    case "mod":
-      return { $mod: [node.divisor, node.remainder] };
-    case "elemMatch":
-      return { $elemMatch: elemMatchOperand(node, ctx) };
-    default:
-      return assertNever(node);
   }
 }
+
+/**
+ * The translation of each field node kind, once (a new kind is a compile error here): `field`, the filter
+ * of the node on its field path; `element`, the operators that test one element of `$elemMatch`'s value
+ * form (MongoDB's value form), which refuse what that form cannot say.
+ */
+interface Translation<K extends FieldNode["kind"]> {
+  readonly field: (node: Extract<FieldNode, { kind: K }>, ctx: Context) => MongoFilter;
+  readonly element: (node: Extract<FieldNode, { kind: K }>, ctx: Context) => MongoFilter;
+}
+
+/** A kind written as one operator on its path, the same in both forms. */
+function operator<K extends FieldNode["kind"]>(
+  write: (node: Extract<FieldNode, { kind: K }>, ctx: Context) => MongoFilter,
+): Translation<K> {
+  return { field: (node, ctx) => entry(mongoPath(node.path, ctx), write(node, ctx)), element: write };
+}
+
+/** An operand as the value form writes it (a `$date` on a date field stored as strings is refused). */
+function elementValue(operand: Operand, target: FieldTarget, ctx: Context): unknown {
+  if (isStringDate(target, operand, ctx)) refuseElement("a $date operand on a date field stored as strings");
+  return mongoValue(operand);
+}
+
+function refuseElement(why: string): never {
+  throw new TypeError(`This $elemMatch cannot be translated to a MongoDB filter: ${why} (docs/mongodb.md).`);
+}
+
+const TRANSLATIONS: { readonly [K in FieldNode["kind"]]: Translation<K> } = {
+  eq: {
+    field: (node, ctx) => membership(node, [node.operand], ctx).filter,
+    element: (node, ctx) => ({ $eq: elementValue(node.operand, node, ctx) }),
+  },
+  ne: {
+    field: (node, ctx) => nonMembership(node, [node.operand], ctx),
+    element: (node, ctx) => ({ $ne: elementValue(node.operand, node, ctx) }),
+  },
+  in: {
+    field: (node, ctx) =>
+      node.operands.length === 0
+        ? nothing(mongoPath(node.path, ctx))
+        : membership(node, node.operands, ctx).filter,
+    element: (node, ctx) => ({ $in: node.operands.map((operand) => elementValue(operand, node, ctx)) }),
+  },
+  nin: {
+    field: (node, ctx) => (node.operands.length === 0 ? {} : nonMembership(node, node.operands, ctx)),
+    element: (node, ctx) => ({ $nin: node.operands.map((operand) => elementValue(operand, node, ctx)) }),
+  },
+  all: {
+    // The AND of equalities (MongoDB's definition of $all; docs/semantics.md 1.5); $all: [] matches nothing.
+    field: (node, ctx) =>
+      node.operands.length === 0
+        ? nothing(mongoPath(node.path, ctx))
+        : andOf(node.operands.map((operand) => membership(node, [operand], ctx).filter)),
+    element: (node, ctx) =>
+      node.operands.length === 1 ? { $eq: elementValue(node.operands[0]!, node, ctx) } : { $in: [] },
+  },
+  range: {
+    field: rangeFilter,
+    element: (node, ctx) => {
+      const ops: MongoFilter = {};
+      const { lower, upper } = node;
+      if (lower !== undefined)
+        ops[boundOperator("lower", lower.inclusive)] = elementValue(lower.operand, node, ctx);
+      if (upper !== undefined)
+        ops[boundOperator("upper", upper.inclusive)] = elementValue(upper.operand, node, ctx);
+      return ops;
+    },
+  },
+  regex: {
+    field: regexFilter,
+    element: (node, ctx) => Object.values(regexFilter(node, ctx))[0] as MongoFilter,
+  },
+  exists: operator((node) => ({ $exists: node.exists })),
+  size: operator((node) => ({ $size: node.size })),
+  type: {
+    field: typeFilter,
+    element: (node, ctx) => {
+      if (node.fieldKind === "date" && ctx.dateStorage === "string" && node.types.includes("date"))
+        refuseElement('$type "date" on a date field stored as strings');
+      return { $type: node.types.map((type) => MONGO_TYPE[type]) };
+    },
+  },
+  mod: operator((node) => ({ $mod: [node.divisor, node.remainder] })),
+  bits: operator((node) => ({ [bitsOperator(node.test)]: [...node.positions] })),
+  elemMatch: operator((node, ctx) => ({ $elemMatch: elemMatchOperand(node, ctx) })),
+};
 
 /** The AND of filters: merged into one object when their keys are distinct, else `$and`. */
 function andOf(filters: readonly MongoFilter[]): MongoFilter {

@@ -157,25 +157,32 @@ class Translator {
     if (column === undefined) return UNDECIDED;
     const col = `${this.qualifier}${quoteIdentifier(column)}`;
     const isDate = column === CREATED_COLUMN;
-    // Decided before any parameter is added, so that no unused parameter is ever bound.
-    if (node.kind === "regex" || node.kind === "size" || node.kind === "all" || node.kind === "mod")
-      return UNDECIDED;
-    if (node.kind === "range" && !this.rangeOnColumn(node, isDate)) return UNDECIDED;
-    // The value is present but not of the column's type (an array, a number, null, a non-date, …).
-    const irregular = `${this.qualifier}"irregular" @> ARRAY[${this.param(name)}::text]`;
+    // The value is present but not of the column's type (an array, a number, null, a non-date, …). Its
+    // parameter is added by the first case that uses it, so that no unused parameter is ever bound.
+    let irregularSql: string | undefined;
+    const irregular = () => {
+      irregularSql ??= `${this.qualifier}"irregular" @> ARRAY[${this.param(name)}::text]`;
+      return irregularSql;
+    };
     // The value is missing: no column value and not irregular.
-    const missing = `(${col} IS NULL AND NOT ${irregular})`;
+    const missing = () => `(${col} IS NULL AND NOT ${irregular()})`;
     switch (node.kind) {
+      // What a column cannot decide: left to the re-check.
+      case "regex":
+      case "size":
+      case "all":
+      case "mod":
+        return UNDECIDED;
       case "eq":
-        return this.equality(col, isDate, [node.operand], irregular, missing);
+        return this.equality(col, isDate, [node.operand], irregular(), missing());
       case "in":
-        return this.equality(col, isDate, node.operands, irregular, missing);
+        return this.equality(col, isDate, node.operands, irregular(), missing());
       case "ne":
-        return negate(this.equality(col, isDate, [node.operand], irregular, missing));
+        return negate(this.equality(col, isDate, [node.operand], irregular(), missing()));
       case "nin":
-        return negate(this.equality(col, isDate, node.operands, irregular, missing));
+        return negate(this.equality(col, isDate, node.operands, irregular(), missing()));
       case "exists": {
-        const present = `(${col} IS NOT NULL OR ${irregular})`;
+        const present = `(${col} IS NOT NULL OR ${irregular()})`;
         const clause = node.exists ? present : `NOT ${present}`;
         return { maybe: clause, sure: clause };
       }
@@ -185,12 +192,16 @@ class Translator {
         // irregular, decided by the re-check.
         const columnType = isDate ? "date" : "string";
         const sure = node.types.includes(columnType) ? `(${col} IS NOT NULL)` : FALSE;
-        return { sure, maybe: sure === FALSE ? irregular : `(${sure} OR ${irregular})` };
+        return { sure, maybe: sure === FALSE ? irregular() : `(${sure} OR ${irregular()})` };
       }
       case "elemMatch":
-        // Only an array can match, and an array is irregular: the re-check decides those rows.
-        return { sure: FALSE, maybe: irregular };
+      case "bits":
+        // Only an array can match (a bit test matches integers, which no column holds), and an array is
+        // irregular: the re-check decides those rows.
+        return { sure: FALSE, maybe: irregular() };
       case "range": {
+        if (!this.rangeOnColumn(node, isDate)) return UNDECIDED;
+        const irregularRows = irregular();
         const parts: string[] = [];
         if (node.lower?.operand.type === "date") {
           parts.push(
@@ -203,7 +214,7 @@ class Translator {
           );
         }
         const sure = `(${col} IS NOT NULL AND ${parts.join(" AND ")})`;
-        return { sure, maybe: `(${sure} OR ${irregular})` };
+        return { sure, maybe: `(${sure} OR ${irregularRows})` };
       }
       default:
         return assertNever(node);

@@ -1,5 +1,5 @@
 /**
- * The reference command server: a thin Fastify 5 adapter over the command handler (DESIGN.md, layers).
+ * The reference command server: a thin Fastify 5 adapter over the command handler (docs/architecture.md, "Layers").
  * It routes `POST {basePath}/Command/{Name}`, authenticates, rate-limits, reads the body, and hands the
  * rest to the handler; no command logic lives here. Every rule is from docs/semantics.md 3.1 unless noted.
  *

@@ -1,6 +1,6 @@
 /** The defaults of the server's limits (docs/semantics.md 3.1), public as `incident-query/server`'s names. */
 
-/** Default rate limit: requests per minute per credential (issue 6; docs/semantics.md 3.1). */
+/** Default rate limit: requests per minute per credential (docs/semantics.md 3.1). */
 export const DEFAULT_RATE_LIMIT = 600;
 /** Default body size limit in bytes: 1 MiB (docs/semantics.md 3.1). */
 export const DEFAULT_BODY_LIMIT = 1_048_576;

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 description of the reference server (issue 29; docs/server.md, "OpenAPI and JSON Schema"):
+ * The OpenAPI 3.1 description of the reference server (docs/server.md, "OpenAPI and JSON Schema"):
  * the three commands under the configured base path, the `d3key` / `d3jwt` security schemes, every request
  * body, and every response status with the body the server really sends (specification 4, 5, 7;
  * docs/semantics.md 3). Served at `GET /openapi.json`. The Search Conditions parameter is described by

@@ -1,5 +1,5 @@
 /**
- * The server's read-only GET routes for people and tools (issue 29; docs/server.md, "The playground" and
+ * The server's read-only GET routes for people and tools (docs/server.md, "The playground" and
  * "OpenAPI and JSON Schema"): `/openapi.json`, `/schema/search-conditions.json`, and the playground's static
  * files under `/playground` (the page, its script and style, the server's catalogue as `catalog.json`, and
  * the browser build of the engine as `engine.js`). None

@@ -201,7 +201,7 @@ describe("validateTimelineEntries (specification 2.2)", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it("counts entries from 1, as a person does, while problem.index stays 0-based (issue 30)", () => {
+  it("counts entries from 1, as a person does, while problem.index stays 0-based", () => {
     const result = validateTimelineEntries([{ ...VALID, TimelineID: "x" }]);
     if (result.ok) throw new Error("expected problems");
     expect(result.problems[0]!.index).toBe(0);

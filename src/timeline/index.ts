@@ -1,4 +1,4 @@
-// Timelines (docs/semantics.md 2, specification 2.2): explicit named exports only (DESIGN.md).
+// Timelines (docs/semantics.md 2, specification 2.2): explicit named exports only (docs/architecture.md).
 export type {
   TimelineEntry,
   TimelineEntryProblem,

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
 import { emptyEntryText } from "../../test/support/timeline-entries.js";
-import type { TimelineEntry } from "./entry.js";
+import { TIMELINE_SEARCHED_FIELDS, type TimelineEntry } from "./entry.js";
 import { createTimelineIndex, queryTimeline, TimelineIndex, type TimelineQuery } from "./query.js";
 import { InvalidSortOrderError, type SortOrder, sortTimelineEntries } from "./sort.js";
 
@@ -17,7 +17,7 @@ const ENTRIES: readonly TimelineEntry[] = Object.freeze([
   Object.freeze(entry(4, "2024-01-02 00:00:00", { Tactic: Object.freeze(["Execution"]) })),
 ]);
 
-describe("the specification's Sort Order tokens on every surface (docs/semantics.md 2, issue 12)", () => {
+describe("the specification's Sort Order tokens on every surface (docs/semantics.md 2)", () => {
   const ASC = [1, 4, 3, 2];
   const DESC = [3, 4, 1, 2];
   it.each([
@@ -174,5 +174,21 @@ describe("TimelineIndex", () => {
       ),
       fcOptions(500),
     );
+  });
+});
+
+describe("the searched fields: one list (TIMELINE_SEARCHED_FIELDS) for queryTimeline and TimelineIndex", () => {
+  // A term only one field holds: both surfaces keep the entry for every searched field, and drop its twin
+  // without it. A field added to the list but not to a surface (or searched by one only) fails here.
+  const term = "2031-07-09 08:07:06";
+  it.each(TIMELINE_SEARCHED_FIELDS.map((field) => [field]))("%s", (field) => {
+    const base: TimelineEntry = { TimelineID: 1, Time: "2024-01-01 00:00:00", ...emptyEntryText() };
+    const value = field === "Tactic" || field === "Technique" ? ["x", term] : term;
+    const holding = { ...base, TimelineID: 2, [field]: value } as TimelineEntry;
+    const entries = [base, holding];
+    expect(queryTimeline(entries, { filter: term })).toEqual([holding]);
+    expect(createTimelineIndex(entries).query({ filter: term })).toEqual([holding]);
+    // A shorter term (a prefix) finds the same entry.
+    expect(createTimelineIndex(entries).query({ filter: term.slice(0, 4) })).toEqual([holding]);
   });
 });

@@ -5,6 +5,7 @@
  * many times. Both give exactly the same answers (a property test holds them together).
  */
 
+import { TIMELINE_SEARCHED_FIELDS } from "./entry.js";
 import { containsFolded, createTimelineFilter, foldTimelineText } from "./filter.js";
 import { assertEntriesArray, readSortOrder, type SortOrderInput, sortedTimelineOrder } from "./sort.js";
 
@@ -139,9 +140,11 @@ export function createTimelineIndex<T>(entries: readonly T[]): TimelineIndex<T> 
   return new TimelineIndex(entries);
 }
 
-const TEXT_FIELDS_BEFORE = ["Summary", "Note", "EventType"] as const;
-const LIST_FIELDS = ["Tactic", "Technique"] as const;
-const TEXT_FIELDS_AFTER = ["RiskLevel", "Description", "Author", "Time"] as const;
+/** The searched fields that hold a list of strings, each element searched (the others hold one string). */
+const LIST_FIELDS: ReadonlySet<string> = new Set([
+  "Tactic",
+  "Technique",
+] satisfies (typeof TIMELINE_SEARCHED_FIELDS)[number][]);
 
 /**
  * The folded searched fields of one entry, joined by SEPARATOR (own properties, string values only). The
@@ -155,13 +158,15 @@ function searchText(entry: unknown): string {
   const text = (value: unknown): void => {
     if (typeof value === "string") parts.push(value);
   };
-  for (const name of TEXT_FIELDS_BEFORE) if (Object.hasOwn(record, name)) text(record[name]);
-  for (const name of LIST_FIELDS) {
+  // The fields of docs/semantics.md 2, in their order (`TIMELINE_SEARCHED_FIELDS`, the one list).
+  for (const name of TIMELINE_SEARCHED_FIELDS) {
+    if (!Object.hasOwn(record, name)) continue;
     const value = record[name];
-    if (!Object.hasOwn(record, name) || !Array.isArray(value)) continue;
-    const array: readonly unknown[] = value;
-    for (let i = 0; i < array.length; i++) if (Object.hasOwn(array, i)) text(array[i]);
+    if (!LIST_FIELDS.has(name)) text(value);
+    else if (Array.isArray(value)) {
+      const array: readonly unknown[] = value;
+      for (let i = 0; i < array.length; i++) if (Object.hasOwn(array, i)) text(array[i]);
+    }
   }
-  for (const name of TEXT_FIELDS_AFTER) if (Object.hasOwn(record, name)) text(record[name]);
   return foldTimelineText(parts.join(SEPARATOR));
 }

@@ -1,10 +1,10 @@
 /**
- * The adversarial suite of IncidentSet (issue 10): a bounded fuzz run that pits `findFirst`, `findAll` and
+ * The adversarial suite of IncidentSet: a bounded fuzz run that pits `findFirst`, `findAll` and
  * `count` against the reference interpreter `evaluate`, on incident sets whose indexed fields (hash,
  * dictionary — including dictionary columns on open fields —, date) hold arrays (empty, nested, mixed),
  * `null`, own `undefined`, missing values, objects and values of other types.
  *
- * - The expected answer is a linear scan: the incidents sorted by the order of DECISIONS.md 1.9 (earliest
+ * - The expected answer is a linear scan: the incidents sorted by the order of docs/semantics.md 1.9 (earliest
  *   valid `CreatedUtcTime`, undated after dated, ties by numeric `IncidentId`, then insertion order),
  *   filtered by `evaluate`. `findFirst` is its first element, `findAll` the list, `count` its length.
  * - The sets are up to 40 generated incidents mixed into, half of the time, 700 regular "filler"
@@ -206,7 +206,7 @@ const ids = fc.constantFrom<unknown>(1, 2, 3, 4, 5, 6, 10_000, 10_001, "3", 2.5)
 
 /** Conditions aimed at each access path (hash, postings, date index, columns, row predicate) and at null. */
 const pathConditionArb: fc.Arbitrary<unknown> = fc.oneof(
-  // hash: equality, sets, negations, on text and open (IncidentId) fields; AND under OR and NOR (issue 10)
+  // hash: equality, sets, negations, on text and open (IncidentId) fields; AND under OR and NOR
   numbers.map((v) => ({ Number: v })),
   fc.array(numbers, { minLength: 1, maxLength: 3 }).map((vs) => ({ Number: { $in: vs } })),
   fc.tuple(numbers, keys, pool(TEXT_POOLS.Title)).map(([n, k, t]) => ({
@@ -399,7 +399,7 @@ describe("adversarial: IncidentSet agrees with evaluate on column-hostile record
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// The text index (issue 14): `$regex` on text fields whose dictionary outgrew `maxDictionary`, answered by
+// The text index: `$regex` on text fields whose dictionary outgrew `maxDictionary`, answered by
 // trigram candidates and one pattern test per candidate value. Titles here are many and distinct (so that
 // the trigram index narrows), with case variants, the two non-ASCII letters RE2 folds with ASCII ones
 // (KELVIN SIGN with k, LONG S with s), other non-ASCII text, and values of other types.

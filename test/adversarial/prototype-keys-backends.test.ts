@@ -1,5 +1,5 @@
 /**
- * Bodies holding `__proto__` / `constructor.prototype` keys reach the command handler (DECISIONS 3.1,
+ * Bodies holding `__proto__` / `constructor.prototype` keys reach the command handler (docs/semantics.md 3.1,
  * "Prototype keys are data"). Every position of every command's body, over the memory backend and the
  * PostgreSQL backend on PGlite: never 500, both backends answer alike, Object.prototype stays clean, and
  * playbooks receive plain Trigger Data.
@@ -21,7 +21,7 @@ beforeAll(async () => {
   pg = await createPostgresBackend({ client: db.client, clock });
   await pg.migrate();
   await pg.loadDataset(TEST_DATASET);
-}, 60_000);
+}, 300_000);
 afterAll(async () => {
   await drop?.();
 });
@@ -132,7 +132,7 @@ describe("prototype keys in every position, memory and PGlite backends", () => {
         expect(JSON.stringify(data)).not.toMatch(/"(__proto__|constructor|prototype)":/);
       }
     }
-  }, 20_000);
+  }, 300_000);
 });
 
 describe("the deepest configurable Search Conditions on PGlite (depth 256)", () => {

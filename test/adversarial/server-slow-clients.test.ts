@@ -1,5 +1,5 @@
 /**
- * The reference server under slow and greedy clients (issue 10 finding 2; DECISIONS.md 3.1): raw TCP
+ * The reference server under slow and greedy clients (docs/semantics.md 3.1): raw TCP
  * connections that stall in the headers, stall in the body, sit idle after an answer, or pile up from one
  * address. Each must be cut off on time, with the exact 408 body where a request was under way, while
  * `GET /healthz` from another address is still answered. The options are short (300 ms, a cap of 4) so the
@@ -115,7 +115,7 @@ const PARTIAL_BODY =
   "POST /Command/GetIncidentTimelineEntries HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
   `d3key: ${KEYS.analyst}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"Username":`;
 
-describe("stalled requests are answered 408 and closed (DECISIONS.md 3.1)", () => {
+describe("stalled requests are answered 408 and closed (docs/semantics.md 3.1)", () => {
   it.each([
     ["partial headers", PARTIAL_HEADERS],
     ["a partial body of an authenticated request", PARTIAL_BODY],
@@ -169,7 +169,7 @@ describe("stalled requests are answered 408 and closed (DECISIONS.md 3.1)", () =
   });
 });
 
-describe("idle keep-alive connections are closed (DECISIONS.md 3.1)", () => {
+describe("idle keep-alive connections are closed (docs/semantics.md 3.1)", () => {
   it("closes the connection after the keep-alive timeout, with nothing more sent", async () => {
     const port = await start({ requestTimeoutMs: 10_000 });
     const raw = connect(port);
@@ -272,7 +272,7 @@ describe("answers the client does not read are dropped", () => {
   });
 });
 
-describe("connection caps (DECISIONS.md 3.1)", () => {
+describe("connection caps (docs/semantics.md 3.1)", () => {
   it("closes a connection beyond the per-address cap unanswered; /healthz from another address is answered", async () => {
     // A request timeout of 60 s: any close seen here is the cap's (unanswered), never the timeout's (408).
     const port = await start({ requestTimeoutMs: 60_000 });

@@ -1,10 +1,10 @@
 /**
- * fast-check arbitraries of raw Search Conditions JSON (DECISIONS.md section 1), for property and
+ * fast-check arbitraries of raw Search Conditions JSON (docs/semantics.md section 1), for property and
  * differential tests of every implementation of the semantics (`evaluate`, `compile`, `IncidentSet`,
  * `toMongoFilter`).
  *
  * - `searchConditionsArb()`: valid raw Search Conditions for the default catalogue: objects (AND of their
- *   entries), top-level arrays (OR), `$and`/`$or`/`$nor`, every operator of DECISIONS.md 1.3 with operands
+ *   entries), top-level arrays (OR), `$and`/`$or`/`$nor`, every operator of docs/semantics.md 1.3 with operands
  *   of the right kind per field (labels on enumerated fields, pipe strings on alternative fields, strings
  *   on text fields, `$date` operands on `CreatedUtcTime`, any scalar on open fields). Every value parses.
  * - `conditionObjectArb()`: the same, always a JSON object (never a top-level array).
@@ -56,7 +56,7 @@ export interface ConditionArbOptions {
    */
   readonly inheritedNames?: boolean;
   /**
-   * Also generate `$type`, `$mod` and `$elemMatch` (both forms; DECISIONS 1.3, revised for issue 28) in
+   * Also generate `$type`, `$mod` and `$elemMatch` (both forms; docs/semantics.md 1.3, revised) in
    * operator objects (default false: the samples of the suites written before them stay as they were).
    */
   readonly arrayOperators?: boolean;
@@ -118,7 +118,7 @@ export function fieldNameArb(inheritedNames = true): fc.Arbitrary<string> {
 // ---------------------------------------------------------------------------------------------------------
 // Operands
 
-/** A `$date` operand of the pool, in the string form or the canonical `$numberLong` form (DECISIONS.md 1.4). */
+/** A `$date` operand of the pool, in the string form or the canonical `$numberLong` form (docs/semantics.md 1.4). */
 export const dateOperandArb: fc.Arbitrary<{ $date: string | { $numberLong: string } }> = fc.oneof(
   { arbitrary: fc.constantFrom(...DATE_POOL).map((iso) => ({ $date: iso })), weight: 4 },
   {
@@ -162,7 +162,7 @@ function openScalarArb(field: string): fc.Arbitrary<unknown> {
   return fc.oneof({ arbitrary: typical, weight: 3 }, { arbitrary: any, weight: 1 });
 }
 
-/** An ordered operand (`$gt`/`$gte`/`$lt`/`$lte`) of the right kind for the field (DECISIONS.md 1.4, 1.5). */
+/** An ordered operand (`$gt`/`$gte`/`$lt`/`$lte`) of the right kind for the field (docs/semantics.md 1.4, 1.5). */
 export function orderedOperandArb(profile: FieldProfile): fc.Arbitrary<unknown> {
   switch (profile.kind) {
     case "enum":
@@ -172,7 +172,7 @@ export function orderedOperandArb(profile: FieldProfile): fc.Arbitrary<unknown> 
     case "date":
       return dateOperandArb;
     case "open":
-      // Any scalar under type bracketing (DECISIONS.md 1.4): booleans and null too, now and then.
+      // Any scalar under type bracketing (docs/semantics.md 1.4): booleans and null too, now and then.
       return fc.oneof(
         { arbitrary: openScalarArb(profile.field).filter((v) => typeof v !== "boolean"), weight: 8 },
         { arbitrary: fc.boolean(), weight: 1 },
@@ -188,7 +188,7 @@ export function equalityOperandArb(profile: FieldProfile): fc.Arbitrary<unknown>
 }
 
 /**
- * A pipe-alternatives string for an alternative field (DECISIONS.md 1.2): two or three labels joined by
+ * A pipe-alternatives string for an alternative field (docs/semantics.md 1.2): two or three labels joined by
  * `|`, with optional spaces around each alternative (which are trimmed).
  */
 export function pipeStringArb(field: EnumField): fc.Arbitrary<string> {
@@ -227,9 +227,10 @@ export const regexEntriesArb: fc.Arbitrary<[string, unknown][]> = fc
   );
 
 /**
- * An operator object for a field (DECISIONS.md 1.3): one to three distinct operators, each with an
+ * An operator object for a field (docs/semantics.md 1.3): one to three distinct operators, each with an
  * operand of the right kind; `$options` only beside `$regex`; `$not` holds an operator object (itself
- * holding `$not` up to `notDepth` levels) or a `$regex`. `$regex` stands on every field but the date field, where the parser refuses it.
+ * holding `$not` up to `notDepth` levels) or a `$regex`. `$regex` stands on every field but the date field,
+ * where the parser refuses it.
  */
 export function operatorObjectArb(
   profile: FieldProfile,
@@ -275,7 +276,7 @@ export function operatorObjectArb(
     }
   }
   if (notDepth > 0) {
-    // `$not` may hold `$not` (DECISIONS.md 1.3), up to two levels here.
+    // `$not` may hold `$not` (docs/semantics.md 1.3), up to two levels here.
     const inner =
       profile.kind === "date"
         ? operatorObjectArb(profile, notDepth - 1, arrayOperators)

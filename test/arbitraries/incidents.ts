@@ -6,7 +6,7 @@
  *   missing one time in ten), and open fields (`Score`, `Tags`, `Custom`, `Flag`, `SeenAt`, sometimes
  *   `Extra`). Values come from the pools of `pools.ts` (shared with the condition arbitraries) and are
  *   realistic most of the time, odd some of the time: `null`, numbers in text fields, arrays (implicit
- *   traversal), nested objects, `CreatedUtcTime` as a JS `Date`, an ISO string (DECISIONS.md 1.5), an
+ *   traversal), nested objects, `CreatedUtcTime` as a JS `Date`, an ISO string (docs/semantics.md 1.5), an
  *   invalid date string, an epoch number or an invalid `Date`.
  * - `incidentArb({ columnOddities: true })`: besides, every field an `IncidentSet` indexes (the hash fields
  *   `Number`, `ExternalKey`, `IncidentId`; the dictionary columns of the text and enumerated fields and of
@@ -31,7 +31,7 @@ import {
 /** Options of `incidentArb`. */
 export interface IncidentArbOptions {
   /**
-   * Allow `CreatedUtcTime` as an ISO-8601 string (our extension, DECISIONS.md 1.5; MongoDB only compares
+   * Allow `CreatedUtcTime` as an ISO-8601 string (our extension, docs/semantics.md 1.5; MongoDB only compares
    * BSON dates). Default true.
    */
   readonly isoStrings?: boolean;

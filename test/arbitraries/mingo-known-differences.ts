@@ -1,6 +1,6 @@
 /**
  * The known differences between mingo 7 and MongoDB's query semantics (which Search Conditions follow,
- * DECISIONS.md 1.5) that the differential tests meet, each as a precise predicate over a raw Search
+ * docs/semantics.md 1.5) that the differential tests meet, each as a precise predicate over a raw Search
  * Conditions value and an incident record. A disagreement between our evaluation and mingo's is excused
  * only when one of these predicates holds for the pair; each rule is explained, with a minimal example,
  * in test/differential/known-differences.md. Each is a place where mingo departs from MongoDB's own

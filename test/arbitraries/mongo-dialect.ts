@@ -5,11 +5,11 @@
  *
  * - `{"$date": "…"}` and `{"$date": {"$numberLong": "…"}}` operands become JS `Date` objects;
  * - pipe alternatives on alternative fields (`"Webhook|File"`) become `{"$in": [trimmed parts]}`
- *   (DECISIONS.md 1.2);
- * - a top-level array becomes `{"$or": [...]}` (DECISIONS.md 1.1);
+ *   (docs/semantics.md 1.2);
+ * - a top-level array becomes `{"$or": [...]}` (docs/semantics.md 1.1);
  * - `$regex` with `$options` is passed as is; everything else is passed as is.
  *
- * Records: an ISO-8601 UTC string in a catalogue date field is our extension (DECISIONS.md 1.5); MongoDB
+ * Records: an ISO-8601 UTC string in a catalogue date field is our extension (docs/semantics.md 1.5); MongoDB
  * stores BSON dates, so `toMongoRecord` turns those strings into `Date` objects (elements of arrays too).
  * Only valid raw Search Conditions are converted (the output of `searchConditionsArb`).
  */

@@ -1,11 +1,11 @@
 /**
  * Small value pools shared by the condition and incident arbitraries, so that generated Search Conditions
  * actually match generated incidents part of the time (a property over conditions that never match tests
- * nothing). Values follow the field catalogue of DECISIONS.md 1.6 and specification 2.3.
+ * nothing). Values follow the field catalogue of docs/semantics.md 1.6 and specification 2.3.
  */
 import { INGESTION_TYPE_LABELS, SEVERITY_LABELS, STATUS_LABELS } from "../../src/conditions/catalog.js";
 
-/** Labels of the enumerated fields of the default catalogue (DECISIONS.md 1.6). */
+/** Labels of the enumerated fields of the default catalogue (docs/semantics.md 1.6). */
 export const LABEL_POOLS = {
   IngestionType: INGESTION_TYPE_LABELS,
   Severity: SEVERITY_LABELS,
@@ -18,7 +18,7 @@ export type EnumField = keyof typeof LABEL_POOLS;
 /** The enumerated fields, as a list. */
 export const ENUM_FIELDS: readonly EnumField[] = ["IngestionType", "Severity", "Status"];
 
-/** The alternative fields of the default catalogue (pipe-separated alternatives, DECISIONS.md 1.2). */
+/** The alternative fields of the default catalogue (pipe-separated alternatives, docs/semantics.md 1.2). */
 export const ALTERNATIVE_FIELDS: readonly EnumField[] = ["IngestionType", "Status"];
 
 /**
@@ -56,7 +56,7 @@ export const TEXT_FIELD_NAMES = Object.keys(TEXT_POOLS) as TextField[];
 
 /**
  * Instants used by `CreatedUtcTime` values and `$date` operands: ISO-8601 UTC strings of the operand format
- * (DECISIONS.md 1.4), a few with milliseconds. Close together so that ranges split the pool.
+ * (docs/semantics.md 1.4), a few with milliseconds. Close together so that ranges split the pool.
  */
 export const DATE_POOL: readonly string[] = [
   "2023-12-31T23:59:59Z",
@@ -99,7 +99,7 @@ export const REGEX_POOL: readonly string[] = [
   "\\d{2}",
 ];
 
-/** `$options` values: flags from `i`, `m`, `s`, each at most once, in any order (DECISIONS.md 1.4). */
+/** `$options` values: flags from `i`, `m`, `s`, each at most once, in any order (docs/semantics.md 1.4). */
 export const REGEX_OPTIONS_POOL: readonly string[] = ["", "i", "m", "s", "im", "mi", "is", "ims", "sm"];
 
 /**
@@ -124,9 +124,9 @@ export type OpenField = (typeof OPEN_FIELDS)[number];
 
 /**
  * Field names that exist on `Object.prototype` but never as own record properties: a condition on them
- * must read own properties only (DECISIONS.md 1.1), so `{toString: {$exists: true}}` matches no plain record.
+ * must read own properties only (docs/semantics.md 1.1), so `{toString: {$exists: true}}` matches no plain record.
  */
 export const INHERITED_NAMES: readonly string[] = ["toString", "valueOf", "hasOwnProperty"];
 
-/** The keys refused everywhere in Search Conditions (DECISIONS.md 1.1). */
+/** The keys refused everywhere in Search Conditions (docs/semantics.md 1.1). */
 export const FORBIDDEN_KEYS: readonly string[] = ["__proto__", "prototype", "constructor"];

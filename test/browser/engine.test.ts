@@ -1,6 +1,6 @@
 /**
- * The browser build of the engine (`dist/browser/incident-query.js`, tsup.config.ts) in headless Chromium
- * (issue 29): it loads as an ES module in a page with no Node built-in in sight, and `evaluate`, `compile`
+ * The browser build of the engine (`dist/browser/incident-query.js`, tsup.config.ts) in headless Chromium:
+ * it loads as an ES module in a page with no Node built-in in sight, and `evaluate`, `compile`
  * and `IncidentSet` answer every case of the conformance table that a page can receive (plain data and
  * `Date`s) exactly as the same functions answer in Node. `npm run test:browser` builds the file first.
  */

@@ -98,7 +98,7 @@ describe("the playground", () => {
     });
     expect(await page.textContent("#explain")).toMatch(/Severity/);
 
-    // Ctrl+Enter: the dry run names the first incident of the site (DECISIONS 1.9) and its playbooks.
+    // Ctrl+Enter: the dry run names the first incident of the site (docs/semantics.md 1.9) and its playbooks.
     await page.keyboard.press("Control+Enter");
     await page.waitForSelector("#result-incident");
     expect(await page.textContent("#result-incident strong")).toBe("20240102-1");

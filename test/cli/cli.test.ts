@@ -143,7 +143,7 @@ describe("incident-query match", () => {
     ["JSON array", arrayFile],
     ["NDJSON", ndjsonFile],
   ] as const) {
-    it(`prints the earliest matching incident from a ${format} (DECISIONS 1.9)`, async () => {
+    it(`prints the earliest matching incident from a ${format} (docs/semantics.md 1.9)`, async () => {
       const { code, out } = await run("match", "--incidents", path, '{"Title": {"$regex": "^Phish"}}');
       expect(code).toBe(EXIT.ok);
       expect(JSON.parse(out)).toEqual(incidents[1]);
@@ -245,7 +245,7 @@ describe("incident-query timeline", () => {
   });
 });
 
-describe("incident-query as an operator's tool (issue 13)", () => {
+describe("incident-query as an operator's tool", () => {
   it("reads - from standard input", async () => {
     const { code, out } = await runWith(
       { stdin: Readable.from([Buffer.from(ndjsonText)]) },

@@ -18,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), "incident-query-e2e-"));
 
 beforeAll(() => {
   if (!existsSync(MAIN)) execFileSync("npx", ["tsup", "--silent"], { cwd: ROOT, stdio: "ignore" });
-}, 180_000);
+}, 300_000);
 
 /** Runs a shell command line in which `$IQ` is the executable; returns its status and output. */
 function sh(script: string): { code: number; out: string; err: string } {

@@ -1,5 +1,5 @@
 /**
- * The byte reader of `match` (issue 27; docs/cli.md, "Fast path") against the text reader, which parses
+ * The byte reader of `match` (docs/cli.md, "Fast path") against the text reader, which parses
  * every record with `JSON.parse` (`--reader text`): on hostile NDJSON (escaped and repeated keys, keys in
  * nested objects and inside strings, `\u0000`, surrogates, CRLF, blank and white lines, byte order marks,
  * numbers in every JSON form, invalid lines, lines over `--max-line-length`, invalid UTF-8), for every mode

@@ -15,7 +15,7 @@ const dir = mkdtempSync(join(tmpdir(), "incident-query-attack-process-"));
 
 beforeAll(() => {
   if (!existsSync(MAIN)) execFileSync("npx", ["tsup", "--silent"], { cwd: ROOT, stdio: "ignore" });
-}, 180_000);
+}, 300_000);
 
 function file(name: string, content: string): string {
   const path = join(dir, name);
@@ -82,5 +82,5 @@ describe("attacked claims", () => {
     const code = await new Promise<number | null>((done) => child.on("close", done));
     expect(code).toBe(0);
     expect(out).toBe('{"IncidentId":1}\nstatus=0\n');
-  }, 20_000);
+  }, 300_000);
 });

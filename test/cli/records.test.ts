@@ -8,8 +8,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CliError, EXIT } from "../../src/cli/exit-codes.js";
 import { type ReadItem, readRecords } from "../../src/cli/records.js";
-import type { InputSource } from "../../src/cli/source.js";
-import { firstInvalidUtf8, InvalidUtf8Error, openInput } from "../../src/cli/source.js";
+import type { InputSource } from "../../src/node/source.js";
+import { firstInvalidUtf8, InvalidUtf8Error, openInput } from "../../src/node/source.js";
 import { fcOptions } from "../support/fc.js";
 
 function source(chunks: readonly string[]): InputSource {

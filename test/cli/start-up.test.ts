@@ -1,5 +1,5 @@
 /**
- * The executable's start-up (issue 27): `check`, `match` and `timeline` never load the server's packages
+ * The executable's start-up: `check`, `match` and `timeline` never load the server's packages
  * (Fastify, jose, the PostgreSQL drivers) nor date-fns' whole index, nor cli-progress when standard error is
  * no terminal; `serve` loads them when it runs. A module
  * hook refuses to resolve those packages, so a subcommand that loads one fails. Runs the built executable
@@ -37,7 +37,7 @@ async function runGuarded(
     const { stdout, stderr } = await run(
       process.execPath,
       [`--import=data:text/javascript,${encodeURIComponent(register)}`, MAIN, ...args],
-      { encoding: "utf8", timeout: 60_000 },
+      { encoding: "utf8", timeout: 300_000 },
     );
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -75,11 +75,11 @@ describe("start-up: the executable loads the server only for serve", () => {
     const help = await runGuarded(["serve", "--help"]);
     expect(help).toMatchObject({ code: 0 });
     expect(help.stdout).toContain("--rate-limit");
-  }, 120_000);
+  }, 300_000);
 
   it("the guard works: serve, which needs Fastify, is refused it", async () => {
     const serve = await runGuarded(["serve", "--port", "0"]);
     expect(serve.code).not.toBe(0);
     expect(serve.stderr).toContain("refused to load");
-  }, 60_000);
+  }, 300_000);
 });

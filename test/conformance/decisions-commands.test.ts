@@ -1,5 +1,5 @@
 /**
- * Audit probes of DECISIONS.md sections 2 and 3.3 through the command handler.
+ * Audit probes of docs/semantics.md sections 2 and 3 through the command handler.
  */
 import { describe, expect, it } from "vitest";
 import { setup } from "../support/commands-fixtures.js";
@@ -9,7 +9,7 @@ const EVERYTHING =
   "Parameter 'Search Conditions' matches every incident by its shape alone, like {}: name at least one field condition.";
 const errorOf = (r: { body: unknown }) => (r.body as { error: string }).error;
 
-describe("DECISIONS 3.3: conditions that reduce to 'matches everything' are refused like {}", () => {
+describe("docs/semantics.md 3: conditions that reduce to 'matches everything' are refused like {}", () => {
   it.each([
     ["[{}, {}]", [{}, {}]],
     ['{"$or": [{"$and": [{}]}]}', { $or: [{ $and: [{}] }] }],
@@ -32,7 +32,7 @@ describe("DECISIONS 3.3: conditions that reduce to 'matches everything' are refu
   });
 });
 
-describe("DECISIONS 3.3: Search Conditions and Trigger Data as JSON text", () => {
+describe("docs/semantics.md 3: Search Conditions and Trigger Data as JSON text", () => {
   it.each([
     ['"null"', "null"],
     ['"\\"{}\\""', '"{}"'],
@@ -66,7 +66,7 @@ describe("DECISIONS 3.3: Search Conditions and Trigger Data as JSON text", () =>
   });
 });
 
-describe("DECISIONS 2: Sort Order", () => {
+describe("docs/semantics.md 2: Sort Order", () => {
   it.each([[1], [true], [{}], [["ASC"]]])(
     "a non-string Sort Order %j is a command error naming the accepted tokens",
     async (token) => {
@@ -93,7 +93,7 @@ describe("DECISIONS 2: Sort Order", () => {
   });
 });
 
-describe("DECISIONS 3.3: AddNotesToArtifacts", () => {
+describe("docs/semantics.md 3: AddNotesToArtifacts", () => {
   it("'Note' is a non-empty string: a note of spaces is non-empty and is added", async () => {
     const { call } = setup();
     const r = await call("AddNotesToArtifacts", { "Artifact Name": "10.0.0.5", Note: "   " });

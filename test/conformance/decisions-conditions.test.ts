@@ -1,5 +1,5 @@
 /**
- * Audit probes of DECISIONS.md section 1 (Search Conditions). Every matching probe runs through evaluate,
+ * Audit probes of docs/semantics.md section 1 (Search Conditions). Every matching probe runs through evaluate,
  * compile (closures and generated code) and IncidentSet, which must agree (helpers.ts).
  */
 import { describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ const notNest = (levels: number): unknown => {
   return { a: c };
 };
 
-describe("DECISIONS 1.7: limits at their edges", () => {
+describe("docs/semantics.md 1.7: limits at their edges", () => {
   it("depth: 32 levels accepted, 33 refused (root object, field object, then $not objects)", () => {
     expect(issuesOf(notNest(30))).toEqual([]);
     expect(issuesOf(notNest(31)).map((i) => i.code)).toEqual(["limit_exceeded"]);
@@ -77,7 +77,7 @@ describe("DECISIONS 1.7: limits at their edges", () => {
   });
 });
 
-describe("DECISIONS 1.4: date operands", () => {
+describe("docs/semantics.md 1.4: date operands", () => {
   it.each([
     "2024-01-01T00:00:00Z",
     "2024-01-01T00:00:00.123Z",
@@ -152,7 +152,7 @@ describe("DECISIONS 1.4: date operands", () => {
     expect(issuesOf(input).map((i) => [i.code, i.path])).toEqual([["date_operand_required", path]]);
   });
 
-  it("the text-field message is exactly the one DECISIONS quotes", () => {
+  it("the text-field message is exactly the one docs/semantics.md quotes", () => {
     expect(issuesOf({ Number: 123 }).map((i) => i.message)).toEqual([
       "Number is a text field: expected a string, found the number 123.",
     ]);
@@ -165,7 +165,7 @@ describe("DECISIONS 1.4: date operands", () => {
   });
 });
 
-describe("DECISIONS 1.5: null along dotted paths, exactly the listed examples, in every engine", () => {
+describe("docs/semantics.md 1.5: null along dotted paths, exactly the listed examples, in every engine", () => {
   const listed = [
     { a: [] },
     { a: [1] },
@@ -188,7 +188,7 @@ describe("DECISIONS 1.5: null along dotted paths, exactly the listed examples, i
   });
 });
 
-describe("DECISIONS 1.1: records are read through own properties, accessors at most once", () => {
+describe("docs/semantics.md 1.1: records are read through own properties, accessors at most once", () => {
   it("a class-prototype getter is inherited, so it counts as missing, in every engine", () => {
     class Incident {
       get Severity() {
@@ -200,7 +200,7 @@ describe("DECISIONS 1.1: records are read through own properties, accessors at m
   });
 });
 
-describe("DECISIONS 1.9: the first matching incident", () => {
+describe("docs/semantics.md 1.9: the first matching incident", () => {
   it("earliest instant (ms and Date included), ties and undated by numeric IncidentId ascending", () => {
     const set = new IncidentSet([
       { IncidentId: 10, CreatedUtcTime: "2024-01-01T00:00:00Z", k: 1 },
@@ -220,7 +220,7 @@ describe("DECISIONS 1.9: the first matching incident", () => {
   });
 });
 
-describe("DECISIONS 1.6: unknown labels suggest the nearest label", () => {
+describe("docs/semantics.md 1.6: unknown labels suggest the nearest label", () => {
   it("'Hi' for Severity suggests 'High' (the only label it is a prefix of)", () => {
     const r = safeParseSearchConditions({ Severity: "Hi" });
     expect(r.success).toBe(false);

@@ -1,5 +1,5 @@
 /**
- * `IncidentSet.fromNdjson` through the conformance harness (issue 14): each case's incidents are written as
+ * `IncidentSet.fromNdjson` through the conformance harness: each case's incidents are written as
  * NDJSON (one `JSON.stringify` line each) and read back into a compact set, which keeps the lines' bytes and
  * materializes records on demand. The adapter checks that the compact set agrees with
  * `new IncidentSet(records)` built from the same parsed lines (`findAll` in the same order, `count`,

@@ -3,7 +3,7 @@
  * (row predicate only), tiny dictionaries with closures, and dictionary columns or hash indexes on every
  * single-segment field the case's condition names (open fields included). Each case's incidents go into
  * one set; the answers come from `findAll`, and the adapter checks that `count` and `findFirst` agree with
- * it, that raw JSON and the parsed condition answer alike, that the order is DECISIONS.md 1.9's, and that
+ * it, that raw JSON and the parsed condition answer alike, that the order is docs/semantics.md 1.9's, and that
  * each incident added alone to an empty set gets the same answer (for the transcribed jstests, whose
  * collections are larger, in the default layout only: a set per incident is the slow part of this file).
  */
@@ -14,7 +14,7 @@ import { IncidentSet, type IncidentSetOptions } from "../../src/incidents/incide
 import { type Incident, runConformance } from "./harness.js";
 import type { EngineName } from "./skips.js";
 
-/** DECISIONS.md 1.9: earliest valid CreatedUtcTime, undated last; then numeric IncidentId; then position. */
+/** docs/semantics.md 1.9: earliest valid CreatedUtcTime, undated last; then numeric IncidentId; then position. */
 function inCreationOrder(incidents: readonly Incident[]): Incident[] {
   const own = (record: Incident, key: string) =>
     Object.getOwnPropertyDescriptor(record, key)?.value as unknown;

@@ -1,5 +1,5 @@
 /**
- * The byte reader of `match` (`LineMatcher`, issue 27) through the conformance harness: each case's
+ * The byte reader of `match` (`LineMatcher`, docs/cli.md, "Fast path") through the conformance harness: each case's
  * incidents are written as NDJSON (one `JSON.stringify` line each) and judged from their bytes, twice in a
  * row, so that the second pass reads lines whose keys are the previous line's (the scanner's fast path).
  * A line the matcher leaves to the exact path (`LINE_EXACT`) is judged as the CLI judges it: `JSON.parse`,

@@ -1,5 +1,5 @@
 /**
- * The timeline conformance table (DECISIONS.md 2; specification 2.2): every rule of Filter, Sort Order and
+ * The timeline conformance table (docs/semantics.md 2; specification 2.2): every rule of Filter, Sort Order and
  * sorting, as data. `timeline.test.ts` runs each case against `queryTimeline`, `TimelineIndex` and the
  * composition `sortTimelineEntries(filterTimelineEntries(…))`.
  */
@@ -10,7 +10,7 @@ import { emptyEntryText } from "../support/timeline-entries.js";
 export interface TimelineCase {
   /** Unique and readable: "filter: a term in Note keeps the entry". */
   readonly name: string;
-  /** The rule it checks: "DECISIONS 2 filter", "DECISIONS 2 sort order", "DECISIONS 2 sorting". */
+  /** The rule it checks: "docs/semantics.md 2 filter", "docs/semantics.md 2 sort order", "docs/semantics.md 2 sorting". */
   readonly rule: string;
   /** Entries as a backend or a file would hold them (not necessarily valid). */
   readonly entries: readonly unknown[];
@@ -33,9 +33,9 @@ function entry(id: number, time: string | typeof MISSING | number, fields: Recor
   return { ...base, ...fields };
 }
 
-const FILTER = "DECISIONS 2 filter";
-const TOKENS = "DECISIONS 2 sort order";
-const SORTING = "DECISIONS 2 sorting";
+const FILTER = "docs/semantics.md 2 filter";
+const TOKENS = "docs/semantics.md 2 sort order";
+const SORTING = "docs/semantics.md 2 sorting";
 
 /** One entry per searched field, each holding "needle" (in various cases) only there. */
 const PER_FIELD = [

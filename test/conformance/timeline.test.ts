@@ -1,5 +1,5 @@
 /**
- * Runs the timeline conformance table (DECISIONS.md 2) against every implementation: `queryTimeline`, a
+ * Runs the timeline conformance table (docs/semantics.md 2) against every implementation: `queryTimeline`, a
  * `TimelineIndex` built over the entries, and `sortTimelineEntries(filterTimelineEntries(…))`. The raw Sort
  * Order goes through `parseSortOrder`, as the command layer does.
  */
@@ -41,10 +41,11 @@ function deepFreeze<T>(value: T): T {
 }
 
 describe("timeline conformance table", () => {
-  it("has at least 60 cases with unique names, each tied to a rule of DECISIONS.md 2", () => {
+  it("has at least 60 cases with unique names, each tied to a rule of docs/semantics.md 2", () => {
     expect(TIMELINE_CASES.length).toBeGreaterThanOrEqual(60);
     expect(new Set(TIMELINE_CASES.map((c) => c.name)).size).toBe(TIMELINE_CASES.length);
-    for (const c of TIMELINE_CASES) expect(c.rule).toMatch(/^DECISIONS 2 (filter|sort order|sorting)$/);
+    for (const c of TIMELINE_CASES)
+      expect(c.rule).toMatch(/^docs\/semantics\.md 2 (filter|sort order|sorting)$/);
   });
 
   describe.each(IMPLEMENTATIONS)("$name", ({ run }) => {

@@ -13,7 +13,7 @@ import type { ParseOptions } from "../../src/conditions/options.js";
 export interface MatchCase {
   /** Unique, readable: "eq: string equality is case-sensitive". */
   readonly name: string;
-  /** The rule it checks: "DECISIONS 1.5", "spec 2.3". */
+  /** The rule it checks: "docs/semantics.md 1.5", "spec 2.3". */
   readonly rule: string;
   /** Raw Search Conditions JSON, exactly as a caller would send it. */
   readonly conditions: unknown;

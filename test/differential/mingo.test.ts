@@ -1,11 +1,11 @@
 /**
  * Differential test: our reference interpreter (`evaluate`) against mingo 7, a JavaScript implementation
- * of MongoDB's query language, on the subset both share (DECISIONS.md 1.5 follows MongoDB's semantics).
+ * of MongoDB's query language, on the subset both share (docs/semantics.md 1.5 follows MongoDB's semantics).
  *
  * Raw Search Conditions are converted to MongoDB's dialect by the obvious translation of
  * test/arbitraries/mongo-dialect.ts (`$date` → Date, pipe alternatives → `$in`, top-level array → `$or`);
  * records are given to mingo with ISO strings in `CreatedUtcTime` turned into Dates, as a BSON store would
- * hold them (ISO strings are our extension, DECISIONS.md 1.5).
+ * hold them (ISO strings are our extension, docs/semantics.md 1.5).
  *
  * Every disagreement must be excused by a rule of test/arbitraries/mingo-known-differences.ts, each
  * explained in test/differential/known-differences.md; anything else fails with the shrunk

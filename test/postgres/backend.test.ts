@@ -35,7 +35,7 @@ beforeAll(async () => {
   await backend.migrate();
   await backend.migrate(); // idempotent
   await backend.loadDataset(loadSampleDataset());
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await drop?.();
@@ -83,7 +83,7 @@ describe(`the PostgreSQL backend on ${DATABASE_KIND}`, () => {
         }
       }
     }
-  }, 120_000);
+  }, 300_000);
 
   it("finds the same first incident as the memory backend for random Search Conditions", async () => {
     const memory = createMemoryBackend(loadSampleDataset());
@@ -101,9 +101,9 @@ describe(`the PostgreSQL backend on ${DATABASE_KIND}`, () => {
       }
     }
     expect(found).toBeGreaterThan(20);
-  }, 120_000);
+  }, 300_000);
 
-  it("fetches past rows that the re-check rejects, in the order of DECISIONS.md 1.9", async () => {
+  it("fetches past rows that the re-check rejects, in the order of docs/semantics.md 1.9", async () => {
     // The regex is not pushed down: every row of the site is a candidate until one passes the re-check.
     const narrow = await createPostgresBackend({ client, clock, firstBatch: 1 });
     const memory = createMemoryBackend(loadSampleDataset());
@@ -118,7 +118,7 @@ describe(`the PostgreSQL backend on ${DATABASE_KIND}`, () => {
         expected?.IncidentId,
       );
     }
-  }, 120_000);
+  }, 300_000);
 
   it("walks the creation order when candidates are many, and filters first when they are few", async () => {
     // 1,500 incidents of one site: a regex is not pushed down, so every row is a candidate (the walk);
@@ -149,7 +149,7 @@ describe(`the PostgreSQL backend on ${DATABASE_KIND}`, () => {
         set.findFirst(condition)?.IncidentId,
       );
     }
-  }, 120_000);
+  }, 300_000);
 
   it("gives every concurrent playbook run its own, increasing RuntimeId and stores every note once", async () => {
     const before = await backend.counts();
@@ -252,5 +252,5 @@ describe("a PGlite folder survives a restart", () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
-  }, 180_000);
+  }, 300_000);
 });

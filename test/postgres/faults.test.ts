@@ -1,6 +1,6 @@
 /**
  * The reference server over a real PostgreSQL server that fails under it (docs/semantics.md 3.1, "When
- * the data cannot be reached"; issue 30): connections killed with `pg_terminate_backend` under load and in
+ * the data cannot be reached"): connections killed with `pg_terminate_backend` under load and in
  * the middle of a transaction, a statement timeout, a full pool, and the server stopped and started under
  * load. Every request gets an exact answer — 200, 503 `The service is temporarily unavailable: retry after
  * 1 second.` with `Retry-After`, or 500 `Unexpected Error.` — within `commandTimeoutMs`; the server recovers
@@ -273,7 +273,7 @@ function killer(everyMs: number): { stop: () => Promise<number> } {
   };
 }
 
-describe.skipIf(!enabled)("the server over a PostgreSQL server that fails (issue 30)", () => {
+describe.skipIf(!enabled)("the server over a PostgreSQL server that fails", () => {
   it("connections killed under load: exact answers, acknowledged notes stored once, then recovery", async () => {
     const schema = "iq_fault_kill";
     const { backend, post, close } = await serve(schema, { commandTimeoutMs: 5_000 });

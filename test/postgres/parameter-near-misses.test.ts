@@ -123,7 +123,7 @@ beforeAll(async () => {
       return { runs: counts.runs, notes: counts.notes };
     },
   });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await drop?.();

@@ -1,6 +1,6 @@
 /**
  * How the PostgreSQL backend answers a database it cannot reach (docs/semantics.md 3.1, "When the data
- * cannot be reached"; issue 30), on a pool whose faults are chosen: a node-postgres-shaped pool over PGlite
+ * cannot be reached"), on a pool whose faults are chosen: a node-postgres-shaped pool over PGlite
  * that fails `connect()` or a statement as the test says. Reads that fail to reach the database are 503
  * with `Retry-After` (a lost connection is tried once more); a write is 503 only when it certainly did
  * nothing (no connection, statement_timeout), and 500 when its outcome is unknown. The same faults on a
@@ -77,7 +77,7 @@ beforeAll(async () => {
   await backend.migrate();
   await backend.loadDataset(loadSampleDataset());
   handle = createCommandHandler(backend, { onError: (error) => errors.push(error) });
-}, 120_000);
+}, 300_000);
 
 beforeEach(() => {
   faults.length = 0;
@@ -109,7 +109,7 @@ async function notesStored(text: string): Promise<number> {
   return rows.rows[0]!.n;
 }
 
-describe("the PostgreSQL backend when the database cannot be reached (issue 30)", () => {
+describe("the PostgreSQL backend when the database cannot be reached", () => {
   it.each([
     ["the pool's wait runs out", poolTimeout],
     ["the server refuses connections", refused],

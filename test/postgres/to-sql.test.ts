@@ -22,7 +22,7 @@ const database = useSchemaDatabase();
 
 /**
  * The record as PostgreSQL stores it (JSON), or undefined when JSON cannot hold it exactly. A JS `Date` in
- * `CreatedUtcTime` is stored as its ISO string, which means the same there (DECISIONS.md 1.5).
+ * `CreatedUtcTime` is stored as its ISO string, which means the same there (docs/semantics.md 1.5).
  */
 function asStored(input: Record<string, unknown>): Record<string, unknown> | undefined {
   const record = { ...input };
@@ -180,7 +180,7 @@ describe(`toSqlWhere on ${DATABASE_KIND}`, () => {
     expect(usable.length).toBeGreaterThan(allCases.length * 0.75);
     expect(checked).toBeGreaterThan(2000);
     expect(skipped).toBeLessThan(allCases.length * 0.2);
-  }, 120_000);
+  }, 300_000);
 
   it("agrees with evaluate on a random differential of more than 10,000 pairs", async () => {
     const records = fc
@@ -216,9 +216,9 @@ describe(`toSqlWhere on ${DATABASE_KIND}`, () => {
     expect(pairs).toBeGreaterThanOrEqual(10_000);
     // The differential is only worth something if many conditions reach the SQL side.
     expect(pushedDown).toBeGreaterThan(conditions.length / 3);
-  }, 120_000);
+  }, 300_000);
 
-  it("brackets evaluate with $elemMatch, $type and $mod in generated conditions (DECISIONS 1.3)", async () => {
+  it("brackets evaluate with $elemMatch, $type and $mod in generated conditions (docs/semantics.md 1.3)", async () => {
     const records = fc
       .sample(incidentArb(), { seed: FC_SEED + 2, numRuns: 400 })
       .map((record) => asStored(record))
@@ -253,5 +253,5 @@ describe(`toSqlWhere on ${DATABASE_KIND}`, () => {
     expect(conditions).toHaveLength(40);
     expect(pairs).toBeGreaterThanOrEqual(4000);
     expect(matched).toBeGreaterThan(pairs / 50);
-  }, 120_000);
+  }, 300_000);
 });

@@ -23,7 +23,7 @@ beforeAll(async () => {
   await backend.migrate();
   await backend.loadDataset(TEST_DATASET);
   postgres = createCommandHandler(backend, { onError: (error) => errors.push(error) });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await drop?.();

@@ -47,7 +47,7 @@ function call(real: Real, command: string, user: string, site: string, params: u
   return real.handler(command, { Username: user, Site: site, CommandParams: params }, { username: user });
 }
 
-/** The model's answer to "the first incident of the site with field = value" (DECISIONS.md 1.9). */
+/** The model's answer to "the first incident of the site with field = value" (docs/semantics.md 1.9). */
 function firstIncident(site: string, field: string, value: string): IncidentRecord | undefined {
   return INCIDENTS.filter((i) => i.Site === site && i[field] === value).sort(
     (a, b) =>

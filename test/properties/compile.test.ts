@@ -1,6 +1,6 @@
 /**
  * Differential properties: `compile` (generated code and closures) agrees with the reference `evaluate` on
- * generated Search Conditions and generated, odd and hostile records (DECISIONS.md 1.5), including records
+ * generated Search Conditions and generated, odd and hostile records (docs/semantics.md 1.5), including records
  * whose fields are inherited, accessors, or shadow `Object.prototype` names.
  */
 import fc from "fast-check";

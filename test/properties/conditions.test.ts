@@ -1,5 +1,5 @@
 /**
- * Properties of Search Conditions parsing, printing and evaluation (DECISIONS.md section 1), over the
+ * Properties of Search Conditions parsing, printing and evaluation (docs/semantics.md section 1), over the
  * arbitraries of test/arbitraries. Every property runs with `fcOptions(n)`: a fixed seed (FC_SEED) that
  * fast-check prints with the shrunk counterexample on failure; replay with
  * `FC_SEED=<seed> npx vitest run test/properties/conditions.test.ts`.
@@ -146,7 +146,7 @@ describe("the arbitraries", () => {
   });
 });
 
-describe("parseSearchConditions on any input (DECISIONS.md 1.7, 1.8)", () => {
+describe("parseSearchConditions on any input (docs/semantics.md 1.7, 1.8)", () => {
   it("throws nothing but SearchConditionsError, with a non-empty issue list", () => {
     fc.assert(
       fc.property(anyInputArb, (input) => {
@@ -283,7 +283,7 @@ describe("parseSearchConditions on any input (DECISIONS.md 1.7, 1.8)", () => {
   );
 });
 
-describe("evaluate (DECISIONS.md 1.5)", () => {
+describe("evaluate (docs/semantics.md 1.5)", () => {
   it("never throws for any parsed condition and any record, hostile ones included", () => {
     fc.assert(
       fc.property(
@@ -340,7 +340,7 @@ describe("printing (toSearchConditions, explain)", () => {
   });
 });
 
-describe("equivalences, checked by evaluate on generated incidents (DECISIONS.md 1.1–1.5)", () => {
+describe("equivalences, checked by evaluate on generated incidents (docs/semantics.md 1.1–1.5)", () => {
   const objectArb = conditionObjectArb({ maxDepth: 2 });
 
   it("$and: [q] ≡ q", () => {
@@ -410,7 +410,7 @@ describe("equivalences, checked by evaluate on generated incidents (DECISIONS.md
     );
   });
 
-  it("pipe alternatives ≡ $in of the trimmed parts, on alternative fields (DECISIONS.md 1.2)", () => {
+  it("pipe alternatives ≡ $in of the trimmed parts, on alternative fields (docs/semantics.md 1.2)", () => {
     const arb = fc
       .constantFrom(...ALTERNATIVE_FIELDS)
       .chain((field) => fc.tuple(fc.constant(field), pipeStringArb(field)));
@@ -467,7 +467,7 @@ describe("equivalences, checked by evaluate on generated incidents (DECISIONS.md
   });
 });
 
-describe("no input pollutes a prototype (DECISIONS.md 1.1)", () => {
+describe("no input pollutes a prototype (docs/semantics.md 1.1)", () => {
   it("after parsing, printing and evaluating hostile input, Object.prototype has no new keys", () => {
     fc.assert(
       fc.property(hostileInputArb(), fc.array(hostileRecordArb(), { maxLength: 4 }), (input, records) => {

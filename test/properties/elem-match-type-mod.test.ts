@@ -1,5 +1,5 @@
 /**
- * `$elemMatch`, `$type` and `$mod` (DECISIONS 1.3, revised; issue 28) in every in-process engine: generated
+ * `$elemMatch`, `$type` and `$mod` (docs/semantics.md 1.3, revised) in every in-process engine: generated
  * conditions built from the three operators (nested in each other, under `$not`, `$or`, dotted paths and
  * array indexes) over generated records with nested arrays, objects, dates, NaN, `-0` and large numbers
  * (test/arbitraries/array-operators.ts); `evaluate`,
@@ -21,7 +21,7 @@ import { fcOptions } from "../support/fc.js";
 const recordArb = recordArb_();
 const conditionArb = conditionArb_();
 
-describe("$elemMatch, $type, $mod: every engine agrees (DECISIONS 1.3, 1.5)", () => {
+describe("$elemMatch, $type, $mod: every engine agrees (docs/semantics.md 1.3, 1.5)", () => {
   it("on generated conditions and records (evaluate, compile both back ends, IncidentSet)", () => {
     fc.assert(
       fc.property(conditionArb, fc.array(recordArb, { minLength: 1, maxLength: 12 }), (input, records) => {
@@ -67,7 +67,7 @@ describe("$elemMatch, $type, $mod among every other operator (searchConditionsAr
   });
 });
 
-describe("$elemMatch reads each element once (DECISIONS 1.1)", () => {
+describe("$elemMatch reads each element once (docs/semantics.md 1.1)", () => {
   it.each([
     ["query form", { a: { $elemMatch: { b: 1, $or: [{ b: 2 }, { b: 1 }] } } }],
     ["operator form", { a: { $elemMatch: { $gte: 1, $not: { $type: "string" } } } }],
@@ -110,7 +110,7 @@ describe("$elemMatch on an array element read as a document (MongoDB's BSON arra
     [{ a: { $elemMatch: { length: { $exists: false } } } }, { a: [[1]] }, true],
     [{ a: { $elemMatch: { b: null } } }, { a: [[{ b: 1 }]] }, true],
     [{ a: { $elemMatch: { b: null } } }, { a: [{ b: 1 }] }, false],
-    // An element holding `undefined` is no element, as a field holding it is missing (DECISIONS 1.1).
+    // An element holding `undefined` is no element, as a field holding it is missing (docs/semantics.md 1.1).
     [{ a: { $elemMatch: { $exists: true } } }, { a: [undefined] }, false],
     [{ a: { $elemMatch: { $not: { $eq: 1 } } } }, { a: [undefined, 1] }, false],
     [{ a: { $elemMatch: { $exists: true } } }, { a: [undefined, null] }, true],

@@ -1,10 +1,10 @@
 /**
- * Properties of `IncidentSet` when a `$regex` on a text column runs row by row (issue 14, docs/performance.md
- * "Text conditions in a conjunction"): a text column with many distinct values and no trigram index (or one
- * the cost model passes over) runs its pattern last, on the rows the label and date children leave, memoized
- * per value, and through a segment of the creation order when a `CreatedUtcTime` interval decides every row.
- * `count`, `findAll` and `findFirst` must equal a sorted linear scan with the reference interpreter on
- * titles that are missing, null, numbers, booleans, arrays or objects, with incidents added between queries.
+ * Properties of `IncidentSet` when a `$regex` on a text column runs row by row: a text column with many
+ * distinct values and no trigram index (or one the cost model passes over) runs its pattern last, on the rows
+ * the label and date children leave, memoized per value, and through a segment of the creation order when a
+ * `CreatedUtcTime` interval decides every row. `count`, `findAll` and `findFirst` must equal a sorted linear
+ * scan with the reference interpreter on titles that are missing, null, numbers, booleans, arrays or objects,
+ * with incidents added between queries.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

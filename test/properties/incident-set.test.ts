@@ -1,5 +1,5 @@
 /**
- * Properties of `IncidentSet` against a linear scan with the reference interpreter (DECISIONS.md 1.5, 1.9):
+ * Properties of `IncidentSet` against a linear scan with the reference interpreter (docs/semantics.md 1.5, 1.9):
  * `findFirst` is the first element of the matching incidents sorted by creation order, `findAll` is that
  * sorted list, `count` its length — for generated Search Conditions and incident lists whose indexed fields
  * hold arrays, nulls, missing and mixed-type values (`columnOddities`), with incidents added at construction

@@ -1,5 +1,5 @@
 /**
- * Properties of the timeline engine (DECISIONS.md 2), over generated entries with unique `TimelineID`s,
+ * Properties of the timeline engine (docs/semantics.md 2), over generated entries with unique `TimelineID`s,
  * many tied times, invalid and missing times, and text in several scripts.
  */
 import fc from "fast-check";
@@ -85,7 +85,7 @@ const entries: fc.Arbitrary<LooseEntry[]> = fc
 const order = fc.constantFrom<SortOrder>("asc", "desc");
 const term = fc.oneof(word, fc.constantFrom("", "  ", "2024-01-01", "MAIL", "événement"));
 
-/** The order of DECISIONS.md 2, written independently: valid times compare as fixed-width strings. */
+/** The order of docs/semantics.md 2, written independently: valid times compare as fixed-width strings. */
 function inOrder(a: LooseEntry, b: LooseEntry, sortOrder: SortOrder): boolean {
   const va = isValidTimelineTime(a.Time);
   const vb = isValidTimelineTime(b.Time);
@@ -97,7 +97,7 @@ function inOrder(a: LooseEntry, b: LooseEntry, sortOrder: SortOrder): boolean {
   return sortOrder === "asc" ? a.TimelineID < b.TimelineID : a.TimelineID > b.TimelineID;
 }
 
-describe("timeline properties (DECISIONS.md 2)", () => {
+describe("timeline properties (docs/semantics.md 2)", () => {
   it("the result is a subset of the input, in sort order", () => {
     fc.assert(
       fc.property(entries, term, order, (es, filter, sortOrder) => {

@@ -1,5 +1,5 @@
 /**
- * Authentication end to end over real HTTP (DECISIONS.md 3.1, specification 5): API keys in `d3key`,
+ * Authentication end to end over real HTTP (docs/semantics.md 3.1, specification 5): API keys in `d3key`,
  * tokens in `d3jwt` (valid, expired, wrong signature, `alg: none`, wrong user), and the order of checks
  * (authentication before everything but the method).
  */

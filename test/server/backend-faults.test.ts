@@ -1,6 +1,6 @@
 /**
  * What the server answers when its backend fails (docs/semantics.md 3.1, "When the data cannot be
- * reached"; issue 30): a `BackendUnavailableError` (nothing was done) is 503 with `Retry-After` and the
+ * reached"): a `BackendUnavailableError` (nothing was done) is 503 with `Retry-After` and the
  * exact sentence; any other rejection is 500 `Unexpected Error.`; a backend that never answers is 500 at
  * `commandTimeoutMs` (default `requestTimeoutMs`), never a hang. The real databases are attacked in
  * `test/postgres/faults.test.ts`.
@@ -22,7 +22,7 @@ function backendWith(findSite: Backend["findSite"]): Backend {
 
 const timeline = envelope({ "Incident Number": "20240101-1" });
 
-describe("a backend that cannot be reached (issue 30)", () => {
+describe("a backend that cannot be reached", () => {
   it("BackendUnavailableError is 503 with Retry-After and the exact sentence", async () => {
     const r = await startServer({
       backend: backendWith(async () => {

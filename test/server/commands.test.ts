@@ -1,6 +1,6 @@
 /**
  * The three commands end to end over real HTTP on 127.0.0.1 (server on port 0, the real handler and the
- * memory backend over the test dataset): the success bodies, every row of DECISIONS.md 3.2, and the
+ * memory backend over the test dataset): the success bodies, every row of docs/semantics.md 3, and the
  * transport rows of 3.1 that do not concern credentials (see auth.test.ts, rate-limit.test.ts).
  */
 import { connect } from "node:net";
@@ -222,7 +222,7 @@ describe("AddNotesToArtifacts", () => {
   });
 });
 
-describe("site access (DECISIONS.md 3.2)", () => {
+describe("site access (docs/semantics.md 3)", () => {
   it.each([
     ["GetIncidentTimelineEntries", { Status: "Failed", Data: [] }],
     ["TriggerIncidentExternalAction", { Status: "Failed", Data: {} }],
@@ -246,7 +246,7 @@ describe("site access (DECISIONS.md 3.2)", () => {
   );
 });
 
-describe("transport (DECISIONS.md 3.1)", () => {
+describe("transport (docs/semantics.md 3.1)", () => {
   const ok = envelope({ "Incident Number": "20240101-1" });
 
   it.each([

@@ -1,5 +1,5 @@
 /**
- * Audit probes of DECISIONS.md 3.1 (transport), through Fastify's inject.
+ * Audit probes of docs/semantics.md 3.1 (transport), through Fastify's inject.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer } from "../../src/server/index.js";
@@ -32,7 +32,7 @@ const inject = (
 
 const env = (CommandParams: unknown) => JSON.stringify({ Username: "analyst", Site: SOC, CommandParams });
 
-describe("DECISIONS 3.1: authentication comes first, for any path under {basePath}/Command/", () => {
+describe("docs/semantics.md 3.1: authentication comes first, for any path under {basePath}/Command/", () => {
   it.each(["GET", "PUT", "DELETE", "PATCH"])(
     "answers 401 (not 405) to %s without a credential",
     async (method) => {
@@ -76,7 +76,7 @@ describe("DECISIONS 3.1: authentication comes first, for any path under {basePat
   });
 });
 
-describe("DECISIONS 3.1: case-insensitive Command segment and command names", () => {
+describe("docs/semantics.md 3.1: case-insensitive Command segment and command names", () => {
   it.each([
     "/VSOC/api/command/getincidenttimelineentries",
     "/VSOC/api/COMMAND/GETINCIDENTTIMELINEENTRIES",
@@ -94,7 +94,7 @@ describe("DECISIONS 3.1: case-insensitive Command segment and command names", ()
   });
 });
 
-describe("DECISIONS 3.1: 400 for a body that is not a JSON object, for every command", () => {
+describe("docs/semantics.md 3.1: 400 for a body that is not a JSON object, for every command", () => {
   const names = ["GetIncidentTimelineEntries", "TriggerIncidentExternalAction", "AddNotesToArtifacts"];
   const bodies: [string, string | undefined][] = [
     ["invalid JSON", "{"],
@@ -115,7 +115,7 @@ describe("DECISIONS 3.1: 400 for a body that is not a JSON object, for every com
   }
 });
 
-describe("DECISIONS 3.1: envelope fields", () => {
+describe("docs/semantics.md 3.1: envelope fields", () => {
   it.each([
     ["Username missing", { Site: SOC, CommandParams: {} }, "Username"],
     ["Username a number", { Username: 1, Site: SOC, CommandParams: {} }, "Username"],
@@ -153,7 +153,7 @@ describe("DECISIONS 3.1: envelope fields", () => {
   });
 });
 
-describe("DECISIONS 3.1: 413 and 415", () => {
+describe("docs/semantics.md 3.1: 413 and 415", () => {
   it("413 with an Error body one byte over 1 MiB; 1 MiB itself is accepted", async () => {
     const base = env({ "Incident Number": "20240101-1" });
     const pad = (n: number) => `${base.slice(0, -1)},"Pad":"${"x".repeat(n - base.length - 9)}"}`;
@@ -191,7 +191,7 @@ describe("DECISIONS 3.1: 413 and 415", () => {
   });
 });
 
-describe("DECISIONS 3.2: access to the site", () => {
+describe("docs/semantics.md 3: access to the site", () => {
   it("the same message whether or not the site exists", async () => {
     const lead = { d3key: KEYS.lead, "content-type": "application/json" };
     for (const site of ["Berlin Lab", "Nowhere"]) {
@@ -210,7 +210,7 @@ describe("DECISIONS 3.2: access to the site", () => {
   });
 });
 
-describe("DECISIONS 3.1: authentication before 413 and 415", () => {
+describe("docs/semantics.md 3.1: authentication before 413 and 415", () => {
   it("answers 401 to an unauthenticated body over the size limit", async () => {
     const big = env({ Note: "x".repeat(2_000_000) });
     const r = await inject("POST", "/VSOC/api/Command/AddNotesToArtifacts", big, {
@@ -227,7 +227,7 @@ describe("DECISIONS 3.1: authentication before 413 and 415", () => {
   });
 });
 
-describe("DECISIONS 3.1 / 1.1: a body that is a JSON object is not answered 'must be a valid JSON object'", () => {
+describe("docs/semantics.md 3.1 / 1.1: a body that is a JSON object is not answered 'must be a valid JSON object'", () => {
   it("ignores an extra envelope field named __proto__ (envelope fields other than the three are ignored)", async () => {
     const body = `{"Username":"analyst","Site":"${SOC}","CommandParams":{"Incident Number":"20240101-1"},"__proto__":{"x":1}}`;
     const r = await inject("POST", "/VSOC/api/Command/GetIncidentTimelineEntries", body);
@@ -255,7 +255,7 @@ describe("DECISIONS 3.1 / 1.1: a body that is a JSON object is not answered 'mus
   });
 });
 
-describe("DECISIONS 3.1: 401 whatever the command name's length (over real HTTP)", () => {
+describe("docs/semantics.md 3.1: 401 whatever the command name's length (over real HTTP)", () => {
   /** Sends a POST with a 20,000-character command name; its status and Retry-After. */
   async function overLong(
     port: number,

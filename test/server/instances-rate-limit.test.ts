@@ -1,6 +1,6 @@
 /**
  * Rate limits and failed-authentication budgets across several instances (docs/semantics.md 3.1, "Several
- * instances"; issue 30): they are kept per instance, in its memory, so N instances behind one balancer
+ * instances"): they are kept per instance, in its memory, so N instances behind one balancer
  * allow N times what one allows. Three servers over one backend, a budget of 5, requests spread evenly:
  * exactly 15 pass, and a guesser gets exactly 15 answers of 401 before 429 everywhere.
  */
@@ -25,7 +25,7 @@ afterAll(async () => {
 
 const timeline = envelope({ "Incident Number": "20240101-1" });
 
-describe("several instances: each keeps its own budgets (issue 30)", () => {
+describe("several instances: each keeps its own budgets", () => {
   it(`a user spread over ${INSTANCES} instances gets ${INSTANCES} × ${BUDGET} answers a window, then 429 everywhere`, async () => {
     const statuses: number[] = [];
     for (let k = 0; k < 2 * INSTANCES * BUDGET; k++) {

@@ -1,5 +1,5 @@
 /**
- * `/openapi.json` and `/schema/search-conditions.json` (issue 29; docs/server.md, "OpenAPI and JSON
+ * `/openapi.json` and `/schema/search-conditions.json` (docs/server.md, "OpenAPI and JSON
  * Schema"): the document is valid OpenAPI 3.1 for a maintained validator, describes the server's base path
  * and catalogue, and every response the server test suites receive validates against it (the hook of
  * test/support/openapi-responses.setup.ts, checked here to be installed and to catch a wrong body).

@@ -1,5 +1,5 @@
 /**
- * Rate limiting per credential (DECISIONS.md 3.1: 429 with the specification's body and `Retry-After`)
+ * Rate limiting per credential (docs/semantics.md 3.1: 429 with the specification's body and `Retry-After`)
  * and the request log (one structured line per request, never a credential), over real HTTP.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * `incident-query serve` (issue 6): options, what it prints on start, the generated key, the printed
+ * `incident-query serve`: options, what it prints on start, the generated key, the printed
  * `curl` example run for real, errors with exit codes, and a clean stop on SIGINT and SIGTERM (in a child
  * process). Every server listens on 127.0.0.1, port 0.
  */
@@ -195,7 +195,7 @@ describe("serve: start-up output", () => {
   });
 });
 
-describe("serve: transport options (DECISIONS.md 3.1)", () => {
+describe("serve: transport options (docs/semantics.md 3.1)", () => {
   it("applies the defaults", async () => {
     const started = await serve(["--data", datasetFile]);
     try {
@@ -252,7 +252,7 @@ describe("serve: transport options (DECISIONS.md 3.1)", () => {
   });
 });
 
-describe("serve: --catalog (issue 13)", () => {
+describe("serve: --catalog", () => {
   const catalogFile = join(dir, "catalog.json");
   writeFileSync(
     catalogFile,
@@ -344,7 +344,7 @@ describe("serve: --catalog (issue 13)", () => {
   });
 });
 
-describe("serve: --data loading report (issue 13)", () => {
+describe("serve: --data loading report", () => {
   it("reports each loading stage on standard error for a large file, then a summary", async () => {
     // 4 MiB of JSON whitespace makes the file large without making the test slow.
     const big = join(dir, "big.json");

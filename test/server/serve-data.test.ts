@@ -21,7 +21,7 @@ const USER = (JSON.parse(SAMPLE.toString("utf8")) as { users: { username: string
 
 beforeAll(() => {
   if (!existsSync(MAIN)) execFileSync("npx", ["tsup", "--silent"], { cwd: ROOT, stdio: "ignore" });
-}, 180_000);
+}, 300_000);
 
 function file(name: string, content: string | Buffer): string {
   const path = join(dir, name);
@@ -77,13 +77,13 @@ describe("serve --data lists every problem with its path (docs/server.md, option
     expect(loaded).toBe(false);
     expect(code).toBe(EXIT.dataError);
     expect(err).toContain("sites[0].timeZone");
-  }, 20_000);
+  }, 300_000);
 
   it("a dataset that is not JSON says why", async () => {
     const { code, err } = await serve(["--data", file("not-json.json", '{"sites": [}')]);
     expect(code).toBe(EXIT.dataError);
     expect(err.trim()).not.toMatch(/is not a valid dataset:$/);
-  }, 20_000);
+  }, 300_000);
 });
 
 describe("serve --data decodes UTF-8 strictly (SECURITY.md, The command line)", () => {
@@ -97,17 +97,17 @@ describe("serve --data decodes UTF-8 strictly (SECURITY.md, The command line)", 
     // Today: "Loaded '…': 60 incidents …", the title served with U+FFFD.
     expect(loaded).toBe(false);
     expect(code).toBe(EXIT.dataError);
-  }, 20_000);
+  }, 300_000);
 });
 
 describe("--data takes a path or '-', gzip or not (docs/cli.md, Inputs)", () => {
   it("serve --data reads a gzip dataset", async () => {
     const { loaded } = await serve(["--data", file("sample.json.gz", gzipSync(SAMPLE))]);
     expect(loaded).toBe(true);
-  }, 20_000);
+  }, 300_000);
 
   it("serve --data - reads standard input", async () => {
     const { loaded } = await serve(["--data", "-"], SAMPLE);
     expect(loaded).toBe(true);
-  }, 20_000);
+  }, 300_000);
 });

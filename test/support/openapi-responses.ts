@@ -1,5 +1,5 @@
 /**
- * Every response of the server test suites, held to the OpenAPI document (issue 29): `checkResponse` finds
+ * Every response of the server test suites, held to the OpenAPI document: `checkResponse` finds
  * the operation of a request in `openApiDocument` (paths match case-insensitively, as the server routes them;
  * any path under `{base}/Command/` that names no command is the templated `{command}` path) and validates the
  * status and the JSON body with ajv. A request the document has no operation for (405 on a command path,

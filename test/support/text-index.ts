@@ -1,7 +1,7 @@
 /**
  * Test helpers of the text index (src/incidents/text-index.test.ts, src/incidents/text/text-column.test.ts).
  */
-import { TextColumn, type TextIndex } from "../../src/incidents/text-index.js";
+import { TextColumn, type TextIndex } from "../../src/incidents/text/index.js";
 
 /** A text column over `values` (one row each) with its text index built, under a budget of `bytes`. */
 export function indexed(

@@ -1,5 +1,5 @@
 /**
- * An independent reference for the `Time` rule of timeline entries (DECISIONS.md 2), built on date-fns:
+ * An independent reference for the `Time` rule of timeline entries (docs/semantics.md 2), built on date-fns:
  * parse `yyyy-MM-dd HH:mm:ss` in UTC, check `isValid`, and format back, which refuses every variant date-fns
  * would tolerate (single-digit fields, trailing text, roll-over dates). The project's own reader
  * (`timelineTimeKey`, an allocation-free scanner) must accept exactly what this accepts; a property test

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../../test/support/fc.js";
 import { emptyEntryText } from "../../../test/support/timeline-entries.js";
 import { DEFAULT_CATALOG, extendCatalog } from "../../conditions/catalog.js";
+import { TIMELINE_TIME_FORMAT, validateTimelineEntries } from "../../timeline/index.js";
 import { DEFAULT_PROGRESS_INTERVAL, MAX_DATASET_ISSUES, parseDataset, validateDataset } from "./dataset.js";
 import { loadSampleDataset } from "./sample-dataset.js";
 
@@ -264,6 +265,24 @@ describe("validateDataset", () => {
     const input = withList("incidents", [{ IncidentId: 1, Number: "1", Site: "HQ", Severity: "Unassigned" }]);
     expect(validateDataset(input).ok).toBe(false);
     expect(validateDataset(input, { catalog }).ok).toBe(true);
+  });
+
+  it("names the Time format of a timeline entry as validateTimelineEntries does (one rule, one constant)", () => {
+    const time = "2024-01-01T00:00:00Z";
+    const result = validateDataset(
+      withList("timelineEntries", [{ IncidentNumber: "1", Site: "HQ", TimelineID: 1, Time: time }]),
+    );
+    expect(result.ok).toBe(false);
+    const message = result.ok ? "" : (result.issues[0]?.message ?? "");
+    expect(message).toContain(TIMELINE_TIME_FORMAT);
+    const timeline = validateTimelineEntries([{ TimelineID: 1, Time: time, ...emptyEntryText() }]);
+    expect(timeline.ok ? "" : JSON.stringify(timeline)).toContain(TIMELINE_TIME_FORMAT);
+    // Both accept what the format says.
+    expect(
+      validateDataset(
+        withList("timelineEntries", [{ ...BASE.timelineEntries[0], Time: "2024-03-01 12:00:00" }]),
+      ).ok,
+    ).toBe(true);
   });
 
   it("caps the number of listed issues", () => {

@@ -38,7 +38,7 @@ describe("createMemoryBackend", () => {
     expect(copy).toEqual(DATASET);
   });
 
-  it("finds incidents by number within a site and the first match by DECISIONS 1.9", async () => {
+  it("finds incidents by number within a site and the first match by docs/semantics.md 1.9", async () => {
     const backend = createMemoryBackend(DATASET);
     expect((await backend.findIncidentByNumber(HQ, "20240101-1"))?.IncidentId).toBe(1);
     expect(await backend.findIncidentByNumber("Berlin", "20240101-1")).toBeUndefined();

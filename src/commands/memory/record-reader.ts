@@ -13,10 +13,8 @@ import type { FieldSpec as CatalogFieldSpec } from "../../conditions/catalog.js"
 import { ISO_UTC_FORMAT, parseIsoUtc } from "../../conditions/dates.js";
 import type { PathSegment } from "../../conditions/issues.js";
 import { timelineTimeKey } from "../../timeline/sort.js";
+import { TIMELINE_TIME_FORMAT } from "../../timeline/time.js";
 import { type DatasetIssue, type DatasetIssueDetail, makeDatasetIssue } from "./dataset-issues.js";
-
-/** The format of a timeline entry's `Time` (specification 2.2). */
-export const LOCAL_TIME_FORMAT = "yyyy-MM-dd HH:mm:ss";
 
 /** A check a string must pass once its type is right. */
 export type StringFormat = "timeZone" | "localTime" | "isoUtc";
@@ -319,7 +317,7 @@ function formatProblem(format: StringFormat, value: string): DatasetIssueDetail 
       return isValidTimeZone(value) ? undefined : { code: "invalid_time_zone", found: value };
     case "localTime":
       return timelineTimeKey(value) === undefined
-        ? { code: "invalid_time", format: LOCAL_TIME_FORMAT, found: value }
+        ? { code: "invalid_time", format: TIMELINE_TIME_FORMAT, found: value }
         : undefined;
     case "isoUtc":
       return parseIsoUtc(value) === undefined

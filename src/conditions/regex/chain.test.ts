@@ -265,11 +265,11 @@ describe("testChain and compileRegex on chains", () => {
     expect(compileRegexEngine("a+b", "")).toBe(compileRegex("a+b", ""));
   });
 
-  it("evaluate, the reference interpreter, takes the engine alone (no literal or chain fast path)", () => {
+  it("evaluate, the reference interpreter, takes no matcher of ours (re2js itself; only the error is shared)", () => {
     const source = readFileSync(new URL("../evaluate.ts", import.meta.url), "utf8");
     const imports = [...source.matchAll(/import \{([^}]*)\} from "\.\/regex\/([^"]+)"/g)];
     expect(imports.map(([, names, file]) => [file, names?.trim()])).toEqual([
-      ["matcher.js", "compileRegexEngine"],
+      ["syntax-error.js", "RegexSyntaxError, regexErrorReason"],
     ]);
   });
 });

@@ -8,7 +8,8 @@
  * entirely and use string search; so do literal chains (`(port scan|VPN) .* on`: `chain.ts`), which keep
  * the engine only for the values string search cannot decide exactly. An end-anchored pattern of bounded
  * width (`srv-42\d\d$`) runs the engine on the end of the value only (`window.ts`). `compileRegexEngine` is
- * the engine alone, without any of these: the matcher of the reference interpreter (`evaluate`).
+ * the engine alone, without any of these (the fast paths' tests hold each fast path to it). The reference
+ * interpreter (`evaluate`) uses none of this module: it compiles with re2js itself.
  *
  * Semantics are those of RE2 (and of MongoDB's `$regex`, which is a search): a pattern matches when it
  * matches any part of the value. Without the `m` flag, `^` and `$` match only at the start and the very end
@@ -20,7 +21,10 @@ import { sharedCache } from "../lru.js";
 import { bitParallelMatcher, UnsupportedProgram } from "./bit-parallel.js";
 import { analyzeChain, chainBytes, chainTester, type RegexChain } from "./chain.js";
 import { limitDfaMemory, measureRegex, type RegexMeasure, regexFlagBits } from "./program.js";
+import { RegexSyntaxError, regexErrorReason } from "./syntax-error.js";
 import { suffixWindow, windowed } from "./window.js";
+
+export { RegexSyntaxError, unsupportedRegexFeature } from "./syntax-error.js";
 
 /**
  * What a literal pattern means, as found by `analyzeLiteral`.
@@ -255,71 +259,6 @@ function literalMatcher(literal: RegexLiteral, source: string, bits: number): Re
   };
 }
 
-/**
- * Constructs outside RE2 syntax, recognized by the fragment the engine quotes in its reason, and what we
- * call them (issue messages name the construct first, then quote the engine: docs/semantics.md 1.4).
- */
-const UNSUPPORTED: readonly (readonly [RegExp, string])[] = [
-  [/`\(\?<[=!]/, "lookbehind ((?<=…), (?<!…)) is not supported"],
-  [/`\(\?[=!]/, "lookahead ((?=…), (?!…)) is not supported"],
-  [/`\(\?>/, "atomic groups ((?>…)) are not supported"],
-  [/`\(\?\(/, "conditionals ((?(1)…|…)) are not supported"],
-  [/`\(\?#/, "comments ((?#…)) are not supported"],
-  [/`\(\?P`/, "backreferences and recursion by name ((?P=name), (?P>name)) are not supported"],
-  [/`\\[1-9kg]/, "backreferences (\\1, \\k<name>) are not supported"],
-  [/`(?:[*+?]|\{[^`]*\})\+`/, "possessive quantifiers (a*+, a++, a?+, a{n}+) are not supported"],
-  [
-    /`(?:[*+?]|\{[^`]*\})\??[*?+]`/,
-    "a repetition of a repetition (a**) is not allowed: group it first, as in (?:a*)*",
-  ],
-  [/`\\C`/, "\\C (any byte) is not supported"],
-  [/`\\Z`/, "\\Z is not supported: use $ (or \\z) for the end of the value"],
-  [/`\\u`/, "\\u escapes are not supported: write \\x{hhhh}"],
-  [/`\\[GKRXhN]`/, "this Perl/PCRE escape is not supported"],
-  [/`\(\?[imsU-]*[a-zA-Z]/, "only the inline flags i, m, s and U are supported ((?i), (?s:…))"],
-  [/`\(\?/, "this group syntax is not supported"],
-];
-
-/**
- * Names, in our words, the construct outside RE2 syntax that the engine's reason points at: lookaround,
- * backreferences, possessive quantifiers, atomic groups, `\C`, … (docs/semantics.md 1.4).
- * @param reason - the engine's reason, as in `RegexSyntaxError.reason` or `RegexMeasure`
- * @returns a phrase such as `lookbehind ((?<=…), (?<!…)) is not supported`, or `undefined` when the pattern
- *   is merely malformed (the engine's reason then says it all)
- * @example unsupportedRegexFeature("invalid named capture: `(?<=a)b`") //=> "lookbehind ((?<=…), (?<!…)) is not supported"
- */
-export function unsupportedRegexFeature(reason: string): string | undefined {
-  for (const [pattern, phrase] of UNSUPPORTED) if (pattern.test(reason)) return phrase;
-  return undefined;
-}
-
-/** The reason RE2 gives for refusing a pattern, without the engine's generic prefix. */
-function reasonOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^error parsing regexp: /, "");
-}
-
-/**
- * Thrown by `compileRegex` for a pattern outside RE2 syntax. `reason` is the engine's explanation, e.g.
- * ``invalid escape sequence: `\1` `` (docs/semantics.md 1.4: the issue message quotes it).
- */
-export class RegexSyntaxError extends SyntaxError {
-  override readonly name = "RegexSyntaxError";
-  readonly pattern: string;
-  readonly reason: string;
-
-  constructor(pattern: string, reason: string) {
-    const unsupported = unsupportedRegexFeature(reason);
-    super(
-      unsupported === undefined
-        ? `Invalid regular expression ${JSON.stringify(pattern)}: ${reason}.`
-        : `Invalid regular expression ${JSON.stringify(pattern)}: ${unsupported} (RE2: ${reason}).`,
-    );
-    this.pattern = pattern;
-    this.reason = reason;
-  }
-}
-
 /** Capacity of the compiled-matcher cache in entries; least recently used entries are dropped. */
 export const REGEX_CACHE_CAPACITY = 256;
 
@@ -377,9 +316,9 @@ export function compileRegex(source: string, flags: string): RegexMatcher {
 }
 
 /**
- * Compiles a `$regex` pattern for the reference interpreter (`evaluate`, which shares no code with the fast
- * paths): RE2's program matched by `bit-parallel.ts` (re2js itself past `MAX_POSITIONS`), never the
- * literal or literal-chain fast paths of `compileRegex`. Same semantics, same cache (a pattern without a
+ * Compiles a `$regex` pattern to the engine alone: RE2's program matched by `bit-parallel.ts` (re2js itself
+ * past `MAX_POSITIONS`), never the literal, literal-chain or suffix-window fast paths of `compileRegex`
+ * (the yardstick of those fast paths in their tests; `evaluate` compiles with re2js itself). Same semantics, same cache (a pattern without a
  * fast path has one matcher for both).
  * @param source - the pattern, RE2 syntax
  * @param flags - `$options`: any of `i`, `m`, `s`
@@ -417,7 +356,7 @@ function engineMatcher(source: string, bits: number): RegexMatcher {
   try {
     engine = compileEngine(source, bits);
   } catch (error) {
-    if (error instanceof RE2JSException) throw new RegexSyntaxError(source, reasonOf(error));
+    if (error instanceof RE2JSException) throw new RegexSyntaxError(source, regexErrorReason(error));
     throw error;
   }
   return { bytes: matcherBytes(source, engine.bytes), test: engine.test };

@@ -70,7 +70,7 @@ describe("measureRegex", () => {
     expect(RE2JS.compile("x(y)").groupCount()).toBe(1);
   });
 
-  it("measures issue 10's hostile pattern in milliseconds, without building it", () => {
+  it("measures the hostile pattern in milliseconds, without building it", () => {
     const source = "(?:|a){1000}".repeat(82);
     measureRegex(`${source}x`, 0); // warm up the parser
     const started = performance.now();

@@ -1,5 +1,5 @@
 /**
- * Choosing an access path (planner.ts has the map): how `findFirst`, `count` and `findAll` answer a query.
+ * Choosing an access path (plan/index.ts has the map): how `findFirst`, `count` and `findAll` answer a query.
  * `firstPath` prices each way to the first match by the rows it would examine (cost.ts) and takes the
  * cheapest: a hash lookup, a walk of the creation order or of a segment of it, a walk of per-label
  * postings in creation order, the rows of a text leaf's accepted values, or for an OR the union of its

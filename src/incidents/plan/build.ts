@@ -1,5 +1,5 @@
 /**
- * The fold over the condition tree (planner.ts has the map): one plan node per condition node, a column
+ * The fold over the condition tree (plan/index.ts has the map): one plan node per condition node, a column
  * leaf where a column answers a field node (leaves.ts, text-leaf.ts), a residual leaf elsewhere, and the
  * logical nodes over them (logical.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * The planner's cost model (planner.ts has the map): how many rows a node selects (its `estimate`, the
+ * The planner's cost model (plan/index.ts has the map): how many rows a node selects (its `estimate`, the
  * expected fraction of true rows, unknown rows counted half) and what each way of answering costs, in rows
  * examined. Numbers and formulas only: the nodes call these, and the choices that compare them
  * (`deferTextLeaves`, `AndPlan.seedLeaf`, `firstPath`, `candidateChoice`) read the nodes. docs/performance.md

@@ -1,5 +1,5 @@
 /**
- * The date leaf of a plan (planner.ts has the map): a field node on a catalogue date field answered by its
+ * The date leaf of a plan (plan/index.ts has the map): a field node on a catalogue date field answered by its
  * date column (epoch ms per row, and a state: a date, missing, null, another scalar, an array). A positive
  * range or `$eq` date is an interval (`interval`): the passes compare ms branch-free (passes.ts), and on
  * `CreatedUtcTime` it is a segment of the creation order (order.ts). Rows holding an array are unknown.
@@ -52,6 +52,7 @@ export function dateLeafEligible(node: FieldNode): node is DateEligibleNode {
     case "size":
     case "type":
     case "mod":
+    case "bits":
     case "elemMatch":
       return false; // no date operand: the row predicate answers
     default:

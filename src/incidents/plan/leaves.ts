@@ -1,5 +1,5 @@
 /**
- * The dictionary and hash leaves of a plan, and the leaves no column answers (planner.ts has the map): a
+ * The dictionary and hash leaves of a plan, and the leaves no column answers (plan/index.ts has the map): a
  * field node answered by a column, per row and per bitset pass (passes.ts). A dictionary leaf evaluates the
  * node once per distinct value (an accept table over codes), a hash leaf probes the operands; rows a column
  * cannot answer (arrays, objects) are unknown. A residual leaf (no column answers) is unknown everywhere; a

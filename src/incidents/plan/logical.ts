@@ -1,5 +1,5 @@
 /**
- * The logical nodes of a plan (planner.ts has the map): AND, OR and NOT under three-valued logic, each
+ * The logical nodes of a plan (plan/index.ts has the map): AND, OR and NOT under three-valued logic, each
  * answering a row by folding its children's answers (node.ts) and every row by choosing a physical pass.
  * An AND runs a selective child's rows as a seed (row-passes.ts), column leaves deciding every row fused
  * (passes.ts; dictionary leaves of low-cardinality columns as a label expression over per-code bitsets,
@@ -10,6 +10,7 @@
  */
 
 import type { Condition } from "../../conditions/ast.js";
+import { assertNever } from "../../conditions/ast.js";
 import { and, type Bitset, bitsToRows, emptyBitset, fullBitset, not, or, popcount } from "../bitset.js";
 import { CODE_MISSING, type Codes, type DateColumn } from "../columns.js";
 import { denseLabels, type LabelExpression } from "../label-bitsets.js";
@@ -47,6 +48,22 @@ import {
 } from "./passes.js";
 import { rowModePass, seededPass, segmentPass, thenRowsPass } from "./row-passes.js";
 import { TextLeaf } from "./text-leaf.js";
+
+/** A child whose rows can seed a row-at-a-time pass (`AndPlan.seedLeaf`). */
+type SeedLeaf = DictionaryLeaf | HashLeaf | TextLeaf;
+
+/** The children of an AND as fused-pass inputs (`AndPlan.fusedShape`). */
+type FusedShape = { codes: Codes[]; accepts: Uint8Array[]; date: DateLeaf | undefined };
+
+/** How an AND answers densely (`AndPlan.choose`): one decision for `dense` and `strategy`. */
+type Choice =
+  | { readonly kind: "segment"; readonly segment: { date: DateLeaf; from: number; to: number } }
+  | { readonly kind: "first"; readonly first: PlanNode }
+  | { readonly kind: "seeded"; readonly seed: SeedLeaf }
+  | { readonly kind: "fused"; readonly shape: FusedShape; readonly byCodeBitsets: boolean }
+  | { readonly kind: "columns" };
+
+const COLUMNS: Choice = Object.freeze({ kind: "columns" });
 
 /** The strategy of an AND of labels over per-code bitsets (`AndPlan.strategy`). */
 export const FUSED_CODE_BITSETS = "fused code bitsets";
@@ -123,18 +140,28 @@ export class AndPlan implements PlanNode {
   }
 
   dense(within: Bitset | null): DenseResult {
-    const segment = this.segmentChoice();
-    if (segment !== undefined) {
-      const out = new RowAnswers(this.size);
-      this.segmentScan(within, segment, out);
-      // P is T itself when no row is unknown.
-      return { t: out.t, p: out.unknown ? out.p : out.t };
+    const choice = this.choose(within);
+    switch (choice.kind) {
+      case "segment": {
+        const out = new RowAnswers(this.size);
+        this.segmentScan(within, choice.segment, out);
+        // P is T itself when no row is unknown.
+        return { t: out.t, p: out.unknown ? out.p : out.t };
+      }
+      case "first":
+        return this.thenRows(choice.first.dense(within), this.deferred);
+      case "seeded":
+        return this.seeded(within, choice.seed);
+      case "fused": {
+        const fused = this.fused(within, choice.shape, choice.byCodeBitsets);
+        if (fused !== undefined) return fused;
+        break;
+      }
+      case "columns":
+        break;
+      default:
+        assertNever(choice);
     }
-    if (this.first !== undefined) return this.thenRows(this.first.dense(within), this.deferred);
-    const seeded = this.seeded(within);
-    if (seeded !== undefined) return seeded;
-    const fused = this.fused(within);
-    if (fused !== undefined) return fused;
     let t: Bitset | null = null;
     let p: Bitset | null = within;
     const children = this.children;
@@ -175,9 +202,7 @@ export class AndPlan implements PlanNode {
    * When one child selects few rows (a dictionary leaf by its postings, a hash leaf by its hits), only
    * those rows are examined, row by row: a selection vector instead of column scans.
    */
-  private seeded(within: Bitset | null): DenseResult | undefined {
-    const best = this.seedLeaf(this.seedFraction(within));
-    if (best === undefined) return undefined;
+  private seeded(within: Bitset | null, best: SeedLeaf): DenseResult {
     // A hash leaf's candidates are its hits (surely true) then the rows holding an array (unknown: an
     // element may equal an operand, or not); a text leaf's, the rows of its accepted values (surely true)
     // then those holding an array or an object (unknown). A dictionary leaf's seed rows are re-read with
@@ -212,11 +237,9 @@ export class AndPlan implements PlanNode {
    * `CreatedUtcTime`-style intervals on a date column without arrays), one branch-free pass over the
    * columns ANDs the children's answers: no intermediate bitsets.
    */
-  private fused(within: Bitset | null): DenseResult | undefined {
-    const shape = this.fusedShape();
-    if (shape === undefined) return undefined;
+  private fused(within: Bitset | null, shape: FusedShape, byCodeBitsets: boolean): DenseResult | undefined {
     const { codes, accepts, date } = shape;
-    if (date === undefined && within === null) {
+    if (byCodeBitsets) {
       const bits = this.fusedByCodeBitsets();
       if (bits !== undefined) return { t: bits, p: bits };
     }
@@ -238,7 +261,7 @@ export class AndPlan implements PlanNode {
    * The children as fused-pass inputs when every child is a column leaf deciding every row (at most one
    * date interval), with at least one dictionary leaf; otherwise undefined.
    */
-  private fusedShape(): { codes: Codes[]; accepts: Uint8Array[]; date: DateLeaf | undefined } | undefined {
+  private fusedShape(): FusedShape | undefined {
     const codes: Codes[] = [];
     const accepts: Uint8Array[] = [];
     let date: DateLeaf | undefined;
@@ -258,25 +281,49 @@ export class AndPlan implements PlanNode {
    * `fused scan`, `fused scan with dates`, or `column scans`.
    */
   strategy(): string {
-    if (this.segmentChoice() !== undefined) {
-      if (this.deferred.length === 0) return `segment ${ORDER_FIELD}, labels by word`;
-      return `segment ${ORDER_FIELD}, then per row ${this.deferred.map((leaf) => leaf.describe()).join(", ")}`;
+    const choice = this.choose(null);
+    switch (choice.kind) {
+      case "segment":
+        if (this.deferred.length === 0) return `segment ${ORDER_FIELD}, labels by word`;
+        return `segment ${ORDER_FIELD}, then per row ${this.deferred.map((leaf) => leaf.describe()).join(", ")}`;
+      case "first": {
+        const first = choice.first instanceof AndPlan ? choice.first.strategy() : choice.first.describe();
+        return `${first}, then per row ${this.deferred.map((leaf) => leaf.describe()).join(", ")}`;
+      }
+      case "seeded":
+        return `seeded by ${choice.seed.describe()}`;
+      case "fused":
+        if (choice.byCodeBitsets) return FUSED_CODE_BITSETS;
+        if (choice.shape.codes.length <= 3) {
+          return choice.shape.date === undefined ? "fused scan" : "fused scan with dates";
+        }
+        return "column scans";
+      case "columns":
+        return "column scans";
+      default:
+        return assertNever(choice);
     }
-    if (this.first !== undefined) {
-      const first = this.first instanceof AndPlan ? this.first.strategy() : this.first.describe();
-      return `${first}, then per row ${this.deferred.map((leaf) => leaf.describe()).join(", ")}`;
-    }
-    const seed = this.seedLeaf(this.seedFraction(null));
-    if (seed !== undefined) return `seeded by ${seed.describe()}`;
+  }
+
+  /**
+   * How `dense(within)` answers, decided once for `dense` and `strategy` (which reports `choose(null)`): a
+   * segment scan of the creation order, the first child then the deferred ones row by row, a seeded
+   * row-at-a-time pass, a fused pass (over per-code bitsets when every child keeps them and nothing narrows
+   * the rows), or column scans.
+   */
+  private choose(within: Bitset | null): Choice {
+    const segment = this.segmentChoice();
+    if (segment !== undefined) return { kind: "segment", segment };
+    if (this.first !== undefined) return { kind: "first", first: this.first };
+    const seed = this.seedLeaf(this.seedFraction(within));
+    if (seed !== undefined) return { kind: "seeded", seed };
     const shape = this.fusedShape();
-    if (shape !== undefined) {
-      const bitsets = this.children.every(
-        (child) => child instanceof DictionaryLeaf && child.column.keepsCodeBitsets(),
-      );
-      if (shape.date === undefined && bitsets) return FUSED_CODE_BITSETS;
-      if (shape.codes.length <= 3) return shape.date === undefined ? "fused scan" : "fused scan with dates";
-    }
-    return "column scans";
+    if (shape === undefined) return COLUMNS;
+    const byCodeBitsets =
+      shape.date === undefined &&
+      within === null &&
+      this.children.every((child) => child instanceof DictionaryLeaf && child.column.keepsCodeBitsets());
+    return { kind: "fused", shape, byCodeBitsets };
   }
 
   /**
@@ -300,7 +347,7 @@ export class AndPlan implements PlanNode {
    * its accepted values are known only once its table is built), when it selects at most `fraction` of
    * the rows (`seedFraction`).
    */
-  private seedLeaf(fraction: number): DictionaryLeaf | HashLeaf | TextLeaf | undefined {
+  private seedLeaf(fraction: number): SeedLeaf | undefined {
     const limit = this.size * fraction;
     let best: DictionaryLeaf | HashLeaf | TextLeaf | undefined;
     let bestCount = limit;

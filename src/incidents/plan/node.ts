@@ -1,5 +1,5 @@
 /**
- * The contract of a plan node (planner.ts has the map of the planner): a node answers one condition for
+ * The contract of a plan node (plan/index.ts has the map of the planner): a node answers one condition for
  * one row (`row`) or for every row as bitsets (`dense`: T surely true, P possibly true), under
  * three-valued logic (false, true, unknown: the row predicate decides). Row-at-a-time answers combine in
  * one place (`and3`, `allOf`, `anyOf`). `Storage` is what the planner sees of an incident set.
@@ -60,7 +60,7 @@ export interface Storage {
   postings(column: DictionaryColumn): { readonly offsets: Int32Array; readonly rows: Int32Array };
   date(field: string): DateColumn | undefined;
   hash(field: string): HashIndex | undefined;
-  /** The text column of a field whose dictionary outgrew `maxDictionary` (text-index.ts), if any. */
+  /** The text column of a field whose dictionary outgrew `maxDictionary` (text/index.ts), if any. */
   text(field: string): TextColumn | undefined;
   /** The date column of `ORDER_FIELD` (always kept: it orders the rows). */
   readonly orderColumn: DateColumn;

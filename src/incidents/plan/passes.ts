@@ -1,5 +1,5 @@
 /**
- * The planner's word-wide passes over columns (planner.ts has the map): each fills a bitset 32 rows a word,
+ * The planner's word-wide passes over columns (plan/index.ts has the map): each fills a bitset 32 rows a word,
  * skipping the words `within` rules out, ticking the budget once per word (docs/semantics.md 1.7), with no
  * bitset between its inputs. A leaf's pass (`codesPass`, `intervalPass`, …), the fused passes of an AND
  * over up to three columns, the positions of a creation-order segment, the positions of matching rows in

@@ -1,5 +1,5 @@
 /**
- * The row-at-a-time passes of a conjunction (planner.ts has the map): a selection vector of rows (a seed's
+ * The row-at-a-time passes of a conjunction (plan/index.ts has the map): a selection vector of rows (a seed's
  * rows, a creation-order segment's positions, the rows still possible), each row's answer folded over the
  * children under three-valued logic (`and3`, `allOf`), collected as T/P bitsets (`RowAnswers`). Dictionary
  * children are read straight from their columns (their codes and accept tables: no virtual call per row);

@@ -1,5 +1,5 @@
 /**
- * The `$regex` leaf on a text column (planner.ts has the map; the index itself is text-index.ts): the
+ * The `$regex` leaf on a text column (plan/index.ts has the map; the index itself is text/index.ts): the
  * trigram index narrows the distinct values to the candidates that hold every trigram the pattern requires;
  * a literal pattern (`analyzeLiteral`) is then proved from the trigram lists or checked on the index's
  * corpus with native string search, any other pattern runs once per candidate value, and rows take their
@@ -29,7 +29,7 @@ import { idsPass, type PositionedRows, possibleWith, RowAnswers } from "./passes
 type RegexNode = Extract<FieldNode, { kind: "regex" }>;
 
 /**
- * A `$regex` on a text column (text-index.ts): the trigram index narrows the distinct values to the
+ * A `$regex` on a text column (text/index.ts): the trigram index narrows the distinct values to the
  * candidates that hold every trigram the pattern requires; a literal pattern (`analyzeLiteral`) is then
  * checked on the index's corpus with native string search (`checkLiteral`), any other pattern runs once per
  * candidate value (the same leaf semantics `compile` uses), and rows take their value's answer. Values added

@@ -1,5 +1,5 @@
 /**
- * The ordered walks of `findFirst` (planner.ts has the map): the first row in creation order
+ * The ordered walks of `findFirst` (plan/index.ts has the map): the first row in creation order
  * (docs/semantics.md 1.9) that a check accepts, over a segment of the creation order, over a candidate
  * list by rank, or over a dictionary leaf's postings merged in creation order. Each row walked is checked
  * once; the checks tick the budget.

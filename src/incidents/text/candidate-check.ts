@@ -1,5 +1,5 @@
 /**
- * The candidate check on the corpus (text-index.ts has the map): a literal pattern (`^…`, `…$`, with or
+ * The candidate check on the corpus (text/index.ts has the map): a literal pattern (`^…`, `…$`, with or
  * without `i`) checked on the candidates' spans of the corpus with the engine's native string search,
  * exactly (docs/semantics.md 1.4). Other patterns are tested once per candidate value by the planner
  * (plan/text-leaf.ts).

@@ -1,5 +1,5 @@
 /**
- * The chain proof (text-index.ts has the map): a literal chain (`RegexChain`, such as `(port scan|VPN) .*
+ * The chain proof (text/index.ts has the map): a literal chain (`RegexChain`, such as `(port scan|VPN) .*
  * on`: segments in order, anything between them) answered from the trigram lists, segment after segment,
  * by the literal proof (literal-proof.ts) of each of its strings within the values holding the segments
  * before.

@@ -1,5 +1,5 @@
 /**
- * The text index of a text column (text-index.ts has the map): over the distinct values, a corpus (the
+ * The text index of a text column (text/index.ts has the map): over the distinct values, a corpus (the
  * values joined in one string, with their offsets), its ASCII-lowercased copy, the kind of each value, and
  * the trigram lists (gram-index.ts); and its build, in two passes over the values, within the set's budget
  * of bytes (past it, nothing is kept: the field has no index and its patterns run on rows).

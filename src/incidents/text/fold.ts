@@ -1,5 +1,5 @@
 /**
- * Case folding for trigrams (text-index.ts has the map): each UTF-16 unit folds to one of 64 symbols, ASCII
+ * Case folding for trigrams (text/index.ts has the map): each UTF-16 unit folds to one of 64 symbols, ASCII
  * letters to lower case, digits, the other ASCII characters into 27 shared classes, the Kelvin sign to `k`
  * and the long s to `s` (the only non-ASCII characters RE2's case folding equates with ASCII ones), and
  * every other character to `OPAQUE`, a symbol no query trigram contains. A trigram key is three symbols in

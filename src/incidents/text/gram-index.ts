@@ -1,5 +1,5 @@
 /**
- * The postings of the text index (text-index.ts has the map): for each trigram key (fold.ts), the ids of
+ * The postings of the text index (text/index.ts has the map): for each trigram key (fold.ts), the ids of
  * the distinct string values holding it, ascending, with where it first occurs in each and how it is
  * written there (`meta`, for the literal proof). A query over trigrams (gram-query.ts) gives its candidate
  * ids by intersecting the shortest lists and uniting alternatives; a superset, every candidate is checked.

@@ -1,5 +1,5 @@
 /**
- * Literal extraction from the RE2 parse (text-index.ts has the map): the trigrams a value must hold for a
+ * Literal extraction from the RE2 parse (text/index.ts has the map): the trigrams a value must hold for a
  * pattern to match it, read from RE2's parse tree of the pattern (`parseRegexTree`): literals, small
  * character classes, concatenation, alternation and repetition, as an AND/OR query over trigrams (Russ
  * Cox, "Regular Expression Matching with a Trigram Index"). A pattern with no required literal of three

@@ -1,5 +1,5 @@
 /**
- * Ascending lists of value ids (text-index.ts has the map), as the trigram lists and proofs hold them:
+ * Ascending lists of value ids (text/index.ts has the map), as the trigram lists and proofs hold them:
  * their union, intersection and difference, each a merge (or binary probes when one list is much shorter).
  */
 

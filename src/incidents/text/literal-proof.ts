@@ -1,5 +1,5 @@
 /**
- * The literal proof (text-index.ts has the map): a literal pattern answered from the trigram lists' `meta`
+ * The literal proof (text/index.ts has the map): a literal pattern answered from the trigram lists' `meta`
  * alone, without reading the values: its trigrams at offsets 0, 3, 6, … and `length - 3` cover every
  * character, and a value holds the literal for sure where each of them first occurs at its place, written
  * as the literal writes it. Values the lists cannot decide are compared where the lists place the literal,

@@ -10,7 +10,7 @@ import { evaluate } from "../../conditions/evaluate.js";
 import { parseSearchConditions } from "../../conditions/parse.js";
 import { IncidentSet } from "../incident-set.js";
 import { compareOrderKeys, orderKeyOf } from "../order.js";
-import { regexGramQuery, TextColumn } from "../text-index.js";
+import { regexGramQuery, TextColumn } from "./index.js";
 
 describe("GramIndex.candidates: an alternation's candidates are the union of its branches'", () => {
   it("holds every value of either branch, once, ascending", () => {

@@ -1,5 +1,5 @@
 /**
- * A text column (text-index.ts has the map): a field's scalar values as value ids (`Int32Array`, one per
+ * A text column (text/index.ts has the map): a field's scalar values as value ids (`Int32Array`, one per
  * row) over an unbounded dictionary of distinct values, with the rows per value (`postings`), the text
  * index over the distinct values (corpus-index.ts; built by `buildIndex` or on first use, kept across adds,
  * bounded by the budget it is given), and the accept tables of recent patterns (`AcceptTable`). A

@@ -9,7 +9,7 @@
  *   residual leaf (unknown for every row: the compiled row predicate decides) elsewhere.
  * - leaves.ts, text-leaf.ts: the column leaves (index probes): a dictionary leaf evaluates the node once per
  *   distinct value (an accept table over codes), a date leaf compares epoch ms, a hash leaf looks the
- *   operands up, a text leaf answers a `$regex` through the text index (text-index.ts). Rows the column
+ *   operands up, a text leaf answers a `$regex` through the text index (text/index.ts). Rows the column
  *   cannot answer (arrays, objects) are unknown.
  * - logical.ts: AND, OR, NOT; an AND's children run most selective first, each only over the rows still
  *   possible, a selective child seeds a row-at-a-time pass, column leaves deciding every row run fused.
@@ -33,6 +33,6 @@
  * bitset passes (32 rows per operation) count their rows once per pass.
  */
 
-export { denseChoice, firstPath } from "./plan/access-paths.js";
-export { buildPlan } from "./plan/build.js";
-export type { RowCheck, Storage } from "./plan/node.js";
+export { denseChoice, firstPath } from "./access-paths.js";
+export { buildPlan } from "./build.js";
+export type { RowCheck, Storage } from "./node.js";

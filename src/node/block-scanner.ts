@@ -1,23 +1,26 @@
 /**
- * `match` over NDJSON bytes (issue 27): the lines of a block of the input are judged by a `LineMatcher`
- * (src/incidents/line-matcher.ts), which validates each line and decodes only the fields the Search
- * Conditions read; a line it cannot judge exactly goes through `judgeLine`, the same steps as the text
- * reader (`records.ts`) and the `match` command take for a record. The result of a block is plain data
- * (it crosses from a worker thread), and `MatchMerge` applies the results of the blocks in input order, so
- * that counts, the first match (docs/semantics.md 1.9), `--all` output, `--limit`, `--max-errors` and the
- * positions of every message are what the text reader gives (docs/cli.md, "Fast path").
+ * Matching over NDJSON bytes: the lines of a block of the input are judged by a `LineMatcher`
+ * (src/incidents/line-matcher.ts, the engine's pure block-level matcher), which validates each line and
+ * decodes only the fields the Search Conditions read; a line it cannot judge exactly goes through
+ * `judgeText`, the same steps as the CLI's text reader (src/cli/records.ts) take for a record
+ * (`RecordRules`). The result of a block is plain data (it crosses from a worker thread), and the reader's
+ * merge (reader.ts) applies the results of the blocks in input order, so that counts, the first match
+ * (docs/semantics.md 1.9), the matches of `all`, the limit, `maxErrors` and the positions of every message
+ * are what one pass over the lines gives (docs/cli.md, "Fast path").
  *
- * What the blocks never see: the first record (judged by `judgeFirstRecord` before any block, since a
- * first record that is no incident, or the start of one JSON document, ends the fast path: the input is
- * then read again by the text reader from its start).
+ * With the CLI's hand-over, the blocks never see the first record: `first` judges it before any block,
+ * since a first record that is no incident, or the start of one JSON document, hands the input to the text
+ * reader.
  */
 
 import { isUtf8 } from "node:buffer";
 import type { Condition } from "../conditions/ast.js";
 import type { Predicate } from "../conditions/compile.js";
 import { LINE_EXACT, LINE_MATCH, LineMatcher } from "../incidents/line-matcher.js";
-import { isBefore, type OrderKey, orderKeyOf } from "../incidents/order.js";
-import { formatJson } from "./output.js";
+import { type OrderKey, orderKeyOf } from "../incidents/order.js";
+import { isNewFirst } from "./first-match.js";
+import { formatJson } from "./format-json.js";
+import { lineKernel } from "./kernel.js";
 import { firstInvalidUtf8, invalidUtf8Index, lastBytes, lastCharStart } from "./source.js";
 
 /** What `match` prints. */
@@ -30,6 +33,11 @@ export interface ScanOptions {
   readonly maxLineLength: number;
   /** `--max-errors`: problems kept with their messages per block (the rest are counted, by line). */
   readonly maxErrors: number;
+  /**
+   * `--skip-invalid`: a line of invalid UTF-8 is one invalid record (`RecordRules.notUtf8`) and reading
+   * goes on; without it, invalid UTF-8 ends the input (`ScanStop`). docs/cli.md, Encoding.
+   */
+  readonly skipInvalid: boolean;
 }
 
 /** A problem of one record: its position (1-based within the block) and its message. */
@@ -39,9 +47,10 @@ export interface ScanProblem {
   readonly message: string;
 }
 
-/** A matching record of an `--all` scan: its position and its compact JSON text. */
+/** A matching record of an `all` scan: its position (line, record) and its compact JSON text. */
 export interface ScanMatch {
   readonly line: number;
+  readonly record: number;
   readonly text: string;
 }
 
@@ -104,6 +113,8 @@ export interface RecordRules {
   readonly tooLongToPrint: string;
   /** The message for a line longer than `--max-line-length`. */
   readonly tooLong: (max: number) => string;
+  /** The message for a line of invalid UTF-8 under `--skip-invalid` (its first bad byte, 1-based). */
+  readonly notUtf8: (byte: number) => string;
 }
 
 /** A match whose `--all` text is not needed (`count` and `first` modes). */
@@ -144,6 +155,8 @@ export class BlockScanner {
     this.matcher = new LineMatcher(
       condition,
       options.mode === "first" ? ["CreatedUtcTime", "IncidentId"] : [],
+      // The WebAssembly SIMD line kernel where it runs (src/node/kernel.ts), else the JavaScript scanner.
+      lineKernel(),
     );
     this.predicate = this.matcher.predicate;
   }
@@ -154,6 +167,15 @@ export class BlockScanner {
    * @param offset - where `b[0]` is in the input (bytes), for the position of invalid UTF-8
    */
   scan(b: Uint8Array, start: number, end: number, offset: number): BlockResult {
+    this.matcher.prepare(b, start, end);
+    try {
+      return this.scanLines(b, start, end, offset);
+    } finally {
+      this.matcher.release();
+    }
+  }
+
+  private scanLines(b: Uint8Array, start: number, end: number, offset: number): BlockResult {
     const result = emptyResult();
     let valid = end;
     if (!isUtf8(b.subarray(start, end))) valid = start + firstInvalidUtf8(b.subarray(start, end));
@@ -169,9 +191,17 @@ export class BlockScanner {
       result.lines++;
       const line = result.lines;
       if (lineEnd > valid) {
-        // The line of the first invalid byte: nothing from here on is read.
-        result.stop = { kind: "utf8", byte: offset + valid + 1, line };
-        return result;
+        if (!this.options.skipInvalid) {
+          // The line of the first invalid byte: nothing from here on is read.
+          result.stop = { kind: "utf8", byte: offset + valid + 1, line };
+          return result;
+        }
+        // `--skip-invalid`: the line is one invalid record, named by its first bad byte; the next bad
+        // byte is looked for from the next line on (each byte checked once, however many lines are bad).
+        this.problem(result, line, ++result.records, this.rules.notUtf8(offset + valid + 1));
+        p = nl + 1;
+        valid = p >= end ? end : p + firstInvalidUtf8(b.subarray(p, end));
+        continue;
       }
       let e = lineEnd;
       if (e > p && b[e - 1] === CR) e--;
@@ -293,11 +323,10 @@ export class BlockScanner {
     }
     if (verdict.kind === "no") return;
     result.found++;
-    if (this.options.mode === "all") result.matches.push({ line, text: verdict.text });
+    if (this.options.mode === "all") result.matches.push({ line, record, text: verdict.text });
     else if (this.options.mode === "first") {
       const k = key();
-      if (result.best === undefined || isBefore(k, result.best))
-        result.best = { time: k.time, id: k.id, line, record, text: text() };
+      if (isNewFirst(result.best, k)) result.best = { time: k.time, id: k.id, line, record, text: text() };
     }
   }
 
@@ -324,6 +353,15 @@ export class BlockScanner {
     result.lines = 1;
     result.records = 1;
     this.problem(result, 1, 1, this.rules.tooLong(this.options.maxLineLength));
+    return result;
+  }
+
+  /** The result of one line of invalid UTF-8 under `--skip-invalid` (its first bad byte, 1-based). */
+  notUtf8Line(byte: number): BlockResult {
+    const result = emptyResult();
+    result.lines = 1;
+    result.records = 1;
+    this.problem(result, 1, 1, this.rules.notUtf8(byte));
     return result;
   }
 
@@ -355,6 +393,9 @@ export function overlongBytes(maxLineLength: number): number {
 export class OverlongLine {
   /** Whether a line is being skipped. */
   active = false;
+
+  /** @param skipInvalid - `--skip-invalid`: invalid UTF-8 in the line does not end the input (`finish`) */
+  constructor(private readonly skipInvalid = false) {}
   /** Bytes of the chunk last fed that belong to the line (its `\n` included). */
   consumed = 0;
   private decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -364,14 +405,18 @@ export class OverlongLine {
   /** The first invalid byte, 1-based in the input; 0 while none. */
   private invalid = 0;
 
-  /** Starts skipping the line whose bytes so far are `held`, at input offset `offset`. */
-  start(held: Uint8Array, offset: number): void {
+  /** Starts skipping the line whose bytes so far are the `held` pieces, from input offset `offset`. */
+  start(held: readonly Uint8Array[], offset: number): void {
     this.active = true;
     this.decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     this.previous = new Uint8Array(0);
     this.checkedTo = offset;
     this.invalid = 0;
-    this.check(held, offset);
+    let at = offset;
+    for (const piece of held) {
+      this.check(piece, at);
+      at += piece.length;
+    }
   }
 
   /**
@@ -383,14 +428,20 @@ export class OverlongLine {
     this.consumed = nl < 0 ? chunk.length : nl + 1;
     this.check(nl < 0 ? chunk : chunk.subarray(0, nl), offset);
     if (nl >= 0) this.flush();
-    return nl >= 0 || this.invalid > 0;
+    // Without --skip-invalid, invalid UTF-8 ends the input at once; with it, the line is read to its end.
+    return nl >= 0 || (this.invalid > 0 && !this.skipInvalid);
   }
 
-  /** The line's result, once `feed` returned true or the input ended. */
+  /**
+   * The line's result, once `feed` returned true or the input ended: one record "longer than N
+   * characters", or, when its bytes are not valid UTF-8, the end of the input (`ScanStop`) or with
+   * `skipInvalid` one invalid record named by its first bad byte.
+   */
   finish(scanner: BlockScanner): BlockResult {
     this.flush();
     this.active = false;
     if (this.invalid === 0) return scanner.tooLongLine();
+    if (this.skipInvalid) return scanner.notUtf8Line(this.invalid);
     const result = emptyResult();
     result.lines = 1;
     result.stop = { kind: "utf8", byte: this.invalid, line: 1 };

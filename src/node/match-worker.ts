@@ -1,17 +1,18 @@
 /**
- * A worker thread of `match` over a regular file (match-fast.ts): takes the next block from the shared
+ * A worker thread of a match over a regular file (reader.ts): takes the next block from the shared
  * counter, reads the lines that start in it by position (the last one read to its end), judges them with a
  * `BlockScanner`, and posts the results. A line longer than any record may be is skipped without being held
  * (`OverlongLine`). Runs ahead of the merge by at most `WINDOW` blocks, so memory stays bounded. Its work
- * comes as `workerData`, or, for a worker started with the process (match-prestart.ts), as the first
+ * comes as `workerData`, or, for a worker started with the process (workers.ts), as the first
  * message, once its modules are loaded.
  */
 
 import { parentPort, workerData } from "node:worker_threads";
+import type { ParseOptions } from "../conditions/options.js";
 import { parseSearchConditions } from "../conditions/parse.js";
-import { FileBlocks, WINDOW } from "./match-blocks.js";
-import { MATCH_RULES } from "./match-rules.js";
-import { BlockScanner, type MatchMode, overlongBytes } from "./match-scan.js";
+import { BlockScanner, type MatchMode, overlongBytes } from "./block-scanner.js";
+import { FileBlocks, WINDOW } from "./file-blocks.js";
+import { MATCH_RULES } from "./record-rules.js";
 
 interface WorkerInput {
   readonly path: string;
@@ -21,19 +22,27 @@ interface WorkerInput {
   readonly blocks: number;
   readonly control: Int32Array;
   readonly condition: unknown;
+  /** The catalogue and limits the condition was parsed with (the same condition again, see reader.ts). */
+  readonly parse?: ParseOptions;
   readonly mode: MatchMode;
   readonly maxLineLength: number;
   readonly maxErrors: number;
+  readonly skipInvalid: boolean;
 }
 
 const input = (workerData ??
   (await new Promise((resolve) => parentPort?.once("message", resolve)))) as WorkerInput;
 const scanner = new BlockScanner(
-  parseSearchConditions(input.condition),
-  { mode: input.mode, maxLineLength: input.maxLineLength, maxErrors: input.maxErrors },
+  parseSearchConditions(input.condition, input.parse),
+  {
+    mode: input.mode,
+    maxLineLength: input.maxLineLength,
+    maxErrors: input.maxErrors,
+    skipInvalid: input.skipInvalid,
+  },
   MATCH_RULES,
 );
-const blocks = new FileBlocks(input, scanner, overlongBytes(input.maxLineLength));
+const blocks = new FileBlocks(input, scanner, overlongBytes(input.maxLineLength), input.skipInvalid);
 const control = input.control;
 
 try {

@@ -1,6 +1,6 @@
 /**
  * The text index of an `IncidentSet`: `$regex` on a text field with many distinct values (titles, host
- * names) answered through columns instead of a pass over the records (issue 14; Russ Cox, "Regular
+ * names) answered through columns instead of a pass over the records (Russ Cox, "Regular
  * Expression Matching with a Trigram Index"; PostgreSQL `pg_trgm`). The pieces, one idea a file, in text/:
  *
  * - text-column.ts: `TextColumn`, a field's scalar values as value ids (`Int32Array`, one per row) over an
@@ -34,13 +34,13 @@
  * trigram the query asks for.
  */
 
-export { checkLiteral } from "./text/candidate-check.js";
-export { proveChain } from "./text/chain-proof.js";
-export { KIND_ASCII, KIND_NON_ASCII, KIND_NOT_STRING, TextIndex } from "./text/corpus-index.js";
-export { foldSymbol, foldVariant } from "./text/fold.js";
-export { GramIndex } from "./text/gram-index.js";
-export { ALL, type GramQuery, gramCount, regexGramQuery } from "./text/gram-query.js";
-export { type LiteralProof, proofEntries, proveLiteral } from "./text/literal-proof.js";
+export { checkLiteral } from "./candidate-check.js";
+export { proveChain } from "./chain-proof.js";
+export { KIND_ASCII, KIND_NON_ASCII, KIND_NOT_STRING, TextIndex } from "./corpus-index.js";
+export { foldSymbol, foldVariant } from "./fold.js";
+export { GramIndex } from "./gram-index.js";
+export { ALL, type GramQuery, gramCount, regexGramQuery } from "./gram-query.js";
+export { type LiteralProof, proofEntries, proveLiteral } from "./literal-proof.js";
 export {
   AcceptTable,
   DEFAULT_TEXT_INDEX_BYTES,
@@ -48,4 +48,4 @@ export {
   TEXT_MISSING,
   TEXT_NULL,
   TextColumn,
-} from "./text/text-column.js";
+} from "./text-column.js";

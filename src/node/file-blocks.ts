@@ -1,12 +1,12 @@
 /**
- * The blocks of a regular file read by position for `match` (match-fast.ts): block `i` holds the lines
+ * The blocks of a regular file read by position (reader.ts): block `i` holds the lines
  * that start in `[from + i·blockBytes, from + (i+1)·blockBytes)`, the last one read to its end. A line
  * longer than any record may be is skipped without being held (`OverlongLine`). Used by the worker threads
  * (match-worker.ts) and, with one thread, by the main thread, so that both judge the same lines.
  */
 
 import { closeSync, openSync, readSync } from "node:fs";
-import { type BlockResult, type BlockScanner, emptyResult, OverlongLine } from "./match-scan.js";
+import { type BlockResult, type BlockScanner, emptyResult, OverlongLine } from "./block-scanner.js";
 
 /** How many blocks the threads may judge ahead of the merge (so memory stays bounded). */
 export const WINDOW = 4;
@@ -38,12 +38,14 @@ export class FileBlocks {
    * @param plan - the file and its blocks
    * @param scanner - judges the lines
    * @param cap - `overlongBytes(--max-line-length)`: a longer line is skipped, not held
+   * @param skipInvalid - `--skip-invalid`: a skipped line's invalid UTF-8 does not end the input
    * @throws {Error} when the file cannot be opened (Node's error)
    */
   constructor(
     private readonly plan: BlockPlan,
     private readonly scanner: BlockScanner,
     private readonly cap: number,
+    private readonly skipInvalid = false,
   ) {
     this.file = openSync(plan.path, "r");
     this.buffer = Buffer.allocUnsafe(plan.blockBytes + 1 + EXTEND_BYTES);
@@ -119,8 +121,8 @@ export class FileBlocks {
 
   /** Skips the over-long line begun at `lineStart` (bytes up to `end` read), to its `\n` or the file's end. */
   private skipLine(lineStart: number, end: number, readStart: number): BlockResult {
-    const skip = new OverlongLine();
-    skip.start(this.buffer.subarray(lineStart, end), readStart + lineStart);
+    const skip = new OverlongLine(this.skipInvalid);
+    skip.start([this.buffer.subarray(lineStart, end)], readStart + lineStart);
     let position = readStart + end;
     const chunk = Buffer.allocUnsafe(EXTEND_BYTES);
     for (;;) {

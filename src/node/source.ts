@@ -1,5 +1,5 @@
 /**
- * The CLI's input sources: a file, `-` for standard input, or anything the system can open by name
+ * The Node entry's input sources (and the CLI's): a file, `-` for standard input, or anything the system can open by name
  * (`/dev/stdin`, a named pipe). Never read by position, so pipes work. A gzip stream is recognised by its
  * magic bytes (1f 8b), not by its name, and inflated with node's zlib (concatenated members included).
  * The bytes are decoded as strict UTF-8 (`TextDecoder` with `fatal`): an invalid sequence is an error that
@@ -10,7 +10,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
-import { CliError, EXIT } from "./exit-codes.js";
+import { NdjsonInputError } from "./errors.js";
 
 /** An opened input: its name for messages, its size when known, and its text in chunks. */
 export interface InputSource {
@@ -22,35 +22,69 @@ export interface InputSource {
   readonly gzip: boolean;
   /** Bytes read so far from the file or pipe (before inflating), for progress. */
   readonly bytesRead: () => number;
-  /** The decoded text, in chunks (never splitting a character). Throws `CliError` on bad input. */
+  /** The decoded text, in chunks (never splitting a character). Throws `NdjsonInputError` on bad input. */
   readonly text: AsyncIterable<string>;
   /**
    * The bytes (inflated when gzip), in chunks, undecoded: read either `bytes` or `text`, once. Throws
-   * `CliError` on an unreadable input or bad gzip.
+   * `NdjsonInputError` on an unreadable input or bad gzip.
    */
   readonly bytes: AsyncIterable<Buffer>;
   /** The path of a regular file (read by position by `match`'s threads), else `undefined`. */
   readonly path: string | undefined;
+  /** Whether `text` marks lines of invalid UTF-8 instead of throwing (`SourceOptions.invalidUtf8Lines`). */
+  readonly invalidUtf8Lines?: boolean;
   /** Stops reading and releases the file or pipe (safe to call twice). */
   readonly close: () => void;
 }
 
-/** Where `-` reads from (the process's standard input, or a test's stream). */
+/** Where `-` reads from (the process's standard input, or a test's stream), and how bad text is told. */
 export interface SourceOptions {
   readonly stdin?: NodeJS.ReadableStream | undefined;
+  /** The name of a stream input in messages (default `the input`; `-` is `standard input`). */
+  readonly label?: string | undefined;
+  /**
+   * With `--skip-invalid`: `text` does not end at invalid UTF-8 but yields, in place of the line that holds
+   * it, `invalidUtf8Mark(byte)` (the text before the bad byte on that line may come first), and goes on
+   * after the line's `\n` (docs/cli.md, Encoding). Default false: `text` throws `InvalidUtf8Error`.
+   */
+  readonly invalidUtf8Lines?: boolean | undefined;
+}
+
+/**
+ * The first character of the chunk `text` yields for a line of invalid UTF-8 (see `invalidUtf8Lines`): a
+ * lone low surrogate, which decoded UTF-8 never holds, so no text is taken for the mark.
+ */
+const MARK = "\udc00";
+
+/** The chunk `text` yields for invalid UTF-8 whose first bad byte is `byte` (1-based in the input). */
+export function invalidUtf8Mark(byte: number): string {
+  return `${MARK}${byte}`;
+}
+
+/** The byte named by a chunk that `invalidUtf8Mark` made, or `undefined` for text. */
+export function markedInvalidByte(chunk: string): number | undefined {
+  return chunk.charCodeAt(0) === 0xdc00 ? Number(chunk.slice(1)) : undefined;
 }
 
 const CHUNK = 1 << 20;
 
 /**
- * Opens an input by name: `-` is standard input; anything else is a path.
- * @throws {CliError} `noInput` (66) when the path does not exist, cannot be read, or is a directory
+ * Opens an input: a readable stream of bytes as it is; by name, `-` is standard input and anything else
+ * is a path.
+ * @throws {NdjsonInputError} `noInput` (the CLI's 66) when the path does not exist, cannot be read, or is
+ *   a directory
  */
-export async function openInput(name: string, options: SourceOptions = {}): Promise<InputSource> {
+export async function openInput(
+  name: string | NodeJS.ReadableStream,
+  options: SourceOptions = {},
+): Promise<InputSource> {
   let stream: NodeJS.ReadableStream;
   let size: number | undefined;
   let label: string;
-  if (name === "-") {
+  if (typeof name !== "string") {
+    label = options.label ?? "the input";
+    stream = name;
+  } else if (name === "-") {
     label = "standard input";
     stream = options.stdin ?? process.stdin;
   } else {
@@ -59,10 +93,10 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
     try {
       info = await stat(name);
     } catch (error) {
-      throw new CliError(`Cannot read ${label}: ${describeSystemError(error)}`, EXIT.noInput);
+      throw new NdjsonInputError(`Cannot read ${label}: ${describeSystemError(error)}`, "noInput");
     }
     if (info.isDirectory()) {
-      throw new CliError(`Cannot read ${label}: it is a directory, not a file.`, EXIT.noInput);
+      throw new NdjsonInputError(`Cannot read ${label}: it is a directory, not a file.`, "noInput");
     }
     size = info.isFile() ? info.size : undefined;
     stream = createReadStream(name, { highWaterMark: CHUNK });
@@ -71,7 +105,7 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
       const file = stream as ReturnType<typeof createReadStream>;
       file.once("open", () => resolve());
       file.once("error", (error) =>
-        reject(new CliError(`Cannot read ${label}: ${describeSystemError(error)}`, EXIT.noInput)),
+        reject(new NdjsonInputError(`Cannot read ${label}: ${describeSystemError(error)}`, "noInput")),
       );
     });
   }
@@ -91,8 +125,8 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
         yield buffer;
       }
     } catch (error) {
-      if (error instanceof CliError) throw error;
-      throw new CliError(`Cannot read ${label}: ${describeSystemError(error)}`, EXIT.ioError);
+      if (error instanceof NdjsonInputError) throw error;
+      throw new NdjsonInputError(`Cannot read ${label}: ${describeSystemError(error)}`, "ioError");
     }
   }
 
@@ -108,10 +142,10 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
       try {
         for await (const chunk of gunzip) yield chunk as Buffer;
       } catch (error) {
-        if (error instanceof CliError) throw error;
-        throw new CliError(
+        if (error instanceof NdjsonInputError) throw error;
+        throw new NdjsonInputError(
           `${capitalize(label)} is not a valid gzip stream: ${describeSystemError(error)}`,
-          EXIT.dataError,
+          "dataError",
         );
       } finally {
         input.destroy();
@@ -138,9 +172,12 @@ export async function openInput(name: string, options: SourceOptions = {}): Prom
       return gzip;
     },
     bytesRead: () => bytes,
-    text: { [Symbol.asyncIterator]: () => decodeText(label, inflated(), close) },
+    text: {
+      [Symbol.asyncIterator]: () => decodeText(label, inflated(), close, options.invalidUtf8Lines === true),
+    },
     bytes: { [Symbol.asyncIterator]: () => bytesRead() },
-    path: size !== undefined && name !== "-" ? name : undefined,
+    path: typeof name === "string" && size !== undefined && name !== "-" ? name : undefined,
+    invalidUtf8Lines: options.invalidUtf8Lines === true,
     close,
   };
 }
@@ -170,45 +207,98 @@ export function replayInput(
       return source.gzip;
     },
     bytesRead: source.bytesRead,
-    text: { [Symbol.asyncIterator]: () => decodeText(source.label, chunks(), source.close) },
+    text: {
+      [Symbol.asyncIterator]: () =>
+        decodeText(source.label, chunks(), source.close, source.invalidUtf8Lines === true),
+    },
     bytes: { [Symbol.asyncIterator]: () => chunks() },
     path: source.path,
+    invalidUtf8Lines: source.invalidUtf8Lines === true,
     close: source.close,
   };
 }
 
-/** The strict UTF-8 text of a byte stream (see the module comment); `close` is called at its end. */
+/**
+ * The strict UTF-8 text of a byte stream (see the module comment); `close` is called at its end. With
+ * `marks`, a line holding invalid UTF-8 is yielded as the text before its first bad byte, then
+ * `invalidUtf8Mark(byte)`, and its other bytes up to its `\n` are dropped (`SourceOptions.invalidUtf8Lines`).
+ */
 async function* decodeText(
   label: string,
   chunks: AsyncIterable<Buffer>,
   close: () => void,
+  marks = false,
 ): AsyncGenerator<string> {
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  let decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
   let offset = 0;
   let previous: Uint8Array = new Uint8Array(0);
+  /** Whether the rest of a marked line is being dropped (up to its `\n`). */
+  let dropping = false;
   try {
-    for await (const chunk of chunks) {
-      let decoded: string;
-      try {
-        decoded = decoder.decode(chunk, { stream: true });
-      } catch {
-        throw invalidUtf8(label, offset, previous, chunk);
+    for await (const whole of chunks) {
+      let chunk: Buffer = whole;
+      while (chunk.length > 0) {
+        if (dropping) {
+          const nl = chunk.indexOf(10);
+          if (nl < 0) {
+            offset += chunk.length;
+            break;
+          }
+          // The `\n` is kept: it ends the marked line for the reader. A byte order mark is text here.
+          dropping = false;
+          decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+          previous = new Uint8Array(0);
+          offset += nl;
+          chunk = chunk.subarray(nl);
+        }
+        let decoded: string;
+        try {
+          decoded = decoder.decode(chunk, { stream: true });
+        } catch {
+          if (!marks) throw invalidUtf8(label, offset, previous, chunk);
+          const at = invalidUtf8Index(previous, chunk);
+          // The text before the bad sequence is valid (with a character begun in the chunk before).
+          const before =
+            at <= 0 ? new Uint8Array(0) : Buffer.concat([pendingCharacter(previous), chunk.subarray(0, at)]);
+          const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(before);
+          if (text.length > 0) yield text;
+          yield invalidUtf8Mark(offset + at + 1);
+          dropping = true;
+          const from = Math.max(0, at);
+          offset += from;
+          chunk = chunk.subarray(from);
+          continue;
+        }
+        previous = lastBytes(previous, chunk, 3);
+        offset += chunk.length;
+        if (decoded.length > 0) yield decoded;
+        break;
       }
-      previous = lastBytes(previous, chunk, 3);
-      offset += chunk.length;
-      if (decoded.length > 0) yield decoded;
     }
+    if (dropping) return;
     let rest: string;
     try {
       rest = decoder.decode();
     } catch {
       // A sequence cut by the end of the input: named by the byte where it starts, as mid-input.
-      throw new InvalidUtf8Error(label, offset - previous.length + lastCharStart(previous) + 1, 0);
+      const byte = offset - previous.length + lastCharStart(previous) + 1;
+      if (!marks) throw new InvalidUtf8Error(label, byte, 0);
+      yield invalidUtf8Mark(byte);
+      return;
     }
     if (rest.length > 0) yield rest;
   } finally {
     close();
   }
+}
+
+/** The bytes of a character begun at the end of `tail` (the last bytes decoded) and not ended, or none. */
+function pendingCharacter(tail: Uint8Array): Uint8Array {
+  const at = lastCharStart(tail);
+  if (at >= tail.length) return new Uint8Array(0);
+  const lead = tail[at]!;
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return tail.length - at < need ? tail.subarray(at) : new Uint8Array(0);
 }
 
 /** The first `count` bytes of a chunk stream (fewer at its end), as one buffer; the rest stays unread. */
@@ -252,7 +342,7 @@ export function lastCharStart(tail: Uint8Array): number {
  * Invalid UTF-8 in the input: where (the byte offset in the decoded stream, 1-based) and how many line
  * breaks precede it in its chunk, so that a reader that counts lines can name the line.
  */
-export class InvalidUtf8Error extends CliError {
+export class InvalidUtf8Error extends NdjsonInputError {
   constructor(
     readonly label: string,
     /** 1-based byte position in the (inflated) input. */
@@ -260,7 +350,7 @@ export class InvalidUtf8Error extends CliError {
     /** Line breaks between the start of the chunk and the bad byte. */
     readonly breaksIntoChunk: number,
   ) {
-    super(`${capitalize(label)} is not valid UTF-8 at byte ${byte}.`, EXIT.dataError);
+    super(`${capitalize(label)} is not valid UTF-8 at byte ${byte}.`, "dataError");
   }
 }
 
@@ -269,7 +359,7 @@ export class InvalidUtf8Error extends CliError {
  * holds the last bytes before it, where a character may have begun): finds the first byte of the first bad
  * sequence (in `previous` when the sequence begun there breaks in the chunk).
  */
-function invalidUtf8(label: string, offset: number, previous: Uint8Array, chunk: Buffer): CliError {
+function invalidUtf8(label: string, offset: number, previous: Uint8Array, chunk: Buffer): NdjsonInputError {
   const at = invalidUtf8Index(previous, chunk);
   let breaks = 0;
   for (let i = chunk.indexOf(10); i !== -1 && i < at; i = chunk.indexOf(10, i + 1)) breaks++;

@@ -1,0 +1,596 @@
+/**
+ * The line kernel: WebAssembly SIMD128, compiled from this source by AssemblyScript (`npm run build:kernel`,
+ * part of `npm run build`). It reads a block of NDJSON lines copied into its memory and answers, per line,
+ * what `LineScanner.scanLine` (src/incidents/line-scanner.ts) answers for it, or that it leaves the line to
+ * that scanner:
+ *
+ * - the line's bounds (its first byte, its `\n` or the block's end) and its content (the object, without the
+ *   blanks around it);
+ * - `OK` when the line is one JSON object, valid UTF-8, that repeats no key in any of its objects, with keys
+ *   written without escapes; then, for each wanted top-level key, the kind and the byte span of its value;
+ * - `DEFER` for any other line (a syntax error, an escape in a key, a byte order mark, invalid UTF-8, a
+ *   repeated key, nesting deeper than `MAX_DEPTH`, an object of more than `MAX_KEYS` keys): the JavaScript
+ *   scanner reads it and gives its own answer, so the kernel never has the last word on an unusual line.
+ *
+ * Strings are skipped 16 bytes a step (a SIMD compare finds the first quote, backslash, control character
+ * or byte ≥ 0x80), lines are found 16 bytes a step, and the top-level keys of a line are compared with the
+ * previous line's 16 bytes a step (most lines repeat the keys of the line before, known to be distinct).
+ * The block is followed by zero bytes: a zero is invalid everywhere in JSON, so no scan runs past the block.
+ *
+ * Speed: the benchmark row "line kernel: WebAssembly SIMD vs JavaScript scanner" (bench/one-shot.ts) shows
+ * what it pays.
+ *
+ * Memory (bytes from `base`): the wanted keys, the key stacks, the block, its padding, then the results.
+ */
+
+// Line statuses.
+const OK: i32 = 0;
+const DEFER: i32 = 1;
+
+// Field kinds (the JavaScript side decodes each; see src/node/kernel.ts).
+export const KIND_MISSING: i32 = 0;
+/** A string of ASCII bytes without escapes or control characters: the span is its content. */
+export const KIND_ASCII: i32 = 1;
+/** Any other string (escapes, or UTF-8 of more than one byte): the span includes the quotes. */
+export const KIND_STRING: i32 = 2;
+export const KIND_NUMBER: i32 = 3;
+export const KIND_TRUE: i32 = 4;
+export const KIND_FALSE: i32 = 5;
+export const KIND_NULL: i32 = 6;
+/** An object or an array: the span is its text. */
+export const KIND_CONTAINER: i32 = 7;
+
+/** Most wanted keys, and their bytes in all. */
+const MAX_FIELDS: i32 = 64;
+const MAX_KEY_BYTES: i32 = 4096;
+/** Keys of one object compared pair by pair; an object with more is left to the JavaScript scanner. */
+const MAX_KEYS: i32 = 128;
+/** Containers open at once; deeper lines are left to the JavaScript scanner. */
+const MAX_DEPTH: i32 = 512;
+/** Keys open in the nested objects of one value. */
+const MAX_NESTED_KEYS: i32 = 8192;
+/** The line records of one call to `scan`. */
+export const BATCH_LINES: i32 = 4096;
+/** Zero bytes after the block. */
+const PAD: i32 = 64;
+
+// Fixed areas, from `base`.
+const base: usize = (__heap_base + 15) & ~(15 as usize);
+/** Wanted keys: offsets (i32, MAX_FIELDS + 1) then bytes. */
+const keyOffsets: usize = base;
+const keyBytes: usize = keyOffsets + <usize>(MAX_FIELDS + 1) * 4;
+/** Wanted-key lookup: 256 slots of field + 1 (0 empty), by `slotOf`. */
+const keyTable: usize = (keyBytes + <usize>MAX_KEY_BYTES + 15) & ~(15 as usize);
+/** This line's top-level keys: start, length, field (i32 each). */
+const topKeys: usize = keyTable + 256 * 4;
+/** The previous line's top-level keys (the shape): start, length, field. */
+const shapeKeys: usize = topKeys + <usize>MAX_KEYS * 12;
+/** Keys of the open nested objects: start, length. */
+const nestedKeys: usize = shapeKeys + <usize>MAX_KEYS * 12;
+/** Per open container: 1 object, 2 array; and the first of its keys in `nestedKeys` (i32). */
+const depthKinds: usize = nestedKeys + <usize>MAX_NESTED_KEYS * 8;
+const depthFrames: usize = depthKinds + <usize>MAX_DEPTH;
+const blockStart: usize = (depthFrames + <usize>MAX_DEPTH * 4 + 15) & ~(15 as usize);
+
+let fieldCount: i32 = 0;
+let stride: i32 = 5;
+let blockLength: i32 = 0;
+let resultStart: usize = 0;
+/** Where the next call to `scan` starts (an index in the block), and the offset added to every position. */
+let cursor: i32 = 0;
+let offset: i32 = 0;
+let shapeCount: i32 = 0;
+/** Per string scanned: it held an escape / a byte ≥ 0x80. */
+let escaped: bool = false;
+let high: bool = false;
+
+/** Where the caller writes the wanted keys: `count + 1` offsets (i32), then the bytes from `keysBytes()`. */
+export function keysOffsets(): usize {
+  return keyOffsets;
+}
+
+export function keysBytes(): usize {
+  return keyBytes;
+}
+
+/** The most wanted keys, and their total bytes. */
+export function maxFields(): i32 {
+  return MAX_FIELDS;
+}
+
+export function maxKeyBytes(): i32 {
+  return MAX_KEY_BYTES;
+}
+
+function slotOf(start: usize, length: i32): i32 {
+  if (length === 0) return 0;
+  return (length * 31 + <i32>load<u8>(start) * 7 + <i32>load<u8>(start + <usize>length - 1)) & 255;
+}
+
+/** Takes the `count` wanted keys the caller wrote (see `keysOffsets`). A repeated key keeps its first field. */
+export function configure(count: i32): void {
+  fieldCount = count;
+  stride = 5 + 3 * count;
+  memory.fill(keyTable, 0, 256 * 4);
+  for (let f = 0; f < count; f++) {
+    const from = load<i32>(keyOffsets + <usize>f * 4);
+    const to = load<i32>(keyOffsets + <usize>(f + 1) * 4);
+    let slot = slotOf(keyBytes + <usize>from, to - from);
+    let taken = false;
+    while (true) {
+      const entry = load<i32>(keyTable + <usize>slot * 4);
+      if (entry === 0) break;
+      if (sameWanted(entry - 1, keyBytes + <usize>from, to - from)) {
+        taken = true;
+        break;
+      }
+      slot = (slot + 1) & 255;
+    }
+    if (!taken) store<i32>(keyTable + <usize>slot * 4, f + 1);
+  }
+}
+
+function sameWanted(field: i32, start: usize, length: i32): bool {
+  const from = load<i32>(keyOffsets + <usize>field * 4);
+  const to = load<i32>(keyOffsets + <usize>(field + 1) * 4);
+  return to - from === length && equalBytes(keyBytes + <usize>from, start, length);
+}
+
+/** The wanted field whose bytes are `[start, start + length)`, or -1. */
+function fieldOf(start: usize, length: i32): i32 {
+  let slot = slotOf(start, length);
+  while (true) {
+    const entry = load<i32>(keyTable + <usize>slot * 4);
+    if (entry === 0) return -1;
+    if (sameWanted(entry - 1, start, length)) return entry - 1;
+    slot = (slot + 1) & 255;
+  }
+}
+
+/** Byte equality, 16 bytes a step (both ranges may be read up to 15 bytes past their end: the areas are padded). */
+@inline
+function equalBytes(a: usize, b: usize, length: i32): bool {
+  let i: i32 = 0;
+  while (i + 16 <= length) {
+    if (i8x16.bitmask(i8x16.eq(v128.load(a + <usize>i), v128.load(b + <usize>i))) !== 0xffff) return false;
+    i += 16;
+  }
+  if (i < length) {
+    const mask = i8x16.bitmask(i8x16.eq(v128.load(a + <usize>i), v128.load(b + <usize>i)));
+    const want = (1 << (length - i)) - 1;
+    if ((mask & want) !== want) return false;
+  }
+  return true;
+}
+
+/**
+ * Makes room for a block of `length` bytes: grows the memory when needed.
+ * @returns the address where the caller copies the block, or 0 when the memory cannot grow
+ */
+export function reserve(length: i32): usize {
+  const need = blockStart + <usize>length + <usize>PAD + 16 + <usize>BATCH_LINES * <usize>(5 + 3 * MAX_FIELDS) * 4;
+  const have = <usize>memory.size() << 16;
+  if (need > have) {
+    const pages = <i32>((need - have + 0xffff) >> 16);
+    if (memory.grow(pages) < 0) return 0;
+  }
+  return blockStart;
+}
+
+/**
+ * Starts on the block of `length` bytes the caller copied to `reserve`'s address; every position in the
+ * results is an index in the block plus `at`.
+ */
+export function begin(length: i32, at: i32): void {
+  blockLength = length;
+  offset = at;
+  cursor = 0;
+  shapeCount = 0;
+  memory.fill(blockStart + <usize>length, 0, PAD);
+  resultStart = (blockStart + <usize>length + <usize>PAD + 15) & ~(15 as usize);
+}
+
+/** Where the results of the last `scan` are: per line `stride()` i32 values. */
+export function results(): usize {
+  return resultStart;
+}
+
+export function lineStride(): i32 {
+  return stride;
+}
+
+/** Whether the whole block has been scanned. */
+export function done(): bool {
+  return cursor >= blockLength;
+}
+
+/**
+ * Scans the next lines of the block (at most `BATCH_LINES`).
+ * @returns how many line records were written at `results()`: per line its start, its end (its `\n`, or the
+ *   block's end), its content's start and end, its status, then per wanted field its kind, start and end
+ */
+export function scan(): i32 {
+  let n: i32 = 0;
+  let out = resultStart;
+  const end = blockStart + <usize>blockLength;
+  let p = blockStart + <usize>cursor;
+  while (n < BATCH_LINES && !done()) {
+    const lineStart = p;
+    for (let f: i32 = 0; f < fieldCount; f++) store<i32>(out + 20 + <usize>f * 12, KIND_MISSING);
+    let lineEnd = parseLine(p, out);
+    let status = OK;
+    if (lineEnd === 0) {
+      status = DEFER;
+      lineEnd = findLf(lineStart, end);
+    }
+    store<i32>(out, <i32>(lineStart - blockStart) + offset);
+    store<i32>(out, <i32>(lineEnd - blockStart) + offset, 4);
+    store<i32>(out, status, 16);
+    out += <usize>stride * 4;
+    n++;
+    p = lineEnd + 1;
+    cursor = <i32>(p - blockStart);
+  }
+  return n;
+}
+
+/** The first `\n` at or after `p`, or `end`. */
+function findLf(p: usize, end: usize): usize {
+  const lf = i8x16.splat(10);
+  while (p < end) {
+    const mask = i8x16.bitmask(i8x16.eq(v128.load(p), lf));
+    if (mask !== 0) {
+      const at = p + <usize>ctz(mask);
+      return at < end ? at : end;
+    }
+    p += 16;
+  }
+  return end;
+}
+
+@inline
+function skipBlank(p: usize): usize {
+  while (true) {
+    const c = load<u8>(p);
+    if (c !== 32 && c !== 9 && c !== 13) return p;
+    p++;
+  }
+}
+
+/**
+ * Reads the line at `p` into the record at `out` (content bounds and fields).
+ * @returns the address of the `\n` ending the line (or the block's end), or 0 when the line is left to the
+ *   JavaScript scanner
+ */
+function parseLine(p: usize, out: usize): usize {
+  p = skipBlank(p);
+  const contentStart = p;
+  if (load<u8>(p) !== 0x7b) return 0;
+  p = skipBlank(p + 1);
+  let count: i32 = 0;
+  let same = shapeCount > 0;
+  let matched: i32 = 0;
+  if (load<u8>(p) === 0x7d) p++;
+  else {
+    while (true) {
+      if (load<u8>(p) !== 0x22) return 0;
+      if (count === MAX_KEYS) return 0;
+      const keyStart = p + 1;
+      let keyEnd: usize = 0;
+      let field: i32 = -1;
+      if (same && count < shapeCount) {
+        const at = shapeKeys + <usize>count * 12;
+        const from = <usize>load<i32>(at);
+        const length = load<i32>(at, 4);
+        if (load<u8>(keyStart + <usize>length) === 0x22 && equalBytes(keyStart, from, length)) {
+          keyEnd = keyStart + <usize>length;
+          field = load<i32>(at, 8);
+          matched = count + 1;
+        }
+      }
+      if (keyEnd === 0) {
+        same = false;
+        escaped = false;
+        keyEnd = stringEnd(keyStart);
+        if (keyEnd === 0 || escaped) return 0;
+        field = fieldOf(keyStart, <i32>(keyEnd - keyStart));
+      }
+      const top = topKeys + <usize>count * 12;
+      store<i32>(top, <i32>keyStart);
+      store<i32>(top, <i32>(keyEnd - keyStart), 4);
+      store<i32>(top, field, 8);
+      count++;
+      // The compact form first: the colon right after the key's closing quote, the value right after it.
+      if (load<u8>(keyEnd + 1) === 0x3a) p = keyEnd + 2;
+      else {
+        p = skipBlank(keyEnd + 1);
+        if (load<u8>(p) !== 0x3a) return 0;
+        p = p + 1;
+      }
+      p = skipBlank(p);
+      const valueStart = p;
+      const c = load<u8>(p);
+      let kind: i32 = KIND_CONTAINER;
+      let spanStart = valueStart;
+      let spanEnd: usize = 0;
+      if (c === 0x22) {
+        escaped = false;
+        high = false;
+        const q = stringEnd(p + 1);
+        if (q === 0) return 0;
+        if (escaped || high) {
+          kind = KIND_STRING;
+          spanEnd = q + 1;
+        } else {
+          kind = KIND_ASCII;
+          spanStart = p + 1;
+          spanEnd = q;
+        }
+        p = q + 1;
+      } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+        p = scanNumber(p);
+        if (p === 0) return 0;
+        kind = KIND_NUMBER;
+        spanEnd = p;
+      } else if (c === 0x7b || c === 0x5b) {
+        p = skipNested(p);
+        if (p === 0) return 0;
+        spanEnd = p;
+      } else {
+        const word = load<u32>(p);
+        if (word === 0x65757274) {
+          kind = KIND_TRUE;
+          p += 4;
+        } else if (word === 0x6c6c756e) {
+          kind = KIND_NULL;
+          p += 4;
+        } else if (word === 0x736c6166 && load<u8>(p + 4) === 0x65) {
+          kind = KIND_FALSE;
+          p += 5;
+        } else return 0;
+        spanEnd = p;
+      }
+      if (field >= 0) {
+        const slot = out + 20 + <usize>field * 12;
+        store<i32>(slot, kind);
+        store<i32>(slot, <i32>(spanStart - blockStart) + offset, 4);
+        store<i32>(slot, <i32>(spanEnd - blockStart) + offset, 8);
+      }
+      let d = load<u8>(p);
+      if (d === 0x2c) {
+        p = skipBlank(p + 1);
+        continue;
+      }
+      p = skipBlank(p);
+      d = load<u8>(p);
+      if (d === 0x2c) {
+        p = skipBlank(p + 1);
+        continue;
+      }
+      if (d !== 0x7d) return 0;
+      p++;
+      break;
+    }
+  }
+  const contentEnd = p;
+  p = skipBlank(p);
+  const end = blockStart + <usize>blockLength;
+  if (p !== end && load<u8>(p) !== 10) return 0;
+  // Keys in the previous line's order are distinct; each other key is compared with the ones before it.
+  if (!same) {
+    if (repeats(topKeys, 12, count, matched)) return 0;
+    if (count > 0) {
+      memory.copy(shapeKeys, topKeys, <usize>count * 12);
+      shapeCount = count;
+    }
+  }
+  store<i32>(out, <i32>(contentStart - blockStart) + offset, 8);
+  store<i32>(out, <i32>(contentEnd - blockStart) + offset, 12);
+  return p;
+}
+
+/** Whether a key of `[0, count)` (start and length at `keys`, `size` bytes apart) equals an earlier one; those before `known` are distinct. */
+function repeats(keys: usize, size: usize, count: i32, known: i32): bool {
+  for (let i: i32 = known > 1 ? known : 1; i < count; i++) {
+    const si = <usize>load<i32>(keys + <usize>i * size);
+    const li = load<i32>(keys + <usize>i * size, 4);
+    for (let j: i32 = 0; j < i; j++) {
+      const lj = load<i32>(keys + <usize>j * size, 4);
+      if (li !== lj) continue;
+      if (equalBytes(si, <usize>load<i32>(keys + <usize>j * size), li)) return true;
+    }
+  }
+  return false;
+}
+
+/** `scanString`, with the common short string (its closing quote in the first 16 bytes, nothing before it) inline. */
+@inline
+function stringEnd(p: usize): usize {
+  const v = v128.load(p);
+  const mask = i8x16.bitmask(
+    v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), i8x16.lt_s(v, i8x16.splat(0x20))),
+  );
+  if (mask !== 0) {
+    const q = p + <usize>ctz(mask);
+    if (load<u8>(q) === 0x22) return q;
+  }
+  return scanString(p);
+}
+
+/**
+ * Scans a string's body from `p` (after its opening quote), 16 bytes a step: the address of its closing
+ * quote, or 0 when it is not a valid JSON string of valid UTF-8. Sets `escaped` and `high`.
+ */
+function scanString(p: usize): usize {
+  const quote = i8x16.splat(0x22);
+  const backslash = i8x16.splat(0x5c);
+  const space = i8x16.splat(0x20);
+  while (true) {
+    const v = v128.load(p);
+    // Signed: bytes ≥ 0x80 are negative, so "less than 0x20" also finds them.
+    const mask = i8x16.bitmask(v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash)), i8x16.lt_s(v, space)));
+    if (mask === 0) {
+      p += 16;
+      continue;
+    }
+    p += <usize>ctz(mask);
+    const c = <i32>load<u8>(p);
+    if (c === 0x22) return p;
+    if (c === 0x5c) {
+      escaped = true;
+      const e = <i32>load<u8>(p + 1);
+      if (e === 0x75) {
+        if (!isHex(load<u8>(p + 2)) || !isHex(load<u8>(p + 3)) || !isHex(load<u8>(p + 4)) || !isHex(load<u8>(p + 5)))
+          return 0;
+        p += 6;
+      } else if (e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+        p += 2;
+      } else return 0;
+      continue;
+    }
+    if (c < 0x20) return 0;
+    high = true;
+    p = utf8Char(p, c);
+    if (p === 0) return 0;
+  }
+}
+
+@inline
+function isHex(c: u8): bool {
+  return (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
+}
+
+@inline
+function isContinuation(c: u8): bool {
+  return (c & 0xc0) === 0x80;
+}
+
+/** Checks the UTF-8 character whose lead byte `c` (≥ 0x80) is at `p` (as a fatal `TextDecoder` does): the address after it, or 0. */
+function utf8Char(p: usize, c: i32): usize {
+  if (c < 0xc2) return 0;
+  const c1 = load<u8>(p + 1);
+  if (c < 0xe0) return isContinuation(c1) ? p + 2 : 0;
+  const c2 = load<u8>(p + 2);
+  if (c < 0xf0) {
+    // No overlong form (E0 needs A0..BF), no surrogate (ED needs 80..9F).
+    if (c === 0xe0 ? c1 < 0xa0 || c1 > 0xbf : c === 0xed ? c1 < 0x80 || c1 > 0x9f : !isContinuation(c1)) return 0;
+    return isContinuation(c2) ? p + 3 : 0;
+  }
+  if (c > 0xf4) return 0;
+  const c3 = load<u8>(p + 3);
+  // F0 needs 90..BF (no overlong form); F4 needs 80..8F (at most U+10FFFF).
+  if (c === 0xf0 ? c1 < 0x90 || c1 > 0xbf : c === 0xf4 ? c1 < 0x80 || c1 > 0x8f : !isContinuation(c1)) return 0;
+  return isContinuation(c2) && isContinuation(c3) ? p + 4 : 0;
+}
+
+/** Scans a JSON number at `p`: the address after it, or 0. */
+function scanNumber(p: usize): usize {
+  if (load<u8>(p) === 0x2d) p++;
+  let c = load<u8>(p);
+  if (c === 0x30) p++;
+  else if (c >= 0x31 && c <= 0x39) p = skipDigits(p + 1);
+  else return 0;
+  if (load<u8>(p) === 0x2e) {
+    const from = p + 1;
+    p = skipDigits(from);
+    if (p === from) return 0;
+  }
+  c = load<u8>(p);
+  if (c === 0x65 || c === 0x45) {
+    p++;
+    c = load<u8>(p);
+    if (c === 0x2b || c === 0x2d) p++;
+    const from = p;
+    p = skipDigits(from);
+    if (p === from) return 0;
+  }
+  return p;
+}
+
+@inline
+function skipDigits(p: usize): usize {
+  while (true) {
+    const c = load<u8>(p);
+    if (c < 0x30 || c > 0x39) return p;
+    p++;
+  }
+}
+
+/** Pushes the key at `p` (a quote) of a nested object and skips to its value: the value's address, or 0. */
+function nestedKey(p: usize, top: i32): usize {
+  if (load<u8>(p) !== 0x22 || top >= MAX_NESTED_KEYS) return 0;
+  escaped = false;
+  const q = scanString(p + 1);
+  if (q === 0 || escaped) return 0;
+  const at = nestedKeys + <usize>top * 8;
+  store<i32>(at, <i32>(p + 1));
+  store<i32>(at, <i32>(q - p - 1), 4);
+  p = skipBlank(q + 1);
+  if (load<u8>(p) !== 0x3a) return 0;
+  return skipBlank(p + 1);
+}
+
+/** Skips the object or array at `p`, validating it and checking its objects' keys: the address after it, or 0. */
+function skipNested(p: usize): usize {
+  let depth: i32 = 0;
+  let top: i32 = 0;
+  while (true) {
+    // A value starts at p.
+    const c = load<u8>(p);
+    if (c === 0x7b || c === 0x5b) {
+      if (depth === MAX_DEPTH) return 0;
+      store<u8>(depthKinds + <usize>depth, c === 0x7b ? 1 : 2);
+      store<i32>(depthFrames + <usize>depth * 4, top);
+      depth++;
+      p = skipBlank(p + 1);
+      if (load<u8>(p) === (c === 0x7b ? 0x7d : 0x5d)) {
+        depth--;
+        p++;
+      } else {
+        if (c === 0x7b) {
+          p = nestedKey(p, top);
+          if (p === 0) return 0;
+          top++;
+        }
+        continue;
+      }
+    } else if (c === 0x22) {
+      const q = scanString(p + 1);
+      if (q === 0) return 0;
+      p = q + 1;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      p = scanNumber(p);
+      if (p === 0) return 0;
+    } else {
+      const word = load<u32>(p);
+      if (word === 0x65757274 || word === 0x6c6c756e) p += 4;
+      else if (word === 0x736c6166 && load<u8>(p + 4) === 0x65) p += 5;
+      else return 0;
+    }
+    // After a value: close containers, or go on to the next element.
+    while (true) {
+      if (depth === 0) return p;
+      p = skipBlank(p);
+      const d = load<u8>(p);
+      const inObject = load<u8>(depthKinds + <usize>depth - 1) === 1;
+      if (d === 0x2c) {
+        p = skipBlank(p + 1);
+        if (inObject) {
+          p = nestedKey(p, top);
+          if (p === 0) return 0;
+          top++;
+        }
+        break;
+      }
+      if (d !== (inObject ? 0x7d : 0x5d)) return 0;
+      depth--;
+      if (inObject) {
+        const from = load<i32>(depthFrames + <usize>depth * 4);
+        if (top - from > MAX_KEYS) return 0;
+        if (repeats(nestedKeys + <usize>from * 8, 8, top - from, 0)) return 0;
+        top = from;
+      }
+      p++;
+    }
+  }
+}

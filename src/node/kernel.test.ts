@@ -1,0 +1,474 @@
+/**
+ * The WebAssembly line kernel (assembly/line-kernel.ts, through src/node/kernel.ts) held to the JavaScript
+ * scanner and to `JSON.parse`: every line of hostile NDJSON (escaped and repeated keys, keys inside nested
+ * objects and strings, `\u0000`, surrogates, CRLF, byte order marks, numbers in every JSON form, invalid
+ * UTF-8, lines past the kernel's limits) is read by a `LineScanner` with the kernel and by one without, with
+ * the block cut at every byte, both as `match` reads a block (line by line) and as `fromNdjson` reads a chunk
+ * (`open` scans); the answers must be the same, field for field, and a line answered `SCAN_OK` must be what
+ * `JSON.parse` gives (docs/semantics.md 1.7, "The byte reader"). The compiled kernel is required: the global
+ * setup builds it from source, and a missing kernel fails these tests.
+ */
+import { isDeepStrictEqual } from "node:util";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fcOptions } from "../../test/support/fc.js";
+import type { BlockKernel, BlockKernelFactory } from "../incidents/block-kernel.js";
+import { ROW_OK, ROW_STATUS } from "../incidents/block-kernel.js";
+import { ownDataValue } from "../incidents/columns.js";
+import { IncidentSet } from "../incidents/incident-set.js";
+import { FIELD_ASCII, LineScanner, SCAN_OK } from "../incidents/line-scanner.js";
+import type { NdjsonByteReader } from "../incidents/ndjson.js";
+import { lineKernel, lineKernelUnavailable } from "./kernel.js";
+
+const loaded = lineKernel();
+if (loaded === undefined) throw new Error(`the line kernel is required here: ${lineKernelUnavailable()}`);
+const factory: BlockKernelFactory = loaded;
+
+/**
+ * The fields read: plain, empty, non-ASCII, one with a quote (only escaped), one with a lone surrogate, and
+ * one named twice (the scanner fills the first of the two).
+ */
+const FIELDS = ["Status", "Title", "n", "", "é", 'a"b', "\ud800", "Status"];
+
+/** Lines the kernel answered itself (its `ROW_OK` records), to show it ran. */
+const answered = { rows: 0, ok: 0, referenceOk: 0 };
+
+/** The factory, counting the kernel's records. */
+const counting: BlockKernelFactory = (keys) => {
+  const kernel = factory(keys);
+  if (kernel === undefined) return undefined;
+  const counted: BlockKernel = {
+    load: (b, start, end) => kernel.load(b, start, end),
+    next: () => {
+      const n = kernel.next();
+      for (let i = 0; i < n; i++) {
+        answered.rows++;
+        if (kernel.results[i * kernel.stride + ROW_STATUS] === ROW_OK) answered.ok++;
+      }
+      return n;
+    },
+    get results() {
+      return kernel.results;
+    },
+    stride: kernel.stride,
+  };
+  return counted;
+};
+
+const encoder = new TextEncoder();
+// A byte order mark at the start of a line is dropped, as the scanner drops it (TextDecoder's default).
+const strict = new TextDecoder("utf-8", { fatal: true });
+
+/** What a scan answered: the status, and on `SCAN_OK` the fields (and, for `open`, where the line ends). */
+function outcome(scanner: LineScanner, b: Uint8Array, status: number, open: boolean): unknown[] {
+  if (status !== SCAN_OK) return [status];
+  const fields = FIELDS.map((_, k) => [
+    scanner.kinds[k],
+    scanner.kinds[k] === FIELD_ASCII ? [scanner.starts[k], scanner.ends[k]] : undefined,
+    scanner.value(b, k),
+  ]);
+  return open ? [status, scanner.next, scanner.lineEnd, fields] : [status, fields];
+}
+
+/** Checks a `SCAN_OK` line against `JSON.parse` of its text. */
+function agreesWithParse(scanner: LineScanner, b: Uint8Array, start: number, end: number): void {
+  const text = strict.decode(b.subarray(start, end));
+  const record = JSON.parse(text) as unknown;
+  expect(typeof record === "object" && record !== null && !Array.isArray(record)).toBe(true);
+  FIELDS.forEach((field, k) => {
+    if (FIELDS.indexOf(field) !== k) return;
+    expect(isDeepStrictEqual(scanner.value(b, k), ownDataValue(record as object, field)), field).toBe(true);
+  });
+}
+
+/**
+ * Reads `b` as two blocks cut at `cut`, with the kernel and without: line by line (`match`'s way) and by
+ * `open` scans (`fromNdjson`'s way); every answer must agree.
+ */
+function compareAt(b: Uint8Array, cut: number, withKernel: LineScanner, reference: LineScanner): void {
+  for (const [from, to] of [
+    [0, cut],
+    [cut, b.length],
+  ] as const) {
+    // As `match` reads a block: each line (a `\n`, one CR before it dropped), the last one to the block's end.
+    withKernel.prepare(b, from, to);
+    for (let p = from; p < to; ) {
+      let nl = b.indexOf(10, p);
+      if (nl < 0 || nl >= to) nl = to;
+      let e = nl;
+      if (e > p && b[e - 1] === 13) e--;
+      if (e > p) {
+        const got = withKernel.scanLine(b, p, e);
+        const want = reference.scanLine(b, p, e);
+        const where = `line at ${p}..${e} of ${JSON.stringify(new TextDecoder().decode(b))}, cut ${cut}`;
+        expect(outcome(withKernel, b, got, false), where).toEqual(outcome(reference, b, want, false));
+        if (want === SCAN_OK) answered.referenceOk++;
+        if (got === SCAN_OK) agreesWithParse(withKernel, b, p, e);
+      }
+      p = nl + 1;
+    }
+    withKernel.release();
+    // As `fromNdjson` reads a chunk: an open scan at each line's first non-blank byte.
+    withKernel.prepare(b, from, to);
+    for (let p = from; p < to; ) {
+      while (p < to && (b[p] === 32 || b[p] === 9 || b[p] === 13)) p++;
+      if (p >= to) break;
+      const got = withKernel.scanLine(b, p, to, true);
+      const want = reference.scanLine(b, p, to, true);
+      const where = `open scan at ${p} of ${JSON.stringify(new TextDecoder().decode(b))}, cut ${cut}`;
+      expect(outcome(withKernel, b, got, true), where).toEqual(outcome(reference, b, want, true));
+      if (want === SCAN_OK) answered.referenceOk++;
+      if (got === SCAN_OK) {
+        agreesWithParse(withKernel, b, p, withKernel.lineEnd);
+        p = withKernel.next;
+      } else {
+        const nl = b.indexOf(10, p);
+        p = nl < 0 || nl >= to ? to : nl + 1;
+      }
+    }
+    withKernel.release();
+  }
+}
+
+/** Compares every cut of the NDJSON bytes `b`. */
+function compareEveryCut(b: Uint8Array): void {
+  const withKernel = new LineScanner(FIELDS, counting);
+  expect(withKernel.hasKernel).toBe(true);
+  const reference = new LineScanner(FIELDS);
+  for (let cut = 0; cut <= b.length; cut++) compareAt(b, cut, withKernel, reference);
+}
+
+// ---- hostile JSON text --------------------------------------------------------------------------------
+
+const blank = fc.constantFrom("", "", "", " ", "\t", "\r", "  \t ");
+const keyText = fc.oneof(
+  {
+    weight: 12,
+    arbitrary: fc.constantFrom(
+      '"Status"',
+      '"Title"',
+      '"n"',
+      '""',
+      '"é"',
+      '"x"',
+      '"y"',
+      '"z"',
+      '"Status "',
+      '"status"',
+      '"Titl"',
+      '"TitleTitleTitleTitle"',
+      '"k1"',
+      '"k2"',
+      '"k3"',
+      '"k4"',
+    ),
+  },
+  // Escaped keys (the kernel leaves their lines to the scanner).
+  fc.constantFrom('"a\\"b"', '"\\ud800"', '"Sta\\u0074us"', '"\\u0053tatus"', '"\\u0000"'),
+);
+const validNumber = fc.constantFrom(
+  "0",
+  "-0",
+  "7",
+  "-12",
+  "0.5",
+  "-0.0",
+  "1e5",
+  "1E+5",
+  "2e-3",
+  "1.5E-300",
+  "123456789012345678901234567890",
+  "9007199254740993",
+  "1e400",
+  "-1e-400",
+);
+const invalidNumber = fc.constantFrom(
+  "01",
+  "1.",
+  ".5",
+  "-",
+  "1e",
+  "1e+",
+  "+1",
+  "0x10",
+  "1_0",
+  "NaN",
+  "Infinity",
+);
+const numberText = fc.oneof({ weight: 6, arbitrary: validNumber }, invalidNumber);
+const literalText = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom("true", "false", "null") },
+  fc.constantFrom("tru", "nul", "True", "fals", "nulll", "truex"),
+);
+const validString = fc.constantFrom(
+  '"Open"',
+  '"Closed"',
+  '""',
+  '"a\\nb"',
+  '"q\\"q"',
+  '"back\\\\slash"',
+  '"\\/"',
+  '"\\u0000"',
+  '"\\ud83d\\ude00"',
+  '"\\udc00"',
+  '"\\ud800x"',
+  '"é"',
+  '"日本語テキスト"',
+  '"😀 emoji"',
+  '"{\\"Status\\":\\"Open\\"}"',
+  '"\\"Status\\":1"',
+  '"a long title of plain words for the vector loop, past sixteen bytes"',
+  '"a long title with é in the middle, past sixteen bytes, and more"',
+);
+const stringText = fc.oneof(
+  { weight: 8, arbitrary: validString },
+  fc.constantFrom('"tab\there"', '"bad \\x escape"', '"bad \\u12 escape"', '"unterminated'),
+);
+
+const { value: valueText } = fc.letrec<{ value: string; object: string; array: string }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    stringText,
+    numberText,
+    literalText,
+    tie("object"),
+    tie("array"),
+  ),
+  object: fc
+    .array(fc.tuple(blank, keyText, blank, blank, tie("value"), blank), { maxLength: 4 })
+    .map(
+      (members) =>
+        `{${members.map(([a, key, b, c, value, d]) => `${a}${key}${b}:${c}${value}${d}`).join(",")}}`,
+    ),
+  array: fc
+    .array(fc.tuple(blank, tie("value"), blank), { maxLength: 3 })
+    .map((items) => `[${items.map(([a, value, b]) => `${a}${value}${b}`).join(",")}]`),
+}));
+
+/** A top-level object: mostly the wanted keys, sometimes repeated, in any order. */
+const objectText = fc
+  .array(fc.tuple(keyText, blank, valueText), { maxLength: 7 })
+  .map((members) => `{${members.map(([key, b, value]) => `${key}:${b}${value}`).join(",")}}`);
+
+/** A line's text: usually an object, sometimes another JSON value or none; blanks, a BOM, a CR around it. */
+const lineText = fc
+  .tuple(
+    fc.constantFrom("", "", "", "\ufeff", " "),
+    fc.oneof({ weight: 8, arbitrary: objectText }, valueText, fc.constant("")),
+    blank,
+    fc.constantFrom("", "", "\r"),
+  )
+  .map(([before, body, after, cr]) => `${before}${body}${after}${cr}`);
+
+/** Bytes that break a line: invalid UTF-8 of every kind, a NUL, structure. */
+const badBytes = [
+  [0x80],
+  [0xff],
+  [0xc0, 0x80],
+  [0xc3],
+  [0xe0, 0x80, 0x80],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf0, 0x9f, 0x98],
+  [0x00],
+  [0x22],
+  [0x5c],
+  [0x7b],
+  [0x7d],
+  [0x0a],
+];
+
+/** NDJSON bytes: lines, each perhaps with bad bytes spliced in or cut short. */
+const ndjsonBytes = fc
+  .array(
+    fc.tuple(
+      lineText,
+      // One line in six gets bad bytes, one in ten is cut short.
+      fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, fc.tuple(fc.nat(), fc.constantFrom(...badBytes))),
+      fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, fc.nat()),
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
+  .chain((lines) =>
+    fc.constant(
+      lines.map(([text, splice, cut]) => {
+        let bytes = encoder.encode(text);
+        if (splice !== null) {
+          const at = splice[0] % (bytes.length + 1);
+          bytes = new Uint8Array([...bytes.subarray(0, at), ...splice[1], ...bytes.subarray(at)]);
+        }
+        if (cut !== null) bytes = bytes.subarray(0, cut % (bytes.length + 1));
+        return bytes;
+      }),
+    ),
+  )
+  .chain((lines) =>
+    fc.boolean().map((lastNewline) => {
+      const parts: number[] = [];
+      lines.forEach((line, i) => {
+        parts.push(...line);
+        if (i < lines.length - 1 || lastNewline) parts.push(10);
+      });
+      return new Uint8Array(parts);
+    }),
+  );
+
+describe("the line kernel against the JavaScript scanner and JSON.parse", () => {
+  it("answers as the scanner on hostile NDJSON, the block cut at every byte", () => {
+    fc.assert(
+      fc.property(ndjsonBytes, (b) => compareEveryCut(b)),
+      fcOptions(100),
+    );
+    // The kernel answered most valid lines itself (else this would test the scanner against itself); it
+    // leaves lines with escaped keys to the scanner.
+    expect(answered.ok).toBeGreaterThan(answered.referenceOk / 3);
+  });
+
+  /** Lines past the kernel's limits, and the forms it leaves to the scanner, one by one. */
+  const table: readonly (readonly [string, string])[] = [
+    ["plain", '{"Status":"Open","Title":"t","n":1}'],
+    ["repeated wanted key", '{"Status":"Open","Status":"Closed"}'],
+    ["repeated key after the shape", '{"Status":"Open","x":1,"x":2}'],
+    ["repeated nested key", '{"Status":"Open","o":{"a":1,"b":{"a":2},"a":3}}'],
+    ["repeated nested key, escaped", '{"Status":"Open","o":{"a":1,"\\u0061":2}}'],
+    ["escaped wanted key", '{"Sta\\u0074us":"Open"}'],
+    ["key inside a string", '{"x":"\\"Status\\":\\"Open\\"","n":2}'],
+    ["wanted key nested", '{"o":{"Status":"Open"},"n":3}'],
+    ["NUL escape", '{"Status":"\\u0000","n":4}'],
+    ["surrogate pair and lone surrogate", '{"Status":"\\ud83d\\ude00","Title":"\\udc00"}'],
+    ["CRLF", '{"Status":"Open"}\r'],
+    ["BOM", '\ufeff{"Status":"Open"}'],
+    ["numbers", '{"n":-0.0e-0,"Title":1E+2,"Status":123456789012345678901}'],
+    ["array top level", '[{"Status":"Open"}]'],
+    ["empty object", "{}"],
+    ["blanks", ' \t{ "Status" : "Open" , "n" : [ 1 , { } ] } \t'],
+    ["many keys", `{${Array.from({ length: 300 }, (_, i) => `"k${i}":${i}`).join(",")},"Status":"Open"}`],
+    [
+      "many nested keys",
+      `{"Status":"Open","o":{${Array.from({ length: 300 }, (_, i) => `"k${i}":${i}`).join(",")}}}`,
+    ],
+    ["deep nesting", `{"Status":"Open","n":${"[".repeat(1000)}${"]".repeat(1000)}}`],
+    ["over-long string", `{"Status":"${"x".repeat(100_000)}","n":1}`],
+  ];
+  // Invalid UTF-8 of every kind inside a string value, a key and a nested string (0x01 stands for the bytes).
+  const invalid: readonly (readonly [string, readonly number[]])[] = [
+    ["a lone continuation byte", [0x80]],
+    ["0xFF", [0xff]],
+    ["an overlong 2-byte form", [0xc0, 0x80]],
+    ["an overlong 2-byte form (C1)", [0xc1, 0xbf]],
+    ["a truncated 2-byte form", [0xc3]],
+    ["an overlong 3-byte form", [0xe0, 0x80, 0x80]],
+    ["a surrogate", [0xed, 0xa0, 0x80]],
+    ["a truncated 3-byte form", [0xe2, 0x82]],
+    ["an overlong 4-byte form", [0xf0, 0x80, 0x80, 0x80]],
+    ["past U+10FFFF", [0xf4, 0x90, 0x80, 0x80]],
+    ["a 5-byte lead", [0xf8, 0x88, 0x80, 0x80, 0x80]],
+    ["a truncated 4-byte form", [0xf0, 0x9f, 0x98]],
+  ];
+  const valid: readonly (readonly [string, readonly number[]])[] = [
+    ["U+0080", [0xc2, 0x80]],
+    ["U+07FF", [0xdf, 0xbf]],
+    ["U+0800", [0xe0, 0xa0, 0x80]],
+    ["U+D7FF", [0xed, 0x9f, 0xbf]],
+    ["U+E000", [0xee, 0x80, 0x80]],
+    ["U+FFFF", [0xef, 0xbf, 0xbf]],
+    ["U+10000", [0xf0, 0x90, 0x80, 0x80]],
+    ["U+10FFFF", [0xf4, 0x8f, 0xbf, 0xbf]],
+  ];
+  const places = [
+    '{"Status":"a\u0001b","n":1}',
+    '{"Title":"\u0001","n":1}',
+    '{"x\u0001":"Open","n":1}',
+    '{"Status":"Open","o":{"k":["\u0001"]}}',
+    '{"Status":"a long string past the first sixteen bytes \u0001 and on","n":1}',
+  ];
+  it.each([...invalid, ...valid])("answers as the scanner on %s in strings and keys", (_name, bytes) => {
+    for (const place of places) {
+      const line = Array.from(encoder.encode(place)).flatMap((byte) => (byte === 1 ? [...bytes] : [byte]));
+      compareEveryCut(new Uint8Array([...encoder.encode('{"Status":"A","n":0}\n'), ...line, 10, ...line]));
+    }
+  });
+
+  it.each(table)("answers as the scanner on a line of %s, the block cut at every byte", (_name, text) => {
+    const line = encoder.encode(text);
+    // The line after a line of the same keys (the kernel's shape) and alone.
+    const b = new Uint8Array([...encoder.encode('{"Status":"A","n":0}\n'), ...line, 10, ...line]);
+    if (b.length < 5_000) compareEveryCut(b);
+    else {
+      const withKernel = new LineScanner(FIELDS, counting);
+      const reference = new LineScanner(FIELDS);
+      for (const cut of [0, 1, 21, 22, b.length >> 1, b.length - 1, b.length])
+        compareAt(b, cut, withKernel, reference);
+    }
+  });
+});
+
+describe("IncidentSet.fromNdjson on the line kernel", () => {
+  /** Incident lines with hostile values, the fields a set indexes among them. */
+  const lines = [
+    '{"IncidentId":1,"Status":"Open","Severity":"High","Title":"plain title","CreatedUtcTime":"2024-01-01T00:00:00Z"}',
+    '{"IncidentId":2,"Status":"Closed","Severity":"Low","Title":"t\\u00e9\\"q\\"","CreatedUtcTime":"2024-01-02T00:00:00Z"}',
+    '{"IncidentId":3,"Status":"Open","Severity":"High","Title":"日本語 😀","CreatedUtcTime":"2024-01-03T00:00:00Z","o":{"Status":"x"}}',
+    ' {"IncidentId" : -0.0e0 , "Status" : null , "Title" : ["a", {"b": 1}] }\r',
+    '{"IncidentId":5,"Sta\\u0074us":"Open","Severity":"\\u0000","Title":"\\ud800"}',
+    "",
+    '{"IncidentId":6,"Status":"Open","Severity":"Critical","Title":"a long title of plain words, past sixteen bytes","CreatedUtcTime":"2024-01-06T00:00:00Z","Number":"n-6"}',
+    '\ufeff{"IncidentId":7,"Status":"Open"}',
+    '{"IncidentId":8,"Status":"Open","Severity":"High","Title":1e400,"CreatedUtcTime":true}',
+  ];
+
+  /** A byte reader (as a `FileHandle`) over `bytes`, `step` bytes a read at most. */
+  function reader(bytes: Uint8Array, step: number): NdjsonByteReader {
+    let at = 0;
+    return {
+      read: async (buffer, offset, length) => {
+        const n = Math.min(length, step, bytes.length - at);
+        buffer.set(bytes.subarray(at, at + n), offset);
+        at += n;
+        return { bytesRead: n };
+      },
+    };
+  }
+
+  /** The set's records and a few counts, or the error it rejects with. */
+  async function build(
+    source: Uint8Array[] | NdjsonByteReader,
+    kernel: BlockKernelFactory | undefined,
+  ): Promise<unknown> {
+    try {
+      const set = await IncidentSet.fromNdjson(source, {}, kernel === undefined ? {} : { kernel });
+      return [
+        set.findAll({}),
+        set.count({ Status: "Open" }),
+        set.count({ Severity: { $in: ["High", "Critical"] } }),
+        set.count({ Title: { $regex: "title" } }),
+      ];
+    } catch (error) {
+      return error instanceof Error ? `${error.name}: ${error.message}` : error;
+    }
+  }
+
+  it.each([
+    ["hostile but valid lines", lines],
+    // The byte 0x01 below becomes 0xFF, invalid UTF-8 (a string cannot hold it).
+    ["a line of invalid UTF-8", [...lines.slice(0, 3), '{"Status":"\u0001"}', ...lines.slice(3)]],
+    ["a line that repeats a key", [...lines.slice(0, 3), '{"Status":"Open","o":{"a":1,"a":2}}']],
+  ])(
+    "builds the same set with and without the kernel from %s, chunks cut at every byte",
+    async (_name, these) => {
+      const bytes = encoder.encode(these.join("\n")).map((byte) => (byte === 1 ? 0xff : byte));
+      const counted = { before: answered.ok };
+      for (let cut = 0; cut <= bytes.length; cut++) {
+        const chunks = [bytes.slice(0, cut), bytes.slice(cut)];
+        expect(await build(chunks, counting), `cut at ${cut}`).toEqual(await build(chunks, undefined));
+      }
+      // As from a `FileHandle`: reads of a few bytes to all of them.
+      for (const step of [1, 5, 64, 1 << 20]) {
+        expect(await build(reader(bytes, step), counting), `reads of ${step}`).toEqual(
+          await build(reader(bytes, step), undefined),
+        );
+      }
+      expect(answered.ok).toBeGreaterThan(counted.before);
+    },
+  );
+});

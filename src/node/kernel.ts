@@ -1,0 +1,137 @@
+/**
+ * Loads the line kernel (assembly/line-kernel.ts, compiled to `dist/kernel/line-kernel.wasm` by
+ * `npm run build`) for Node, as a `BlockKernelFactory` that the engine's `LineScanner` takes. Selected at run
+ * time: where WebAssembly SIMD is missing (the module does not compile), where the file is absent, or when
+ * the environment variable `INCIDENT_QUERY_KERNEL` is `js`, there is no kernel and the JavaScript scanner
+ * reads every line, with the same answers (docs/semantics.md 1.7, "The byte reader").
+ *
+ * Speed: the benchmark row "line kernel: WebAssembly SIMD vs JavaScript scanner" (bench/one-shot.ts).
+ */
+
+import { readFileSync } from "node:fs";
+import type { BlockKernel, BlockKernelFactory } from "../incidents/block-kernel.js";
+
+/**
+ * Where the compiled kernel may be, relative to this module: in dist/ (bundled into dist/cli, dist/node or
+ * dist/), from the sources (src/node), or from the benchmark's build (bench/.build/src/node).
+ */
+const CANDIDATES = [
+  "../kernel/line-kernel.wasm",
+  "./kernel/line-kernel.wasm",
+  "../../dist/kernel/line-kernel.wasm",
+  "../../../../dist/kernel/line-kernel.wasm",
+];
+
+/** The kernel's exports (see assembly/line-kernel.ts). */
+interface KernelExports {
+  readonly memory: WebAssembly.Memory;
+  keysOffsets(): number;
+  keysBytes(): number;
+  maxFields(): number;
+  maxKeyBytes(): number;
+  configure(count: number): void;
+  reserve(length: number): number;
+  begin(length: number, at: number): void;
+  results(): number;
+  lineStride(): number;
+  scan(): number;
+}
+
+let compiled: WebAssembly.Module | null | undefined;
+let failure: string | undefined;
+
+/** The compiled module, or null (with `failure` saying why). */
+function kernelModule(): WebAssembly.Module | null {
+  if (compiled !== undefined) return compiled;
+  compiled = null;
+  if (process.env.INCIDENT_QUERY_KERNEL === "js") {
+    failure = "INCIDENT_QUERY_KERNEL=js";
+    return compiled;
+  }
+  let bytes: Uint8Array<ArrayBuffer> | undefined;
+  for (const candidate of CANDIDATES) {
+    try {
+      bytes = new Uint8Array(readFileSync(new URL(candidate, import.meta.url)));
+      break;
+    } catch {
+      // Not there: the next place.
+    }
+  }
+  if (bytes === undefined) {
+    failure = `line-kernel.wasm not found (${CANDIDATES.join(", ")}, from ${import.meta.url})`;
+    return compiled;
+  }
+  try {
+    // Compiling is the feature test: without WebAssembly SIMD the module does not validate.
+    compiled = new WebAssembly.Module(bytes);
+  } catch (error) {
+    failure = `WebAssembly SIMD is not available: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return compiled;
+}
+
+/** One instance of the kernel, bound to its wanted keys. */
+class WasmBlockKernel implements BlockKernel {
+  results = new Int32Array(0);
+  readonly stride: number;
+  private readonly exports: KernelExports;
+
+  constructor(module: WebAssembly.Module, keys: readonly Uint8Array[]) {
+    this.exports = new WebAssembly.Instance(module, {}).exports as unknown as KernelExports;
+    const x = this.exports;
+    const offsets = new Int32Array(x.memory.buffer, x.keysOffsets(), keys.length + 1);
+    const bytes = new Uint8Array(x.memory.buffer, x.keysBytes(), x.maxKeyBytes());
+    let at = 0;
+    keys.forEach((key, k) => {
+      offsets[k] = at;
+      bytes.set(key, at);
+      at += key.length;
+    });
+    offsets[keys.length] = at;
+    x.configure(keys.length);
+    this.stride = x.lineStride();
+  }
+
+  load(b: Uint8Array, start: number, end: number): boolean {
+    const x = this.exports;
+    const at = x.reserve(end - start);
+    if (at === 0) return false;
+    new Uint8Array(x.memory.buffer, at, end - start).set(b.subarray(start, end));
+    x.begin(end - start, start);
+    return true;
+  }
+
+  next(): number {
+    const x = this.exports;
+    const n = x.scan();
+    this.results = new Int32Array(x.memory.buffer, x.results(), n * this.stride);
+    return n;
+  }
+}
+
+/** Whether a kernel serves these keys (the kernel's own limits on their count and bytes). */
+function fits(keys: readonly Uint8Array[]): boolean {
+  let total = 0;
+  for (const key of keys) total += key.length;
+  return keys.length <= MAX_FIELDS && total <= MAX_KEY_BYTES;
+}
+
+/** The kernel's limits (assembly/line-kernel.ts: `MAX_FIELDS`, `MAX_KEY_BYTES`). */
+const MAX_FIELDS = 64;
+const MAX_KEY_BYTES = 4096;
+
+/**
+ * The line kernel as a factory for `LineScanner` (and `LineMatcher`, `IncidentSet.fromNdjson`), or undefined
+ * when it is not available here (see the module comment; `lineKernelUnavailable` says why).
+ */
+export function lineKernel(): BlockKernelFactory | undefined {
+  const module = kernelModule();
+  if (module === null) return undefined;
+  return (keys) => (fits(keys) ? new WasmBlockKernel(module, keys) : undefined);
+}
+
+/** Why `lineKernel` returns undefined (undefined when it does not). */
+export function lineKernelUnavailable(): string | undefined {
+  kernelModule();
+  return failure;
+}

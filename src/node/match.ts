@@ -1,0 +1,240 @@
+/**
+ * `matchNdjson` and `fromNdjson`: the Node entry's calls over an NDJSON export (a file, a stream, standard
+ * input; gzip recognised by its magic bytes), for programs and servers. Both read through the same source
+ * (source.ts); `matchNdjson` judges the lines with the engine's byte matcher in blocks, over worker threads
+ * for a regular file (reader.ts), as the CLI's `match` does (docs/node.md).
+ */
+
+import { open } from "node:fs/promises";
+import type { Condition } from "../conditions/ast.js";
+import type { ParseOptions } from "../conditions/options.js";
+import { toCondition } from "../incidents/condition-input.js";
+import { IncidentSet, type IncidentSetOptions } from "../incidents/incident-set.js";
+import type { MatchMode } from "./block-scanner.js";
+import { NdjsonInputError } from "./errors.js";
+import { type NdjsonProblem, readNdjson } from "./reader.js";
+import { MATCH_RULES } from "./record-rules.js";
+import { describeSystemError, openInput } from "./source.js";
+import { BLOCK_BYTES, defaultThreads } from "./workers.js";
+
+/** Where NDJSON is read from: a path (`-` is standard input), or a readable stream of bytes. */
+export type NdjsonInput = string | NodeJS.ReadableStream;
+
+/** One matching record: the parsed line and where it is. */
+export interface NdjsonMatch {
+  /** The record, as `JSON.parse` gives its line. */
+  readonly record: Record<string, unknown>;
+  /** Its 1-based line in the input (blank lines counted). */
+  readonly line: number;
+  /** Its 1-based number among the records (non-blank lines). */
+  readonly index: number;
+}
+
+/** Options of `matchNdjson`. */
+export interface MatchNdjsonOptions extends ParseOptions {
+  /**
+   * What to find: `count` the matching records; `first` the first match (docs/semantics.md 1.9: the
+   * earliest `CreatedUtcTime`, ties by `IncidentId`, then the earlier line); `all` every match in input
+   * order (given to `onMatch` as it is found, or gathered in `matches`). Default `first`.
+   */
+  readonly mode?: MatchMode;
+  /** `all`: stop after this many matches (a positive integer). Default: no limit. */
+  readonly limit?: number;
+  /**
+   * Threads that read a regular file, this one included (a positive integer): with more than one, blocks
+   * of the file are judged by worker threads and merged in input order. Streams and gzip are read by this
+   * thread. Default: the cores available, at most 8.
+   */
+  readonly threads?: number;
+  /**
+   * Whether a line of invalid UTF-8 is an invalid record (a problem of the result, reading goes on) rather
+   * than an `NdjsonInputError` that ends the read. Other invalid lines are always problems. Default false.
+   */
+  readonly skipInvalid?: boolean;
+  /** Problems listed with their message in the result; the rest are counted (`unlisted`). Default 20. */
+  readonly maxErrors?: number;
+  /** The longest line a record may have, in characters; a longer line is a problem. Default 64 Mi. */
+  readonly maxLineLength?: number;
+  /** `all`: called with each match, in input order; a returned promise is awaited (back-pressure). */
+  readonly onMatch?: (match: NdjsonMatch) => unknown;
+  /** Ends the read: `matchNdjson` rejects with the signal's reason and releases the input. */
+  readonly signal?: AbortSignal;
+  /** The name of a stream input in messages (default `the input`). */
+  readonly label?: string;
+}
+
+/** What `matchNdjson` found. */
+export interface MatchNdjsonResult {
+  /** Matching records (in `all` mode with a `limit`, at most the limit). */
+  readonly found: number;
+  /** `first`: the first match; otherwise `undefined`. */
+  readonly first: NdjsonMatch | undefined;
+  /** `all` without `onMatch`: the matches in input order; otherwise empty. */
+  readonly matches: readonly NdjsonMatch[];
+  /**
+   * Invalid records, in input order, at most `maxErrors` of them: their line, record number and one
+   * sentence (`not valid JSON: …`, `longer than N characters (--max-line-length)`, `not valid UTF-8 (byte
+   * B of the input)`, `Expected an incident (a JSON object), found …`, a repeated key).
+   */
+  readonly problems: readonly NdjsonProblem[];
+  /** Invalid records past `maxErrors`, counted only. */
+  readonly unlisted: number;
+  /** Lines read (a last line without a line break counted) and records (non-blank lines) among them. */
+  readonly lines: number;
+  readonly records: number;
+}
+
+/** The default of `maxErrors`. */
+const DEFAULT_MAX_ERRORS = 20;
+/** The default of `maxLineLength`: 64 Mi characters. */
+const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
+
+/**
+ * Finds the records of an NDJSON export that match Search Conditions, reading its bytes once: each line is
+ * validated and only the fields the conditions read are decoded (the engine's `LineMatcher`); a line the
+ * byte reader cannot judge exactly is judged from `JSON.parse` as `evaluate` would (docs/semantics.md 1).
+ * A regular file is read in blocks by `threads` threads; a stream (standard input, a pipe, a socket) and
+ * gzip (recognised by its magic bytes 1f 8b, concatenated members included) as they arrive, in linear
+ * time whatever the lines' lengths. Memory stays bounded: at most a few blocks and one line beyond them.
+ *
+ * Every line is a record (blank lines are skipped; a byte order mark at the start is ignored; `\r\n`
+ * accepted): a line that is no JSON object is a problem of the result, never thrown.
+ * @param input - a path, or a readable stream of bytes (`process.stdin`, `fs.createReadStream(…)`)
+ * @param conditions - a condition from `parseSearchConditions`, or raw Search Conditions JSON (parsed with
+ *   the catalogue and limits of `options`)
+ * @param options - see `MatchNdjsonOptions`
+ * @returns the count, the first match or the matches, and the problems of invalid records
+ * @throws {SearchConditionsError} (rejects) when `conditions` is raw JSON with issues
+ * @throws {NdjsonInputError} (rejects) when the input cannot be opened (`noInput`), reading it fails or the
+ *   stream errs or closes with an error (`ioError`), it is not valid gzip, or (without `skipInvalid`) not
+ *   valid UTF-8 (`dataError`, naming the line and byte)
+ * @throws {RangeError} (rejects) when `limit`, `threads`, `maxErrors` or `maxLineLength` is not a positive
+ *   integer (`maxErrors` may be 0)
+ * @throws the signal's reason (rejects) once `signal` is aborted
+ * @example
+ * const { found } = await matchNdjson("export.ndjson.gz", { Severity: "High" }, { mode: "count" });
+ */
+export async function matchNdjson(
+  input: NdjsonInput,
+  conditions: Condition | unknown,
+  options: MatchNdjsonOptions = {},
+): Promise<MatchNdjsonResult> {
+  const condition = toCondition(conditions, options);
+  const mode = options.mode ?? "first";
+  if (mode !== "count" && mode !== "first" && mode !== "all")
+    throw new RangeError(`matchNdjson: mode must be "count", "first" or "all", not ${String(mode)}.`);
+  const limit = positive("limit", options.limit, Number.POSITIVE_INFINITY);
+  const threads = positive("threads", options.threads, defaultThreads());
+  const maxLineLength = positive("maxLineLength", options.maxLineLength, DEFAULT_MAX_LINE_LENGTH);
+  const maxErrors = options.maxErrors ?? DEFAULT_MAX_ERRORS;
+  if (!Number.isSafeInteger(maxErrors) || maxErrors < 0)
+    throw new RangeError(`matchNdjson: maxErrors must be a whole number, not ${String(maxErrors)}.`);
+  const matches: NdjsonMatch[] = [];
+  const onMatch = options.onMatch;
+  const answer = await readNdjson(
+    input,
+    { label: options.label },
+    {
+      condition,
+      parse: parseOptionsOf(options),
+      mode,
+      limit,
+      threads,
+      blockBytes: BLOCK_BYTES,
+      maxLineLength,
+      maxErrors,
+      skipInvalid: options.skipInvalid === true,
+      rules: MATCH_RULES,
+      onMatch: (text, line, index) => {
+        const match: NdjsonMatch = { record: JSON.parse(text) as Record<string, unknown>, line, index };
+        if (onMatch === undefined) matches.push(match);
+        else return onMatch(match);
+        return undefined;
+      },
+      signal: options.signal,
+    },
+  );
+  // Without a hand-over the reader always answers.
+  const { best } = answer!;
+  return {
+    found: answer!.found,
+    first:
+      best === undefined
+        ? undefined
+        : { record: JSON.parse(best.text) as Record<string, unknown>, line: best.line, index: best.record },
+    matches,
+    problems: answer!.problems,
+    unlisted: answer!.unlisted,
+    lines: answer!.lines,
+    records: answer!.records,
+  };
+}
+
+/** The catalogue and limits of `options`, when given (the workers parse the condition again with them). */
+function parseOptionsOf(options: ParseOptions): ParseOptions | undefined {
+  const { catalog, limits } = options;
+  if (catalog === undefined && limits === undefined) return undefined;
+  return { ...(catalog === undefined ? {} : { catalog }), ...(limits === undefined ? {} : { limits }) };
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`matchNdjson: ${name} must be a positive whole number, not ${String(value)}.`);
+  return value;
+}
+
+/**
+ * Builds an `IncidentSet` from an NDJSON export read by the Node entry's source: a path (a plain file is
+ * read through a `FileHandle`, the set's fastest source; gzip, recognised by its magic bytes, is inflated),
+ * `-` for standard input, or a readable stream of bytes (gzip or not). The set is `IncidentSet.fromNdjson`'s
+ * (the engine's pure entry, which takes chunks or a byte reader): one thread builds it.
+ * @param input - a path, or a readable stream of bytes
+ * @param options - as for `IncidentSet.fromNdjson`
+ * @returns the set, once the input is read
+ * @throws {NdjsonInputError} (rejects) when the input cannot be opened or read, or is not valid gzip
+ * @throws {SyntaxError} {TypeError} {RangeError} (rejects) as `IncidentSet.fromNdjson` does (an invalid
+ *   line, a repeated key, a line that is no object, a malformed option)
+ * @example
+ * const set = await fromNdjson("export.ndjson.gz");
+ * set.count({ Severity: "High" });
+ */
+export async function fromNdjson<R extends object = Record<string, unknown>>(
+  input: NdjsonInput,
+  options: IncidentSetOptions = {},
+): Promise<IncidentSet<R>> {
+  if (typeof input === "string" && input !== "-" && !(await isGzipFile(input))) {
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(input, "r");
+    } catch (error) {
+      throw new NdjsonInputError(`Cannot read '${input}': ${describeSystemError(error)}`, "noInput");
+    }
+    try {
+      return await IncidentSet.fromNdjson<R>(handle, options);
+    } finally {
+      await handle.close().catch(() => {});
+    }
+  }
+  const source = await openInput(input);
+  try {
+    return await IncidentSet.fromNdjson<R>(source.bytes, options);
+  } finally {
+    source.close();
+  }
+}
+
+/** Whether the file at `path` begins with gzip's magic bytes (false when it cannot be read: `open` says why). */
+async function isGzipFile(path: string): Promise<boolean> {
+  try {
+    const handle = await open(path, "r");
+    try {
+      const { bytesRead, buffer } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+      return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return false;
+  }
+}
