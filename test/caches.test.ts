@@ -202,6 +202,9 @@ const ALLOWED_TABLES: Record<string, string> = {
   "src/conditions/catalog.ts FOLDED": "weak, one entry per live catalogue",
   // The compile memo by condition identity: weak, and replaced by clearCaches().
   "src/conditions/compile.ts byCondition": "weak, emptied by clearCaches",
+  // The reference interpreter's re2js pattern per `$regex` node: weak, state of the condition; evaluate
+  // shares no module with the fast paths (test/layers.test.ts), this one included.
+  "src/conditions/evaluate.ts PATTERNS": "weak, one entry per live $regex node",
   "src/conditions/operators.ts TYPE_CODES": "constant",
   "src/conditions/operators.ts NON_JSON_TYPES": "constant",
   // A memo of a pure function on cased code points: at most the ~3,000 of Unicode.

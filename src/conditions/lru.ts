@@ -153,9 +153,10 @@ export function cacheStats(): Readonly<Partial<Record<CacheName, CacheStats>>> {
 }
 
 /**
- * Empties every cache of the engine: the process-wide ones, the memos by condition object, and (on their
- * next use) the per-object memos such as a text column's. Answers never change; the next queries are
- * compiled and planned cold again. Never throws.
+ * Empties every cache of the engine: the process-wide ones, `compile`'s memo by condition object, and (on
+ * their next use) the per-object memos such as a text column's. Not `evaluate`'s re2js pattern per `$regex`
+ * node (the reference shares no module with the fast paths; the pattern goes with its condition). Answers
+ * never change; the next queries are compiled and planned cold again. Never throws.
  */
 export function clearCaches(): void {
   clears++;
