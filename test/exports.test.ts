@@ -24,6 +24,8 @@ describe("public API", () => {
         "TimelineIndex",
         "assertNever",
         "buildArtifactNoteResult",
+        "cacheStats",
+        "clearCaches",
         "compile",
         "createTimelineIndex",
         "evaluate",

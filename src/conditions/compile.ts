@@ -44,7 +44,7 @@ import {
   UNREAD,
   walkRest,
 } from "./leaf.js";
-import { WeightedLru } from "./lru.js";
+import { onClearCaches, sharedCache } from "./lru.js";
 import { requireParsedCondition } from "./parse.js";
 import { compileRegex } from "./regex/matcher.js";
 
@@ -205,7 +205,8 @@ const BYTES_PER_KEY_CHARACTER = 8;
 /** Estimated fixed bytes of one cache entry (closures, the predicate, map entry). */
 const ENTRY_OVERHEAD_BYTES = 2048;
 
-const cache = new WeightedLru<Tier>(COMPILE_CACHE_CAPACITY, COMPILE_CACHE_BYTES);
+/** The compiled predicates by canonical form (`cacheStats().compiledPredicates`; `clearCaches()` empties it). */
+const cache = sharedCache<Tier>("compiledPredicates", COMPILE_CACHE_CAPACITY, COMPILE_CACHE_BYTES);
 
 /** The estimated bytes a cache entry for `condition` keeps alive (see `COMPILE_CACHE_BYTES`). */
 function entryBytes(condition: Condition, key: string): number {
@@ -255,8 +256,14 @@ function canonicalKey(condition: Condition): string {
   );
 }
 
-/** Predicates by condition object (identity), per back end: a repeated query skips the canonical key. */
-const byCondition = new WeakMap<object, { codegen?: Predicate; closure?: Predicate }>();
+/**
+ * Predicates by condition object (identity), per back end: a repeated query skips the canonical key. Weak,
+ * so it keeps nothing its condition does not outlive; `clearCaches()` replaces it (a WeakMap has no clear).
+ */
+let byCondition = new WeakMap<object, { codegen?: Predicate; closure?: Predicate }>();
+onClearCaches(() => {
+  byCondition = new WeakMap();
+});
 
 /**
  * The exact fallback of generated code: the closure test, over the slots the generated code already read
@@ -404,6 +411,10 @@ const WRAPPER_SOURCES = 256;
  * targets of a call). With one wrapper for all, every generated predicate was called through a generic
  * call: 1.4–1.7× the direct call at 10k. A source V8 has not compiled yet costs about 12 µs, once per
  * process (V8 caches the compiled source of an identical `new Function` call); about 1 µs after.
+ * Pays (bench row "compile vs hand-written (every query, paired rounds)", `bench/compile-pairs.ts 10000
+ * 61`, this code against `sharedWrap` for every tier, same session): compile ÷ hand-written on
+ * `Status: Open` 1.58 against 5.28, the OR 1.43 against 4.28, `$in` 1.61 against 4.44; through one shared
+ * loop for every query, 1.11 against 2.01 and 1.43 against 2.20 (docs/performance.md, "Tiers").
  */
 function wrapOf(tier: Tier): Wrap {
   if (tier.wrap === undefined) {
@@ -445,6 +456,9 @@ function tieredPredicate(tier: Tier, condition: Condition): Predicate {
   // optimized right after the switch, the closure path (inlined first, while its calls were the more
   // frequent) can use up V8's budget of inlined bytecode, and the generated code is then called, not
   // inlined, for good (measured: 2.5× instead of 1.3× the hand-written predicate on the benchmark's OR).
+  // Pays on the bench row "compile vs hand-written (every query, paired rounds)": the OR at 10k over five
+  // runs each, 1.40–1.66 with the Proxy against 1.40–2.26 without (two runs of five at 1.99 and 2.26: the
+  // outcome depends on when V8 optimizes the caller); the other queries alike within noise.
   const predicate = wrapOf(tier)(new Proxy(count, {}));
   Object.defineProperty(predicate, "condition", { value: condition, enumerable: true });
   Object.defineProperty(predicate, "mode", { get: tieredMode, enumerable: true });
@@ -526,7 +540,10 @@ export function generatedSource(condition: Condition): string {
   return generate(condition).source;
 }
 
-/** Empties the predicate cache (for tests and benchmarks that measure cold compilation). */
+/**
+ * Empties the predicate cache (for tests and benchmarks that measure cold compilation); `clearCaches()`
+ * empties it with every other cache.
+ */
 export function clearCompileCache(): void {
   cache.clear();
 }

@@ -45,6 +45,8 @@ export type { Issue, IssueCode, IssueDetail, LimitName, PathSegment } from "./is
 export { formatIssues, formatPath, SearchConditionsError } from "./issues.js";
 export type { JsonSchema, SearchConditionsJsonSchemaOptions } from "./json-schema.js";
 export { searchConditionsJsonSchema } from "./json-schema.js";
+export type { CacheName, CacheStats } from "./lru.js";
+export { cacheStats, clearCaches } from "./lru.js";
 export type { ConditionLimits, ParseOptions } from "./options.js";
 export { DEFAULT_LIMITS, MAX_CONDITION_DEPTH } from "./options.js";
 // Search Conditions: parse, print, evaluate, compile, translate.

@@ -102,24 +102,30 @@ describe("label expressions over per-code bitsets, block by block", () => {
     );
   });
 
-  it("ticks the budget as it goes: a search past its time stops with the typed error", () => {
-    const size = 5 * 8192;
-    const bits = column(Array.from({ length: size }, (_, i) => i % CODES));
-    const expr: LabelExpression = {
-      kind: "or",
-      children: [
-        { kind: "codes", bits: [bits[0]!], complement: false },
-        { kind: "not", child: { kind: "codes", bits: [bits[1]!, bits[2]!], complement: false } },
-      ],
-    };
-    let now = 0;
-    const budget = { maxTimeMS: 3, clock: () => now++ };
-    expect(() => countLabels(expr, size, startBudget(budget))).toThrow("took longer than 3 ms");
-    now = 0;
-    expect(() => denseLabels(expr, size, startBudget(budget))).toThrow("took longer than 3 ms");
-    // Code 0, or neither 1 nor 2: every row of codes 0, 3 and 4.
-    expect(countLabels(expr, size, startBudget(undefined))).toBe((3 * size) / CODES);
-  });
+  // Both paths: the generated loop (ticks once a chunk of 1,024 words: five chunks here) and the blocks.
+  // (With 5 × 8,192 rows the generated loop ticks twice and never reaches the deadline: the test passed only
+  // when an earlier test had filled the loop cache, so that the blocks ran.)
+  it.each([true, false])(
+    "ticks the budget as it goes: a search past its time stops with the typed error (codegen %s)",
+    (codegen) => {
+      const size = 5 * 32768;
+      const bits = column(Array.from({ length: size }, (_, i) => i % CODES));
+      const expr: LabelExpression = {
+        kind: "or",
+        children: [
+          { kind: "codes", bits: [bits[0]!], complement: false },
+          { kind: "not", child: { kind: "codes", bits: [bits[1]!, bits[2]!], complement: false } },
+        ],
+      };
+      let now = 0;
+      const budget = { maxTimeMS: 3, clock: () => now++ };
+      expect(() => countLabels(expr, size, startBudget(budget), codegen)).toThrow("took longer than 3 ms");
+      now = 0;
+      expect(() => denseLabels(expr, size, startBudget(budget), codegen)).toThrow("took longer than 3 ms");
+      // Code 0, or neither 1 nor 2: every row of codes 0, 3 and 4.
+      expect(countLabels(expr, size, startBudget(undefined), codegen)).toBe((3 * size) / CODES);
+    },
+  );
 
   it("evaluates an expression of more bitsets than one generated loop reads by blocks, alike", () => {
     const size = 2 * 8192 + 5;

@@ -8,8 +8,8 @@
  *   (`(b0[w] & b1[w]) | ~b2[w]`) and counts or stores it, so each bitset is read once and no intermediate
  *   bitset is written. Its source is built with `new Function` from the expression's shape alone (the kinds
  *   of its nodes, how many bitsets each leaf reads, which are complemented): no value of a condition or of
- *   a record ever enters it. Loops are kept by shape (at most `MAX_LOOPS`), so a repeated shape runs
- *   optimized code.
+ *   a record ever enters it. Loops are kept by shape (at most `MAX_LOOPS`, least recently used dropped),
+ *   so a repeated shape runs optimized code.
  * - **Blocks** (where `new Function` is unavailable or not wanted, the set's `compile.codegen: false`, or
  *   for an expression reading more than `MAX_GENERATED_BITSETS` bitsets): each node writes its words of a
  *   block of `BLOCK_WORDS` words into a buffer of its depth, which stays in the processor's cache.
@@ -18,6 +18,7 @@
  * generated loop.
  */
 
+import { sharedCache } from "../conditions/lru.js";
 import { type Bitset, clearTail, popcount32 } from "./bitset.js";
 import type { BudgetTimer } from "./search-budget.js";
 
@@ -146,7 +147,7 @@ const CHUNK_WORDS = 1024;
 /** Bitsets one generated loop reads at most; a larger expression is evaluated by blocks. */
 const MAX_GENERATED_BITSETS = 64;
 
-/** Generated loops kept, by shape; past this many, a new shape is evaluated by blocks. */
+/** Generated loops kept, by shape; past this many, the least recently used is dropped. */
 const MAX_LOOPS = 256;
 
 /**
@@ -163,8 +164,11 @@ type WordLoop = (
   out: Bitset | null,
 ) => number;
 
-/** Generated loops by shape and mode (`count` or `dense`). */
-const loops = new Map<string, WordLoop>();
+/**
+ * Generated loops by shape and mode (`count` or `dense`): `cacheStats().labelLoops`, 256 shapes, 8 MiB,
+ * least recently used dropped; a loop weighs its source twice over (text and code) and 2 KiB.
+ */
+const loops = sharedCache<WordLoop>("labelLoops", MAX_LOOPS, 8 * 1024 * 1024);
 /** Set once `new Function` threw an `EvalError` (a Content-Security-Policy): never tried again. */
 let generationRefused = false;
 
@@ -203,7 +207,6 @@ function generatedLoop(
   const key = `${counting ? "count" : "dense"} ${bits.length} ${word}`;
   let loop = loops.get(key);
   if (loop === undefined) {
-    if (loops.size >= MAX_LOOPS) return undefined;
     const declarations = bits.map((_, k) => `const b${k} = B[${k}];`).join(" ");
     const step = counting
       ? "if (x !== 0) { x -= (x >>> 1) & 0x55555555; x = (x & 0x33333333) + ((x >>> 2) & 0x33333333); " +
@@ -221,7 +224,7 @@ function generatedLoop(
       }
       throw error;
     }
-    loops.set(key, loop);
+    loops.set(key, loop, 4 * source.length + 2048);
   }
   return { loop, bits };
 }

@@ -5,7 +5,8 @@
  * docs/semantics.md 3). Served at `GET /openapi.json`. The Search Conditions parameter is described by
  * `searchConditionsJsonSchema` of the server's catalogue, so the document and the parser cannot drift.
  *
- * Pure: builds a fresh plain object.
+ * Pure: builds a fresh plain object. Written by hand beside the wire types of `commands` (wire.ts):
+ * test/server/openapi-wire.test.ts holds each schema to its type, property by property.
  */
 
 import { MESSAGES } from "../commands/wire.js";

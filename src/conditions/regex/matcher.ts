@@ -17,7 +17,7 @@
  */
 
 import { RE2JS, RE2JSException } from "re2js";
-import { WeightedLru } from "../lru.js";
+import { sharedCache } from "../lru.js";
 import { bitParallelMatcher, UnsupportedProgram } from "./bit-parallel.js";
 import { analyzeChain, chainBytes, chainTester, type RegexChain } from "./chain.js";
 import { limitDfaMemory, measureRegex, type RegexMeasure, regexFlagBits } from "./program.js";
@@ -279,8 +279,11 @@ interface Entry {
   referenceBytes: number;
 }
 
-/** Module-local LRU of compiled patterns keyed by flag bits and source, bounded in entries and bytes. */
-const cache = new WeightedLru<Entry>(REGEX_CACHE_CAPACITY, REGEX_CACHE_BYTES);
+/**
+ * Compiled patterns keyed by flag bits and source, bounded in entries and bytes (`cacheStats().regexMatchers`;
+ * `clearCaches()` empties it).
+ */
+const cache = sharedCache<Entry>("regexMatchers", REGEX_CACHE_CAPACITY, REGEX_CACHE_BYTES);
 
 /** The number of cached matchers and their estimated bytes (for tests and diagnostics). */
 export function regexCacheStats(): { readonly entries: number; readonly bytes: number } {

@@ -6,6 +6,7 @@
  */
 
 import { RE2JS } from "re2js";
+import { sharedCache } from "../lru.js";
 import { parseRegexTree, REGEX_OP } from "./program.js";
 
 /** The instruction of a compiled re2js program (re2js 2.10 `Inst`), as far as the matcher reads it. */
@@ -85,8 +86,11 @@ export const ALL_CONTEXTS: readonly number[] = (() => {
   return [...seen];
 })();
 
-/** Case-folding orbits of single runes (a rune and every rune RE2 folds it with), as sorted ranges. */
-const orbits = new Map<number, Int32Array>();
+/**
+ * Case-folding orbits of single runes (a rune and every rune RE2 folds it with), as sorted ranges, by rune
+ * (`cacheStats().regexCaseOrbits`: 1,024 runes, 1 MiB; an orbit weighs its ranges and the entry).
+ */
+const orbits = sharedCache<Int32Array>("regexCaseOrbits", 1024, 1024 * 1024);
 
 /**
  * The runes RE2 folds `rune` with, as sorted ranges: re2js's own parser folds the class `[rune X]` (X, a
@@ -94,7 +98,7 @@ const orbits = new Map<number, Int32Array>();
  * is removed again).
  */
 function orbitOf(rune: number): Int32Array {
-  let ranges = orbits.get(rune);
+  let ranges = orbits.get(String(rune));
   if (ranges === undefined) {
     const sentinel = rune === MAX_RUNE ? MAX_RUNE - 1 : MAX_RUNE;
     const tree = parseRegexTree(
@@ -110,7 +114,7 @@ function orbitOf(rune: number): Int32Array {
       }
     }
     ranges = normalizeRanges(kept);
-    orbits.set(rune, ranges);
+    orbits.set(String(rune), ranges, 4 * ranges.length + 96);
   }
   return ranges;
 }

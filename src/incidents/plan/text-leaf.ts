@@ -405,38 +405,20 @@ export class TextLeaf implements PlanNode {
 }
 
 /**
- * Per text column, per pattern key (`TextLeaf`): each value id's answer in two bits (value id `id` in bits
- * `2 × (id % 4)` of byte `id / 4`: 0 not tested, 1 false, 2 true), a quarter of a byte per value so that
- * the memo of ten million rows' titles stays in the processor's cache.
- */
-const MEMOS = new WeakMap<TextColumn, Map<string, Uint8Array>>();
-
-/** Patterns memoized per text column at most (the least recently used dropped first). */
-const MAX_MEMOS = 8;
-
-/**
- * The memo of a text column and pattern key, covering every value id of the column (grown as values are
- * added: a value id's answer never changes, values are only appended). Kept across queries, at most
- * `MAX_MEMOS` patterns per column, a quarter of a byte per distinct value each.
+ * The memo of a text column and pattern key (`TextColumn.memos`): each value id's answer in two bits
+ * (value id `id` in bits `2 × (id % 4)` of byte `id / 4`: 0 not tested, 1 false, 2 true), a quarter of a
+ * byte per value so that the memo of ten million rows' titles stays in the processor's cache. It covers
+ * every value id of the column (grown as values are added: a value id's answer never changes, values are
+ * only appended) and is kept across queries under the column's cache bounds.
  */
 function memoOf(column: TextColumn, key: string): Uint8Array {
-  let byKey = MEMOS.get(column);
-  if (byKey === undefined) {
-    byKey = new Map();
-    MEMOS.set(column, byKey);
-  }
-  let memo = byKey.get(key);
+  let memo = column.memos.get(key);
   const bytes = (column.values.length + 3) >>> 2;
-  if (memo !== undefined) byKey.delete(key);
   if (memo === undefined || memo.length < bytes) {
     const next = new Uint8Array(bytes + (bytes >>> 3) + 16);
     if (memo !== undefined) next.set(memo);
     memo = next;
+    column.memos.set(key, memo, memo.byteLength + 2 * key.length);
   }
-  if (byKey.size >= MAX_MEMOS) {
-    const oldest = byKey.keys().next().value;
-    if (oldest !== undefined) byKey.delete(oldest);
-  }
-  byKey.set(key, memo);
   return memo;
 }

@@ -7,6 +7,7 @@
  * the pattern matches, with or without `i`, holds every trigram the query asks for.
  */
 
+import { sharedCache } from "../../conditions/lru.js";
 import {
   parseRegexTree,
   REGEX_OP,
@@ -194,10 +195,20 @@ function analyze(re: RegexTreeNode): Info {
   }
 }
 
-/** Required-trigram queries by flags and pattern, at most `QUERY_CACHE_SIZE` (cleared when full). */
-const queryCache = new Map<string, GramQuery>();
+/**
+ * Required-trigram queries by flags and pattern (`cacheStats().gramQueries`: 512 entries, 8 MiB, least
+ * recently used dropped; an entry weighs its key and its query, `queryBytes`).
+ */
+const queryCache = sharedCache<GramQuery>("gramQueries", 512, 8 * 1024 * 1024);
 
-const QUERY_CACHE_SIZE = 512;
+/** Estimated bytes of a query: 48 a node, 8 a trigram. */
+function queryBytes(query: GramQuery): number {
+  if (query.op === "all") return 48;
+  let bytes = 48;
+  if (query.op === "and") bytes += 8 * query.grams.length;
+  for (const sub of query.subs) bytes += queryBytes(sub);
+  return bytes;
+}
 
 /**
  * The trigrams a string must hold for `$regex` `source` with `$options` `flags` to match it (see the file
@@ -218,8 +229,7 @@ export function regexGramQuery(source: string, flags: string): GramQuery {
   } catch {
     query = ALL;
   }
-  if (queryCache.size >= QUERY_CACHE_SIZE) queryCache.clear();
-  queryCache.set(key, query);
+  queryCache.set(key, query, 2 * key.length + 64 + queryBytes(query));
   return query;
 }
 

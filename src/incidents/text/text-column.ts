@@ -6,6 +6,7 @@
  * dictionary column that outgrows `maxDictionary` becomes a text column instead of being dropped.
  */
 
+import { WeightedLru } from "../../conditions/lru.js";
 import {
   CODE_COMPLEX,
   CODE_MISSING,
@@ -74,6 +75,16 @@ export class AcceptTable {
 /** Accept tables cached per text column (by pattern), at most this many. */
 const ACCEPT_CACHE_SIZE = 8;
 
+/** Patterns memoized per text column at most (`TextColumn.memos`). */
+const MAX_MEMOS = 8;
+
+/**
+ * Bytes of pattern memos per text column at most (`TextColumn.memos`): a memo takes a quarter of a byte a
+ * distinct value, so 64 MiB keeps 8 memos of 30 million distinct values; a memo past the bound serves its
+ * query and is not kept.
+ */
+const MEMO_BYTES = 64 * 1024 * 1024;
+
 /** Rows `TextColumn.queueAscii` queues before it writes them. */
 const QUEUE_ROWS = 256;
 
@@ -117,6 +128,12 @@ export class TextColumn {
   /** What `flushAscii`'s reads ahead found, written so that the compiler keeps the reads (never read). */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the write is what keeps the reads ahead.
   private ahead = 0;
+  /**
+   * Per pattern key: each value id's answer in two bits, for row-at-a-time text leaves (`memoOf` in
+   * plan/text-leaf.ts). The engine's cache rule (`WeightedLru`): at most `MAX_MEMOS` patterns and
+   * `MEMO_BYTES` bytes, least recently used dropped; freed with the column, emptied by `clearCaches()`.
+   */
+  readonly memos = new WeightedLru<Uint8Array>(MAX_MEMOS, MEMO_BYTES);
   /** Per pattern key: the answer per value id (0 false, 1 true), kept until the next add. */
   private readonly acceptCache = new Map<string, AcceptTable>();
 
