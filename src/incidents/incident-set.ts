@@ -51,7 +51,7 @@ import {
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
 import { buildPlan, denseChoice, firstPath, type RowCheck, type Storage } from "./plan/index.js";
 import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
-import { type BudgetTimer, type SearchBudget, startBudget } from "./search-budget.js";
+import { type BudgetTimer, startBudget } from "./search-budget.js";
 import {
   DEFAULT_SITE_FIELD,
   type IncidentSetOptions,
