@@ -20,6 +20,14 @@ import { requireParsedCondition } from "./parse.js";
 /** A Search Conditions JSON object, as printed. */
 export type SearchConditionsJson = Record<string, unknown>;
 
+/**
+ * Raw Search Conditions JSON as a caller writes it (docs/semantics.md 1.1): a JSON object, or a non-empty
+ * array of JSON objects (the OR of them). The type states the shape only; the parser checks everything else
+ * at run time (fields, operators, operands, limits) and refuses what is wrong with its issues. Input of
+ * unknown type (a request body, a file) goes to `parseSearchConditions`, which takes any value.
+ */
+export type SearchConditionsInput = SearchConditionsJson | readonly SearchConditionsJson[];
+
 type Entry = readonly [key: string, value: unknown];
 
 /**
