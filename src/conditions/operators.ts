@@ -3,7 +3,7 @@
  * for each operator, where it may stand, which rule validates its operand, which AST node kind it produces,
  * which bound of a range it sets (side, inclusiveness, comparison) and which operator negates it. The parser
  * (parse-operators.ts) dispatches on these rows and refuses an operator in the wrong place, reading each operand
- * through its rule's object (operand-rules.ts, `OPERAND_RULES`: `parse` and `schema`); the printer (print.ts)
+ * through its rule's object (operand-rules.ts, `OPERAND_RULES`: `parse`, `print`, `schema`); the printer (print.ts)
  * names each node's operators through `operatorOf` and `boundOperator`; both group range bounds with
  * `RangeGrouping`. Nothing here executes a condition.
  *
@@ -20,7 +20,8 @@ export type OperatorPlace = "condition" | "field" | "not";
 
 /**
  * How an operator's operand is validated (docs/semantics.md 1.3–1.4). Each rule but `conditions` is an object
- * of `OPERAND_RULES` (operand-rules.ts) carrying how it is read (`parse`) and its JSON Schema (`schema`):
+ * of `OPERAND_RULES` (operand-rules.ts) carrying how it is read (`parse`), written back (`print`) and its
+ * JSON Schema (`schema`):
  * - `conditions`: a non-empty array of condition objects (`$and`, `$or`, `$nor`).
  * - `value`: a string, number, boolean, `null` or `$date` operand, checked against the field's kind and
  *   labels (`$eq`, `$ne`).

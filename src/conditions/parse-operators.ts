@@ -6,7 +6,8 @@
  */
 import type { Condition, FieldAndNode, FieldOperatorNode, RangeNode } from "./ast.js";
 import type { PathSegment } from "./issues.js";
-import { type OperandParser, type OperatorEntry, parseOperand } from "./operand-rules.js";
+import type { OperandParser, OperatorEntry } from "./operand-readers.js";
+import { parseOperand } from "./operand-rules.js";
 import {
   type FieldOperatorSpec,
   fieldOperator,
