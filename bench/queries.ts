@@ -7,6 +7,8 @@
  * filter expression (`CreatedMs` is the creation time in epoch ms), and roaring bitmap algebra, or the
  * reason why roaring cannot express the query.
  */
+
+import type { SearchConditionsInput } from "../src/conditions/print.js";
 import type { GeneratedIncident } from "./generate-incidents.js";
 import type { Bitmap, RoaringIndex } from "./peers.js";
 
@@ -14,7 +16,7 @@ import type { Bitmap, RoaringIndex } from "./peers.js";
 export interface BenchQuery {
   readonly name: string;
   /** Our Search Conditions JSON. */
-  readonly conditions: unknown;
+  readonly conditions: SearchConditionsInput;
   /** The same query for mingo and sift. */
   readonly mongo: Record<string, unknown>;
   /** The hand-written predicate. */

@@ -34,6 +34,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { compile } from "../src/conditions/compile.js";
 import { parseSearchConditions } from "../src/conditions/parse.js";
+import type { SearchConditionsInput } from "../src/conditions/print.js";
 import { IncidentSet } from "../src/incidents/incident-set.js";
 import {
   type GeneratedIncident,
@@ -54,14 +55,17 @@ const gc: Gc = (() => {
 /** One text query: the Search Conditions and the hand-written predicate a programmer would write. */
 interface TextQuery {
   readonly name: string;
-  readonly conditions: unknown;
+  readonly conditions: SearchConditionsInput;
   readonly hand: (r: GeneratedIncident) => boolean;
   /**
    * The `k`-th fresh pattern of the same shape (another literal, prefix, number or pair of the generated
    * titles), for first-use timings: no two `k` give the same pattern, and none equals `conditions`' pattern,
    * so no cache of the set, the parser or the compiler has seen it.
    */
-  readonly fresh: (k: number) => { conditions: unknown; hand: (r: GeneratedIncident) => boolean };
+  readonly fresh: (k: number) => {
+    conditions: SearchConditionsInput;
+    hand: (r: GeneratedIncident) => boolean;
+  };
 }
 
 /** Words of the generated titles (each in about 1/5 to 1/12 of them), for fresh literal patterns. */

@@ -7,6 +7,8 @@ import {
   type Predicate,
   parseSearchConditions,
   queryTimeline,
+  type SearchConditionsInput,
+  type SearchConditionsJson,
   safeParseSearchConditions,
   type TimelineEntry,
 } from "../src/index.js";
@@ -32,6 +34,33 @@ describe("public types", () => {
   it("an IncidentSet keeps the record type", () => {
     const set = new IncidentSet([{ IncidentId: 1, Number: "INC-1" }]);
     expectTypeOf(set.findFirst({})).toEqualTypeOf<{ IncidentId: number; Number: string } | undefined>();
+  });
+
+  it("the search methods take a parsed Condition or raw Search Conditions JSON, not any value", () => {
+    const set = new IncidentSet([{ IncidentId: 1, Severity: "High" }]);
+    type Input = Condition | SearchConditionsJson | readonly SearchConditionsJson[];
+    expectTypeOf<SearchConditionsInput>().toEqualTypeOf<
+      SearchConditionsJson | readonly SearchConditionsJson[]
+    >();
+    expectTypeOf(set.findFirst).parameter(0).toEqualTypeOf<Input>();
+    expectTypeOf(set.findAll).parameter(0).toEqualTypeOf<Input>();
+    expectTypeOf(set.count).parameter(0).toEqualTypeOf<Input>();
+    expectTypeOf(set.explain).parameter(0).toEqualTypeOf<Input>();
+    expectTypeOf(set.findFirst).parameter(0).not.toBeUnknown();
+    set.findFirst({ Severity: "High" });
+    set.findFirst([{ Severity: "High" }, { Severity: "Low" }]);
+    set.findFirst(parseSearchConditions({ Severity: "High" }));
+    // @ts-expect-error: a number is not Search Conditions
+    set.findFirst(1);
+    // @ts-expect-error: nor is a string (raw text is parsed by the caller: JSON.parse, then parseSearchConditions)
+    set.count("Severity");
+    // @ts-expect-error: nor an array of strings
+    set.findAll(["Severity"]);
+    // Input of unknown type goes through the parser, which takes any value.
+    const untrusted: unknown = JSON.parse('{"Severity":"High"}');
+    // @ts-expect-error: unknown is not accepted as it is
+    set.findFirst(untrusted);
+    set.findFirst(parseSearchConditions(untrusted));
   });
 
   it("the AST is a discriminated union: narrowing by kind", () => {

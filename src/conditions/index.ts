@@ -52,6 +52,6 @@ export { DEFAULT_LIMITS, MAX_CONDITION_DEPTH } from "./options.js";
 // Search Conditions: parse, print, evaluate, compile, translate.
 export type { SafeParseResult } from "./parse.js";
 export { isParsedCondition, parseSearchConditions, safeParseSearchConditions } from "./parse.js";
-export type { SearchConditionsJson } from "./print.js";
+export type { SearchConditionsInput, SearchConditionsJson } from "./print.js";
 export { explain, toSearchConditions } from "./print.js";
 export { matchesEverythingByShape } from "./shape.js";

@@ -15,20 +15,17 @@
  */
 import type { FieldKind } from "./ast.js";
 import { DEFAULT_CATALOG, type FieldCatalog, foldFieldName } from "./catalog.js";
+import { DATE_REF, type JsonSchema, type OperandSchemaContext, operandSchema } from "./operand-rules.js";
 import {
-  type FieldOperandRule,
   type FieldOperatorSpec,
   OPERATORS,
   type OperatorPlace,
   type OperatorSpec,
   operatorAllowedAt,
-  TYPE_CODES,
-  TYPE_NAMES,
 } from "./operators.js";
 import { type ConditionLimits, DEFAULT_LIMITS } from "./options.js";
 
-/** A JSON Schema, as plain JSON (an object, or `true`/`false`). */
-export type JsonSchema = boolean | { readonly [keyword: string]: unknown };
+export type { JsonSchema } from "./operand-rules.js";
 
 /** Options of `searchConditionsJsonSchema`. */
 export interface SearchConditionsJsonSchemaOptions {
@@ -48,8 +45,8 @@ export const JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema
  * condition object or a non-empty array of them; each catalogue field gets the value forms and operators its
  * kind allows (labels of enumerated fields, pipe alternatives of alternative fields, `$date` on date fields);
  * other keys are open fields (or refused, for a strict catalogue); every operator comes from the operator
- * table, so a new row appears in the schema without a change here (a new operand rule needs one entry in
- * `OPERAND_SCHEMAS`, which the compiler asks for).
+ * table, so a new row appears in the schema without a change here (each operand rule carries the schema of
+ * its operand: `OPERAND_RULES` in operand-rules.ts, which the compiler checks complete).
  * @param options - `catalog`, `limits`, `id`
  * @returns a JSON Schema object (draft 2020-12), plain JSON: `JSON.stringify` it to serve or save it
  * @throws never for a catalogue made by `extendCatalog`
@@ -98,20 +95,6 @@ function defRef(key: string): string {
 const ISO_UTC_PATTERN =
   "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{3})?Z$";
 
-/** The flag strings `$options` accepts: `i`, `m`, `s`, each at most once, in any order (1.4). */
-function flagStrings(): string[] {
-  const out = new Set<string>([""]);
-  const grow = (prefix: string, rest: string) => {
-    for (const flag of rest) {
-      const next = prefix + flag;
-      out.add(next);
-      grow(next, rest.replace(flag, ""));
-    }
-  };
-  grow("", "ims");
-  return [...out];
-}
-
 /** `text` escaped for a JSON Schema `pattern` (ECMA-262 with the `u` flag: only syntax characters escaped). */
 function escapeRegex(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
@@ -136,92 +119,8 @@ function foldedNamePattern(folded: string): string {
   return `${pattern}$`;
 }
 
-/** What an operand rule's schema is built from: the field's kind and labels, the limits, the builder. */
-interface OperandContext {
-  readonly kind: FieldKind;
-  readonly labels: readonly string[] | undefined;
-  readonly limits: ConditionLimits;
-  /** The `$ref` of the field's operator object at the `not` place (for `$not`). */
-  readonly notRef: string;
-}
-
 /** A string with an empty pipe alternative: a `|` with only white space before it, after it or between two. */
 const EMPTY_ALTERNATIVE = "^\\s*\\||\\|\\s*\\||\\|\\s*$";
-
-/** The `$ref` of the shared definitions. */
-const DATE_REF = { $ref: "#/$defs/date" };
-
-/** A `value` operand (`$eq`, `$ne`, the elements of `$in`/`$nin`/`$all`): null, and the field kind's values. */
-function valueOperand(context: OperandContext): JsonSchema {
-  const { kind, labels, limits } = context;
-  switch (kind) {
-    case "date":
-      return { anyOf: [{ type: "null" }, DATE_REF] };
-    case "text":
-      return { anyOf: [{ type: "null" }, { type: "string", maxLength: limits.stringLength }] };
-    case "enum":
-      return { anyOf: [{ type: "null" }, { enum: [...(labels ?? [])] }] };
-    case "open":
-      return {
-        anyOf: [
-          { type: ["null", "boolean", "number"] },
-          { type: "string", maxLength: limits.stringLength },
-          DATE_REF,
-        ],
-      };
-  }
-}
-
-/**
- * The schema of each field-level operand rule (operators.ts, `OperandRule`), by the field's kind; `false`
- * where the rule never stands on that kind (`$regex` on a date field). One entry per rule: a rule added to
- * the table without one here is a compile error.
- */
-const OPERAND_SCHEMAS: { readonly [R in FieldOperandRule]: (context: OperandContext) => JsonSchema } = {
-  value: valueOperand,
-  ordered: ({ kind, limits }) => {
-    switch (kind) {
-      case "date":
-        return DATE_REF;
-      case "text":
-      case "enum":
-        return { type: "string", maxLength: limits.stringLength };
-      case "open":
-        return valueOperand({ kind, labels: undefined, limits, notRef: "" });
-    }
-  },
-  valueSet: (context) => ({
-    type: "array",
-    maxItems: context.limits.setSize,
-    items: valueOperand(context),
-  }),
-  pattern: ({ kind, limits }) =>
-    kind === "date"
-      ? false
-      : { type: "string", maxLength: limits.patternLength, description: "A pattern in RE2 syntax." },
-  flags: ({ kind }) => (kind === "date" ? false : { enum: flagStrings() }),
-  boolean: () => ({ enum: [true, false, 1, 0] }),
-  size: () => ({ type: "integer", minimum: 0 }),
-  operatorObject: ({ notRef }) => ({ $ref: notRef }),
-  // Permissive on purpose (docs/semantics.md 1.10): which names a field's kind admits, the divisor's rules
-  // and the element condition are the parser's to judge.
-  typeSet: () => {
-    const one = { enum: [...Object.keys(TYPE_NAMES), ...TYPE_CODES.keys()] };
-    return { anyOf: [one, { type: "array", minItems: 1, items: one }] };
-  },
-  modulus: () => ({ type: "array", items: { type: "number" } }),
-  // Only an open field holds numbers (docs/semantics.md 1.3).
-  bitMask: ({ kind, limits }) =>
-    kind !== "open"
-      ? false
-      : {
-          anyOf: [
-            { type: "integer", minimum: 0, exclusiveMaximum: 2 ** 63 },
-            { type: "array", maxItems: limits.setSize, items: { type: "integer", minimum: 0 } },
-          ],
-        },
-  elemMatch: () => ({ type: "object" }),
-};
 
 /** `$all` of `$elemMatch` objects (`{"$all": [{"$elemMatch": …}, …]}`), the element conditions left loose. */
 const ALL_OF_ELEM_MATCH = (setSize: number): JsonSchema => ({
@@ -340,10 +239,10 @@ class Builder {
     if (Object.hasOwn(this.defs, key)) return ref;
     const notKey = `${key}:not`;
     const notRef = defRef(notKey);
-    const context: OperandContext = { kind, labels, limits, notRef };
+    const context: OperandSchemaContext = { kind, labels, limits, notRef };
     const operatorObject = (place: "field" | "not"): JsonSchema => {
       const properties: Record<string, JsonSchema> = {};
-      for (const row of fieldRowsAt(place)) properties[row.name] = OPERAND_SCHEMAS[row.operand](context);
+      for (const row of fieldRowsAt(place)) properties[row.name] = operandSchema(row, context);
       // `$all` also takes `$elemMatch` objects, all of them such (docs/semantics.md 1.3).
       if (properties.$all !== undefined) {
         properties.$all = { anyOf: [properties.$all, ALL_OF_ELEM_MATCH(limits.setSize)] };

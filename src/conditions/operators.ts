@@ -2,7 +2,8 @@
  * The operator table of Search Conditions, as data (docs/semantics.md 1.1 and 1.3): the one place that says,
  * for each operator, where it may stand, which rule validates its operand, which AST node kind it produces,
  * which bound of a range it sets (side, inclusiveness, comparison) and which operator negates it. The parser
- * (parse-operators.ts) dispatches on these rows and refuses an operator in the wrong place; the printer (print.ts)
+ * (parse-operators.ts) dispatches on these rows and refuses an operator in the wrong place, reading each operand
+ * through its rule's object (operand-rules.ts, `OPERAND_RULES`: `parse`, `print`, `schema`); the printer (print.ts)
  * names each node's operators through `operatorOf` and `boundOperator`; both group range bounds with
  * `RangeGrouping`. Nothing here executes a condition.
  *
@@ -18,7 +19,9 @@ import type { BitTest, ConditionKind, JsonType, Operand, RangeBound, RangeBounds
 export type OperatorPlace = "condition" | "field" | "not";
 
 /**
- * How an operator's operand is validated (docs/semantics.md 1.3–1.4):
+ * How an operator's operand is validated (docs/semantics.md 1.3–1.4). Each rule but `conditions` is an object
+ * of `OPERAND_RULES` (operand-rules.ts) carrying how it is read (`parse`), written back (`print`) and its
+ * JSON Schema (`schema`):
  * - `conditions`: a non-empty array of condition objects (`$and`, `$or`, `$nor`).
  * - `value`: a string, number, boolean, `null` or `$date` operand, checked against the field's kind and
  *   labels (`$eq`, `$ne`).
@@ -151,8 +154,9 @@ const FIELD_AND_NOT = ["field", "not"] as const;
 /**
  * The operator table (docs/semantics.md 1.1, 1.3): one row per operator, in the order of the
  * `unknown_operator` messages. Frozen; look operators up with `lookupOperator`, `logicalOperator` or
- * `fieldOperator`. Adding an operator is one row here plus one `case` per consumer of its node kind (the
- * compiler names each one missing: every switch over the AST ends in `assertNever`).
+ * `fieldOperator`. Adding an operator is one row here (a new operand rule: one entry of `OPERAND_RULES`) plus
+ * one entry per consumer of its node kind (the compiler names each one missing: the tables keyed by node
+ * kind are mapped types, every switch over the AST ends in `assertNever`).
  */
 export const OPERATORS = Object.freeze({
   $and: { name: "$and", places: CONDITION, operand: "conditions", node: "and" },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { untyped } from "../../test/support/conditions-input.js";
 import { IncidentSet } from "../incidents/incident-set.js";
 import { toMongoFilter } from "../mongodb/to-mongo.js";
 import { toSqlWhere } from "../postgres/to-sql.js";
@@ -88,7 +89,7 @@ describe("limits given as options (docs/semantics.md 1.7, 'Raising a limit')", (
     expect(records.map((record) => compile(condition, { codegen: false })(record))).toEqual(expected);
     const set = new IncidentSet(records, { limits });
     expect(set.count(condition)).toBe(expected.filter(Boolean).length);
-    expect(set.findAll(input).map((record) => record.IncidentId)).toEqual(
+    expect(set.findAll(untyped(input)).map((record) => record.IncidentId)).toEqual(
       records.filter((_, index) => expected[index]).map((record) => record.IncidentId),
     );
     expect(parseSearchConditions(toSearchConditions(condition), { limits })).toEqual(condition);

@@ -260,7 +260,7 @@ class Parser extends OperatorParser {
    * path of the `$elemMatch` whose elements the object is about (`""` at the root): its field paths are
    * relative to the element, their kinds those of the catalogue's fields at `prefix.path` (1.3).
    */
-  protected parseConditionObject(
+  parseConditionObject(
     read: Extract<Read, { kind: "object" }>,
     path: readonly PathSegment[],
     depth: number,

@@ -5,6 +5,7 @@
  * never skips the parser's checks.
  */
 import { describe, expect, it } from "vitest";
+import { hostile } from "../../test/support/conditions-input.js";
 import { IncidentSet } from "../incidents/incident-set.js";
 import { firstMatchingIncident } from "../mongodb/first-match.js";
 import { toMongoFilter, toMongoFind } from "../mongodb/to-mongo.js";
@@ -157,10 +158,10 @@ describe("IncidentSet parses every input that is not a parsed condition", () => 
 
   it.each(FORGED)("refuses a forged node: %s", (_name, forged) => {
     const set = new IncidentSet(incidents);
-    expect(() => set.findFirst(forged)).toThrow(SearchConditionsError);
-    expect(() => set.findAll(forged)).toThrow(SearchConditionsError);
-    expect(() => set.count(forged)).toThrow(SearchConditionsError);
-    expect(() => set.explain(forged)).toThrow(SearchConditionsError);
+    expect(() => set.findFirst(hostile(forged))).toThrow(SearchConditionsError);
+    expect(() => set.findAll(hostile(forged))).toThrow(SearchConditionsError);
+    expect(() => set.count(hostile(forged))).toThrow(SearchConditionsError);
+    expect(() => set.explain(hostile(forged))).toThrow(SearchConditionsError);
   });
 
   it("the forged __proto__ node no longer finds the site's first incident", () => {
@@ -168,7 +169,7 @@ describe("IncidentSet parses every input that is not a parsed condition", () => 
     const [, forged] = FORGED[0]!;
     let found: unknown = "not called";
     try {
-      found = set.findFirst(forged);
+      found = set.findFirst(hostile(forged));
     } catch (error) {
       expect(error).toBeInstanceOf(SearchConditionsError);
       const issues = (error as SearchConditionsError).issues.map((issue) => issue.path.join("."));

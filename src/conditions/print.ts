@@ -8,17 +8,43 @@
  * `$and` when they do not (two children on one field with the same operator, logical children that
  * collide, …). Rules: docs/semantics.md 1.1–1.4.
  *
- * Operators are named by the operator table (operators.ts: `operatorOf`, `boundOperator`), and whether an
+ * Operators are named by the operator table (operators.ts: `operatorOf`, `boundOperator`), their operands
+ * written by the row's operand rule (operand-rules.ts, `OPERAND_RULES[rule].print`), and whether an
  * `$and` of ranges fits in one operator object is decided by the parser's own rule (`RangeGrouping`).
  */
-import type { BitTest, Condition, FieldNode, FieldOperatorNode, Operand, RangeNode } from "./ast.js";
-import { assertNever, fieldName, isFieldNode, operandValue } from "./ast.js";
+import type {
+  BitTest,
+  Condition,
+  FieldNode,
+  FieldOperatorNode,
+  Operand,
+  RangeBound,
+  RangeNode,
+} from "./ast.js";
+import { assertNever, fieldName, isFieldNode } from "./ast.js";
 import { formatIsoUtc, MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "./dates.js";
-import { bitsOperator, boundOperator, OPERATORS, operatorOf, RangeGrouping } from "./operators.js";
+import { type NestedPrinter, operandJson, printOperand } from "./operand-rules.js";
+import {
+  bitsOperator,
+  boundOperator,
+  type FieldOperatorSpec,
+  OPERATORS,
+  type OperatorName,
+  operatorOf,
+  RangeGrouping,
+} from "./operators.js";
 import { requireParsedCondition } from "./parse.js";
 
 /** A Search Conditions JSON object, as printed. */
 export type SearchConditionsJson = Record<string, unknown>;
+
+/**
+ * Raw Search Conditions JSON as a caller writes it (docs/semantics.md 1.1): a JSON object, or a non-empty
+ * array of JSON objects (the OR of them). The type states the shape only; the parser checks everything else
+ * at run time (fields, operators, operands, limits) and refuses what is wrong with its issues. Input of
+ * unknown type (a request body, a file) goes to `parseSearchConditions`, which takes any value.
+ */
+export type SearchConditionsInput = SearchConditionsJson | readonly SearchConditionsJson[];
 
 type Entry = readonly [key: string, value: unknown];
 
@@ -168,12 +194,25 @@ function pipeString(operands: readonly Operand[]): string | undefined {
  * node prints as `$in` (whether it came from pipe alternatives is the caller's concern).
  */
 function operatorEntries(node: FieldOperatorNode): Entry[] {
-  if (node.kind === "not") {
-    const { child } = node;
-    const inner = child.kind === "and" ? child.children.flatMap(operatorEntries) : operatorEntries(child);
-    return [[operatorOf("not"), toObject(inner)]];
-  }
+  if (node.kind === "not") return single(node);
   return (PRINTERS[node.kind].json as (node: FieldNode) => Entry[])(node);
+}
+
+/** The printer's recursion, given to the operand rules of `$not` and `$elemMatch` (operand-rules.ts). */
+const NESTED: NestedPrinter = {
+  operatorObject: (node) =>
+    toObject(node.kind === "and" ? node.children.flatMap(operatorEntries) : operatorEntries(node)),
+  condition: printCondition,
+};
+
+/** The entry of `name` with the operand its row's rule prints from `printed` (operand-rules.ts). */
+function entry(name: OperatorName, printed: FieldOperatorNode | RangeBound): Entry {
+  return [name, printOperand(OPERATORS[name] as FieldOperatorSpec, printed, NESTED)];
+}
+
+/** A node written with the one operator of its kind (`operatorOf`). */
+function single(node: Exclude<FieldOperatorNode, RangeNode>): Entry[] {
+  return [entry(operatorOf(node.kind), node)];
 }
 
 /** The operator of a regex node's flags (the table's `flags` row). */
@@ -181,22 +220,9 @@ const OPTIONS = OPERATORS.$options.name;
 
 function rangeEntries(node: RangeNode): Entry[] {
   const entries: Entry[] = [];
-  if (node.lower !== undefined) {
-    entries.push([boundOperator("lower", node.lower.inclusive), operandJson(node.lower.operand)]);
-  }
-  if (node.upper !== undefined) {
-    entries.push([boundOperator("upper", node.upper.inclusive), operandJson(node.upper.operand)]);
-  }
+  if (node.lower !== undefined) entries.push(entry(boundOperator("lower", node.lower.inclusive), node.lower));
+  if (node.upper !== undefined) entries.push(entry(boundOperator("upper", node.upper.inclusive), node.upper));
   return entries;
-}
-
-/** An operand as JSON: the value itself, or `{"$date": iso}` (`{"$date": {"$numberLong": …}}` outside years 0000–9999). */
-function operandJson(operand: Operand): unknown {
-  return operandValue(operand, (ms) =>
-    ms >= MIN_ISO_EPOCH_MS && ms <= MAX_ISO_EPOCH_MS
-      ? { $date: formatIsoUtc(ms) }
-      : { $date: { $numberLong: String(ms) } },
-  );
 }
 
 /** The field an operator node is on (a `not` is on the field of its operators). */
@@ -303,12 +329,12 @@ interface Printer<K extends FieldNode["kind"]> {
 
 const PRINTERS: { readonly [K in FieldNode["kind"]]: Printer<K> } = {
   eq: {
-    json: (node) => [[operatorOf("eq"), operandJson(node.operand)]],
+    json: single,
     words: (node, name) =>
       node.operand.type === "null" ? `${name} is null or missing` : `${name} is ${describe(node.operand)}`,
   },
   ne: {
-    json: (node) => [[operatorOf("ne"), operandJson(node.operand)]],
+    json: single,
     words: (node, name) =>
       node.operand.type === "null"
         ? `${name} is present and not null`
@@ -316,55 +342,48 @@ const PRINTERS: { readonly [K in FieldNode["kind"]]: Printer<K> } = {
   },
   range: { json: rangeEntries, words: (node, name) => `${name} ${rangeText(node)}` },
   in: {
-    json: (node) => [[operatorOf("in"), node.operands.map(operandJson)]],
+    json: single,
     words: (node, name) => `${name} is one of ${list(node.operands)}`,
   },
   nin: {
-    json: (node) => [[operatorOf("nin"), node.operands.map(operandJson)]],
+    json: single,
     words: (node, name) => `${name} is none of ${list(node.operands)}`,
   },
   all: {
-    json: (node) => [[operatorOf("all"), node.operands.map(operandJson)]],
+    json: single,
     words: (node, name) => `${name} contains all of ${list(node.operands)}`,
   },
   regex: {
     json: (node) => {
-      const entries: Entry[] = [[operatorOf("regex"), node.source]];
-      if (node.flags !== "") entries.push([OPTIONS, node.flags]);
+      const entries: Entry[] = [entry(operatorOf("regex"), node)];
+      if (node.flags !== "") entries.push(entry(OPTIONS, node));
       return entries;
     },
     words: (node, name) => `${name} matches /${node.source}/${node.flags}`,
   },
   exists: {
-    json: (node) => [[operatorOf("exists"), node.exists]],
+    json: single,
     words: (node, name) => (node.exists ? `${name} exists` : `${name} does not exist`),
   },
   size: {
-    json: (node) => [[operatorOf("size"), node.size]],
+    json: single,
     words: (node, name) => `${name} has exactly ${node.size} ${node.size === 1 ? "element" : "elements"}`,
   },
   type: {
-    json: (node) => [[operatorOf("type"), node.types.length === 1 ? node.types[0] : [...node.types]]],
+    json: single,
     words: (node, name) => `${name} is of type ${node.types.join(" or ")}`,
   },
   mod: {
-    json: (node) => [[operatorOf("mod"), [node.divisor, node.remainder]]],
+    json: single,
     words: (node, name) => `${name} modulo ${node.divisor} is ${node.remainder} (integer part)`,
   },
   bits: {
-    json: (node) => [[bitsOperator(node.test), [...node.positions]]],
+    json: (node) => [entry(bitsOperator(node.test), node)],
     words: (node, name) =>
       `${name} is an integer with ${BIT_TEST_TEXT[node.test]} of the bits [${node.positions.join(", ")}]`,
   },
   elemMatch: {
-    json: (node) => {
-      const { match } = node;
-      if (match.form === "query") return [[operatorOf("elemMatch"), printCondition(match.condition)]];
-      const { operators } = match;
-      const inner =
-        operators.kind === "and" ? operators.children.flatMap(operatorEntries) : operatorEntries(operators);
-      return [[operatorOf("elemMatch"), toObject(inner)]];
-    },
+    json: single,
     // The heading; `explainInto` lists what an element must match below it.
     words: (_node, name) => `${name} has an element matching:`,
   },

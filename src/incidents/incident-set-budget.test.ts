@@ -5,6 +5,7 @@
  * so the tests see exactly when the search looks at the time.
  */
 import { describe, expect, it } from "vitest";
+import { untyped } from "../../test/support/conditions-input.js";
 import { IncidentSet, type IncidentSetOptions } from "./incident-set.js";
 import { BUDGET_CHECK_INTERVAL, type SearchBudget, SearchTimeoutError } from "./search-budget.js";
 
@@ -58,7 +59,7 @@ function fakeClock() {
 type Method = "findFirst" | "findAll" | "count";
 
 function run(set: IncidentSet, method: Method, raw: unknown, budget?: SearchBudget): unknown {
-  return set[method](raw, budget);
+  return set[method](untyped(raw), budget);
 }
 
 const nothing = { $regex: "^nothing" };
@@ -236,7 +237,7 @@ const cases: [string, SetName, Method, unknown, RegExp, number][] = [
 describe("IncidentSet time budget (docs/semantics.md 1.7): every access path reads the clock every 1,024 records", () => {
   it.each(cases)("%s", (_name, setName, method, raw, path, examined) => {
     const set = sets[setName];
-    const plan = set.explain(raw);
+    const plan = set.explain(untyped(raw));
     expect(method === "findFirst" ? plan.findFirst : method === "count" ? plan.count : plan.findAll).toMatch(
       path,
     );

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, expectTypeOf, it } from "vitest";
+import { hostile } from "../../test/support/conditions-input.js";
 import { fcOptions } from "../../test/support/fc.js";
 import type { Condition } from "../conditions/ast.js";
 import { clearCompileCache, compileCacheStats } from "../conditions/compile.js";
@@ -94,7 +95,7 @@ describe("IncidentSet: inputs", () => {
       ]);
     }
     expect(() => set.findFirst([])).toThrow(SearchConditionsError);
-    expect(() => set.findAll("Title")).toThrow(SearchConditionsError);
+    expect(() => set.findAll(hostile("Title"))).toThrow(SearchConditionsError);
   });
 
   it("uses a parsed Condition as is, and parses anything else, even shaped like a node (docs/semantics.md 1.1)", () => {
@@ -114,7 +115,7 @@ describe("IncidentSet: inputs", () => {
     expect(() => set.count(forged)).toThrow(SearchConditionsError);
     let deep: unknown = { kind: "exists", path: ["Title"], fieldKind: "text", exists: true };
     for (let i = 0; i < 100; i++) deep = { kind: "not", child: deep };
-    expect(() => set.count(deep)).toThrow(SearchConditionsError);
+    expect(() => set.count(hostile(deep))).toThrow(SearchConditionsError);
   });
 
   it("refuses records that are not objects, naming their position", () => {

@@ -29,6 +29,7 @@ import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { underWalkBudget } from "../conditions/leaf.js";
 import type { ParseOptions } from "../conditions/options.js";
 import { conjunctionOf, parseSearchConditions } from "../conditions/parse.js";
+import type { SearchConditionsInput } from "../conditions/print.js";
 import type { BlockKernelFactory } from "./block-kernel.js";
 import {
   DATE_VALUE,
@@ -621,7 +622,9 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * more label of the plan (the site field's dictionary column), so the row predicate never reads an
    * incident of another site, and the first match of the site is found even when an earlier one exists in
    * another site. One set serves every site.
-   * @param conditions - a parsed Condition or raw Search Conditions JSON
+   * @param conditions - a parsed Condition, or raw Search Conditions JSON (`SearchConditionsInput`: an object, or an
+   *   array of objects); a value of unknown type goes to `parseSearchConditions` first (any value reaching here
+   *   at run time is still checked by the parser)
    * @param options - optional: `site` (only incidents of that site), and a time budget (`maxTimeMS` with a
    *   `clock`; docs/semantics.md 1.7): the clock is read at the start and at least once every 1,024 records
    *   examined
@@ -635,7 +638,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @example set.findFirst({ Number: "20240301-17" }) //=> { IncidentId: 101, Number: "20240301-17", … }
    * @example set.findFirst({ Severity: "High" }, { site: "APAC SOC", maxTimeMS: 2000, clock: () => performance.now() })
    */
-  findFirst(conditions: Condition | unknown, options?: SearchOptions): T | undefined {
+  findFirst(conditions: Condition | SearchConditionsInput, options?: SearchOptions): T | undefined {
     const site = searchSite(options);
     const timer = startBudget(options);
     const condition = this.searchCondition(conditions, site);
@@ -649,14 +652,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * holding 1/16 of the rows or more keeps the set's records in creation order (one reference, 8 bytes, a
    * row, on the heap: `footprint().orderedRecordBytes`) until rows are added, so that large answers are read
    * in order.
-   * @param conditions - a parsed Condition or raw Search Conditions JSON
+   * @param conditions - a parsed Condition or raw Search Conditions JSON, as for `findFirst`
    * @param options - optional `site` and time budget, as for `findFirst` (docs/semantics.md 1.7, 1.9)
    * @returns the matching incidents (the caller's objects); an empty array when none
    * @throws {SearchConditionsError} when raw JSON is invalid, or the site is refused (as for `findFirst`)
    * @throws {SearchTimeoutError} when the search runs past `maxTimeMS`
    * @throws {TypeError} when the options are malformed (as for `findFirst`)
    */
-  findAll(conditions: Condition | unknown, options?: SearchOptions): T[] {
+  findAll(conditions: Condition | SearchConditionsInput, options?: SearchOptions): T[] {
     const site = searchSite(options);
     const timer = startBudget(options);
     const condition = this.searchCondition(conditions, site);
@@ -681,14 +684,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * pass over the rows more than the next: on 100,000 generated incidents (one run, under load) the first
    * count of the specification's sample took about 16 times as long as the second, about 80 times before
    * the order was built with the set. `footprint()` reports what is held.
-   * @param conditions - a parsed Condition or raw Search Conditions JSON
+   * @param conditions - a parsed Condition or raw Search Conditions JSON, as for `findFirst`
    * @param options - optional `site` and time budget, as for `findFirst` (docs/semantics.md 1.7, 1.9)
    * @returns the number of matching incidents
    * @throws {SearchConditionsError} when raw JSON is invalid, or the site is refused (as for `findFirst`)
    * @throws {SearchTimeoutError} when the search runs past `maxTimeMS`
    * @throws {TypeError} when the options are malformed (as for `findFirst`)
    */
-  count(conditions: Condition | unknown, options?: SearchOptions): number {
+  count(conditions: Condition | SearchConditionsInput, options?: SearchOptions): number {
     const site = searchSite(options);
     const timer = startBudget(options);
     const condition = this.searchCondition(conditions, site);
@@ -701,12 +704,12 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
 
   /**
    * How the set answers a query: the access path of `findFirst` and the column plan of `count`/`findAll`.
-   * @param conditions - a parsed Condition or raw Search Conditions JSON
+   * @param conditions - a parsed Condition or raw Search Conditions JSON, as for `findFirst`
    * @param options - optional `site`, as for `findFirst` (a budget is accepted and not used)
    * @throws {SearchConditionsError} when raw JSON is invalid, or the site is refused (as for `findFirst`)
    * @throws {TypeError} when the options are malformed (as for `findFirst`)
    */
-  explain(conditions: Condition | unknown, options?: SearchOptions): IncidentSetPlan {
+  explain(conditions: Condition | SearchConditionsInput, options?: SearchOptions): IncidentSetPlan {
     const condition = this.searchCondition(conditions, searchSite(options));
     const timer = startBudget(undefined);
     this.prepare(timer);

@@ -29,6 +29,7 @@ import {
   TAG_POOL,
   TEXT_POOLS,
 } from "../arbitraries/pools.js";
+import { untyped } from "../support/conditions-input.js";
 import { fcOptions } from "../support/fc.js";
 import { referenceScan } from "../support/reference-scan.js";
 
@@ -362,10 +363,10 @@ describe("adversarial: IncidentSet agrees with evaluate on column-hostile record
             // A template the parser refuses (an operand form another change has not admitted yet) is skipped.
             if (!safeParseSearchConditions(raw).success) continue;
             const expected = reference(incidents, raw);
-            record(set.explain(raw));
-            expect(set.count(raw)).toBe(expected.length);
-            expect(set.findAll(raw)).toEqual(expected);
-            expect(set.findFirst(raw)).toBe(expected[0]);
+            record(set.explain(untyped(raw)));
+            expect(set.count(untyped(raw))).toBe(expected.length);
+            expect(set.findAll(untyped(raw))).toEqual(expected);
+            expect(set.findFirst(untyped(raw))).toBe(expected[0]);
           }
         },
       ),
@@ -375,7 +376,7 @@ describe("adversarial: IncidentSet agrees with evaluate on column-hostile record
 
   it.each(PATH_TABLE)("takes the path '%s' and agrees with evaluate", (name, raw, options) => {
     const set = new IncidentSet(TABLE_SET, options);
-    const plan = set.explain(raw);
+    const plan = set.explain(untyped(raw));
     const scope = name.split(" ")[0]!.replace(":", "");
     const texts =
       scope === "findFirst"
@@ -388,9 +389,9 @@ describe("adversarial: IncidentSet agrees with evaluate on column-hostile record
     for (const text of texts) expect(text).toMatch(REQUIRED[name]!);
     record(plan);
     const expected = reference(TABLE_SET, raw);
-    expect(set.count(raw)).toBe(expected.length);
-    expect(set.findAll(raw)).toEqual(expected);
-    expect(set.findFirst(raw)).toBe(expected[0]);
+    expect(set.count(untyped(raw))).toBe(expected.length);
+    expect(set.findAll(untyped(raw))).toEqual(expected);
+    expect(set.findFirst(untyped(raw))).toBe(expected[0]);
   });
 
   it("took every access path (explain) during the runs above", () => {
@@ -506,10 +507,10 @@ describe("adversarial: the text index agrees with evaluate", () => {
           for (const raw of queries) {
             if (!safeParseSearchConditions(raw).success) continue;
             const expected = reference(incidents, raw);
-            recordText(set.explain(raw));
-            expect(set.count(raw)).toBe(expected.length);
-            expect(set.findAll(raw)).toEqual(expected);
-            expect(set.findFirst(raw)).toBe(expected[0]);
+            recordText(set.explain(untyped(raw)));
+            expect(set.count(untyped(raw))).toBe(expected.length);
+            expect(set.findAll(untyped(raw))).toEqual(expected);
+            expect(set.findFirst(untyped(raw))).toBe(expected[0]);
           }
           // The index is reported and stays within its bound.
           const footprint = set.footprint();
@@ -547,7 +548,7 @@ describe("adversarial: the text index agrees with evaluate", () => {
     ],
   ])("takes the path '%s' and agrees with evaluate", (name, raw, path, where) => {
     const set = new IncidentSet(TEXT_FILLER, { maxDictionary: 3 });
-    const plan = set.explain(raw);
+    const plan = set.explain(untyped(raw));
     expect(where === "findFirst" ? plan.findFirst : where === "count" ? plan.count : plan.columns).toMatch(
       path,
     );
@@ -555,9 +556,9 @@ describe("adversarial: the text index agrees with evaluate", () => {
     textSeen.add(name);
     const expected = reference(TEXT_FILLER, raw);
     expect(expected.length).toBeGreaterThan(0);
-    expect(set.count(raw)).toBe(expected.length);
-    expect(set.findAll(raw)).toEqual(expected);
-    expect(set.findFirst(raw)).toBe(expected[0]);
+    expect(set.count(untyped(raw))).toBe(expected.length);
+    expect(set.findAll(untyped(raw))).toEqual(expected);
+    expect(set.findFirst(untyped(raw))).toBe(expected[0]);
   });
 
   it("a pattern without trigrams is answered once per distinct value when values are few", () => {

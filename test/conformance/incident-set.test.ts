@@ -11,6 +11,7 @@ import { expect } from "vitest";
 import { recordDateValue } from "../../src/conditions/dates.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { IncidentSet, type IncidentSetOptions } from "../../src/incidents/incident-set.js";
+import { untyped } from "../support/conditions-input.js";
 import { type Incident, runConformance } from "./harness.js";
 import type { EngineName } from "./skips.js";
 
@@ -78,9 +79,9 @@ for (const [engine, layout] of layouts) {
       const found = set.findAll(condition);
       expect(found, "findAll returns the matches in creation order").toEqual(inCreationOrder(found));
       for (const query of [conditions, condition]) {
-        expect(set.findAll(query), "findAll (raw and parsed)").toEqual(found);
-        expect(set.count(query), "count agrees with findAll").toBe(found.length);
-        expect(set.findFirst(query), "findFirst is the first of findAll").toBe(found[0]);
+        expect(set.findAll(untyped(query)), "findAll (raw and parsed)").toEqual(found);
+        expect(set.count(untyped(query)), "count agrees with findAll").toBe(found.length);
+        expect(set.findFirst(untyped(query)), "findFirst is the first of findAll").toBe(found[0]);
       }
       const matched = new Set(found);
       const checkAlone = matchCase.source === undefined || engine === "incident-set:default";

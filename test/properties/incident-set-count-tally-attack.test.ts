@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { evaluate } from "../../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { IncidentSet, type IncidentSetOptions } from "../../src/incidents/incident-set.js";
+import { untyped } from "../support/conditions-input.js";
 
 type Incident = Record<string, unknown>;
 
@@ -471,14 +472,14 @@ function checkQueries(set: IncidentSet, records: readonly Incident[], queries: r
     const condition = parse(raw);
     let expected = 0;
     for (const record of records) if (evaluate(condition, record)) expected++;
-    const plan = set.explain(raw).count;
+    const plan = set.explain(untyped(raw)).count;
     stats.queries++;
     stats.plans.set(plan.replace(/\d+/g, "#"), (stats.plans.get(plan.replace(/\d+/g, "#")) ?? 0) + 1);
     if (plan.startsWith("columns: segment")) {
       stats.segment++;
       if (unknownRows) stats.segmentWithUnknownRows++;
     }
-    const counted = set.count(raw);
+    const counted = set.count(untyped(raw));
     if (counted !== expected) {
       throw new Error(
         `count ${counted} != reference ${expected} (plan: ${plan}; size ${records.length}) for ${JSON.stringify(raw)}`,
@@ -486,7 +487,7 @@ function checkQueries(set: IncidentSet, records: readonly Incident[], queries: r
     }
     // Twice: a second count reuses what the first kept (memos, permuted copies, accept tables).
     expect(set.count(condition)).toBe(expected);
-    expect(set.findAll(raw).length).toBe(expected);
+    expect(set.findAll(untyped(raw)).length).toBe(expected);
   }
 }
 

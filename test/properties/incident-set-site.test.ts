@@ -14,6 +14,7 @@ import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { IncidentSet } from "../../src/incidents/incident-set.js";
 import { searchConditionsArb } from "../arbitraries/conditions.js";
 import { incidentArb } from "../arbitraries/incidents.js";
+import { untyped } from "../support/conditions-input.js";
 import { fcOptions } from "../support/fc.js";
 import { referenceScan } from "../support/reference-scan.js";
 
@@ -63,9 +64,9 @@ describe("IncidentSet { site } (docs/semantics.md 1.9, Within a site)", () => {
               const expected = all.filter(ofSite(site));
               if (expected.length > 0 && all[0] !== expected[0]) otherSiteFirst++;
               for (const set of sets) {
-                expect(set.count(raw, { site })).toBe(expected.length);
-                expect(set.findAll(raw, { site })).toEqual(expected);
-                expect(set.findFirst(raw, { site })).toBe(expected[0]);
+                expect(set.count(untyped(raw), { site })).toBe(expected.length);
+                expect(set.findAll(untyped(raw), { site })).toEqual(expected);
+                expect(set.findFirst(untyped(raw), { site })).toBe(expected[0]);
                 const parsed = parseSearchConditions(raw);
                 expect(set.findFirst(parsed, { site })).toBe(expected[0]);
                 expect(set.count(parsed, { site })).toBe(expected.length);
@@ -90,9 +91,9 @@ describe("IncidentSet { site } (docs/semantics.md 1.9, Within a site)", () => {
         const all = referenceScan(parsed, raw);
         for (const site of SITES) {
           const expected = all.filter(ofSite(site));
-          expect(compact.count(raw, { site })).toBe(expected.length);
-          expect(compact.findAll(raw, { site })).toEqual(expected);
-          expect(compact.findFirst(raw, { site })).toEqual(expected[0]);
+          expect(compact.count(untyped(raw), { site })).toBe(expected.length);
+          expect(compact.findAll(untyped(raw), { site })).toEqual(expected);
+          expect(compact.findFirst(untyped(raw), { site })).toEqual(expected[0]);
         }
       }),
       fcOptions(60),

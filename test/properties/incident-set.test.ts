@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { IncidentSet, type IncidentSetOptions } from "../../src/incidents/incident-set.js";
 import { searchConditionsArb } from "../arbitraries/conditions.js";
 import { incidentArb } from "../arbitraries/incidents.js";
+import { untyped } from "../support/conditions-input.js";
 import { fcOptions } from "../support/fc.js";
 import { referenceScan } from "../support/reference-scan.js";
 
@@ -48,9 +49,9 @@ describe.each(layouts)("IncidentSet agrees with a sorted linear scan (%s)", (_na
           const set = new IncidentSet(incidents, options);
           for (const raw of queries) {
             const expected = scan(incidents, raw);
-            expect(set.findFirst(raw)).toBe(expected[0]);
-            expect(set.findAll(raw)).toEqual(expected);
-            expect(set.count(raw)).toBe(expected.length);
+            expect(set.findFirst(untyped(raw))).toBe(expected[0]);
+            expect(set.findAll(untyped(raw))).toEqual(expected);
+            expect(set.count(untyped(raw))).toBe(expected.length);
           }
         },
       ),
@@ -67,18 +68,18 @@ describe.each(layouts)("IncidentSet agrees with a sorted linear scan (%s)", (_na
         (incidents, queries, split) => {
           const cut = incidents.length === 0 ? 0 : split % (incidents.length + 1);
           const set = new IncidentSet(incidents.slice(0, cut), options);
-          for (const raw of queries) set.findFirst(raw); // order built, then grown
+          for (const raw of queries) set.findFirst(untyped(raw)); // order built, then grown
           for (const [k, incident] of incidents.slice(cut).entries()) {
             set.add(incident);
             const raw = queries[k % queries.length];
-            expect(set.findFirst(raw)).toBe(scan(set.findAll({}), raw)[0]);
+            expect(set.findFirst(untyped(raw))).toBe(scan(set.findAll({}), raw)[0]);
           }
           expect(set.size).toBe(incidents.length);
           for (const raw of queries) {
             const expected = scan(incidents, raw);
-            expect(set.findFirst(raw)).toBe(expected[0]);
-            expect(set.findAll(raw)).toEqual(expected);
-            expect(set.count(raw)).toBe(expected.length);
+            expect(set.findFirst(untyped(raw))).toBe(expected[0]);
+            expect(set.findAll(untyped(raw))).toEqual(expected);
+            expect(set.count(untyped(raw))).toBe(expected.length);
           }
         },
       ),
@@ -97,9 +98,9 @@ describe("IncidentSet on larger sets (column and index paths)", () => {
           const set = new IncidentSet(incidents);
           for (const raw of queries) {
             const expected = scan(incidents, raw);
-            expect(set.findFirst(raw)).toBe(expected[0]);
-            expect(set.count(raw)).toBe(expected.length);
-            expect(set.findAll(raw)).toEqual(expected);
+            expect(set.findFirst(untyped(raw))).toBe(expected[0]);
+            expect(set.count(untyped(raw))).toBe(expected.length);
+            expect(set.findAll(untyped(raw))).toEqual(expected);
           }
         },
       ),

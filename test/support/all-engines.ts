@@ -6,6 +6,7 @@ import {
   parseSearchConditions,
   safeParseSearchConditions,
 } from "../../src/index.js";
+import { untyped } from "./conditions-input.js";
 
 /** Issues of an input, or [] when it parses. */
 export function issuesOf(input: unknown, options?: ParseOptions) {
@@ -33,7 +34,7 @@ export function matching(input: unknown, records: readonly object[], options?: P
     records as object[],
     options?.catalog ? ({ catalog: options.catalog } as never) : {},
   )
-    .findAll(input)
+    .findAll(untyped(input))
     .map((r) => records.indexOf(r))
     .sort((a, b) => a - b);
   void tagged;

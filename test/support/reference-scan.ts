@@ -9,6 +9,7 @@ import { recordDateValue } from "../../src/conditions/dates.js";
 import { evaluate } from "../../src/conditions/evaluate.js";
 import { parseSearchConditions } from "../../src/conditions/parse.js";
 import { IncidentSet, type IncidentSetOptions } from "../../src/incidents/incident-set.js";
+import { untyped } from "./conditions-input.js";
 
 type Incident = Record<string, unknown>;
 
@@ -60,9 +61,9 @@ export function checkAgainstScanAcrossAdds(
   const check = (rows: readonly Incident[]) => {
     for (const raw of queries) {
       const expected = referenceScan(rows, raw);
-      expect(set.count(raw)).toBe(expected.length);
-      expect(set.findAll(raw)).toEqual(expected);
-      expect(set.findFirst(raw)).toBe(expected[0]);
+      expect(set.count(untyped(raw))).toBe(expected.length);
+      expect(set.findAll(untyped(raw))).toEqual(expected);
+      expect(set.findFirst(untyped(raw))).toBe(expected[0]);
     }
   };
   check(incidents.slice(0, cut));

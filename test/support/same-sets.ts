@@ -5,6 +5,7 @@
  */
 import { expect } from "vitest";
 import type { IncidentSet } from "../../src/incidents/incident-set.js";
+import { untyped } from "./conditions-input.js";
 
 /** Labels, keys, numbers, a case-insensitive regex and a date range: every column kind the build fills. */
 export const READER_QUERIES: readonly object[] = [
@@ -22,9 +23,9 @@ export const READER_QUERIES: readonly object[] = [
 export function expectSameSets(a: IncidentSet, b: IncidentSet, queries = READER_QUERIES): void {
   expect(a.size).toBe(b.size);
   for (const query of queries) {
-    expect(a.count(query)).toBe(b.count(query));
-    expect(a.findAll(query)).toEqual(b.findAll(query));
-    expect(a.findFirst(query)).toEqual(b.findFirst(query));
+    expect(a.count(untyped(query))).toBe(b.count(untyped(query)));
+    expect(a.findAll(untyped(query))).toEqual(b.findAll(untyped(query)));
+    expect(a.findFirst(untyped(query))).toEqual(b.findFirst(untyped(query)));
   }
 }
 
