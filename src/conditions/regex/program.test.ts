@@ -3,46 +3,12 @@ import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { regexPatternArb } from "../../../test/arbitraries/regex.js";
 import { fcOptions } from "../../../test/support/fc.js";
+import { countingInstructions, countingParses } from "../../../test/support/regex-work.js";
 import { foldCodePoints, limitDfaMemory, measureRegex } from "./program.js";
 
 /** The engine's own count: the compiled program's size less its fail and match instructions. */
 function compiledInstructions(source: string, bits: number): number {
   return RE2JS.compile(source, bits).programSize() - 2;
-}
-
-/** The engine's program prototype (re2js builds a `Prog` by `addInst`), found on a probe. */
-const progPrototype = Object.getPrototypeOf(
-  (RE2JS.compile("a") as unknown as { re2Input: { prog: object } }).re2Input.prog,
-) as { addInst: (...args: unknown[]) => unknown };
-
-/** Instructions added to any engine program while `run` runs: the work of building one, as a count. */
-function countingInstructions<T>(run: () => T): { result: T; added: number } {
-  const original = progPrototype.addInst;
-  let added = 0;
-  progPrototype.addInst = function (this: unknown, ...args: unknown[]) {
-    added++;
-    return original.apply(this, args);
-  };
-  try {
-    return { result: run(), added };
-  } finally {
-    progPrototype.addInst = original;
-  }
-}
-
-/** Calls of the engine's `RE2JS.compile` (through which `measureRegex` parses) while `run` runs. */
-function countingParses<T>(run: () => T): { result: T; parses: number } {
-  const original = RE2JS.compile;
-  let parses = 0;
-  RE2JS.compile = ((...args: Parameters<typeof RE2JS.compile>) => {
-    parses++;
-    return original.apply(RE2JS, args);
-  }) as typeof RE2JS.compile;
-  try {
-    return { result: run(), parses };
-  } finally {
-    RE2JS.compile = original;
-  }
 }
 
 /** RE2 patterns built from the constructs whose count differs: repetition of every kind, groups, empties. */
