@@ -158,7 +158,7 @@ describe("README: the operators' commands", () => {
 
   beforeAll(() => {
     if (!existsSync(MAIN)) execFileSync("npx", ["tsup", "--silent"], { cwd: ROOT, stdio: "ignore" });
-  }, 180_000);
+  }, 300_000);
 
   it("sets X to the examples of an installed package", () => {
     expect(lines[0]).toBe("X=node_modules/incident-query/examples");

@@ -425,7 +425,7 @@ describe("queued text column through fromNdjson", () => {
       { Title: { $regex: "^v69" } },
     ]);
     expect(compact.count({ Title: { $regex: "x" } })).toBe(0);
-  }, 120_000);
+  }, 300_000);
 
   it("errors midway name the line (queued rows pending)", async () => {
     for (const [bad, kind] of [
@@ -459,7 +459,7 @@ describe("queued text column through fromNdjson", () => {
         }
       }
     }
-  }, 120_000);
+  }, 300_000);
 
   it("a 20 MB title among others, split into 64 KiB chunks", async () => {
     const huge = `H${"ab".repeat(10_000_000)}Z`;
@@ -529,7 +529,7 @@ describe("CompactRecords.trim", () => {
       expect(records.get(n - 1).IncidentId).toBe(0);
       expect(records.field(n - 1, "IncidentId")).toBe(0);
     }
-  }, 120_000);
+  }, 300_000);
 
   it("pushBytes from one source across trim (pending coalescing), then more lines of the same buffer", () => {
     const records = new CompactRecords<{ IncidentId: number; t: string }>();
@@ -545,7 +545,7 @@ describe("CompactRecords.trim", () => {
     for (let i = 10_000; i < 20_000; i++) records.pushBytes(buf, ends[i]![0], ends[i]![1]);
     records.trim();
     for (let i = 0; i < 20_000; i += 1) expect(records.get(i).IncidentId).toBe(i);
-  }, 120_000);
+  }, 300_000);
 
   const big = (process.env.HOSTILE_BIG_MB ?? "20").split(",").map(Number);
   for (const mb of big) {

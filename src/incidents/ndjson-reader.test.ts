@@ -112,7 +112,7 @@ describe("fromNdjson from a byte reader, against the same bytes as chunks", () =
       ),
       fcOptions(60),
     );
-  }, 120_000);
+  }, 300_000);
 
   it("names the line of an error as the chunks' path does, wherever the reads end", async () => {
     const good = '{"IncidentId":1,"Severity":"High"}';
@@ -144,7 +144,7 @@ describe("fromNdjson from a byte reader, against the same bytes as chunks", () =
     // A line begun at a chunk's end moves to a chunk at least twice its size: a bounded number of copies,
     // and at most a few times the input's bytes kept.
     expect(set.footprint().recordBytes).toBeLessThan(4 * bytes.length);
-  }, 60_000);
+  }, 300_000);
 
   it("keeps a last line without a line break, and an input of blanks or nothing", async () => {
     const set = await IncidentSet.fromNdjson(readerOf(encode('{"IncidentId":1}\n  {"IncidentId":2}  '), [5]));

@@ -50,7 +50,7 @@ describe("ndjsonLines", () => {
     const set = await IncidentSet.fromNdjson(chunks);
     expect(set.size).toBe(3);
     expect((set.findFirst({ Title: { $exists: true } }) as { Title: string }).Title).toBe(title);
-  }, 20_000);
+  }, 300_000);
 
   it("copies what it keeps of a chunk, so that the caller may reuse its buffer", async () => {
     const buffer = new Uint8Array(8);

@@ -280,7 +280,7 @@ describe("match: the byte reader answers as the text reader", () => {
 const MAIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
 function runBuilt(args: readonly string[]): { code: number | null; out: string; err: string } {
-  const result = spawnSync(process.execPath, [MAIN, ...args], { encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [MAIN, ...args], { encoding: "utf8", timeout: 300_000 });
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
 
@@ -321,7 +321,7 @@ describe.skipIf(!existsSync(MAIN))(
           }
         }
       }
-    }, 180_000);
+    }, 300_000);
 
     it("invalid UTF-8 in a later block is named at its line and byte", () => {
       const good = ndjson(

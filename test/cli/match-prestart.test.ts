@@ -92,7 +92,7 @@ function exportFile(name: string, bytes: number, bad?: number): { path: string; 
 }
 
 function runBuilt(args: readonly string[]): { code: number | null; out: string; err: string } {
-  const result = spawnSync(process.execPath, [MAIN, ...args], { encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [MAIN, ...args], { encoding: "utf8", timeout: 300_000 });
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
 

@@ -28,7 +28,7 @@ export async function resolve(specifier, context, next) {
     const { stdout, stderr } = await run(
       process.execPath,
       [`--import=data:text/javascript,${encodeURIComponent(register)}`, MAIN, ...args],
-      { encoding: "utf8", timeout: 60_000 },
+      { encoding: "utf8", timeout: 300_000 },
     );
     return { code: 0, stdout, stderr };
   } catch (error) {

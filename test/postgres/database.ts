@@ -111,7 +111,7 @@ export function useSchemaDatabase(): () => SqlClient {
   beforeAll(async () => {
     opened = await openTestDatabase();
     for (const statement of schemaStatements()) await opened.client.query(statement);
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await opened?.drop();
   });

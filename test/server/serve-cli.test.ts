@@ -227,22 +227,42 @@ describe("serve: transport options (docs/semantics.md 3.1)", () => {
       expect(started.server.server.headersTimeout).toBe(1_500);
       expect(started.server.server.keepAliveTimeout).toBe(700);
       expect(started.server.server.maxConnections).toBe(9);
+    } finally {
+      await started.stop();
+    }
+  });
+
+  // The per-address cap on a server whose request timeout is a hang guard's: the held connections cannot
+  // time out while the third is tried, however slow the machine (with 1.5 s they could, and the third then
+  // got in and was answered 408).
+  it("closes a connection past --max-connections-per-address unread", async () => {
+    const started = await serve([
+      "--data",
+      datasetFile,
+      "--request-timeout-ms",
+      "300000",
+      "--max-connections-per-address",
+      "2",
+    ]);
+    try {
+      expect(started.server.server.requestTimeout).toBe(300_000);
       // The per-address cap: two held connections, the third is closed unread.
       const port = Number(new URL(started.url).port);
       const held = [net.connect(port, "127.0.0.1"), net.connect(port, "127.0.0.1")];
       try {
         await Promise.all(held.map((socket) => new Promise((resolve) => socket.once("connect", resolve))));
-        // The server counts a connection when it accepts it: wait until it counts both (bounded polls).
+        // The server counts a connection when it accepts it: wait until it counts both (the test's
+        // timeout is the hang guard).
         const open = () =>
           new Promise<number>((resolve) => started.server.server.getConnections((_e, n) => resolve(n)));
-        for (let polls = 0; polls < 6_000 && (await open()) < 2; polls++) {
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
+        while ((await open()) < 2) await new Promise((resolve) => setTimeout(resolve, 10));
         const third = net.connect(port, "127.0.0.1");
         third.on("error", () => {});
         third.resume();
         await new Promise((resolve) => third.once("close", resolve));
         expect(third.bytesRead).toBe(0);
+        // The two held ones are still open: the third was refused by the cap, not after a timeout.
+        expect(held.every((socket) => !socket.destroyed && socket.readyState === "open")).toBe(true);
       } finally {
         for (const socket of held) socket.destroy();
       }

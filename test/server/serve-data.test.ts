@@ -47,7 +47,8 @@ function serve(
     );
     let err = "";
     let loaded = false;
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    // A hang guard, before the test's own: a busy machine may take long to load, never this long.
+    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
     child.stderr.on("data", (chunk) => {
       err += chunk;
       if (!loaded && /^Loaded /m.test(err)) {

@@ -21,7 +21,7 @@ const sample = JSON.parse(readFileSync(SAMPLE_PATH, "utf8")) as {
 
 beforeAll(() => {
   if (!existsSync(MAIN)) execFileSync("npx", ["tsup", "--silent"], { cwd: ROOT, stdio: "ignore" });
-}, 180_000);
+}, 300_000);
 
 /** Runs `serve --port 0` with `args`; resolves when it exits, or once it listens (then it is stopped). */
 function serve(args: string[]): Promise<{ listening: boolean; code: number | null; err: string }> {
@@ -31,7 +31,7 @@ function serve(args: string[]): Promise<{ listening: boolean; code: number | nul
     });
     let err = "";
     let listening = false;
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
     child.stderr.on("data", (chunk) => {
       err += chunk;
     });

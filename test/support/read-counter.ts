@@ -5,10 +5,14 @@
 
 /**
  * The input behind proxies (every object and array, reached lazily) that count property reads (`get`) and
- * key listings (`ownKeys`, one per listing).
+ * key listings (`ownKeys`, one per listing); with `descriptors`, also descriptor reads and `in` tests (a
+ * reader that goes through `Object.hasOwn` or `Object.getOwnPropertyDescriptor` is then counted too).
  * @returns the proxied input and the number of reads so far
  */
-export function countingReads<T>(input: T): { readonly proxy: T; reads(): number } {
+export function countingReads<T>(
+  input: T,
+  { descriptors = false }: { readonly descriptors?: boolean } = {},
+): { readonly proxy: T; reads(): number } {
   let reads = 0;
   const proxies = new WeakMap<object, object>();
   const wrap = (value: unknown): unknown => {
@@ -24,7 +28,12 @@ export function countingReads<T>(input: T): { readonly proxy: T; reads(): number
         reads++;
         return Reflect.ownKeys(target);
       },
+      has(target, key) {
+        if (descriptors) reads++;
+        return Reflect.has(target, key);
+      },
       getOwnPropertyDescriptor(target, key) {
+        if (descriptors) reads++;
         const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
         if (descriptor !== undefined && "value" in descriptor) descriptor.value = wrap(descriptor.value);
         return descriptor;
