@@ -24,7 +24,13 @@ export type {
   SearchBudget,
   SearchOptions,
 } from "./incidents/index.js";
-export { BUDGET_CHECK_INTERVAL, IncidentSet, SearchTimeoutError, startBudget } from "./incidents/index.js";
+export {
+  BUDGET_CHECK_INTERVAL,
+  budgetedPredicate,
+  IncidentSet,
+  SearchTimeoutError,
+  startBudget,
+} from "./incidents/index.js";
 export type {
   DateStorage,
   MongoFilter,

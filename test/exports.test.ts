@@ -23,6 +23,7 @@ describe("public API", () => {
         "SearchTimeoutError",
         "TimelineIndex",
         "assertNever",
+        "budgetedPredicate",
         "buildArtifactNoteResult",
         "cacheStats",
         "clearCaches",

@@ -203,6 +203,11 @@ function newReader(): Reader {
 
 const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
 const isRecord = (value: unknown): value is object => isObject(value) && !Array.isArray(value);
+/**
+ * A value `$elemMatch`'s query form reads as a document (docs/semantics.md 1.3): an object or an array, but
+ * not a JS `Date` (valid, invalid or forged), which stands for a BSON date, a scalar.
+ */
+const isDocument = (value: unknown): value is object => isObject(value) && !(value instanceof Date);
 
 /** A value reached by a field path; `whole` when an array index reached it at the last segment. */
 interface Reached {
@@ -499,7 +504,7 @@ function elemMatches(
   const { match } = node;
   if (match.form === "query") {
     return values.some(
-      (element) => isObject(element) && evaluateWith(match.condition, elementDocument(element, read), read),
+      (element) => isDocument(element) && evaluateWith(match.condition, elementDocument(element, read), read),
     );
   }
   return values.some(

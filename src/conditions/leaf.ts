@@ -619,7 +619,9 @@ function elemMatchLeaf(node: Extract<FieldNode, { kind: "elemMatch" }>): Leaf {
   let element: ValueTest;
   if (match.form === "query") {
     const document = documentTest(match.condition);
-    element = (value) => typeof value === "object" && value !== null && document(value);
+    // Objects and arrays only: a JS `Date` stands for a BSON date, no document (docs/semantics.md 1.3).
+    element = (value) =>
+      typeof value === "object" && value !== null && !(value instanceof Date) && document(value);
   } else element = elementTest(match.operators);
   const one: ValueTest = (value) => {
     if (!isArray(value)) return false;

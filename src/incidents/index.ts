@@ -10,4 +10,9 @@ export type {
 export { DEFAULT_HASH_FIELDS, IncidentSet } from "./incident-set.js";
 export type { NdjsonByteReader, NdjsonSource } from "./ndjson.js";
 export type { BudgetTimer, SearchBudget } from "./search-budget.js";
-export { BUDGET_CHECK_INTERVAL, SearchTimeoutError, startBudget } from "./search-budget.js";
+export {
+  BUDGET_CHECK_INTERVAL,
+  budgetedPredicate,
+  SearchTimeoutError,
+  startBudget,
+} from "./search-budget.js";

@@ -87,14 +87,40 @@ export function startBudget(budget: SearchBudget | undefined): BudgetTimer {
 }
 
 /**
- * A record predicate whose dotted-path walks charge `timer` (docs/semantics.md 1.7, "Time budget of a
- * search over a collection": one record per 256 values a walk examines), so that the budget can stop a
- * single record's check: for a search that calls a compiled predicate itself (a database backend re-checking
- * its candidates). `IncidentSet` does the same around its own searches.
- * @param predicate - a compiled predicate (`compile`)
- * @param timer - the search's running budget (`startBudget`)
- * @returns the predicate, answering alike
- * @throws {SearchTimeoutError} (from the returned predicate) when a walk's tick finds the deadline passed
+ * Wraps a compiled predicate so that a single record's check charges the search's budget
+ * (docs/semantics.md 1.7, "Time budget of a search over a collection"): for a search that calls a compiled
+ * predicate itself, such as a database backend re-checking the candidates its query returned (the
+ * PostgreSQL backend does; `IncidentSet` does the same around its own searches).
+ *
+ * While the returned predicate runs, every dotted-path walk, every traversal of an array at the end of a
+ * path and every element `$elemMatch` tries charges `timer` one record per 256 values examined, so that a
+ * record of millions of values can be stopped mid-check. It does not tick once per record: the caller
+ * ticks `timer` for each record it examines (`timer.tick()`), as any budgeted search does. Only a predicate
+ * from `compile` charges the budget; another function (`evaluate` wrapped in a closure, say) runs
+ * unbudgeted and answers alike. Synchronous: the budget is in force only during each call.
+ *
+ * @param predicate - a compiled predicate (`compile(condition)`): a record (any value) to a boolean
+ * @param timer - the search's running budget (`startBudget({ maxTimeMS, clock })`; `maxTimeMS` in
+ *   milliseconds, `clock` returning milliseconds from any fixed origin); an unbounded timer never throws
+ * @returns a predicate answering exactly as `predicate` does for every record, while the deadline holds
+ * @throws never itself; the returned predicate throws {@link SearchTimeoutError} when a walk's charge reads
+ *   the clock past the deadline (the record is then neither a match nor a miss: end the search), and
+ *   whatever `timer.tick` throws
+ * @example
+ * ```ts
+ * import { budgetedPredicate, compile, parseSearchConditions, startBudget } from "incident-query";
+ *
+ * // A backend's first-match search over the candidates its database returned (records, in order).
+ * function firstMatch(candidates: Iterable<unknown>, raw: unknown): unknown {
+ *   const timer = startBudget({ maxTimeMS: 2000, clock: () => performance.now() });
+ *   const matches = budgetedPredicate(compile(parseSearchConditions(raw)), timer);
+ *   for (const record of candidates) {
+ *     timer.tick(); // one record examined
+ *     if (matches(record)) return record; // may throw SearchTimeoutError: the search failed
+ *   }
+ *   return undefined;
+ * }
+ * ```
  */
 export function budgetedPredicate(
   predicate: (record: unknown) => boolean,

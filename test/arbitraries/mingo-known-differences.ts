@@ -24,6 +24,8 @@ export type MingoDifference =
   | "regex-nested-array"
   | "type-array-through-array"
   | "mod-non-number"
+  | "mod-fraction"
+  | "type-nan"
   | "type-array-elements"
   | "nan-in-range"
   | "elem-match-query-non-document"
@@ -42,6 +44,8 @@ export const MINGO_DIFFERENCES: readonly MingoDifference[] = [
   "regex-nested-array",
   "type-array-through-array",
   "mod-non-number",
+  "mod-fraction",
+  "type-nan",
   "type-array-elements",
   "nan-in-range",
   "elem-match-query-non-document",
@@ -251,6 +255,20 @@ const RULES: Record<MingoDifference, (op: FieldOperator, record: unknown) => boo
   "mod-non-number": (op, record) =>
     op.op === "$mod" &&
     reach(record, op.path).values.some((v) => (Array.isArray(v) ? v : [v]).some(notModNumber)),
+  // mingo's `$type` calls NaN no number; BSON stores NaN as a double (type 1), which `"number"` and
+  // `"double"` name.
+  "type-nan": (op, record) =>
+    op.op === "$type" &&
+    reach(record, op.path).values.some((v) => (Array.isArray(v) ? v : [v]).some((e) => Number.isNaN(e))),
+  // mingo's `%` keeps a dividend's fractional part; MongoDB truncates it towards zero first (mod.js:
+  // `{a: {$mod: [4, 0]}}` matches `{a: 4.5}`).
+  "mod-fraction": (op, record) =>
+    op.op === "$mod" &&
+    reach(record, op.path).values.some((v) =>
+      (Array.isArray(v) ? v : [v]).some(
+        (e) => typeof e === "number" && Number.isFinite(e) && !Number.isInteger(e),
+      ),
+    ),
 };
 
 /** Whether an `$elemMatch` operand is the query form: `{}`, a field key, or a logical operator. */

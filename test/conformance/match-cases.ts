@@ -1534,6 +1534,36 @@ export const matchCases: MatchCase[] = [
     [{ a: [[{ b: 1 }, { c: 3 }]] }, { a: [{ b: 1, c: 3 }] }, { a: [] }],
   ),
   c(
+    "$elemMatch: the query form reads objects and arrays only; a JS Date element is a date, no document",
+    "docs/semantics.md 1.3",
+    { a: { $elemMatch: {} } },
+    [{ a: [d("2024-03-01T12:00:00Z"), {}] }, { a: [null, {}] }, { a: [1, { b: 1 }] }],
+    [
+      { a: [d("2024-03-01T12:00:00Z")] },
+      { a: [new Date(Number.NaN)] },
+      { a: [Object.create(Date.prototype)] },
+      { a: [1, "x", null] },
+      { a: [] },
+    ],
+  ),
+  c(
+    "$elemMatch: a query form that any document meets still skips a JS Date element",
+    "docs/semantics.md 1.3",
+    { a: { $elemMatch: { b: { $exists: false }, $or: [{ c: null }, {}] } } },
+    [{ a: [d("2024-03-01T12:00:00Z"), { c: 1 }] }, { a: [{ c: 2 }] }],
+    [{ a: [d("2024-03-01T12:00:00Z")] }, { a: [{ b: 1 }, 5] }],
+  ),
+  c(
+    "$not $elemMatch and $all of $elemMatch: a JS Date element is no document there either",
+    "docs/semantics.md 1.3",
+    { a: { $not: { $elemMatch: {} } }, b: { $all: [{ $elemMatch: { x: { $exists: false } } }] } },
+    [{ a: [d("2024-03-01T12:00:00Z")], b: [d("2024-03-01T12:00:00Z"), {}] }],
+    [
+      { a: [d("2024-03-01T12:00:00Z")], b: [d("2024-03-01T12:00:00Z")] },
+      { a: [{}], b: [{}] },
+    ],
+  ),
+  c(
     "$not $elemMatch matches scalars, empty arrays and missing fields",
     "docs/semantics.md 1.3, 1.5",
     { tags: { $not: { $elemMatch: { $eq: "x" } } } },
