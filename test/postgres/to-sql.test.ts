@@ -32,7 +32,12 @@ function asStored(input: Record<string, unknown>): Record<string, unknown> | und
     if (!(ms >= -62167219200000 && ms <= 253402300799999)) return undefined;
     record.CreatedUtcTime = created.toISOString();
   }
-  const text = JSON.stringify(record);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(record);
+  } catch {
+    return undefined; // a value JSON cannot write at all (a forged Date's toJSON throws)
+  }
   if (text === undefined || text.includes("\\u0000")) return undefined;
   const back = JSON.parse(text) as Record<string, unknown>;
   return isDeepStrictEqual(back, record) ? back : undefined;
