@@ -11,10 +11,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { StreamLines } from "../../src/node/stream-lines.js";
+import { chunked } from "../support/chunked-stream.js";
 import { runWith } from "../support/run-cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "iq-reader-defects-"));
@@ -24,13 +24,6 @@ function writeInput(bytes: Buffer): string {
   const path = join(dir, `input-${++files}.ndjson`);
   writeFileSync(path, bytes);
   return path;
-}
-
-/** A stream that gives `bytes` in chunks of `size` bytes, as a pipe does. */
-function chunked(bytes: Buffer, size: number): Readable {
-  const parts: Buffer[] = [];
-  for (let i = 0; i < bytes.length; i += size) parts.push(bytes.subarray(i, i + size));
-  return Readable.from(parts, { objectMode: false });
 }
 
 const MODES = [["--count"], ["--all"], []] as const;

@@ -20,6 +20,7 @@ import type * as source from "../../src/node/index.js";
 import { fromNdjson, matchNdjson, NdjsonInputError } from "../../src/node/index.js";
 import { searchConditionsArb } from "../arbitraries/conditions.js";
 import { incidentArb } from "../arbitraries/incidents.js";
+import { chunked } from "../support/chunked-stream.js";
 import { untyped } from "../support/conditions-input.js";
 import { fcOptions } from "../support/fc.js";
 
@@ -30,11 +31,6 @@ function write(bytes: Buffer | string): string {
   const path = join(dir, `in-${++files}.ndjson`);
   writeFileSync(path, bytes);
   return path;
-}
-function chunked(bytes: Buffer, size: number): Readable {
-  const parts: Buffer[] = [];
-  for (let i = 0; i < bytes.length; i += size) parts.push(bytes.subarray(i, i + size));
-  return Readable.from(parts, { objectMode: false });
 }
 
 const STATUSES = ["Open", "Closed", "In Progress"];
