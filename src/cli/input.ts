@@ -7,10 +7,9 @@
 
 import { constants } from "node:buffer";
 import { open } from "node:fs/promises";
-import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import type { Condition } from "../conditions/ast.js";
 import { formatIssues } from "../conditions/issues.js";
-import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
+import { duplicateKeyMessage, findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { safeParseSearchConditions } from "../conditions/parse.js";
 import { NdjsonInputError } from "../node/errors.js";
 import {

@@ -17,9 +17,8 @@ import {
   formatDatasetIssues,
   loadSampleDataset,
 } from "../commands/index.js";
-import { duplicateKeyMessage } from "../commands/json-text-param.js";
 import { DEFAULT_CATALOG, extendCatalog, type FieldCatalog, type FieldSpec } from "../conditions/catalog.js";
-import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
+import { duplicateKeyMessage, findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { createPostgresBackend, type PostgresBackend } from "../postgres/backend.js";
 import type { ApiKey, JwtOptions } from "../server/auth.js";
 import { createServer } from "../server/create-server.js";

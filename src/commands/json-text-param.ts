@@ -4,8 +4,8 @@
  * content is JSON of the expected kind is read as that value; any other string is an error.
  */
 
-import { describeValue, formatPath } from "../conditions/issues.js";
-import { type DuplicateKey, findDuplicateKey } from "../conditions/json-duplicate-keys.js";
+import { describeValue } from "../conditions/issues.js";
+import { duplicateKeyMessage, findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 
 /** What a JSON-text parameter may hold once read. */
 export type JsonTextKind = "object" | "objectOrArray";
@@ -85,18 +85,4 @@ export function readJsonTextParam(
     return { ok: false, message: duplicateKeyMessage(`Parameter '${name}'`, duplicate) };
   }
   return { ok: true, value: parsed };
-}
-
-/**
- * The sentence that refuses JSON text repeating a key in one object (docs/semantics.md 3.1, "Duplicate
- * keys"): `Parameter 'Trigger Data' repeats the key 'ticket' in one object (at ticket): each key may appear
- * once.` Long keys and paths are cut.
- * @param subject - what repeats it (`Parameter 'Trigger Data'`, `The Search Conditions`)
- * @param duplicate - the repeated key and its path
- * @param verb - `repeats` (default), or `repeat` after a plural subject
- */
-export function duplicateKeyMessage(subject: string, duplicate: DuplicateKey, verb = "repeats"): string {
-  const key = duplicate.key.length > 100 ? `${duplicate.key.slice(0, 100)}…` : duplicate.key;
-  const path = duplicate.path.length > 40 ? [...duplicate.path.slice(0, 40), "…"] : duplicate.path;
-  return `${subject} ${verb} the key '${key}' in one object (at ${formatPath(path)}): each key may appear once.`;
 }

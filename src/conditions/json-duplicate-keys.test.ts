@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
-import { findDuplicateKey } from "./json-duplicate-keys.js";
+import { duplicateKeyMessage, findDuplicateKey } from "./json-duplicate-keys.js";
 
 /** The duplicate-key scan of docs/semantics.md 3.1: tables, a property against JSON.parse, and depth. */
 
@@ -74,5 +74,34 @@ describe("findDuplicateKey", () => {
     const deep = `${"[".repeat(100_000)}{"a": 1, "a": 2}${"]".repeat(100_000)}`;
     expect(findDuplicateKey(deep)?.key).toBe("a");
     expect(findDuplicateKey(deep)?.path).toHaveLength(100_001);
+  });
+});
+
+describe("duplicateKeyMessage: the one sentence every reader says (docs/semantics.md 3.1)", () => {
+  const long = "k".repeat(150);
+  const deep = Array.from({ length: 45 }, (_, k) => `p${k}`);
+  it.each([
+    [
+      "a key at the root",
+      ["Parameter 'Trigger Data'", { path: ["ticket"], key: "ticket" }, undefined],
+      "Parameter 'Trigger Data' repeats the key 'ticket' in one object (at ticket): each key may appear once.",
+    ],
+    [
+      "a plural subject",
+      ["The Search Conditions", { path: ["a", 0, "b"], key: "b" }, "repeat"],
+      "The Search Conditions repeat the key 'b' in one object (at a[0].b): each key may appear once.",
+    ],
+    [
+      "a key over 100 characters, cut",
+      ["the record", { path: [long], key: long }, undefined],
+      `the record repeats the key '${"k".repeat(100)}…' in one object (at ${long}): each key may appear once.`,
+    ],
+    [
+      "a path over 40 segments, cut",
+      ["the incident", { path: [...deep, "z"], key: "z" }, undefined],
+      `the incident repeats the key 'z' in one object (at ${deep.slice(0, 40).join(".")}.…): each key may appear once.`,
+    ],
+  ] as const)("%s", (_name, [subject, duplicate, verb], expected) => {
+    expect(duplicateKeyMessage(subject, duplicate, verb)).toBe(expected);
   });
 });

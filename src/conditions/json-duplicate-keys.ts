@@ -7,7 +7,7 @@
  * section 2.3: MUST).
  */
 
-import type { PathSegment } from "./issues.js";
+import { formatPath, type PathSegment } from "./issues.js";
 
 /** Where the first repeated key is: the path of its second occurrence, and the key. */
 export interface DuplicateKey {
@@ -81,4 +81,19 @@ function stringEnd(text: string, from: number): number {
     if ((q - 1 - k) % 2 === 0) return q;
     i = q + 1;
   }
+}
+
+/**
+ * The sentence that refuses JSON text repeating a key in one object (docs/semantics.md 3.1, "Duplicate
+ * keys"), written once for every reader that refuses such text (the commands' parameters, the server's
+ * body, the CLI's inputs, the readers of records in src/node): `Parameter 'Trigger Data' repeats the key
+ * 'ticket' in one object (at ticket): each key may appear once.` Long keys and paths are cut.
+ * @param subject - what repeats it (`Parameter 'Trigger Data'`, `The Search Conditions`, `the record`)
+ * @param duplicate - the repeated key and its path
+ * @param verb - `repeats` (default), or `repeat` after a plural subject
+ */
+export function duplicateKeyMessage(subject: string, duplicate: DuplicateKey, verb = "repeats"): string {
+  const key = duplicate.key.length > 100 ? `${duplicate.key.slice(0, 100)}…` : duplicate.key;
+  const path = duplicate.path.length > 40 ? [...duplicate.path.slice(0, 40), "…"] : duplicate.path;
+  return `${subject} ${verb} the key '${key}' in one object (at ${formatPath(path)}): each key may appear once.`;
 }

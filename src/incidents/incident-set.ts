@@ -24,8 +24,7 @@
 import type { Condition } from "../conditions/ast.js";
 import { DEFAULT_CATALOG } from "../conditions/catalog.js";
 import { type CompileOptions, compile } from "../conditions/compile.js";
-import { formatPath } from "../conditions/issues.js";
-import { findDuplicateKey } from "../conditions/json-duplicate-keys.js";
+import { duplicateKeyMessage, findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import { underWalkBudget } from "../conditions/leaf.js";
 import type { ParseOptions } from "../conditions/options.js";
 import { conjunctionOf, parseSearchConditions } from "../conditions/parse.js";
@@ -409,12 +408,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         }
         // docs/semantics.md 3.1, "Duplicate keys": JSON.parse would keep the last of two equal keys.
         const repeated = findDuplicateKey(text);
-        if (repeated !== undefined) {
-          const key = repeated.key.length > 100 ? `${repeated.key.slice(0, 100)}…` : repeated.key;
-          throw new SyntaxError(
-            `NDJSON line ${line}: the incident repeats the key '${key}' in one object (at ${formatPath(repeated.path)}): each key may appear once.`,
-          );
-        }
+        if (repeated !== undefined)
+          throw new SyntaxError(`NDJSON line ${line}: ${duplicateKeyMessage("the incident", repeated)}`);
         for (let k = 0; k < fields.length; k++) values[k] = ownDataValue(record, fields[k]!);
         set.insertValues(values);
       }

@@ -78,6 +78,15 @@ describe("fromNdjson: duplicate keys (docs/semantics.md 3.1)", () => {
     );
   });
 
+  it("cuts a path over 40 keys as the other readers do (the sentence is written once)", async () => {
+    const keys = Array.from({ length: 45 }, (_, k) => `p${k}`);
+    const line = `${keys.map((k) => `{"${k}":`).join("")}{"z":1,"z":2}${"}".repeat(keys.length)}`;
+    const error = await IncidentSet.fromNdjson([line]).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      `NDJSON line 1: the incident repeats the key 'z' in one object (at ${keys.slice(0, 40).join(".")}.…): each key may appear once.`,
+    );
+  });
+
   it("refuses a repeated key after lines with the same keys, and after lines with other keys", async () => {
     const good = '{"IncidentId":1,"Severity":"Low","Title":"a"}';
     for (const bad of [

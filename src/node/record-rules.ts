@@ -5,24 +5,14 @@
  */
 
 import { constants } from "node:buffer";
-import { describeValue, formatPath } from "../conditions/issues.js";
-import { type DuplicateKey, findDuplicateKey } from "../conditions/json-duplicate-keys.js";
+import { describeValue } from "../conditions/issues.js";
+import { duplicateKeyMessage, findDuplicateKey } from "../conditions/json-duplicate-keys.js";
 import type { RecordRules } from "./block-scanner.js";
 
 /** A record parsed from its line's text, or why it is invalid (one sentence, without the position). */
 export type ParsedRecord =
   | { readonly ok: true; readonly value: unknown; readonly record: number; readonly line: number }
   | { readonly ok: false; readonly record: number; readonly line: number; readonly message: string };
-
-/**
- * The message for a record that repeats a key in one object (docs/semantics.md 3.1, "Duplicate keys"), in
- * the words the commands use for a request body that does.
- */
-function duplicateKeyMessage(duplicate: DuplicateKey): string {
-  const key = duplicate.key.length > 100 ? `${duplicate.key.slice(0, 100)}…` : duplicate.key;
-  const path = duplicate.path.length > 40 ? [...duplicate.path.slice(0, 40), "…"] : duplicate.path;
-  return `the record repeats the key '${key}' in one object (at ${formatPath(path)}): each key may appear once.`;
-}
 
 /** A short description of a JSON value's shape: `a JSON object with the keys sites, users`. */
 export function describeShape(value: unknown): string {
@@ -69,7 +59,8 @@ export function parseRecord(text: string, record: number, line: number): ParsedR
     return { ok: false, record, line, message: `not valid JSON: ${jsonError(error)}` };
   }
   const duplicate = typeof value === "object" && value !== null ? findDuplicateKey(text) : undefined;
-  if (duplicate !== undefined) return { ok: false, record, line, message: duplicateKeyMessage(duplicate) };
+  if (duplicate !== undefined)
+    return { ok: false, record, line, message: duplicateKeyMessage("the record", duplicate) };
   return { ok: true, value, record, line };
 }
 

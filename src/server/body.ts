@@ -3,8 +3,11 @@
  * bytes read as strict UTF-8 JSON nested at most `maxBodyDepth` levels, with no key repeated in one object.
  */
 import { INVALID_JSON } from "../commands/index.js";
-import { duplicateKeyMessage } from "../commands/json-text-param.js";
-import { type DuplicateKey, findDuplicateKey } from "../conditions/json-duplicate-keys.js";
+import {
+  type DuplicateKey,
+  duplicateKeyMessage,
+  findDuplicateKey,
+} from "../conditions/json-duplicate-keys.js";
 import { DEFAULT_MAX_BODY_DEPTH } from "./defaults.js";
 
 /** Is the media type `application/json` with, at most, a UTF-8 charset? A missing header counts as JSON. */
