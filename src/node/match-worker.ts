@@ -3,8 +3,7 @@
  * counter, reads the lines that start in it by position (the last one read to its end), judges them with a
  * `BlockScanner`, and posts the results. A line longer than any record may be is skipped without being held
  * (`OverlongLine`). Runs ahead of the merge by at most `WINDOW` blocks, so memory stays bounded. Its work
- * comes as `workerData`, or, for a worker started with the process (workers.ts), as the first
- * message, once its modules are loaded.
+ * comes as `workerData`.
  */
 
 import { parentPort, workerData } from "node:worker_threads";
@@ -30,8 +29,7 @@ interface WorkerInput {
   readonly skipInvalid: boolean;
 }
 
-const input = (workerData ??
-  (await new Promise((resolve) => parentPort?.once("message", resolve)))) as WorkerInput;
+const input = workerData as WorkerInput;
 const scanner = new BlockScanner(
   parseSearchConditions(input.condition, input.parse),
   {

@@ -33,7 +33,7 @@ import { type BlockPlan, blockCount, FileBlocks, WINDOW } from "./file-blocks.js
 import { isNewFirst } from "./first-match.js";
 import { type InputSource, openInput, replayInput } from "./source.js";
 import { StreamLines } from "./stream-lines.js";
-import { matchWorkerScript, takePrestartedWorker } from "./workers.js";
+import { matchWorkerScript } from "./workers.js";
 
 /** A problem of one record: its 1-based line and record number in the input, and its message. */
 export interface NdjsonProblem {
@@ -471,10 +471,7 @@ async function matchFileBlocks(
       maxErrors: request.maxErrors,
       skipInvalid: request.skipInvalid,
     };
-    // A worker started with the process has loaded its modules by now (match-prestart.ts).
-    const started = takePrestartedWorker();
-    if (started !== undefined) started.postMessage(work);
-    const worker = started ?? new Worker(script, { workerData: work });
+    const worker = new Worker(script, { workerData: work });
     worker.on("message", (message: { block: number; results: BlockResult[] }) => {
       results.set(message.block, message.results);
       settle();
