@@ -160,6 +160,31 @@ describe("cacheStats and clearCaches: one rule for every engine cache", () => {
     expect(column.memos.stats()).toEqual({ entries: 0, bytes: 0 });
     expect(answers()).toEqual(expected);
   });
+
+  it("a text column's accept tables live on the column, bounded, emptied by clearCaches and by an add", () => {
+    const many = Array.from({ length: 4000 }, (_, i) => ({ IncidentId: i + 1, Title: `Incident ${i}` }));
+    const set = new IncidentSet(many, { maxDictionary: 1000 });
+    // A literal of three characters or more: answered from the text index, through an accept table.
+    const query = (d: number) => ({ Title: { $regex: `Incident ${d}` } });
+    expect(set.explain(query(9)).columns).toMatch(/text-index Title/);
+    const column = (set as unknown as { texts: Map<string, TextColumn> }).texts.get("Title")!;
+    const accepts = (column as unknown as { acceptCache: WeightedLru<unknown> }).acceptCache;
+    const answers = () => Array.from({ length: 10 }, (_, d) => set.count(query(d)));
+    const expected = Array.from(
+      { length: 10 },
+      (_, d) => many.filter((x) => x.Title.includes(`Incident ${d}`)).length,
+    );
+    expect(answers()).toEqual(expected);
+    expect(accepts.stats().entries).toBe(accepts.maxEntries); // ten patterns, eight kept
+    expect(accepts.stats().bytes).toBeLessThanOrEqual(accepts.maxBytes);
+    expect(accepts.stats().bytes).toBeGreaterThanOrEqual(8 * 4000);
+    clearCaches();
+    expect(accepts.stats()).toEqual({ entries: 0, bytes: 0 });
+    expect(answers()).toEqual(expected);
+    set.add({ IncidentId: 4001, Title: "Incident 4000" });
+    expect(accepts.stats()).toEqual({ entries: 0, bytes: 0 });
+    expect(set.count(query(4))).toBe(expected[4]! + 1);
+  });
 });
 
 describe("WeightedLru: the rule", () => {

@@ -2,9 +2,9 @@
  * The engine's one cache rule, and the registry that lets a user inspect and clear every cache
  * (docs/performance.md "Caches"; docs/semantics.md 1.7: what untrusted conditions leave behind in memory is
  * bounded). Every memo the engine keeps is a `WeightedLru`: process-wide ones are made with `sharedCache`
- * and listed by `cacheStats()`; per-object ones (a text column's pattern memos) live on their object and
- * are emptied by `clearCaches()` too (each LRU checks the clear count on its next use). The only other
- * module-level tables of the engine are named, with their bounds, in test/caches.test.ts.
+ * and listed by `cacheStats()`; per-object ones (a text column's pattern memos and accept tables) live on
+ * their object and are emptied by `clearCaches()` too (each LRU checks the clear count on its next use).
+ * The only other module-level tables of the engine are named, with their bounds, in test/caches.test.ts.
  */
 
 /** How many times `clearCaches()` has run: an LRU made before the last clear empties itself on next use. */
@@ -72,6 +72,12 @@ export class WeightedLru<V> {
     }
     this.entries.set(key, { value, bytes });
     this.total += bytes;
+  }
+
+  /** The values kept, least recently used first (their recency unchanged). */
+  values(): IterableIterator<V> {
+    if (this.seen !== clears) this.sync();
+    return Array.from(this.entries.values(), (entry) => entry.value).values();
   }
 
   /** Drops every entry. */

@@ -60,6 +60,11 @@ export class AcceptTable {
     return this.accepted.byteLength + (this.bytes?.byteLength ?? 0);
   }
 
+  /** Bytes held once the table is built: the ids and a byte per value id. */
+  maxByteLength(): number {
+    return this.accepted.byteLength + this.values;
+  }
+
   /** Per value id: 1 when the pattern accepts it, else 0. */
   get table(): Uint8Array {
     if (this.bytes === undefined) {
@@ -74,6 +79,9 @@ export class AcceptTable {
 
 /** Accept tables cached per text column (by pattern), at most this many. */
 const ACCEPT_CACHE_SIZE = 8;
+
+/** The most bytes of accept tables a text column keeps (each weighs its ids and its table, built or not). */
+const ACCEPT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** Patterns memoized per text column at most (`TextColumn.memos`). */
 const MAX_MEMOS = 8;
@@ -134,8 +142,14 @@ export class TextColumn {
    * `MEMO_BYTES` bytes, least recently used dropped; freed with the column, emptied by `clearCaches()`.
    */
   readonly memos = new WeightedLru<Uint8Array>(MAX_MEMOS, MEMO_BYTES);
-  /** Per pattern key: the answer per value id (0 false, 1 true), kept until the next add. */
-  private readonly acceptCache = new Map<string, AcceptTable>();
+  /**
+   * Per pattern key: the answer per value id (0 false, 1 true), kept until the next add. The engine's cache
+   * rule (`WeightedLru`): at most `ACCEPT_CACHE_SIZE` patterns and `ACCEPT_CACHE_BYTES` bytes, least
+   * recently used dropped; freed with the column, emptied by `clearCaches()`.
+   */
+  private readonly acceptCache = new WeightedLru<AcceptTable>(ACCEPT_CACHE_SIZE, ACCEPT_CACHE_BYTES);
+  /** Whether `acceptCache` may hold an entry (an add then empties it; a flag, so that an add costs no call). */
+  private acceptKept = false;
 
   /**
    * @param budget - the bytes the set's text indexes may still take (shared by its text columns)
@@ -284,7 +298,10 @@ export class TextColumn {
     this.ids[row] = id;
     if (row >= this.rows) this.rows = row + 1;
     this.postingCache = undefined;
-    if (this.acceptCache.size > 0) this.acceptCache.clear();
+    if (this.acceptKept) {
+      this.acceptCache.clear();
+      this.acceptKept = false;
+    }
   }
 
   /**
@@ -360,13 +377,10 @@ export class TextColumn {
     return this.acceptCache.get(key);
   }
 
-  /** Keeps an accept table for a pattern key (at most `ACCEPT_CACHE_SIZE`, oldest dropped first). */
+  /** Keeps an accept table for a pattern key (see `acceptCache`: least recently used dropped first). */
   keepAccept(key: string, accept: AcceptTable): void {
-    if (this.acceptCache.size >= ACCEPT_CACHE_SIZE) {
-      const oldest = this.acceptCache.keys().next().value;
-      if (oldest !== undefined) this.acceptCache.delete(oldest);
-    }
-    this.acceptCache.set(key, accept);
+    this.acceptCache.set(key, accept, 2 * key.length + accept.maxByteLength());
+    this.acceptKept = true;
   }
 
   /**
