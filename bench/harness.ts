@@ -181,3 +181,21 @@ export async function measureInterleaved(
   });
   return { section, name, size, measurements };
 }
+
+/**
+ * One target of the closing lines of `npm run bench`: its name, its goal and the figure reached. `met` is
+ * `null` when the run did not measure it (SKIP; `reached` then says why and how to run it): a target not
+ * measured is never MET.
+ */
+export interface Target {
+  readonly name: string;
+  readonly goal: string;
+  readonly reached: string;
+  readonly met: boolean | null;
+}
+
+/** The target's closing line: `MET`, `MISS` or `SKIP`, its name, the figure reached and the goal. */
+export function targetLine(target: Target): string {
+  const verdict = target.met === null ? "SKIP" : target.met ? "MET " : "MISS";
+  return `  ${verdict} ${target.name}: ${target.reached} (goal ${target.goal})`;
+}

@@ -1,35 +1,67 @@
 /**
- * One-shot queries over an NDJSON export: the built CLI (`node dist/cli/main.js match`, a child
- * process, start-up included) against DuckDB's `read_json` on the same file (in this process, the instance
- * created before the clock starts), with 1 and 2 threads each. Four condition shapes (labels, a date range, a
- * `$regex` with a literal, the specification's sample), `--count` and the first match; every count must
- * agree with DuckDB's or the run fails. The file: `BENCH_ONESHOT_SIZE` generated incidents (default 1M)
- * whose titles are made unique (the incident's id appended), written to a temporary folder.
+ * One-shot queries over an NDJSON export, and set builds from it, beside DuckDB 1.5 at 1 and 2 threads, on
+ * two data sets of `BENCH_ONESHOT_SIZE` generated incidents (default 1M) written to a temporary folder:
+ * "unique titles" (the incident's id appended to every title, so that no text repeats) and "repeated
+ * titles" (the generator's titles, often repeated).
  *
- * Then the set build on the same file: `IncidentSet.fromNdjson` from a `FileHandle` (rate, and the heap and
- * outside-heap bytes it holds per incident after a collection, beside the file's bytes per line) against
- * DuckDB's `CREATE TABLE … AS SELECT * FROM read_json(…)` with 1 and 2 threads, and each shape's count on the
- * loaded set against the count on DuckDB's loaded table (the faster of 1 and 2 threads).
+ * One-shot: four condition shapes (labels, a date range, a `$regex` with a literal, the specification's
+ * sample), `count` and the first match, each answered by
+ * - the built CLI (`node dist/cli/main.js match`, a child process, start-up included), 1 and 2 threads;
+ * - `matchNdjson` of the built Node entry (`dist/node/index.js`) called in this process, as a program or a
+ *   server calls it, 1 and 2 threads;
+ * - DuckDB's `read_json` on the same file (in this process, the instance created before the clock starts),
+ *   1 and 2 threads.
+ * The six are timed interleaved (bench/harness.ts `measureInterleaved`); every answer (the count, or the
+ * first match's `IncidentId`) must agree with DuckDB's or the run fails.
  *
- * Run alone: `npm run bench:build && node bench/.build/bench/one-shot.js` (after `npm run build`).
+ * Set build on the same file: the Node entry's `fromNdjson(path)` (rate, and the heap and outside-heap
+ * bytes it holds per incident after a collection, beside the file's bytes per line) against DuckDB's
+ * `CREATE TABLE … AS SELECT * FROM read_json(…)` with 1 and 2 threads; on the set it built, `findFirst` on
+ * a selective `Number` and `count` of the specification's sample; each shape's count on the set against
+ * the count on DuckDB's loaded table (the faster of 1 and 2 threads).
+ *
+ * Ten million incidents with distinct titles, only with `BENCH_10M=1` (about 4.4 GB of NDJSON in the
+ * temporary folder, or at `BENCH_10M_KEEP` and reused; 6 GB of memory; minutes): the scale part of
+ * bench/text-and-scale.ts in a child process with the memory it needs. Without it the 10M targets print
+ * SKIP.
+ *
+ * Run alone: `npm run bench:one-shot` (after `npm run build`); `BENCH_ONESHOT_SIZE=100000` for a small file.
  */
 
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseSearchConditions } from "../src/conditions/parse.js";
 import { IncidentSet } from "../src/incidents/incident-set.js";
 import { LINE_MATCH, LineMatcher } from "../src/incidents/line-matcher.js";
 import { lineKernel } from "../src/node/kernel.js";
 import { generateIncidents } from "./generate-incidents.js";
+import { type InterleavedEngine, measure, measureInterleaved, type Target, targetLine } from "./harness.js";
 import { BENCH_DIR, loadPeers, type PeerModules } from "./peers.js";
+import { SPEC_SAMPLE } from "./queries.js";
+import type { ScaleResult } from "./text-and-scale.js";
 
 const ROOT = dirname(BENCH_DIR);
 const CLI = join(ROOT, "dist", "cli", "main.js");
+
+/** The built package's two entries this section calls (loaded from `dist/`, as a program would). */
+interface Built {
+  readonly node: typeof import("../src/node/index.js");
+  readonly root: typeof import("../src/index.js");
+}
+
+async function loadBuilt(): Promise<Built | undefined> {
+  const entry = (name: string) => pathToFileURL(join(ROOT, "dist", name, "index.js")).href;
+  if (!existsSync(CLI) || !existsSync(fileURLToPath(entry("node")))) return undefined;
+  return {
+    node: (await import(entry("node"))) as Built["node"],
+    root: (await import(pathToFileURL(join(ROOT, "dist", "index.js")).href)) as Built["root"],
+  };
+}
 
 interface Shape {
   readonly name: string;
@@ -57,15 +89,16 @@ const SHAPES: readonly Shape[] = [
   },
   {
     name: "spec sample",
-    conditions: {
-      IngestionType: "Webhook|Schedule Job",
-      Title: { $regex: "phishing" },
-      Severity: { $in: ["High", "Critical"] },
-      CreatedUtcTime: { $gt: { $date: "2024-01-01T00:00:00Z" }, $lt: { $date: "2024-07-01T00:00:00Z" } },
-    },
+    conditions: SPEC_SAMPLE,
     sql: "IngestionType IN ('Webhook', 'Schedule Job') AND regexp_matches(Title, 'phishing') AND Severity IN ('High', 'Critical') AND CreatedUtcTime > TIMESTAMP '2024-01-01 00:00:00' AND CreatedUtcTime < TIMESTAMP '2024-07-01 00:00:00'",
   },
 ];
+
+/** The two data sets of the targets (see the module comment). */
+const DATA_SETS = [
+  { name: "unique titles", uniqueTitles: true },
+  { name: "repeated titles", uniqueTitles: false },
+] as const;
 
 /** One measured row: medians in ms. */
 export interface OneShotRow {
@@ -73,13 +106,18 @@ export interface OneShotRow {
   readonly mode: "count" | "first";
   readonly cli1: number;
   readonly cli2: number;
+  /** `matchNdjson` called in this process. */
+  readonly lib1: number;
+  readonly lib2: number;
   readonly duck1: number;
   readonly duck2: number;
   /** The faster DuckDB's time over the faster CLI's (≥ 1: ours at least as fast). */
   readonly ratio: number;
+  /** The faster DuckDB's time over the faster `matchNdjson`'s. */
+  readonly libRatio: number;
 }
 
-/** The set build and the counts on loaded data (see the module comment). */
+/** The set build and the queries on the set it built (see the module comment). */
 export interface SetBuildReport {
   readonly incidents: number;
   readonly fileBytesPerLine: number;
@@ -89,57 +127,162 @@ export interface SetBuildReport {
   /** Heap and outside-heap bytes the set holds per incident, after a collection. */
   readonly setHeapBytesPerIncident: number;
   readonly setOutsideHeapBytesPerIncident: number;
+  /** Median `findFirst` on a selective `Number` of the built set (warm, keys spread over the file), µs. */
+  readonly findFirstUs: number;
+  /** Median `count` of the specification's sample on the built set, ms. */
+  readonly sampleCountMs: number;
   /** Per shape: the faster DuckDB count on its table over `IncidentSet.count` (≥ 1: ours faster). */
   readonly countRatios: readonly { readonly shape: string; readonly ratio: number }[];
 }
 
-/** What the section measured: the one-shot rows and the set build. */
-export interface OneShotReport {
+/** One data set's rows and set build. */
+export interface DataSetReport {
+  readonly name: string;
+  readonly incidents: number;
   readonly rows: readonly OneShotRow[];
-  readonly build: SetBuildReport | undefined;
-  readonly kernel?: KernelReport | undefined;
+  readonly build: SetBuildReport;
 }
 
-/** The section's targets, for the runner's MET/MISS lines. */
-export function oneShotTargets(report: OneShotReport): {
-  name: string;
-  goal: string;
-  reached: string;
-  met: boolean;
-}[] {
-  const out = [];
-  if (report.rows.length > 0) {
-    const worst = report.rows.reduce((a, b) => (b.ratio < a.ratio ? b : a));
-    out.push({
-      name: "one-shot match (count and first, four shapes) vs the faster DuckDB read_json",
-      goal: "≥ 1.0×",
-      reached: `${worst.ratio.toFixed(2)}× (worst: ${worst.shape} ${worst.mode}); best ${Math.max(...report.rows.map((r) => r.ratio)).toFixed(2)}×`,
-      met: worst.ratio >= 1,
-    });
-  }
-  const build = report.build;
-  if (build !== undefined) {
-    const rate = build.fromNdjsonPerSecond / build.duck1PerSecond;
-    out.push({
-      name: "IncidentSet.fromNdjson vs DuckDB's single-thread load (incidents/s)",
-      goal: "≥ 1.0×",
-      reached: `${rate.toFixed(2)}× (${Math.round(build.fromNdjsonPerSecond).toLocaleString("en-US")}/s vs ${Math.round(build.duck1PerSecond).toLocaleString("en-US")}/s)`,
-      met: rate >= 1,
-    });
-    const held = build.setHeapBytesPerIncident + build.setOutsideHeapBytesPerIncident;
-    out.push({
-      name: "fromNdjson memory per incident vs its NDJSON line",
-      goal: `≤ ${build.fileBytesPerLine} B`,
-      reached: `${held} B (${build.setHeapBytesPerIncident} heap + ${build.setOutsideHeapBytesPerIncident} outside)`,
-      met: held <= build.fileBytesPerLine,
-    });
-    const worst = Math.min(...build.countRatios.map((r) => r.ratio));
-    out.push({
-      name: "count on the loaded set vs the faster DuckDB on its loaded table",
-      goal: "≥ 3× each",
+/** What the section measured. */
+export interface OneShotReport {
+  readonly dataSets: readonly DataSetReport[];
+  readonly kernel?: KernelReport | undefined;
+  /** The 10M run's figures; `undefined` when not run (`BENCH_10M` unset), with the reason. */
+  readonly tenMillion: ScaleResult | undefined;
+  readonly tenMillionSkipped?: string;
+}
+
+/** The goals in figures: the 10M build (ms), `findFirst` (µs), the sample's `count` (ms). */
+const GOALS = { buildMs: 30_000, findFirstUs: 10, sampleCountMs: 20 } as const;
+
+/** One target of the section: its name, goal, and the figure reached with its verdict. */
+interface TargetRule<T> {
+  readonly name: string;
+  readonly goal: (on: T | undefined) => string;
+  readonly judge: (on: T) => { reached: string; met: boolean };
+}
+
+const times = (value: number) => `${value.toFixed(2)}×`;
+const perSecond = (value: number) => `${Math.round(value).toLocaleString("en-US")}/s`;
+
+/** The worst and best of a ratio over the one-shot rows of one data set. */
+function oneShotRule(who: string, ratioOf: (row: OneShotRow) => number): TargetRule<DataSetReport> {
+  return {
+    name: `one-shot ${who} (count and first, four shapes) vs the faster DuckDB read_json`,
+    goal: () => "≥ 1.0× each",
+    judge: ({ rows }) => {
+      const worst = rows.reduce((a, b) => (ratioOf(b) < ratioOf(a) ? b : a));
+      return {
+        reached: `${times(ratioOf(worst))} (worst: ${worst.shape} ${worst.mode}); best ${times(Math.max(...rows.map(ratioOf)))}`,
+        met: ratioOf(worst) >= 1,
+      };
+    },
+  };
+}
+
+/** The targets checked on each data set. */
+const DATA_SET_TARGETS: readonly TargetRule<DataSetReport>[] = [
+  oneShotRule("CLI match", (row) => row.ratio),
+  oneShotRule("matchNdjson from a program", (row) => row.libRatio),
+  {
+    name: "fromNdjson vs DuckDB's single-thread load (incidents/s)",
+    goal: () => "≥ 1.0×",
+    judge: ({ build }) => {
+      const load = build.fromNdjsonPerSecond / build.duck1PerSecond;
+      return {
+        reached: `${times(load)} (${perSecond(build.fromNdjsonPerSecond)} vs ${perSecond(build.duck1PerSecond)})`,
+        met: load >= 1,
+      };
+    },
+  },
+  {
+    name: "fromNdjson memory per incident vs its NDJSON line",
+    goal: (on) => `≤ the line${on === undefined ? "" : `, ${on.build.fileBytesPerLine} B`}`,
+    judge: ({ build }) => {
+      const held = build.setHeapBytesPerIncident + build.setOutsideHeapBytesPerIncident;
+      return {
+        reached: `${held} B (${build.setHeapBytesPerIncident} heap + ${build.setOutsideHeapBytesPerIncident} outside)`,
+        met: held <= build.fileBytesPerLine,
+      };
+    },
+  },
+  {
+    name: "findFirst on a selective key, on the set fromNdjson built",
+    goal: () => `< ${GOALS.findFirstUs} µs median`,
+    judge: ({ build }) => ({
+      reached: `${build.findFirstUs.toFixed(2)} µs`,
+      met: build.findFirstUs < GOALS.findFirstUs,
+    }),
+  },
+  {
+    name: "count of the spec sample, on the set fromNdjson built",
+    goal: () => `< ${GOALS.sampleCountMs} ms median`,
+    judge: ({ build }) => ({
+      reached: `${build.sampleCountMs.toFixed(2)} ms`,
+      met: build.sampleCountMs < GOALS.sampleCountMs,
+    }),
+  },
+  {
+    name: "count on the loaded set vs the faster DuckDB on its loaded table",
+    goal: () => "≥ 3× each",
+    judge: ({ build }) => ({
       reached: build.countRatios.map((r) => `${r.shape} ${r.ratio.toFixed(1)}×`).join(", "),
-      met: worst >= 3,
-    });
+      met: Math.min(...build.countRatios.map((r) => r.ratio)) >= 3,
+    }),
+  },
+];
+
+/** The targets of the 10M run. */
+const TEN_MILLION_TARGETS: readonly TargetRule<ScaleResult>[] = [
+  {
+    name: "10M incidents, distinct titles: fromNdjson build",
+    goal: () => `< ${GOALS.buildMs / 1000} s`,
+    judge: (r) => ({
+      reached: `${(r.buildMs / 1000).toFixed(1)} s (${perSecond(r.size / (r.buildMs / 1000))})`,
+      met: r.buildMs < GOALS.buildMs,
+    }),
+  },
+  {
+    name: "10M incidents, distinct titles: findFirst on a selective key",
+    goal: () => `< ${GOALS.findFirstUs} µs median`,
+    judge: (r) => ({ reached: `${r.findFirstUs.toFixed(2)} µs`, met: r.findFirstUs < GOALS.findFirstUs }),
+  },
+  {
+    name: "10M incidents, distinct titles: count of the spec sample",
+    goal: () => `< ${GOALS.sampleCountMs} ms median`,
+    judge: (r) => ({
+      reached: `${r.sampleCountMs.toFixed(2)} ms`,
+      met: r.sampleCountMs < GOALS.sampleCountMs,
+    }),
+  },
+];
+
+/**
+ * The section's targets for the runner's closing lines: each data-set target on each data set, then the
+ * 10M ones. What was not measured is SKIP with the reason (`report` undefined: the section did not run).
+ */
+export function oneShotTargets(report: OneShotReport | undefined, why = "not run"): Target[] {
+  const out: Target[] = [];
+  for (const data of DATA_SETS) {
+    const measured = report?.dataSets.find((d) => d.name === data.name);
+    const at =
+      measured === undefined ? data.name : `${data.name}, ${measured.incidents.toLocaleString("en-US")}`;
+    for (const rule of DATA_SET_TARGETS) {
+      const name = `${rule.name} [${at}]`;
+      if (measured === undefined) out.push({ name, goal: rule.goal(undefined), reached: why, met: null });
+      else out.push({ name, goal: rule.goal(measured), ...rule.judge(measured) });
+    }
+  }
+  const ten = report?.tenMillion;
+  for (const rule of TEN_MILLION_TARGETS) {
+    if (ten === undefined)
+      out.push({
+        name: rule.name,
+        goal: rule.goal(undefined),
+        reached: report?.tenMillionSkipped ?? why,
+        met: null,
+      });
+    else out.push({ name: rule.name, goal: rule.goal(ten), ...rule.judge(ten) });
   }
   return out;
 }
@@ -158,21 +301,34 @@ function heldBytes(): { heap: number; outside: number } {
   return { heap: usage.heapUsed, outside: usage.external };
 }
 
-/** The set build and the counts on loaded data, on the export at `path` (see the module comment). */
+/** A connection to a fresh in-memory DuckDB instance with `threads` threads. */
+async function connectDuck(peers: PeerModules, threads: string) {
+  const instance = await peers.duckdb.DuckDBInstance.create(":memory:", { threads });
+  return instance.connect();
+}
+
+type DuckConnection = Awaited<ReturnType<typeof connectDuck>>;
+
+/**
+ * The set build and the queries on the set it built, on the export at `path` (see the module comment).
+ * @param keys - `Number`s of incidents spread over the file, for `findFirst`
+ * @throws {Error} when the set and DuckDB disagree on a count, or `findFirst` misses a key
+ */
 async function setBuild(
   peers: PeerModules,
+  built: Built,
   path: string,
   size: number,
+  keys: readonly string[],
   write: (line: string) => void,
 ): Promise<SetBuildReport> {
   const before = heldBytes();
   const t0 = performance.now();
-  const handle = await open(path);
-  const set = await IncidentSet.fromNdjson(handle).finally(() => handle.close());
+  const set = await built.node.fromNdjson(path);
   const buildMs = performance.now() - t0;
   const after = heldBytes();
   const duckRates: number[] = [];
-  const tables: Awaited<ReturnType<typeof connectDuck>>[] = [];
+  const tables: DuckConnection[] = [];
   for (const threads of ["1", "2"]) {
     const connection = await connectDuck(peers, threads);
     const t1 = performance.now();
@@ -185,7 +341,7 @@ async function setBuild(
   }
   const countRatios = [];
   for (const shape of SHAPES) {
-    const condition = parseSearchConditions(shape.conditions);
+    const condition = built.root.parseSearchConditions(shape.conditions);
     const ours: number[] = [];
     let found = 0;
     for (let r = 0; r < 7; r++) {
@@ -211,6 +367,20 @@ async function setBuild(
     }
     countRatios.push({ shape: shape.name, ratio: duckBest / median(ours) });
   }
+  // findFirst back to back over keys spread over the file, after a warm-up of 50,000 calls (V8's
+  // unoptimized tiers measured 12 µs where the optimized lookup takes 2–3 µs: bench/text-and-scale.ts).
+  const lookups = keys.map((key) => built.root.parseSearchConditions({ Number: key }));
+  for (const [k, lookup] of lookups.entries())
+    if ((set.findFirst(lookup) as { Number?: unknown } | undefined)?.Number !== keys[k])
+      throw new Error(`findFirst missed ${keys[k]}`);
+  let next = 0;
+  const first = measure(() => set.findFirst(lookups[next++ % lookups.length]!), {
+    warmup: 50_000,
+    minRuns: 5_000,
+    minTimeMs: 300,
+  });
+  const sample = built.root.parseSearchConditions(SPEC_SAMPLE);
+  const sampleCount = measure(() => set.count(sample), { warmup: 2, minRuns: 7, minTimeMs: 0 });
   const report: SetBuildReport = {
     incidents: size,
     fileBytesPerLine: Math.round(statSync(path).size / size),
@@ -219,10 +389,16 @@ async function setBuild(
     duck2PerSecond: duckRates[1]!,
     setHeapBytesPerIncident: Math.max(0, Math.round((after.heap - before.heap) / size)),
     setOutsideHeapBytesPerIncident: Math.max(0, Math.round((after.outside - before.outside) / size)),
+    findFirstUs: first.medianMs * 1000,
+    sampleCountMs: sampleCount.medianMs,
     countRatios,
   };
+  const rate = (value: number) => Math.round(value).toLocaleString("en-US");
   write(
-    `set build: fromNdjson ${Math.round(report.fromNdjsonPerSecond).toLocaleString("en-US")}/s; DuckDB CREATE TABLE … read_json 1t ${Math.round(report.duck1PerSecond).toLocaleString("en-US")}/s, 2t ${Math.round(report.duck2PerSecond).toLocaleString("en-US")}/s; the set holds ${report.setHeapBytesPerIncident} B heap + ${report.setOutsideHeapBytesPerIncident} B outside per incident (lines: ${report.fileBytesPerLine} B)${(globalThis as { gc?: unknown }).gc === undefined ? " (no --expose-gc: garbage included)" : ""}`,
+    `set build: fromNdjson ${rate(report.fromNdjsonPerSecond)}/s; DuckDB CREATE TABLE … read_json 1t ${rate(report.duck1PerSecond)}/s, 2t ${rate(report.duck2PerSecond)}/s; the set holds ${report.setHeapBytesPerIncident} B heap + ${report.setOutsideHeapBytesPerIncident} B outside per incident (lines: ${report.fileBytesPerLine} B)${(globalThis as { gc?: unknown }).gc === undefined ? " (no --expose-gc: garbage included)" : ""}`,
+  );
+  write(
+    `on the built set: findFirst on a selective Number ${report.findFirstUs.toFixed(2)} µs (${keys.length} keys, warm); count of the spec sample ${report.sampleCountMs.toFixed(2)} ms (${sampleCount.result})`,
   );
   for (const { shape, ratio } of countRatios)
     write(
@@ -231,18 +407,20 @@ async function setBuild(
   return report;
 }
 
-/** A connection to a fresh in-memory DuckDB instance with `threads` threads. */
-async function connectDuck(peers: PeerModules, threads: string) {
-  const instance = await peers.duckdb.DuckDBInstance.create(":memory:", { threads });
-  return instance.connect();
-}
-
-async function writeExport(path: string, size: number): Promise<void> {
+/**
+ * Writes `size` generated incidents as NDJSON at `path`, every title made unique (the id appended) when
+ * `uniqueTitles`.
+ * @returns the `Number`s of 16 incidents spread over the file (selective keys for `findFirst`)
+ */
+async function writeExport(path: string, size: number, uniqueTitles: boolean): Promise<string[]> {
   const stream = createWriteStream(path);
   const rows = generateIncidents(size);
+  const keys: string[] = [];
+  const every = Math.max(1, Math.floor(size / 16));
   let text = "";
-  for (const row of rows) {
-    row.Title = `${row.Title} #${row.IncidentId}`;
+  for (const [k, row] of rows.entries()) {
+    if (uniqueTitles) row.Title = `${row.Title} #${row.IncidentId}`;
+    if (k % every === 0 && keys.length < 16) keys.push(row.Number);
     text += `${JSON.stringify(row)}\n`;
     if (text.length > 1 << 20) {
       if (!stream.write(text)) await once(stream, "drain");
@@ -251,23 +429,142 @@ async function writeExport(path: string, size: number): Promise<void> {
   }
   stream.end(text);
   await once(stream, "finish");
+  return keys;
 }
 
-function cli(
+/** The CLI's answer: the count, or the first match's `IncidentId` (-1: none). */
+function cli(path: string, conditions: unknown, mode: "count" | "first", threads: number): number {
+  const args = [CLI, "match", "--incidents", path, "--threads", String(threads), JSON.stringify(conditions)];
+  if (mode === "count") args.push("--count");
+  const result = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 1 << 26 });
+  // 1 is "no incident matches", with nothing on standard error (Node's own failures exit 1 too).
+  if ((result.status !== 0 && result.status !== 1) || result.stderr !== "")
+    throw new Error(`the CLI failed (${result.status}): ${result.stderr}`);
+  const out = result.stdout.trim();
+  if (mode === "count") return Number(out);
+  return out === "" ? -1 : Number((JSON.parse(out) as { IncidentId?: unknown }).IncidentId);
+}
+
+/** `matchNdjson`'s answer, as `cli`'s. */
+async function library(
+  built: Built,
   path: string,
   conditions: unknown,
   mode: "count" | "first",
   threads: number,
-): { ms: number; out: string } {
-  const args = [CLI, "match", "--incidents", path, "--threads", String(threads), JSON.stringify(conditions)];
-  if (mode === "count") args.push("--count");
-  const t0 = performance.now();
-  const result = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 1 << 26 });
-  const ms = performance.now() - t0;
-  // 1 is "no incident matches", with nothing on standard error (Node's own failures exit 1 too).
-  if ((result.status !== 0 && result.status !== 1) || result.stderr !== "")
-    throw new Error(`the CLI failed (${result.status}): ${result.stderr}`);
-  return { ms, out: result.stdout.trim() };
+): Promise<number> {
+  const result = await built.node.matchNdjson(path, conditions, { mode, threads });
+  if (mode === "count") return result.found;
+  return result.first === undefined ? -1 : Number(result.first.record.IncidentId);
+}
+
+/** DuckDB's answer, as `cli`'s. */
+async function duck(connection: DuckConnection, sql: string): Promise<number> {
+  const rows = (await connection.runAndReadAll(sql)).getRows();
+  return rows[0] === undefined ? -1 : Number(rows[0][0]);
+}
+
+/** The one-shot rows of one data set: every shape and mode, the six engines interleaved. */
+async function oneShotRows(
+  peers: PeerModules,
+  built: Built,
+  path: string,
+  size: number,
+  rounds: number,
+  write: (line: string) => void,
+): Promise<OneShotRow[]> {
+  const ducks = await Promise.all(["1", "2"].map((threads) => connectDuck(peers, threads)));
+  const rows: OneShotRow[] = [];
+  const json = `read_json('${path}', format='newline_delimited')`;
+  for (const shape of SHAPES) {
+    for (const mode of ["count", "first"] as const) {
+      const sql =
+        mode === "count"
+          ? `SELECT count(*) AS n FROM ${json} WHERE ${shape.sql}`
+          : `SELECT IncidentId FROM ${json} WHERE ${shape.sql} ORDER BY CreatedUtcTime, IncidentId LIMIT 1`;
+      const engines: InterleavedEngine[] = [
+        ...[1, 2].map((t) => ({ engine: `CLI ${t}t`, run: () => cli(path, shape.conditions, mode, t) })),
+        ...[1, 2].map((t) => ({
+          engine: `matchNdjson ${t}t`,
+          run: () => library(built, path, shape.conditions, mode, t),
+        })),
+        ...[0, 1].map((k) => ({ engine: `DuckDB ${k + 1}t`, run: () => duck(ducks[k]!, sql) })),
+      ];
+      // One call per turn (sliceMs 1: each run takes far longer), `rounds` rounds after one warm-up.
+      const measured = await measureInterleaved("one-shot", `${shape.name} ${mode}`, size, engines, {
+        minRuns: rounds,
+        maxRuns: rounds,
+        minTimeMs: 0,
+        sliceMs: 1,
+      });
+      const [cli1, cli2, lib1, lib2, duck1, duck2] = measured.measurements.map((m) => m.medianMs) as [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+      ];
+      const fasterDuck = Math.min(duck1, duck2);
+      const row: OneShotRow = {
+        shape: shape.name,
+        mode,
+        cli1,
+        cli2,
+        lib1,
+        lib2,
+        duck1,
+        duck2,
+        ratio: fasterDuck / Math.min(cli1, cli2),
+        libRatio: fasterDuck / Math.min(lib1, lib2),
+      };
+      rows.push(row);
+      const ms = (value: number) => `${value.toFixed(0)} ms`;
+      write(
+        `${`${shape.name} ${mode}`.padEnd(40)} CLI 1t ${ms(cli1)}, 2t ${ms(cli2)}; matchNdjson 1t ${ms(lib1)}, 2t ${ms(lib2)}; DuckDB 1t ${ms(duck1)}, 2t ${ms(duck2)}; faster DuckDB / faster CLI ${row.ratio.toFixed(2)}×, / faster matchNdjson ${row.libRatio.toFixed(2)}×`,
+      );
+    }
+  }
+  return rows;
+}
+
+/**
+ * The 10M run (see the module comment): the scale part of bench/text-and-scale.ts, distinct titles, in a
+ * child process with an 8 GiB heap. Only with `BENCH_10M=1`.
+ * @returns the figures, or why they were not measured
+ */
+function runTenMillion(write: (line: string) => void): { result?: ScaleResult; skipped?: string } {
+  if (process.env.BENCH_10M !== "1")
+    return {
+      skipped:
+        "not run (BENCH_10M=1 runs it: about 4.4 GB of NDJSON on disk, 6 GB of memory, several minutes)",
+    };
+  const script = fileURLToPath(new URL("./text-and-scale.js", import.meta.url));
+  if (!existsSync(script)) return { skipped: `not run (${script} is missing: npm run bench:build)` };
+  const dir = mkdtempSync(join(tmpdir(), "iq-ten-million-"));
+  try {
+    const resultPath = join(dir, "result.json");
+    const keep = process.env.BENCH_10M_KEEP;
+    write(
+      `10M incidents with distinct titles (bench/text-and-scale.ts in a child process${keep === undefined ? "" : `, the file kept at ${keep}`}):`,
+    );
+    const args = [
+      "--expose-gc",
+      "--max-old-space-size=8192",
+      script,
+      "--scale=10000000",
+      "--text=0",
+      "--unique-titles",
+      `--result=${resultPath}`,
+      ...(keep === undefined ? [] : [`--keep=${keep}`]),
+    ];
+    const child = spawnSync(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"] });
+    if (child.status !== 0 || !existsSync(resultPath))
+      throw new Error(`the 10M run failed (exit ${child.status}, signal ${child.signal})`);
+    return { result: JSON.parse(readFileSync(resultPath, "utf8")) as ScaleResult };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The line kernel's row: WebAssembly SIMD against the JavaScript scanner, paired rounds (ratios ≥ 1: the kernel faster). */
@@ -396,8 +693,8 @@ export async function runKernelRow(
 }
 
 /**
- * Runs the section and prints its table.
- * @returns the rows, or undefined when the CLI is not built
+ * Runs the section and prints its tables: both data sets, the kernel's row on the first, the 10M run.
+ * @returns what it measured, or undefined when the package is not built (`npm run build`)
  */
 export async function runOneShotBench(
   peers: PeerModules,
@@ -405,78 +702,36 @@ export async function runOneShotBench(
   size = Number(process.env.BENCH_ONESHOT_SIZE ?? 1_000_000),
   rounds = 3,
 ): Promise<OneShotReport | undefined> {
-  try {
-    statSync(CLI);
-  } catch {
-    write(`one-shot: ${CLI} is missing (npm run build); skipped`);
+  const built = await loadBuilt();
+  if (built === undefined) {
+    write(`one-shot: ${CLI} or dist/node/index.js is missing (npm run build); skipped`);
     return undefined;
   }
-  const dir = mkdtempSync(join(tmpdir(), "iq-one-shot-"));
-  const path = join(dir, "export.ndjson");
-  try {
-    await writeExport(path, size);
-    write(
-      `one-shot over ${size.toLocaleString("en-US")} incidents (${(statSync(path).size / 2 ** 20).toFixed(0)} MiB of NDJSON, unique titles): CLI child process vs DuckDB read_json`,
-    );
-    const ducks = await Promise.all(["1", "2"].map((threads) => connectDuck(peers, threads)));
-    const rows: OneShotRow[] = [];
-    for (const shape of SHAPES) {
-      for (const mode of ["count", "first"] as const) {
-        const sql =
-          mode === "count"
-            ? `SELECT count(*) AS n FROM read_json('${path}', format='newline_delimited') WHERE ${shape.sql}`
-            : `SELECT IncidentId FROM read_json('${path}', format='newline_delimited') WHERE ${shape.sql} ORDER BY CreatedUtcTime, IncidentId LIMIT 1`;
-        const times = {
-          cli1: [] as number[],
-          cli2: [] as number[],
-          duck1: [] as number[],
-          duck2: [] as number[],
-        };
-        for (let r = 0; r < rounds; r++) {
-          for (const [k, threads] of [
-            ["cli1", 1],
-            ["cli2", 2],
-          ] as const) {
-            const run = cli(path, shape.conditions, mode, threads);
-            times[k].push(run.ms);
-            const duckRows = (await ducks[1]!.runAndReadAll(sql)).getRows();
-            const expected = String(duckRows[0]?.[0] ?? "");
-            const ours = mode === "count" ? run.out : String(JSON.parse(run.out || "{}").IncidentId ?? "");
-            if (ours !== expected)
-              throw new Error(`one-shot ${shape.name} ${mode}: the CLI says ${ours}, DuckDB ${expected}`);
-          }
-          for (const [k, index] of [
-            ["duck1", 0],
-            ["duck2", 1],
-          ] as const) {
-            const t0 = performance.now();
-            await ducks[index]!.runAndReadAll(sql);
-            times[k].push(performance.now() - t0);
-          }
-        }
-        const row: OneShotRow = {
-          shape: shape.name,
-          mode,
-          cli1: median(times.cli1),
-          cli2: median(times.cli2),
-          duck1: median(times.duck1),
-          duck2: median(times.duck2),
-          ratio:
-            Math.min(median(times.duck1), median(times.duck2)) /
-            Math.min(median(times.cli1), median(times.cli2)),
-        };
-        rows.push(row);
-        write(
-          `${`${shape.name} ${mode}`.padEnd(40)} CLI 1t ${row.cli1.toFixed(0)} ms, 2t ${row.cli2.toFixed(0)} ms; DuckDB 1t ${row.duck1.toFixed(0)} ms, 2t ${row.duck2.toFixed(0)} ms; faster DuckDB / faster CLI ${row.ratio.toFixed(2)}×`,
-        );
-      }
+  const dataSets: DataSetReport[] = [];
+  let kernel: KernelReport | undefined;
+  for (const { name, uniqueTitles } of DATA_SETS) {
+    const dir = mkdtempSync(join(tmpdir(), "iq-one-shot-"));
+    const path = join(dir, "export.ndjson");
+    try {
+      const keys = await writeExport(path, size, uniqueTitles);
+      write(
+        `\none-shot over ${size.toLocaleString("en-US")} incidents, ${name} (${(statSync(path).size / 2 ** 20).toFixed(0)} MiB of NDJSON): CLI child process and matchNdjson in this process vs DuckDB read_json`,
+      );
+      const rows = await oneShotRows(peers, built, path, size, rounds, write);
+      const build = await setBuild(peers, built, path, size, keys, write);
+      dataSets.push({ name, incidents: size, rows, build });
+      if (uniqueTitles) kernel = await runKernelRow(path, write);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    const build = await setBuild(peers, path, size, write);
-    const kernel = await runKernelRow(path, write);
-    return { rows, build, kernel };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
+  const ten = runTenMillion(write);
+  return {
+    dataSets,
+    kernel,
+    tenMillion: ten.result,
+    ...(ten.skipped === undefined ? {} : { tenMillionSkipped: ten.skipped }),
+  };
 }
 
 if (
@@ -492,7 +747,7 @@ if (
     const dir = mkdtempSync(join(tmpdir(), "iq-kernel-"));
     try {
       const path = join(dir, "export.ndjson");
-      await writeExport(path, Number(process.env.BENCH_ONESHOT_SIZE ?? 1_000_000));
+      await writeExport(path, Number(process.env.BENCH_ONESHOT_SIZE ?? 1_000_000), true);
       await runKernelRow(path, (line) => console.log(line));
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -500,7 +755,8 @@ if (
   }
 } else if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const report = await runOneShotBench(await loadPeers(), (line) => console.log(line));
-  if (report !== undefined)
-    for (const t of oneShotTargets(report))
-      console.log(`  ${t.met ? "MET " : "MISS"} ${t.name}: ${t.reached} (goal ${t.goal})`);
+  if (report !== undefined) {
+    console.log("\ntargets of the exports section:");
+    for (const target of oneShotTargets(report)) console.log(targetLine(target));
+  }
 }

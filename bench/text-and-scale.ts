@@ -20,11 +20,20 @@
  *
  * Ten million incidents (docs/performance.md; about 4.4 GB of NDJSON, 6 GB of memory in all):
  * `node --max-old-space-size=4096 --expose-gc --import tsx bench/text-and-scale.ts --scale=10000000 --text=0
- * --keep=/tmp/incidents-10m.ndjson`
+ * --keep=/tmp/incidents-10m.ndjson`; `--result=PATH` also writes the scale part's figures to PATH as JSON
+ * (`BENCH_10M=1 npm run bench` runs it so, with distinct titles, for its 10M targets: bench/one-shot.ts).
  */
 
 import { once } from "node:events";
-import { createReadStream, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -528,6 +537,22 @@ export interface ScaleOptions {
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
+/** What the scale part measured (the figures of its lines). */
+export interface ScaleResult {
+  readonly size: number;
+  readonly uniqueTitles: boolean;
+  /** Wall time of `IncidentSet.fromNdjson` from the file, ms. */
+  readonly buildMs: number;
+  /** Median `findFirst` on a selective `Number` (warm), µs. */
+  readonly findFirstUs: number;
+  /** Median `count` of the specification's sample, ms, and its answer. */
+  readonly sampleCountMs: number;
+  readonly sampleCount: number;
+  /** Heap growth and bytes outside the heap the set holds, per incident, after a full collection. */
+  readonly heapBytesPerIncident: number;
+  readonly outsideBytesPerIncident: number;
+}
+
 /**
  * The scale part: `fromNdjson` from a file (a `FileHandle`) at `size` incidents. Reports the build rate (wall clock
  * and CPU time), the heap in use after the build and a full GC (`process.memoryUsage().heapUsed`, absolute
@@ -541,7 +566,7 @@ export async function runScaleBench(
   rounds: number,
   write: (line: string) => void,
   options: ScaleOptions = {},
-): Promise<void> {
+): Promise<ScaleResult> {
   const dir = options.keep === undefined ? mkdtempSync(join(tmpdir(), "incident-query-bench-")) : undefined;
   const path = options.keep ?? join(dir!, "incidents.ndjson");
   try {
@@ -631,6 +656,16 @@ export async function runScaleBench(
       }
       write(`scale: fromNdjson and new IncidentSet(records) agree on every query of this section`);
     }
+    return {
+      size,
+      uniqueTitles: options.uniqueTitles ?? false,
+      buildMs,
+      findFirstUs: median(firsts) * 1000,
+      sampleCountMs: median(counts),
+      sampleCount,
+      heapBytesPerIncident: Math.round(heapGrowth / size),
+      outsideBytesPerIncident: Math.round((after.arrayBuffers - before.arrayBuffers) / size),
+    };
   } finally {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
@@ -649,11 +684,12 @@ async function countLines(path: string): Promise<number> {
  * Runs both parts with the sizes of the environment (see the file comment), or of the command line:
  * `--scale=N`, `--text=N` (0 skips a part), `--keep=PATH` (keep and reuse the NDJSON file),
  * `--text-index-bytes=N` (the compact set's `textIndex.maxBytes`), `--unique-titles` (every title distinct).
+ * @returns what each part measured (`undefined` for a part skipped)
  */
 export async function runTextAndScaleBench(
   write: (line: string) => void,
   argv: readonly string[] = [],
-): Promise<TextResult | undefined> {
+): Promise<{ text: TextResult | undefined; scale: ScaleResult | undefined }> {
   const arg = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const textSize = Number(arg("text") ?? process.env.BENCH_TEXT_SIZE ?? 1_000_000);
   const scaleSize = Number(arg("scale") ?? process.env.BENCH_SCALE_SIZE ?? 1_000_000);
@@ -661,17 +697,22 @@ export async function runTextAndScaleBench(
   const keep = arg("keep");
   const textIndexBytes = arg("text-index-bytes");
   write("\n=== text and scale ===");
+  let scale: ScaleResult | undefined;
   if (scaleSize > 0) {
-    await runScaleBench(scaleSize, rounds, write, {
+    scale = await runScaleBench(scaleSize, rounds, write, {
       ...(keep === undefined ? {} : { keep }),
       ...(textIndexBytes === undefined ? {} : { textIndexBytes: Number(textIndexBytes) }),
       uniqueTitles: argv.includes("--unique-titles"),
     });
   }
   gc();
-  return textSize > 0 ? runTextBench(textSize, rounds, write) : undefined;
+  return { text: textSize > 0 ? runTextBench(textSize, rounds, write) : undefined, scale };
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  await runTextAndScaleBench((line) => process.stdout.write(`${line}\n`), process.argv.slice(2));
+  // `--result=PATH`: the scale part's figures as JSON at PATH (the one-shot section's 10M run reads them).
+  const argv = process.argv.slice(2);
+  const { scale } = await runTextAndScaleBench((line) => process.stdout.write(`${line}\n`), argv);
+  const result = argv.find((a) => a.startsWith("--result="))?.slice("--result=".length);
+  if (result !== undefined) writeFileSync(result, `${JSON.stringify(scale ?? null)}\n`);
 }
