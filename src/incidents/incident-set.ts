@@ -328,7 +328,9 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * conditions on indexed fields on a compact set. Otherwise the set behaves exactly as
    * `new IncidentSet(records)` built from the parsed lines; `add` keeps an incident's `JSON.stringify`
    * form. The distinct values of dictionary and text columns stay on the heap (about 100 bytes each, with
-   * the text index on; `textIndex: false` drops high-cardinality fields instead).
+   * the text index on; `textIndex: false` drops high-cardinality fields instead). The text indexes are not
+   * built here but by the first query that reads one (docs/semantics.md, "The text index", "Built when first
+   * needed"): that query pays for it, and the answers are the same.
    *
    * Lines: `\n` ends a line; spaces, tabs and `\r` around it are dropped (CRLF); a line left blank is
    * skipped but counted; a last line without `\n` counts; a line may span any number of chunks (joined in
@@ -442,9 +444,13 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     else await readNdjson(source, sink, afterChunk, whole);
     records.trim();
     for (const index of set.hashes.values()) if (index instanceof CompactHashIndex) index.prepare();
-    // As the constructor does: a large set builds its text indexes now, so that no query pays for them.
+    // Unlike the constructor, the text indexes are not built here but by the first query that needs one
+    // (docs/semantics.md, "The text index": "Built when first needed"), as a large set's constructor
+    // builds them (with the lowered corpus): about a quarter of the build of 1M distinct titles, which kept
+    // the build at 0.30x DuckDB's one-thread load (bench/one-shot.ts, "IncidentSet.fromNdjson vs DuckDB's
+    // single-thread load"). The answers are the same either way.
     if (set.records.length >= EAGER_TEXT_INDEX_ROWS)
-      for (const column of set.texts.values()) column.buildIndex();
+      for (const column of set.texts.values()) column.deferIndex();
     set.creation.update();
     return set;
   }
@@ -671,7 +677,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    *
    * First query: the set builds with itself the creation order (`CreatedUtcTime`, then `IncidentId`: two
    * 8-byte and two 4-byte numbers a row) and, from 50,000 incidents, the text indexes (bounded by
-   * `textIndex.maxBytes`). Other indexes are built by the first query that needs them, in one pass over the
+   * `textIndex.maxBytes`), except a set read by `fromNdjson`, whose first `$regex` on a text field builds
+   * that field's index (docs/semantics.md, "The text index"). Other indexes are built by the first query that needs them, in one pass over the
    * rows, and kept until rows are added: per label (dictionary) column, its postings (4 bytes a row, in
    * creation order and in row order, one each), its bitsets by label (one bit a row per label, for columns
    * of at most 24 labels) and their copies in creation order (the same size; at most 8 columns); a

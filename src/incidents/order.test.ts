@@ -1,7 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
-import { CreationOrder, compareOrderKeys, isBefore, mergeRows, orderKeyOf, sortRows } from "./order.js";
+import {
+  CreationOrder,
+  compareOrderKeys,
+  isBefore,
+  mergeRows,
+  mergeSortRows,
+  orderKeyOf,
+  sortRows,
+} from "./order.js";
 
 describe("orderKeyOf / compareOrderKeys (docs/semantics.md 1.9)", () => {
   const sorted = (incidents: object[]) =>
@@ -76,6 +84,39 @@ describe("creation order", () => {
         expect([...sortRows(rows, time, id)]).toEqual(expected);
       }),
       fcOptions(300),
+    );
+  });
+
+  it("sortRows of a long list (radix by time, then runs by id) is mergeSortRows's order, row by row", () => {
+    // Keys of every kind the radix order must place as `<` does: negative and fractional times, -0 and +0
+    // (equal), +Infinity (undated), huge and tiny magnitudes, repeated times (runs sorted by id, then row);
+    // NaN sends the list to the merge sort. Rows given in a shuffled order.
+    const timeArb = fc.oneof(
+      fc.constantFrom(0, -0, Number.POSITIVE_INFINITY, -1, 1, 1.5, -1.5, 1e300, -1e300, 5e-324, 1.7e12),
+      fc.integer({ min: -5, max: 5 }).map((k) => 1.7e12 + k * 1000),
+      fc.double({ noNaN: true }),
+    );
+    const idArb = fc.oneof(fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 0, max: 3 }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(timeArb, idArb), { minLength: 2048, maxLength: 2600 }),
+        fc.nat(),
+        fc.boolean(),
+        (keys, seed, nan) => {
+          const time = Float64Array.from(keys.map(([t]) => t));
+          if (nan) time[seed % time.length] = Number.NaN;
+          const id = Float64Array.from(keys.map(([, i]) => i));
+          const rows = Int32Array.from(keys.map((_, i) => i));
+          // A fixed shuffle of the rows (the sort's input need not be ascending).
+          for (let i = rows.length - 1, x = seed; i > 0; i--) {
+            x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+            const j = x % (i + 1);
+            [rows[i], rows[j]] = [rows[j]!, rows[i]!];
+          }
+          expect([...sortRows(rows.slice(), time, id)]).toEqual([...mergeSortRows(rows.slice(), time, id)]);
+        },
+      ),
+      fcOptions(40),
     );
   });
 

@@ -340,6 +340,15 @@ export class TextColumn {
   }
 
   /**
+   * Leaves the text index to its first use (`textIndex()`), to be built then as `buildIndex` would build it
+   * now (with its lowered corpus when it fits): what `IncidentSet.fromNdjson` does for a large set
+   * (docs/semantics.md, "The text index"). Builds nothing.
+   */
+  deferIndex(): void {
+    this.eager = true;
+  }
+
+  /**
    * Value `id` as a pattern should read it: for a string value covered by the built index, when the index
    * has a corpus, its span of the corpus (a slice of one flat string laid out by id, so candidates read in id
    * order touch memory in order, instead of the caller's strings wherever they sit on the heap); otherwise
