@@ -37,7 +37,7 @@ interface Shape {
   readonly sql: string;
 }
 
-const SHAPES: readonly Shape[] = [
+export const SHAPES: readonly Shape[] = [
   {
     name: "labels (Status, Type $in)",
     conditions: { Status: "Open", Type: { $in: ["Phishing", "Malware"] } },
@@ -237,7 +237,7 @@ async function connectDuck(peers: PeerModules, threads: string) {
   return instance.connect();
 }
 
-async function writeExport(path: string, size: number): Promise<void> {
+export async function writeExport(path: string, size: number): Promise<void> {
   const stream = createWriteStream(path);
   const rows = generateIncidents(size);
   let text = "";
