@@ -69,7 +69,7 @@ interface Shape {
   readonly sql: string;
 }
 
-const SHAPES: readonly Shape[] = [
+export const SHAPES: readonly Shape[] = [
   {
     name: "labels (Status, Type $in)",
     conditions: { Status: "Open", Type: { $in: ["Phishing", "Malware"] } },
@@ -420,7 +420,7 @@ async function setBuild(
  * `uniqueTitles`.
  * @returns the `Number`s of 16 incidents spread over the file (selective keys for `findFirst`)
  */
-async function writeExport(path: string, size: number, uniqueTitles: boolean): Promise<string[]> {
+export async function writeExport(path: string, size: number, uniqueTitles: boolean): Promise<string[]> {
   const stream = createWriteStream(path);
   const rows = generateIncidents(size);
   const keys: string[] = [];

@@ -376,7 +376,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
   ): Promise<IncidentSet<R>> {
     refuseNonChunkSource(source);
     const set = new IncidentSet<R>([], options);
-    const records = new CompactRecords<R>();
+    // Lines kept shaped: without their keys, labels and text columns' values (record-shapes.ts).
+    const records = new CompactRecords<R>({ shapes: true });
     set.records = records;
     // Equality indexes in typed arrays, verified against the kept lines (record-store.ts).
     for (const field of set.hashes.keys()) {
@@ -515,6 +516,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       if (this.textBudget !== undefined && this.overflows(dictionary, value)) {
         text = TextColumn.fromDictionary(dictionary, row, capacity, this.textBudget);
         this.texts.set(this.fields[k]!, text);
+        // A shaped store leaves the column's values out of the rows it keeps from now on (record-shapes.ts).
+        if (this.records instanceof CompactRecords) this.records.spliceFrom(this.fields[k]!, text);
         this.targets = undefined;
       }
       dictionary.set(row, value, capacity);

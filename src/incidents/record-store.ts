@@ -16,6 +16,7 @@
 import { emptyBitset, popcount32, setBit } from "./bitset.js";
 import { HashIndex } from "./columns.js";
 import { fieldOfLine, LineScanner } from "./line-scanner.js";
+import { LineShapes, SHAPED, type SpliceColumn } from "./record-shapes.js";
 
 /** Where a set keeps its records. */
 export interface RecordStore<T> {
@@ -154,6 +155,8 @@ const CHUNK_BYTES = 256 * 1024 * 1024;
 const TRIM_BYTES = 8 * 1024 * 1024;
 /** The size of the first chunk: chunks double up to `CHUNK_BYTES`, so that small sets stay small. */
 const FIRST_CHUNK_BYTES = 64 * 1024;
+/** The read buffers of a shaped store (`newChunk`): the reader reads up to 1 MiB at a time into them. */
+const READ_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /** Records as the bytes of their JSON lines (see the file comment). */
 export class CompactRecords<T> implements RecordStore<T> {
@@ -178,6 +181,30 @@ export class CompactRecords<T> implements RecordStore<T> {
   /** Strips a byte order mark at the start of a line, as the reader's `JSON.parse` path did on build. */
   private readonly decoder = new TextDecoder();
   private readonly encoder = new TextEncoder();
+  /**
+   * With `shapes`: lines are kept shaped (record-shapes.ts), copied from the reader's buffers (`newChunk`
+   * then hands out `readBuffers`, reused) instead of kept where they were read.
+   */
+  private readonly shapes: LineShapes | undefined;
+  private readBuffers: Uint8Array[] = [];
+  private readTurn = 0;
+  private readSize = FIRST_CHUNK_BYTES;
+
+  /**
+   * @param options - `shapes`: keep each line without what other lines or the set's text columns already
+   *   hold (record-shapes.ts; `fromNdjson` does)
+   */
+  constructor(options: { shapes?: boolean } = {}) {
+    this.shapes = options.shapes === true ? new LineShapes() : undefined;
+  }
+
+  /**
+   * Rows pushed from now on may leave out their values of top-level key `field`, which `column` holds (a
+   * shaped store only; the column must keep every row's value from the next row on).
+   */
+  spliceFrom(field: string, column: SpliceColumn): void {
+    this.shapes?.spliceFrom(field, column);
+  }
 
   get length(): number {
     return this.count;
@@ -240,7 +267,12 @@ export class CompactRecords<T> implements RecordStore<T> {
     this.flush();
     const chunk = this.chunks[this.chunkOf[row]!]!;
     const start = this.starts[row]!;
-    return JSON.parse(this.decoder.decode(chunk.subarray(start, start + this.lengths[row]!))) as T;
+    const end = start + this.lengths[row]!;
+    if (chunk[start] === SHAPED) {
+      const shapes = this.shapes!;
+      return JSON.parse(shapes.text(shapes.decode(chunk, start, end, row))) as T;
+    }
+    return JSON.parse(this.decoder.decode(chunk.subarray(start, end))) as T;
   }
 
   /**
@@ -255,6 +287,11 @@ export class CompactRecords<T> implements RecordStore<T> {
     if (scanner === undefined) {
       scanner = new LineScanner([name]);
       this.fieldScanners.set(name, scanner);
+    }
+    if (chunk[start] === SHAPED) {
+      const shapes = this.shapes!;
+      const n = shapes.decode(chunk, start, start + this.lengths[row]!, row);
+      return fieldOfLine(scanner, shapes.out, 0, n, () => this.parse(row) as object);
     }
     return fieldOfLine(scanner, chunk, start, start + this.lengths[row]!, () => this.parse(row) as object);
   }
@@ -271,6 +308,10 @@ export class CompactRecords<T> implements RecordStore<T> {
    * `source` must stay unchanged until then.
    */
   pushBytes(source: Uint8Array, start: number, end: number): void {
+    if (this.shapes !== undefined) {
+      this.pushShaped(source, start, end);
+      return;
+    }
     const length = end - start;
     if (source === this.chunk && start >= this.used) {
       // Read into the chunk itself (`newChunk`): kept where it lies.
@@ -301,6 +342,22 @@ export class CompactRecords<T> implements RecordStore<T> {
    */
   newChunk(length: number): Uint8Array {
     this.flush();
+    if (this.shapes !== undefined) {
+      // Shaped lines are copied out of the reader's buffers: two, taken in turn (the reader copies the
+      // line begun from the last one into the next).
+      // Their size doubles from the first chunk's up to `READ_BUFFER_BYTES`, as the chunks of lines
+      // kept where they were read do, so that a small input is read in as many reads as before.
+      const turn = this.readTurn;
+      this.readTurn ^= 1;
+      const size = Math.max(length, this.readSize);
+      this.readSize = Math.min(READ_BUFFER_BYTES, this.readSize * 2);
+      let buffer = this.readBuffers[turn];
+      if (buffer === undefined || buffer.length < size) {
+        buffer = new Uint8Array(size);
+        this.readBuffers[turn] = buffer;
+      }
+      return buffer;
+    }
     // A chunk that holds no record (a long line moved on from it before it ended) is dropped, not kept.
     if (this.used === 0 && this.chunks.length > 0) this.chunks.pop();
     return this.addChunk(length);
@@ -338,6 +395,7 @@ export class CompactRecords<T> implements RecordStore<T> {
    */
   trim(): void {
     this.flush();
+    this.readBuffers = [];
     if (this.chunk.length - this.used <= TRIM_BYTES) return;
     const trimmed = this.chunk.slice(0, this.used);
     this.chunks[this.chunks.length - 1] = trimmed;
@@ -352,10 +410,38 @@ export class CompactRecords<T> implements RecordStore<T> {
     this.pending = undefined;
   }
 
+  /**
+   * Keeps the line `source[start, end)` shaped (record-shapes.ts) when that saves a quarter of its bytes,
+   * else as it is: copied now.
+   */
+  private pushShaped(source: Uint8Array, start: number, end: number): void {
+    const shapes = this.shapes!;
+    const n = shapes.encode(source, start, end);
+    const from = n < 0 ? source : shapes.out;
+    const s = n < 0 ? start : 0;
+    const length = n < 0 ? end - start : n;
+    if (this.used + length > this.chunk.length) this.addChunk(length);
+    this.chunk.set(from.subarray(s, s + length), this.used);
+    this.keep(this.used, length);
+  }
+
   bytes(): number {
     let total = this.chunkOf.byteLength + this.starts.byteLength + this.lengths.byteLength;
     for (const chunk of this.chunks) total += chunk.byteLength;
-    return total;
+    for (const buffer of this.readBuffers) total += buffer.byteLength;
+    return total + (this.shapes?.bytes() ?? 0);
+  }
+
+  /** What `bytes` counts, by part (for memory reports: bench/memory-parts.ts). */
+  partBytes(): [string, number][] {
+    let lines = 0;
+    for (const chunk of this.chunks) lines += chunk.byteLength;
+    return [
+      ["records: line bytes", lines],
+      ["records: row table", this.chunkOf.byteLength + this.starts.byteLength + this.lengths.byteLength],
+      ["records: shapes and value dictionaries", this.shapes?.bytes() ?? 0],
+      ["records: read buffers", this.readBuffers.reduce((a, b) => a + b.byteLength, 0)],
+    ];
   }
 
   orderedBytes(): number {
