@@ -4,30 +4,19 @@
  *
  * Produced by `parseSearchConditions` (parse.ts); consumed by `evaluate`, `compile`, `IncidentSet`,
  * `toSearchConditions`, `explain` and `toMongoFilter`. Every consumer ends its `switch (node.kind)` with
- * `assertNever`, so adding a node kind is a compile error everywhere it must be handled.
+ * `assertNever` where each kind must be handled, so adding a node kind is a compile error everywhere it
+ * must be; the few predicates whose answer for an unnamed kind is always right (`equalityOperands`) do not.
+ * The field nodes that hold no condition are derived from the operator table (`FieldNodeOf`): a new
+ * operator's node is made by its row and its operand rule's slot (operators.ts, `OperandSlots`), not here.
  *
  * Rules: docs/semantics.md section 1.
  */
 
-/**
- * A typed operand. Dates are resolved while parsing: `{"$date": "2024-01-01T00:00:00Z"}` becomes
- * `{ type: "date", value: 1704067200000 }` (epoch milliseconds, UTC).
- */
-export type Operand =
-  | { readonly type: "string"; readonly value: string }
-  | { readonly type: "number"; readonly value: number }
-  | { readonly type: "boolean"; readonly value: boolean }
-  | { readonly type: "null" }
-  | { readonly type: "date"; readonly value: number };
+import type { Operand } from "./operand-values.js";
+import type { FieldOperatorSpec, OperandSlots, RulesOfKind, TableNodeKind } from "./operators.js";
 
-/**
- * An operand of a range bound (`$gt`, `$gte`, `$lt`, `$lte`). Under MongoDB's type bracketing
- * (docs/semantics.md 1.4, 1.5) every scalar kind has an order within its own kind: numbers, strings (UTF-16
- * code units), dates (instants), booleans (`false < true`); `null` is its own bracket with one value, so
- * an inclusive `null` bound is `null` equality and an exclusive one matches nothing. Catalogue text, enum
- * and date fields take only strings (text, enum) or dates (date) here; open fields take any of them.
- */
-export type OrderedOperand = Operand;
+export type { JsonType, Operand, OrderedOperand, RangeBound, RangeBounds } from "./operand-values.js";
+export type { BitTest } from "./operators.js";
 
 /**
  * The kind a field has in the field catalogue (docs/semantics.md 1.6): `text` and `enum` fields take string
@@ -44,26 +33,47 @@ export interface FieldTarget {
   readonly fieldKind: FieldKind;
 }
 
-/** One bound of a range: the operand and whether the bound itself matches (`$gte`/`$lte`). */
-export interface RangeBound {
-  readonly operand: OrderedOperand;
-  readonly inclusive: boolean;
+/**
+ * The field node kinds whose shape the operator table decides (operators.ts): every field-level kind but
+ * `not` and `elemMatch`, which hold conditions and are written below.
+ */
+export type TableFieldKind = Exclude<FieldOperatorSpec["node"], "not" | "elemMatch">;
+
+/** One rule's slot, boxed, so that the slots of two rules intersect and a union slot (a range's) stays one. */
+type SlotBox<R> = R extends keyof OperandSlots ? { readonly slot: OperandSlots[R] } : never;
+type Intersection<U> = (U extends unknown ? (box: U) => void : never) extends (box: infer I) => void
+  ? I
+  : never;
+
+/**
+ * The field node of kind `K`, derived from the operator table: its target, its kind, and what the operand
+ * rule of each row producing `K` puts on it (`OperandSlots`; `regex`: a `pattern` and a `flags` slot). A
+ * new operator whose node holds no condition adds no type here: its row and its rule's slot make it.
+ * @example type Bits = FieldNodeOf<"bits"> // { path, fieldKind, kind: "bits", test, positions }
+ */
+export type FieldNodeOf<K extends TableFieldKind> = FieldTarget & { readonly kind: K } & SlotsOf<K>;
+
+/** The slots of the rules of the rows producing `K`, intersected. */
+type SlotsOf<K extends TableFieldKind> =
+  Intersection<SlotBox<RulesOfKind<K>>> extends { readonly slot: infer S } ? S : never;
+
+/** What a node carries beyond its rules' slots: the pipe-alternatives origin of an `in` node (print.ts). */
+interface NodeExtras {
+  readonly in: { readonly fromPipe: boolean };
 }
+
+/** A table-derived field node with its extras (`NodeExtras`), if any. */
+type TableFieldNode<K extends TableFieldKind> = FieldNodeOf<K> &
+  (K extends keyof NodeExtras ? NodeExtras[K] : unknown);
 
 /**
  * Equality (`"x"`, `{"$eq": "x"}`, `null`, `{"$date": …}`). Matches when the value, or any element of an
  * array value, equals the operand. A `null` operand also matches a missing field.
  */
-export interface EqNode extends FieldTarget {
-  readonly kind: "eq";
-  readonly operand: Operand;
-}
+export type EqNode = TableFieldNode<"eq">;
 
 /** `$ne`: matches when neither the value nor any element of an array value equals the operand (missing matches). */
-export interface NeNode extends FieldTarget {
-  readonly kind: "ne";
-  readonly operand: Operand;
-}
+export type NeNode = TableFieldNode<"ne">;
 
 /**
  * `$gt`, `$gte`, `$lt`, `$lte`, merged per field and operand type: `{"$gt": a, "$lt": b}` is one range with
@@ -71,77 +81,38 @@ export interface NeNode extends FieldTarget {
  * operand type. Type bracketing: only values of the operands' type match. How the bounds of one operator
  * object group into ranges: `RangeGrouping` (docs/semantics.md 1.3).
  */
-export type RangeNode = FieldTarget & { readonly kind: "range" } & RangeBounds;
-
-/**
- * The bounds of a range: a lower bound, an upper bound, or both (never neither). Each shape is told apart by
- * `lower === undefined` / `upper === undefined`.
- */
-export type RangeBounds =
-  | { readonly lower: RangeBound; readonly upper?: undefined }
-  | { readonly lower?: undefined; readonly upper: RangeBound }
-  | { readonly lower: RangeBound; readonly upper: RangeBound };
+export type RangeNode = TableFieldNode<"range">;
 
 /**
  * `$in`, and pipe alternatives on alternative fields (`"Webhook|File"`). `operands` are de-duplicated, in
- * first-seen order. `$in: []` matches nothing.
+ * first-seen order. `$in: []` matches nothing. `fromPipe`: true when the node came from a pipe-alternatives
+ * string; printing restores that form.
  */
-export interface InNode extends FieldTarget {
-  readonly kind: "in";
-  readonly operands: readonly Operand[];
-  /** True when the node came from a pipe-alternatives string; printing restores that form. */
-  readonly fromPipe: boolean;
-}
+export type InNode = TableFieldNode<"in">;
 
 /** `$nin`: matches when no element equals any operand (missing matches). `$nin: []` matches everything. */
-export interface NinNode extends FieldTarget {
-  readonly kind: "nin";
-  readonly operands: readonly Operand[];
-}
+export type NinNode = TableFieldNode<"nin">;
 
 /** `$all`: the array value contains every operand. `$all: []` matches nothing (MongoDB). */
-export interface AllNode extends FieldTarget {
-  readonly kind: "all";
-  readonly operands: readonly Operand[];
-}
+export type AllNode = TableFieldNode<"all">;
 
 /** `$regex` with optional `$options` (flags from `i`, `m`, `s`, sorted, each once). RE2 syntax. */
-export interface RegexNode extends FieldTarget {
-  readonly kind: "regex";
-  readonly source: string;
-  readonly flags: string;
-}
+export type RegexNode = TableFieldNode<"regex">;
 
 /**
  * `$exists` (written `true`/`false` or MongoDB's `1`/`0`): true matches any present value (including
  * `null`); false matches only a missing field.
  */
-export interface ExistsNode extends FieldTarget {
-  readonly kind: "exists";
-  readonly exists: boolean;
-}
+export type ExistsNode = TableFieldNode<"exists">;
 
 /** `$size`: the value is an array of exactly `size` elements (a non-negative integer). */
-export interface SizeNode extends FieldTarget {
-  readonly kind: "size";
-  readonly size: number;
-}
-
-/**
- * The value types `$type` names (docs/semantics.md 1.3), canonical: MongoDB's `double`, `int`, `long`,
- * `decimal` and `number` (codes 1, 16, 18, 19) are all `number`, a JSON number; `string` (2), `object` (3),
- * `array` (4), `bool` (8), `date` (9), `null` (10).
- */
-export type JsonType = "number" | "string" | "object" | "array" | "bool" | "null" | "date";
+export type SizeNode = TableFieldNode<"size">;
 
 /**
  * `$type`: the value, or an element of an array value, is of one of `types` (`array`: the value itself is an
  * array). A missing field matches no type. `types` is never empty, de-duplicated, in first-seen order.
  */
-export interface TypeNode extends FieldTarget {
-  readonly kind: "type";
-  readonly types: readonly JsonType[];
-}
+export type TypeNode = TableFieldNode<"type">;
 
 /**
  * `$mod: [divisor, remainder]` (MongoDB's truncation): a number value, or a number element of an array value,
@@ -149,14 +120,7 @@ export interface TypeNode extends FieldTarget {
  * sign). `divisor` and `remainder` are the operands truncated towards zero: integers of magnitude below
  * 2^63, `divisor` never 0. NaN, infinities and values of magnitude 2^63 or more never match.
  */
-export interface ModNode extends FieldTarget {
-  readonly kind: "mod";
-  readonly divisor: number;
-  readonly remainder: number;
-}
-
-/** Which bit test a `BitsNode` makes: `$bitsAllSet`, `$bitsAnySet`, `$bitsAllClear`, `$bitsAnyClear`. */
-export type BitTest = "allSet" | "anySet" | "allClear" | "anyClear";
+export type ModNode = TableFieldNode<"mod">;
 
 /**
  * `$bitsAllSet`, `$bitsAnySet`, `$bitsAllClear`, `$bitsAnyClear` (docs/semantics.md 1.3, MongoDB's
@@ -167,11 +131,7 @@ export type BitTest = "allSet" | "anySet" | "allClear" | "anyClear";
  * repetition (a mask operand is read as the positions of its set bits); empty, `allSet` and `allClear`
  * match every such integer, `anySet` and `anyClear` none.
  */
-export interface BitsNode extends FieldTarget {
-  readonly kind: "bits";
-  readonly test: BitTest;
-  readonly positions: readonly number[];
-}
+export type BitsNode = TableFieldNode<"bits">;
 
 /**
  * The operators of `$elemMatch`'s operator form (`{"$elemMatch": {"$gte": 5, "$lt": 9}}`): each tests one
@@ -196,21 +156,8 @@ export interface ElemMatchNode extends FieldTarget {
     | { readonly form: "operator"; readonly operators: ElementOperators };
 }
 
-/** Every field-level node. */
-export type FieldNode =
-  | EqNode
-  | NeNode
-  | RangeNode
-  | InNode
-  | NinNode
-  | AllNode
-  | RegexNode
-  | ExistsNode
-  | SizeNode
-  | TypeNode
-  | ModNode
-  | BitsNode
-  | ElemMatchNode;
+/** Every field-level node: one per kind of the operator table (`TableFieldNode`), and `elemMatch`. */
+export type FieldNode = { [K in TableFieldKind]: TableFieldNode<K> }[TableFieldKind] | ElemMatchNode;
 
 /** `$and` (and a JSON object's entries): every child matches. No children: matches every incident (`{}`). */
 export interface AndNode {
@@ -263,6 +210,14 @@ export type Condition = AndNode | OrNode | NorNode | NotNode | FieldNode;
 
 /** Every `kind` of the union, for exhaustive tables. */
 export type ConditionKind = Condition["kind"];
+
+/**
+ * Every node kind has a row of the operator table: a kind that no operator produces is a compile error
+ * here (the parser could never build it, the printer never print it).
+ */
+type KindsWithoutOperator = Exclude<ConditionKind, TableNodeKind>;
+const EVERY_KIND_HAS_AN_OPERATOR: [KindsWithoutOperator] extends [never] ? true : KindsWithoutOperator = true;
+void EVERY_KIND_HAS_AN_OPERATOR;
 
 /**
  * Ends an exhaustive `switch` over a union: over the AST's node kinds, a new kind that is not handled is a
@@ -319,7 +274,8 @@ function fieldNodeOnly(_node: FieldNode): true {
 /**
  * The operands an equality node compares the value with: `$eq`/`$ne`'s one operand, `$in`/`$nin`'s set;
  * `undefined` for every other field node (a range's bounds and `$all`'s operands are not alternatives of
- * one equality).
+ * one equality). Not exhaustive on purpose: a kind not named here is no equality, the safe answer (its
+ * callers then test it row by row), so a new operator need not touch this file.
  * @example equalityOperands(parseSearchConditions({ Status: "Open" })) //=> [{ type: "string", value: "Open" }]
  */
 export function equalityOperands(node: FieldNode): readonly Operand[] | undefined {
@@ -330,18 +286,8 @@ export function equalityOperands(node: FieldNode): readonly Operand[] | undefine
     case "in":
     case "nin":
       return node.operands;
-    case "range":
-    case "all":
-    case "regex":
-    case "exists":
-    case "size":
-    case "type":
-    case "mod":
-    case "bits":
-    case "elemMatch":
-      return undefined;
     default:
-      return assertNever(node);
+      return undefined;
   }
 }
 

@@ -16,6 +16,7 @@ export type {
   FieldAndNode,
   FieldKind,
   FieldNode,
+  FieldNodeOf,
   FieldOperatorNode,
   FieldTarget,
   InNode,
@@ -33,6 +34,7 @@ export type {
   RangeNode,
   RegexNode,
   SizeNode,
+  TableFieldKind,
   TypeNode,
 } from "./ast.js";
 export { assertNever } from "./ast.js";

@@ -13,7 +13,7 @@
  * - `field`: a key of a field's operator object (`{"Severity": {"$in": [...]}}`).
  * - `not`: a key of the operator object held by `$not`.
  */
-import type { BitTest, ConditionKind, JsonType, Operand, RangeBound, RangeBounds } from "./ast.js";
+import type { JsonType, Operand, RangeBound, RangeBounds } from "./operand-values.js";
 
 /** Where an operator may stand. */
 export type OperatorPlace = "condition" | "field" | "not";
@@ -57,6 +57,28 @@ export type OperandRule =
   | "modulus"
   | "bitMask"
   | "elemMatch";
+
+/**
+ * What each operand rule puts on the node its rows produce, beside the node's `kind`, `path` and
+ * `fieldKind` (ast.ts derives each field node from these: `FieldNodeOf`). A node kind produced by rows of
+ * two rules carries both slots (`regex`: `pattern` and `flags`). `operatorObject` (`$not`) and `elemMatch`
+ * hold conditions, so their nodes are written in ast.ts, where `Condition` is.
+ */
+export interface OperandSlots {
+  readonly value: { readonly operand: Operand };
+  readonly ordered: RangeBounds;
+  readonly valueSet: { readonly operands: readonly Operand[] };
+  readonly pattern: { readonly source: string };
+  readonly flags: { readonly flags: string };
+  readonly boolean: { readonly exists: boolean };
+  readonly size: { readonly size: number };
+  readonly typeSet: { readonly types: readonly JsonType[] };
+  readonly modulus: { readonly divisor: number; readonly remainder: number };
+  readonly bitMask: { readonly test: BitTest; readonly positions: readonly number[] };
+}
+
+/** Which bit test a bit-test node makes: `$bitsAllSet`, `$bitsAnySet`, `$bitsAllClear`, `$bitsAnyClear`. */
+export type BitTest = "allSet" | "anySet" | "allClear" | "anyClear";
 
 /** Which bound of a range an ordered operator sets. */
 export type BoundSide = "lower" | "upper";
@@ -221,12 +243,20 @@ const BITS_OPERATORS: Readonly<Record<BitTest, BitsOperatorName>> = Object.freez
 });
 
 /**
- * Every node kind has a row: a kind of the AST that no operator produces is a compile error here (the
- * parser could never build it, the printer never print it).
+ * The node kinds the table's rows produce. Every kind of the AST is one (ast.ts checks it: a kind no
+ * operator produces could never be parsed nor printed).
  */
-type KindsWithoutOperator = Exclude<ConditionKind, (typeof OPERATORS)[OperatorName]["node"]>;
-const EVERY_KIND_HAS_AN_OPERATOR: [KindsWithoutOperator] extends [never] ? true : KindsWithoutOperator = true;
-void EVERY_KIND_HAS_AN_OPERATOR;
+export type TableNodeKind = (typeof OPERATORS)[OperatorName]["node"];
+
+/** The operand rules of the rows producing node kind `K` (`regex`: `pattern` and `flags`). */
+export type RulesOfKind<K extends FieldOperatorSpec["node"]> = RuleOfRow<FieldOperatorSpec, K>;
+
+/** The operand rule of row type `S` (each member of a union of rows in turn) when it may produce kind `K`. */
+type RuleOfRow<S extends FieldOperatorSpec, K> = S extends FieldOperatorSpec
+  ? K extends S["node"]
+    ? S["operand"]
+    : never
+  : never;
 
 /**
  * The `$type` operands (docs/semantics.md 1.3): MongoDB's type names and numbers for what a JSON record (and a
@@ -393,7 +423,7 @@ function namesAt(place: OperatorPlace): readonly string[] {
 export type BoundOperatorName = "$gt" | "$gte" | "$lt" | "$lte";
 
 /** The node kinds written with one operator (every kind but `range`, whose operator depends on its bound). */
-export type SingleOperatorKind = Exclude<ConditionKind, "range">;
+export type SingleOperatorKind = Exclude<TableNodeKind, "range">;
 
 const OPERATOR_OF_KIND = Object.freeze(operatorsOfKinds());
 
