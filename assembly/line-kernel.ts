@@ -178,13 +178,13 @@ export function reserve(length: i32): usize {
 }
 
 /**
- * Starts on the block of `length` bytes the caller copied to `reserve`'s address; every position in the
- * results is an index in the block plus `at`.
+ * Starts on the block of `length` bytes the caller wrote at `reserve`'s address, its first line at index
+ * `from`; every position in the results is an index in the block plus `at`.
  */
-export function begin(length: i32, at: i32): void {
+export function begin(length: i32, at: i32, from: i32): void {
   blockLength = length;
   offset = at;
-  cursor = 0;
+  cursor = from;
   shapeCount = 0;
   memory.fill(blockStart + <usize>length, 0, PAD);
   resultStart = (blockStart + <usize>length + <usize>PAD + 15) & ~(15 as usize);

@@ -47,10 +47,18 @@ export const KIND_CONTAINER = 7;
  */
 export interface BlockKernel {
   /**
-   * Takes `b[start, end)` as the block to scan (copied: `b` may change afterwards).
+   * Takes `b[start, end)` as the block to scan (copied: `b` may change afterwards), or, when `b` is the
+   * view `memory` last gave, in place (then `b` must not change until the block is done).
    * @returns false when the kernel cannot take the block (then nothing is scanned)
    */
   load(b: Uint8Array, start: number, end: number): boolean;
+  /**
+   * A view of `bytes` bytes of the kernel's own memory, where the caller may write a block so that `load`
+   * takes it without a copy; undefined when the memory cannot grow that far. A call may grow the memory:
+   * the bytes written through an earlier view are kept, at the same indexes of the new one, but the earlier
+   * view may no longer be usable. `load` in place writes over the view's bytes after the block's end.
+   */
+  memory?(bytes: number): Uint8Array | undefined;
   /** Scans the next lines of the block: how many records `results` now holds (0: the block is done). */
   next(): number;
   /** The records of the last `next` call. */

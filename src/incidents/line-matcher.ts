@@ -25,7 +25,7 @@ import { compile, type Predicate } from "../conditions/compile.js";
 import { isoUtcBytesMs } from "../conditions/dates.js";
 import { slotsOf } from "../conditions/leaf.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
-import type { BlockKernelFactory } from "./block-kernel.js";
+import { type BlockKernel, type BlockKernelFactory, KIND_ASCII, ROW_FIELDS } from "./block-kernel.js";
 import { FIELD_ASCII, FIELD_MISSING, hashBytes, LineScanner, SCAN_OK } from "./line-scanner.js";
 
 /** `LineMatcher.test`: the line is a valid incident line that does not match. */
@@ -245,6 +245,48 @@ export class LineMatcher {
   }
 
   /**
+   * Hands the block `b[start, end)` to the kernel for a caller that reads the kernel's line records itself
+   * (`LineScanner.loadRows`): each record of status `ROW_OK` is then judged by `testRow`, and every other
+   * line by `test`, which reads its bytes.
+   * @returns the kernel holding the block, or undefined (no kernel, or it cannot take the block)
+   */
+  loadRows(b: Uint8Array, start: number, end: number): BlockKernel | undefined {
+    return this.scanner.loadRows(b, start, end);
+  }
+
+  /** Where a block may be written so that the kernel takes it without a copy (`LineScanner.kernelMemory`). */
+  kernelMemory(bytes: number): Uint8Array | undefined {
+    return this.scanner.kernelMemory(bytes);
+  }
+
+  /**
+   * Judges the line of the kernel's record at `results[row…]` (status `ROW_OK`, from the block given to
+   * `loadRows`, `b`): what `test` answers on that line, `LINE_MATCH` or `LINE_NO_MATCH`, with `record` set
+   * the same way. The byte tests read the record's spans before any field is taken.
+   */
+  testRow(b: Uint8Array, results: Int32Array, row: number): LineAnswer {
+    const required = this.required;
+    let exact = this.exact;
+    for (let k = 0, at = row + ROW_FIELDS; k < required.length; k++, at += 3) {
+      const tests = required[k];
+      if (tests === undefined) continue;
+      if (results[at] !== KIND_ASCII) {
+        exact = false;
+        continue;
+      }
+      const start = results[at + 1]!;
+      const end = results[at + 2]!;
+      for (const test of tests) {
+        const verdict = passes(test, b, start, end);
+        if (verdict === FAILS) return LINE_NO_MATCH;
+        if (verdict === UNSURE) exact = false;
+      }
+    }
+    this.scanner.takeRow(b, results, row);
+    return this.decide(b, exact);
+  }
+
+  /**
    * Judges the line `b[start, end)` (no line break; JSON whitespace around it allowed).
    * @returns `LINE_MATCH`, `LINE_NO_MATCH`, or `LINE_EXACT` when the line must be parsed with `JSON.parse`
    *   and judged from that (see the module comment)
@@ -268,6 +310,16 @@ export class LineMatcher {
         if (verdict === UNSURE) exact = false;
       }
     }
+    return this.decide(b, exact);
+  }
+
+  /**
+   * The answer on a line whose fields the scanner holds and whose byte tests passed (`exact`: they decide
+   * every conjunct): `record` built, then the predicate unless the tests decided.
+   */
+  private decide(b: Uint8Array, exact: boolean): LineAnswer {
+    const scanner = this.scanner;
+    const kinds = scanner.kinds;
     const record: Record<string, unknown> = {};
     const fields = this.fields;
     for (let k = 0; k < fields.length; k++) {

@@ -280,10 +280,43 @@ export class LineScanner {
       this.next = lineEnd + 1;
       this.lineEnd = contentEnd;
     } else if (end < contentEnd || end > lineEnd) return -1;
+    this.takeRow(b, results, row);
+    return SCAN_OK;
+  }
+
+  /**
+   * Hands `b[start, end)` to the block kernel for a caller that reads its line records itself (one pass
+   * over them, `BlockKernel.next`), instead of `scanLine`: `scanLine` then reads every line's bytes itself
+   * (a line the kernel left to the scanner goes there), until the next `prepare`.
+   * @returns the kernel, holding the block; undefined when there is no kernel or it cannot take the block
+   */
+  loadRows(b: Uint8Array, start: number, end: number): BlockKernel | undefined {
+    this.kernelOf = undefined;
+    if (this.kernel === undefined) return undefined;
+    return this.kernel.load(b, start, end) ? this.kernel : undefined;
+  }
+
+  /**
+   * A view of the kernel's own memory of at least `bytes` bytes, where a block may be written so that
+   * `prepare` and `loadRows` take it without a copy (`BlockKernel.memory`); undefined without a kernel
+   * that offers one. Valid until the next call (the memory may move when it grows).
+   */
+  kernelMemory(bytes: number): Uint8Array | undefined {
+    return this.kernel?.memory?.(bytes);
+  }
+
+  /**
+   * Sets the fields (`kinds`, `starts`, `ends`, `values`) from the kernel's record of a line at
+   * `results[row…]`, whose status is `ROW_OK` (what `scanLine` answers `SCAN_OK` for on that line).
+   */
+  takeRow(b: Uint8Array, results: Int32Array, row: number): void {
     const { kinds, starts, ends, values } = this;
     for (let k = 0, at = row + ROW_FIELDS; k < kinds.length; k++, at += 3) {
       const kind = results[at]!;
-      if (kind === KIND_MISSING) continue;
+      if (kind === KIND_MISSING) {
+        kinds[k] = FIELD_MISSING;
+        continue;
+      }
       const s = results[at + 1]!;
       const e = results[at + 2]!;
       if (kind === KIND_ASCII) {
@@ -304,7 +337,6 @@ export class LineScanner {
                 ? false
                 : null;
     }
-    return SCAN_OK;
   }
 
   /**

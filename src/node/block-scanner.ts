@@ -16,6 +16,14 @@
 import { isUtf8 } from "node:buffer";
 import type { Condition } from "../conditions/ast.js";
 import type { Predicate } from "../conditions/compile.js";
+import {
+  type BlockKernel,
+  type BlockKernelFactory,
+  ROW_LINE_END,
+  ROW_LINE_START,
+  ROW_OK,
+  ROW_STATUS,
+} from "../incidents/block-kernel.js";
 import { LINE_EXACT, LINE_MATCH, LineMatcher } from "../incidents/line-matcher.js";
 import { type OrderKey, orderKeyOf } from "../incidents/order.js";
 import { isNewFirst } from "./first-match.js";
@@ -145,18 +153,20 @@ export class BlockScanner {
 
   /**
    * @param condition - the parsed Search Conditions
+   * @param kernel - the block kernel: by default the WebAssembly SIMD line kernel where it runs
+   *   (src/node/kernel.ts); `null` for the JavaScript scanner alone (the reference the tests hold it to)
    * @throws {TypeError} when `condition` was not produced by `parseSearchConditions`
    */
   constructor(
     condition: Condition,
     private readonly options: ScanOptions,
     private readonly rules: RecordRules,
+    kernel: BlockKernelFactory | null = lineKernel() ?? null,
   ) {
     this.matcher = new LineMatcher(
       condition,
       options.mode === "first" ? ["CreatedUtcTime", "IncidentId"] : [],
-      // The WebAssembly SIMD line kernel where it runs (src/node/kernel.ts), else the JavaScript scanner.
-      lineKernel(),
+      kernel ?? undefined,
     );
     this.predicate = this.matcher.predicate;
   }
@@ -167,22 +177,88 @@ export class BlockScanner {
    * @param offset - where `b[0]` is in the input (bytes), for the position of invalid UTF-8
    */
   scan(b: Uint8Array, start: number, end: number, offset: number): BlockResult {
-    this.matcher.prepare(b, start, end);
-    try {
-      return this.scanLines(b, start, end, offset);
-    } finally {
-      this.matcher.release();
+    const kernel = this.matcher.loadRows(b, start, end);
+    return kernel === undefined ? this.scanLines(b, start, end, offset) : this.scanRows(kernel, b, offset);
+  }
+
+  /**
+   * Where `FileBlocks` may read a block of up to `bytes` bytes so that the kernel takes it without a copy
+   * (`BlockKernel.memory`); undefined without a kernel. Valid until the next call.
+   */
+  blockMemory(bytes: number): Uint8Array | undefined {
+    return this.matcher.kernelMemory(bytes);
+  }
+
+  /**
+   * `scan` driven by the kernel's line records (one pass over them, no second search for line ends and no
+   * UTF-8 pass over the block in JavaScript): a line the kernel read (`ROW_OK`: one JSON object of valid
+   * UTF-8) is judged from its record by `LineMatcher.testRow`; every other line as `scanLines` judges it
+   * (its UTF-8 checked, then `LineMatcher.test` reading its bytes), so the answers are `scanLines`' on
+   * every block (src/node/block-scanner.test.ts holds the two to each other).
+   *
+   * Speed: the benchmark row "line kernel: WebAssembly SIMD vs JavaScript scanner" (bench/one-shot.ts),
+   * `match --count` over the file: paired against the loop that searched each `\n` and asked the kernel's
+   * record per line, 0.89× (labels) and 0.91× (a date range) the CPU time at one thread (docs/performance.md,
+   * "The line kernel").
+   */
+  private scanRows(kernel: BlockKernel, b: Uint8Array, offset: number): BlockResult {
+    const result = emptyResult();
+    const matcher = this.matcher;
+    const max = this.options.maxLineLength;
+    const stride = kernel.stride;
+    for (let n = kernel.next(); n > 0; n = kernel.next()) {
+      const rows = kernel.results;
+      for (let i = 0, row = 0; i < n; i++, row += stride) {
+        const s = rows[row + ROW_LINE_START]!;
+        const lineEnd = rows[row + ROW_LINE_END]!;
+        const line = ++result.lines;
+        if (rows[row + ROW_STATUS] !== ROW_OK) {
+          if (this.otherLine(result, b, s, lineEnd, line, offset)) return result;
+          continue;
+        }
+        let e = lineEnd;
+        if (b[e - 1] === CR) e--;
+        if (e - s > max) this.judgeText(result, this.decoder.decode(b.subarray(s, e)), line);
+        else this.answered(result, b, s, e, line, matcher.testRow(b, rows, row));
+      }
     }
+    return result;
+  }
+
+  /**
+   * One line of a block that the kernel did not read, `b[s, lineEnd)` (`lineEnd` its `\n` or the block's
+   * end), as `scanLines` judges it.
+   * @returns true when the line's invalid UTF-8 ends the input (`result.stop` set)
+   */
+  private otherLine(
+    result: BlockResult,
+    b: Uint8Array,
+    s: number,
+    lineEnd: number,
+    line: number,
+    offset: number,
+  ): boolean {
+    const bytes = b.subarray(s, lineEnd);
+    if (!isUtf8(bytes)) {
+      const byte = offset + s + firstInvalidUtf8(bytes) + 1;
+      if (!this.options.skipInvalid) {
+        result.stop = { kind: "utf8", byte, line };
+        return true;
+      }
+      this.problem(result, line, ++result.records, this.rules.notUtf8(byte));
+      return false;
+    }
+    let e = lineEnd;
+    if (e > s && b[e - 1] === CR) e--;
+    if (e !== s) this.judgeLine(result, b, s, e, line);
+    return false;
   }
 
   private scanLines(b: Uint8Array, start: number, end: number, offset: number): BlockResult {
     const result = emptyResult();
     let valid = end;
     if (!isUtf8(b.subarray(start, end))) valid = start + firstInvalidUtf8(b.subarray(start, end));
-    const matcher = this.matcher;
     const buffer = Buffer.from(b.buffer, b.byteOffset, b.length);
-    const max = this.options.maxLineLength;
-    const all = this.options.mode === "all";
     let p = start;
     while (p < end) {
       let nl = indexOfLf(buffer, p, end);
@@ -208,22 +284,37 @@ export class BlockScanner {
       const s = p;
       p = nl + 1;
       if (e === s) continue;
-      let answer: number = LINE_EXACT;
-      // A byte order mark is text after the start of the input (the text reader keeps it): JSON.parse says no.
-      if (e - s <= max && !(b[s] === 0xef && b[s + 1] === 0xbb && b[s + 2] === 0xbf))
-        answer = matcher.test(b, s, e);
-      if (answer !== LINE_EXACT) {
-        const record = ++result.records;
-        if (answer !== LINE_MATCH) continue;
-        const text = () => this.decoder.decode(b.subarray(s, e));
-        // `--all` prints the record as `JSON.parse` gives it (spacing, escapes and numbers normalised).
-        const verdict = all ? this.judgeParsed(JSON.parse(text()), true) : MATCHED;
-        this.take(result, line, record, verdict, () => orderKeyOf(matcher.record), text);
-        continue;
-      }
-      this.judgeText(result, this.decoder.decode(b.subarray(s, e)), line);
+      this.judgeLine(result, b, s, e, line);
     }
     return result;
+  }
+
+  /** The non-empty line `b[s, e)` of valid UTF-8 (without its line break), judged by its bytes. */
+  private judgeLine(result: BlockResult, b: Uint8Array, s: number, e: number, line: number): void {
+    let answer: number = LINE_EXACT;
+    // A byte order mark is text after the start of the input (the text reader keeps it): JSON.parse says no.
+    if (e - s <= this.options.maxLineLength && !(b[s] === 0xef && b[s + 1] === 0xbb && b[s + 2] === 0xbf))
+      answer = this.matcher.test(b, s, e);
+    if (answer === LINE_EXACT) this.judgeText(result, this.decoder.decode(b.subarray(s, e)), line);
+    else this.answered(result, b, s, e, line, answer);
+  }
+
+  /** A line answered from its bytes (`LINE_MATCH` or `LINE_NO_MATCH`): one record, taken if it matches. */
+  private answered(
+    result: BlockResult,
+    b: Uint8Array,
+    s: number,
+    e: number,
+    line: number,
+    answer: number,
+  ): void {
+    const record = ++result.records;
+    if (answer !== LINE_MATCH) return;
+    const matcher = this.matcher;
+    const text = () => this.decoder.decode(b.subarray(s, e));
+    // `--all` prints the record as `JSON.parse` gives it (spacing, escapes and numbers normalised).
+    const verdict = this.options.mode === "all" ? this.judgeParsed(JSON.parse(text()), true) : MATCHED;
+    this.take(result, line, record, verdict, () => orderKeyOf(matcher.record), text);
   }
 
   /**

@@ -33,6 +33,8 @@ export function blockCount(plan: BlockPlan): number {
 export class FileBlocks {
   private readonly file: number;
   private buffer: Buffer;
+  /** Whether `buffer` is in the kernel's memory (`place`). */
+  private inKernel = false;
 
   /**
    * @param plan - the file and its blocks
@@ -48,7 +50,25 @@ export class FileBlocks {
     private readonly skipInvalid = false,
   ) {
     this.file = openSync(plan.path, "r");
-    this.buffer = Buffer.allocUnsafe(plan.blockBytes + 1 + EXTEND_BYTES);
+    this.buffer = this.place(plan.blockBytes + 1 + EXTEND_BYTES);
+  }
+
+  /**
+   * A buffer of `bytes` bytes for a block: in the line kernel's memory when there is one, so that the
+   * block is read straight to where the kernel scans it (no copy), else a buffer of its own. The kernel's
+   * memory keeps what was read when it grows (`BlockKernel.memory`).
+   *
+   * Speed: the benchmark row "line kernel: WebAssembly SIMD vs JavaScript scanner" (bench/one-shot.ts),
+   * `match --count` over the file: paired against reading into a buffer and copying it into the kernel,
+   * 0.91× (labels) and 0.92× (a date range) the CPU time at one thread (docs/performance.md, "The line
+   * kernel").
+   */
+  private place(bytes: number): Buffer {
+    const memory = this.scanner.blockMemory(bytes);
+    this.inKernel = memory !== undefined;
+    return memory === undefined
+      ? Buffer.allocUnsafe(bytes)
+      : Buffer.from(memory.buffer, memory.byteOffset, memory.length);
   }
 
   /** Closes the file. */
@@ -65,6 +85,8 @@ export class FileBlocks {
     const blockStart = plan.from + i * plan.blockBytes;
     const blockEnd = Math.min(blockStart + plan.blockBytes, plan.size);
     const readStart = i === 0 ? blockStart : blockStart - 1;
+    // The kernel's memory may have grown since (another block of this scanner): its view again.
+    if (this.inKernel) this.buffer = this.place(this.buffer.length);
     const filled = this.read(this.buffer, 0, blockEnd - readStart, readStart);
     let start = 0;
     if (i > 0) {
@@ -82,8 +104,11 @@ export class FileBlocks {
     if (lineStart < filled && readStart + filled < plan.size) {
       for (;;) {
         if (end + EXTEND_BYTES > this.buffer.length) {
-          const wider = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, end + EXTEND_BYTES));
-          this.buffer.copy(wider, 0, 0, end);
+          const was = this.inKernel;
+          const old = this.buffer;
+          const wider = this.place(Math.max(old.length * 2, end + EXTEND_BYTES));
+          // The kernel's memory kept the bytes read so far; a buffer of its own gets them copied.
+          if (!(was && this.inKernel)) old.copy(wider, 0, 0, end);
           this.buffer = wider;
         }
         const n = this.read(this.buffer, end, EXTEND_BYTES, readStart + end);

@@ -31,7 +31,7 @@ interface KernelExports {
   maxKeyBytes(): number;
   configure(count: number): void;
   reserve(length: number): number;
-  begin(length: number, at: number): void;
+  begin(length: number, at: number, from: number): void;
   results(): number;
   lineStride(): number;
   scan(): number;
@@ -75,6 +75,8 @@ class WasmBlockKernel implements BlockKernel {
   results = new Int32Array(0);
   readonly stride: number;
   private readonly exports: KernelExports;
+  /** The view `memory` last gave. */
+  private view: Uint8Array | undefined;
 
   constructor(module: WebAssembly.Module, keys: readonly Uint8Array[]) {
     this.exports = new WebAssembly.Instance(module, {}).exports as unknown as KernelExports;
@@ -94,11 +96,32 @@ class WasmBlockKernel implements BlockKernel {
 
   load(b: Uint8Array, start: number, end: number): boolean {
     const x = this.exports;
+    const view = this.view;
+    if (
+      view !== undefined &&
+      view.buffer === x.memory.buffer &&
+      b.buffer === view.buffer &&
+      b.byteOffset === view.byteOffset &&
+      end <= view.length
+    ) {
+      // Written in place (`memory`): the memory was reserved for the view's length, so nothing grows.
+      x.begin(end, 0, start);
+      return true;
+    }
     const at = x.reserve(end - start);
     if (at === 0) return false;
     new Uint8Array(x.memory.buffer, at, end - start).set(b.subarray(start, end));
-    x.begin(end - start, start);
+    x.begin(end - start, start, 0);
     return true;
+  }
+
+  /** The block's place in the kernel's memory (`BlockKernel.memory`): reading there saves `load` a copy. */
+  memory(bytes: number): Uint8Array | undefined {
+    const x = this.exports;
+    const at = x.reserve(bytes);
+    if (at === 0) return undefined;
+    this.view = new Uint8Array(x.memory.buffer, at, bytes);
+    return this.view;
   }
 
   next(): number {
