@@ -88,11 +88,16 @@ for (const [field, column] of s.texts) {
     add(`text ${field}: starts and kinds`, index.starts.byteLength + index.kinds.byteLength);
     add(
       `text ${field}: trigram ids`,
-      typeof index.grams.idBytes === "function"
-        ? index.grams.idBytes()
-        : index.grams.ids.byteLength + index.grams.offsets.byteLength,
+      index.grams.offsets.byteLength +
+        (index.grams.ids.byteLength ?? index.grams.ids.bytes.byteLength + index.grams.ids.starts.byteLength),
     );
-    add(`text ${field}: trigram meta`, index.grams.meta?.byteLength ?? 0);
+    add(
+      `text ${field}: trigram meta`,
+      index.grams.meta === undefined
+        ? 0
+        : (index.grams.meta.byteLength ??
+            index.grams.meta.bytes.byteLength + index.grams.meta.starts.byteLength),
+    );
   }
   let valueHeap = 8 * c.values.length;
   for (const v of c.values) if (typeof v === "string") valueHeap += 16 + v.length; // a one-byte string's header and characters

@@ -42,7 +42,7 @@ export interface IncidentSetOptions extends ParseOptions {
    * pattern is tested once per candidate value. A set built with at least 50,000 incidents builds the index
    * in its constructor; a smaller one, and a set read by `fromNdjson`, on the field's first pattern
    * (docs/semantics.md, "The text index"). The index is kept across `add`s.
-   * `maxBytes` bounds the indexes of the set, all fields together (an integer ≥ 0, default 320 MiB): a field
+   * `maxBytes` bounds the indexes of the set, all fields together (an integer ≥ 0, default 128 MiB): a field
    * whose index would not fit gets none, and its patterns run row by row on the column's value ids (each
    * distinct value tested once and remembered; last in a conjunction) (the lowercased copy is left out when
    * only it does not fit). `false` turns the text index off (such fields are dropped, as before). Default:

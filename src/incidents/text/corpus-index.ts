@@ -6,7 +6,7 @@
  */
 
 import { GRAM_KEYS, getFoldTable, getVariantTable, OPAQUE } from "./fold.js";
-import { GramIndex } from "./gram-index.js";
+import { GramIndex, type PackedLists } from "./gram-index.js";
 
 /** `TextIndex.kinds`: a string value of ASCII characters only. */
 export const KIND_ASCII = 0;
@@ -153,14 +153,20 @@ export function buildTextIndex(
   const counts = new Int32Array(GRAM_KEYS + 1);
   const last = new Int32Array(GRAM_KEYS).fill(-1);
   const fold = getFoldTable();
-  // What the lists take besides their entries (4 bytes each): pass 1 stops as soon as they cannot fit.
-  const fixedBytes = (count + 1) * 4 + count + (GRAM_KEYS + 1) * 4;
-  const maxEntries = Math.floor((budget.remaining - fixedBytes) / 4);
-  let entries = 0;
+  const variant = getVariantTable();
+  // The lists are packed (gram-index.ts): per key, the bytes of its ids' gaps and of its entries' `meta`.
+  const idBytes = new Int32Array(GRAM_KEYS + 1);
+  const metaBytes = new Int32Array(GRAM_KEYS + 1);
+  // What the lists take besides their packed entries: pass 1 stops as soon as they cannot fit.
+  const fixedBytes = (count + 1) * 4 + count + (GRAM_KEYS + 1) * 12;
+  const maxBytes = budget.remaining - fixedBytes;
+  let packedIds = 0;
+  let packedMeta = 0;
   let wide = 0;
   let anyNonAscii = false;
   // Pass 1, over the values themselves (no corpus is built for an index that will not fit): how many
-  // values hold each trigram (each value counted once per trigram); which are not ASCII.
+  // values hold each trigram (each value counted once per trigram) and the bytes their entries take packed;
+  // which values are not ASCII.
   for (let id = 0; id < count; id++) {
     const value = values[id];
     if (typeof value !== "string") {
@@ -176,22 +182,35 @@ export function buildTextIndex(
       wide |= high;
     }
     if (to < 3) continue;
-    let a = fold[value.charCodeAt(0)]!;
-    let b = fold[value.charCodeAt(1)]!;
+    let ua = value.charCodeAt(0);
+    let ub = value.charCodeAt(1);
+    let a = fold[ua]!;
+    let b = fold[ub]!;
     for (let k = 2; k < to; k++) {
-      const c = fold[value.charCodeAt(k)]!;
+      const uc = value.charCodeAt(k);
+      const c = fold[uc]!;
       if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
         const key = (a << 12) | (b << 6) | c;
-        if (last[key] !== id) {
+        const previous = last[key]!;
+        if (previous !== id) {
           last[key] = id;
           counts[key + 1]!++;
-          entries++;
+
+          const gapBytes = varintBytes(id - previous);
+          idBytes[key + 1]! += gapBytes;
+          packedIds += gapBytes;
+          const m = metaOf(k - 2, variant[ua]! | (variant[ub]! << 2) | (variant[uc]! << 4));
+          const mBytes = m < 0x80 ? 1 : 2;
+          metaBytes[key + 1]! += mBytes;
+          packedMeta += mBytes;
         }
       }
       a = b;
       b = c;
+      ua = ub;
+      ub = uc;
     }
-    if (entries > maxEntries) return null;
+    if (packedIds > maxBytes) return null;
   }
   const parts: string[] = new Array(count);
   const starts = new Int32Array(count + 1);
@@ -206,17 +225,27 @@ export function buildTextIndex(
   starts[count] = at;
   const corpus = parts.join(SEPARATOR);
   const charBytes: 1 | 2 = wide > 0xff ? 2 : 1;
-  const listBytes = starts.byteLength + kinds.byteLength + (GRAM_KEYS + 1) * 4 + entries * 4;
-  if (listBytes > budget.remaining) return null;
-  const withMeta = listBytes + entries * 2 <= budget.remaining;
+  const listBytes = starts.byteLength + kinds.byteLength + (GRAM_KEYS + 1) * 8 + packedIds;
+  if (listBytes > budget.remaining || packedIds + packedMeta >= 2 ** 31) return null;
+  const withMeta = listBytes + (GRAM_KEYS + 1) * 4 + packedMeta <= budget.remaining;
   const corpusBytes = corpus.length * charBytes;
-  const withCorpus = listBytes + (withMeta ? entries * 2 : 0) + corpusBytes <= budget.remaining;
-  for (let key = 0; key < GRAM_KEYS; key++) counts[key + 1]! += counts[key]!;
+  const withCorpus =
+    listBytes + (withMeta ? (GRAM_KEYS + 1) * 4 + packedMeta : 0) + corpusBytes <= budget.remaining;
+  for (let key = 0; key < GRAM_KEYS; key++) {
+    counts[key + 1]! += counts[key]!;
+    idBytes[key + 1]! += idBytes[key]!;
+    metaBytes[key + 1]! += metaBytes[key]!;
+  }
   const offsets = counts;
-  const cursor = offsets.slice(0, GRAM_KEYS);
-  const ids = new Int32Array(entries);
-  const meta = withMeta ? new Uint16Array(entries) : undefined;
-  const variant = getVariantTable();
+  const ids: PackedLists = { bytes: new Uint8Array(packedIds), starts: new Uint32Array(idBytes) };
+  const meta: PackedLists | undefined = withMeta
+    ? { bytes: new Uint8Array(packedMeta), starts: new Uint32Array(metaBytes) }
+    : undefined;
+  // The write cursors: the start of each key's bytes, moved on as its entries are written.
+  const idAt = idBytes;
+  const metaAt = metaBytes;
+  const idOut = ids.bytes;
+  const metaOut = meta?.bytes;
   last.fill(-1);
   // Pass 2: the value ids, ascending within each trigram; with where each first occurs and how it is written.
   for (let id = 0; id < count; id++) {
@@ -232,14 +261,26 @@ export function buildTextIndex(
       const c = fold[uc]!;
       if (a !== OPAQUE && b !== OPAQUE && c !== OPAQUE) {
         const key = (a << 12) | (b << 6) | c;
-        if (last[key] !== id) {
+        const previous = last[key]!;
+        if (previous !== id) {
           last[key] = id;
-          const entry = cursor[key]!++;
-          ids[entry] = id;
-          if (meta !== undefined) {
-            const where = k - 2 - from;
-            meta[entry] =
-              Math.min(where, 255) | ((variant[ua]! | (variant[ub]! << 2) | (variant[uc]! << 4)) << 8);
+          let gap = id - previous;
+          let p = idAt[key]!;
+          while (gap >= 0x80) {
+            idOut[p++] = (gap & 0x7f) | 0x80;
+            gap >>>= 7;
+          }
+          idOut[p++] = gap;
+          idAt[key] = p;
+          if (metaOut !== undefined) {
+            const m = metaOf(k - 2 - from, variant[ua]! | (variant[ub]! << 2) | (variant[uc]! << 4));
+            let q = metaAt[key]!;
+            if (m < 0x80) metaOut[q++] = m;
+            else {
+              metaOut[q++] = (m & 0x7f) | 0x80;
+              metaOut[q++] = m >>> 7;
+            }
+            metaAt[key] = q;
           }
         }
       }
@@ -262,4 +303,14 @@ export function buildTextIndex(
   // The lowered corpus too, when asked and it fits beside the rest: no case-insensitive literal pays for it.
   if (withCorpus && withLowered && index.bytes() + corpusBytes <= budget.remaining) index.lowerNow();
   return index;
+}
+
+/** A `meta` entry (`GramIndex.meta`): where the trigram first occurs (255: at 255 or later), its variants. */
+function metaOf(where: number, variants: number): number {
+  return Math.min(where, 255) | (variants << 8);
+}
+
+/** Bytes of `n` (≥ 1) as a varint. */
+function varintBytes(n: number): number {
+  return n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5;
 }

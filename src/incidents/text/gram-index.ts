@@ -17,20 +17,38 @@ const FEW_CANDIDATES = 256;
 /** A list this many times longer than the candidates so far is not intersected (it would narrow little). */
 const WIDE_LIST = 8;
 
-/** For each trigram key, the ids of the distinct string values holding it, ascending. */
+/**
+ * Per trigram key, bytes of a stream (`GramIndex` keeps its lists so): `bytes[starts[key], starts[key + 1])`
+ * is the key's list, one varint per entry.
+ */
+export interface PackedLists {
+  readonly bytes: Uint8Array;
+  readonly starts: Uint32Array;
+}
+
+/**
+ * For each trigram key, the ids of the distinct string values holding it, ascending, and (`meta`) where it
+ * first occurs in each. Kept packed, a varint per entry (`PackedLists`): the ids as gaps from the previous
+ * id of the list (the first as the id plus one), the `meta` as its value; read back list by list
+ * (`idsOf`, `metaOf`). Pays: 50 entries per title at 1M distinct titles, 6 bytes an entry as two arrays,
+ * about 2.3 packed (bench/memory-parts.ts, "text Title: trigram ids" and "trigram meta"; docs/performance.md,
+ * "Compact sets").
+ */
 export class GramIndex {
   constructor(
+    /** Entries before each key's list: key `k` has entries `offsets[k] … offsets[k + 1] - 1`. */
     readonly offsets: Int32Array,
-    readonly ids: Int32Array,
+    /** The ids, packed. */
+    readonly ids: PackedLists,
     /** Number of distinct values when built. */
     readonly valueCount: number,
     /**
-     * Per entry of `ids` (when it fits the budget): where the trigram first occurs in the value and how it
-     * is written there — bits 0–7 its offset in UTF-16 units (255: at 255 or later), bits 8–13 the
+     * Per entry (when it fits the budget), packed: where the trigram first occurs in the value and how it is
+     * written there — bits 0–7 its offset in UTF-16 units (255: at 255 or later), bits 8–13 the
      * `foldVariant` of its three characters (2 bits each, first character lowest). Lets `proveLiteral`
      * answer a literal from the lists alone.
      */
-    readonly meta?: Uint16Array,
+    readonly meta?: PackedLists,
   ) {}
 
   /** Number of values holding trigram `key`. */
@@ -39,7 +57,46 @@ export class GramIndex {
   }
 
   bytes(): number {
-    return this.offsets.byteLength + this.ids.byteLength + (this.meta?.byteLength ?? 0);
+    return (
+      this.offsets.byteLength +
+      this.ids.bytes.byteLength +
+      this.ids.starts.byteLength +
+      (this.meta === undefined ? 0 : this.meta.bytes.byteLength + this.meta.starts.byteLength)
+    );
+  }
+
+  /** The ids of the values holding trigram `key`, ascending (read from the packed list). */
+  idsOf(key: number): Int32Array {
+    const n = this.length(key);
+    const out = new Int32Array(n);
+    const { bytes, starts } = this.ids;
+    let p = starts[key]!;
+    let id = -1;
+    for (let e = 0; e < n; e++) {
+      let x = bytes[p++]!;
+      let gap = x & 0x7f;
+      for (let shift = 7; x >= 0x80; shift += 7) {
+        x = bytes[p++]!;
+        gap |= (x & 0x7f) << shift;
+      }
+      id += gap;
+      out[e] = id;
+    }
+    return out;
+  }
+
+  /** The `meta` of trigram `key`'s entries, in list order; undefined without `meta`. */
+  metaOf(key: number): Uint16Array | undefined {
+    if (this.meta === undefined) return undefined;
+    const n = this.length(key);
+    const out = new Uint16Array(n);
+    const { bytes, starts } = this.meta;
+    let p = starts[key]!;
+    for (let e = 0; e < n; e++) {
+      const x = bytes[p++]!;
+      out[e] = x < 0x80 ? x : (x & 0x7f) | (bytes[p++]! << 7);
+    }
+    return out;
   }
 
   /** An upper bound of the values `query` selects (no list is read). */
@@ -71,19 +128,16 @@ export class GramIndex {
       }
       return union ?? new Int32Array(0);
     }
-    const lists: Int32Array[] = query.grams.map((gram) =>
-      this.ids.subarray(this.offsets[gram]!, this.offsets[gram + 1]!),
-    );
-    lists.sort((a, b) => a.length - b.length);
+    // Shortest first; a list is read (unpacked) only when it is intersected.
+    const grams = [...query.grams].sort((a, b) => this.length(a) - this.length(b));
     let result: Int32Array | undefined;
-    for (const list of lists.slice(0, MAX_AND_LISTS)) {
-      if (
-        result !== undefined &&
-        (result.length <= FEW_CANDIDATES || list.length > WIDE_LIST * result.length)
-      ) {
+    for (const gram of grams.slice(0, MAX_AND_LISTS)) {
+      const length = this.length(gram);
+      if (result !== undefined && (result.length <= FEW_CANDIDATES || length > WIDE_LIST * result.length)) {
         break; // the lists left are longer: checking the few candidates costs less than intersecting
       }
       const before = result?.length ?? 0;
+      const list = this.idsOf(gram);
       result = result === undefined ? list : intersect(result, list);
       if (result.length === 0) return result;
       // The lists are the trigrams of one text: once one removes less than an eighth of the candidates, the

@@ -16,7 +16,9 @@ import { foldSymbol, foldVariant, OPAQUE } from "./fold.js";
 interface Cover {
   /** The trigram's offset in the literal. */
   readonly offset: number;
-  /** Its list: entries `from … to - 1` of `GramIndex.ids` and `meta`. */
+  /** The trigram's key (its list: `GramIndex.idsOf` and `metaOf`). */
+  readonly key: number;
+  /** Its list's entries in the index: `from … to - 1` (its length: `to - from`). */
   readonly from: number;
   readonly to: number;
   /** The `meta` bits 8–13 the literal writes (`want`), of those that must agree (`mask`). */
@@ -24,7 +26,7 @@ interface Cover {
   readonly mask: number;
 }
 
-/** The trigram lists a proof reads: the value ids of every list, and their `meta` (`GramIndex`). */
+/** The trigram list a proof reads: its value ids and their `meta`, unpacked (`GramIndex.idsOf`, `metaOf`). */
 interface ProofLists {
   readonly ids: Int32Array;
   readonly meta: Uint16Array;
@@ -196,7 +198,7 @@ function literalCovers(index: TextIndex, literal: RegexLiteral): Cover[] | undef
         mask |= 3 << (2 * j);
       }
     }
-    return { offset: o, from: offsets[key]!, to: offsets[key + 1]!, want: want << 8, mask: mask << 8 };
+    return { offset: o, key, from: offsets[key]!, to: offsets[key + 1]!, want: want << 8, mask: mask << 8 };
   });
 }
 
@@ -271,10 +273,14 @@ export function proveLiteral(
   values?: readonly unknown[],
   within?: Int32Array,
 ): PlacedProof | undefined {
-  const meta = index.grams.meta;
+  const grams = index.grams;
   const lists = literalCovers(index, literal);
-  if (meta === undefined || lists === undefined) return undefined;
-  const { ids } = index.grams;
+  if (grams.meta === undefined || lists === undefined) return undefined;
+  // A cover's list, unpacked when it is read: its entries are then `0 … length - 1`.
+  const unpack = (cover: Cover): [ProofLists, Cover] => [
+    { ids: grams.idsOf(cover.key), meta: grams.metaOf(cover.key)! },
+    { ...cover, from: 0, to: cover.to - cover.from },
+  ];
   const text = literal.text;
   orderCovers(lists);
   const anchorStart = literal.anchorStart;
@@ -285,21 +291,20 @@ export function proveLiteral(
   const cand = new Int32Array(size);
   const base = new Int32Array(size);
   const proved = new Uint8Array(size);
-  const read: ProofLists = { ids, meta };
   const c: Candidates = { cand, base, proved };
   let m: number;
-  if (within === undefined) m = seedCandidates(read, first, anchorStart, c);
+  if (within === undefined) m = seedCandidates(...unpack(first), anchorStart, c);
   else {
     // Within given ids (a chain's later segment): they are narrowed by the first list too, and placed there.
     cand.set(within);
     base.fill(UNPLACED);
     proved.fill(1);
-    m = narrowCandidates(read, first, anchorStart, c, within.length);
+    m = narrowCandidates(...unpack(first), anchorStart, c, within.length);
   }
   for (let l = 1; l < lists.length && m > 0; l++) {
     const list = lists[l]!;
     timer.tick(Math.min(list.to - list.from, m * 16));
-    m = narrowCandidates(read, list, anchorStart, c, m);
+    m = narrowCandidates(...unpack(list), anchorStart, c, m);
   }
   // A value not proved from the lists is read where the literal would start (found from the shortest list):
   // in the corpus when the index has one (the lowered corpus under `i`: a match of the lowered literal there
