@@ -105,7 +105,8 @@ export interface IncidentSetFootprint {
   readonly hashEntries: number;
   /**
    * Bytes of the text indexes built so far (corpus of distinct values and its lowercased copy, offsets,
-   * trigram lists; part of `typedArrayBytes`; 0 when none is built).
+   * trigram lists; part of `typedArrayBytes`; 0 when none is built: in a set read by `fromNdjson`, until the
+   * first query that reads one, docs/semantics.md, "The text index").
    */
   readonly textIndexBytes: number;
   /** The bound of `textIndexBytes` (the `textIndex.maxBytes` option; 0 when the text index is off). */
@@ -709,6 +710,9 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
 
   /**
    * How the set answers a query: the access path of `findFirst` and the column plan of `count`/`findAll`.
+   * The plan of a `$regex` on a text field depends on its text index: a set read by `fromNdjson` that has
+   * not built it yet builds it here, as the query would (docs/semantics.md, "The text index", "Built when
+   * first needed"), so the plan reported is the plan the query runs.
    * @param conditions - a parsed Condition or raw Search Conditions JSON, as for `findFirst`
    * @param options - optional `site`, as for `findFirst` (a budget is accepted and not used)
    * @throws {SearchConditionsError} when raw JSON is invalid, or the site is refused (as for `findFirst`)

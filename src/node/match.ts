@@ -188,7 +188,12 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * Builds an `IncidentSet` from an NDJSON export read by the Node entry's source: a path (a plain file is
  * read through a `FileHandle`, the set's fastest source; gzip, recognised by its magic bytes, is inflated),
  * `-` for standard input, or a readable stream of bytes (gzip or not). The set is `IncidentSet.fromNdjson`'s
- * (the engine's pure entry, which takes chunks or a byte reader): one thread builds it.
+ * (the engine's pure entry, which takes chunks or a byte reader): one thread builds it, without the line
+ * kernel. Neither pays here (docs/performance.md, "The set build: the text index left to its first query"):
+ * with the kernel the build took 1.05x the processor time, and a second thread could take only the byte
+ * reader, about a quarter of the build, while the columns must be written where the set lives; so there is
+ * no `threads` option. The text indexes are built by the first query that reads one (docs/semantics.md,
+ * "The text index", "Built when first needed").
  * @param input - a path, or a readable stream of bytes
  * @param options - as for `IncidentSet.fromNdjson`
  * @returns the set, once the input is read
