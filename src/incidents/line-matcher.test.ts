@@ -343,3 +343,32 @@ describe("property: the prefilter never rejects a line evaluate accepts", () => 
     );
   });
 });
+
+describe("property: a `$regex` literal found in the bytes as evaluate finds it", () => {
+  /**
+   * Titles and literals over a few letters in both cases (so that a literal occurs often, overlapping
+   * itself, at a title's start and end, and a search that moves too far misses it), with and without `i`.
+   */
+  const letters = fc.constantFrom("a", "b", "A", "B", "ab", "aab", "é", " ");
+  const text = (maxLength: number) => fc.array(letters, { maxLength }).map((parts) => parts.join(""));
+  const literal = fc
+    .array(fc.constantFrom("a", "b", "A", "B", "é"), { minLength: 1, maxLength: 6 })
+    .map((parts) => parts.join(""));
+  it("answers as evaluate on titles of a few letters (seed 4242)", () => {
+    fc.assert(
+      fc.property(
+        literal,
+        fc.boolean(),
+        fc.array(text(24), { minLength: 1, maxLength: 12 }),
+        (source, fold, titles) => {
+          const condition = parseSearchConditions({
+            Title: fold ? { $regex: source, $options: "i" } : { $regex: source },
+          });
+          const lines = titles.map((title, i) => JSON.stringify({ IncidentId: i, Title: title }));
+          expect(byteVerdicts(condition, lines).matched).toEqual(reference(condition, lines));
+        },
+      ),
+      { seed: 4242, numRuns: 2000 },
+    );
+  });
+});
