@@ -21,11 +21,13 @@ import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Worker } from "node:worker_threads";
 import { gzipSync } from "node:zlib";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { SearchConditionsError } from "../../src/conditions/issues.js";
 import type * as source from "../../src/node/index.js";
 import { fromNdjson, matchNdjson, NdjsonInputError } from "../../src/node/index.js";
 import { chunked } from "../support/chunked-stream.js";
+import { fcOptions } from "../support/fc.js";
 
 const dir = mkdtempSync(join(tmpdir(), "iq-hostile-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -337,6 +339,88 @@ describe("inputs that are empty, fail, end early or change while read", () => {
   });
 });
 
+describe("maxLineLength at its edges: the same problems on a file and a stream", () => {
+  const text = `${line(1)}\n${line(2)}\n{}\n`;
+  // line(2) is the longer: "Closed" against "Open".
+  const longest = line(2).length;
+  const cases: [string, number, { found: number; problems: number }][] = [
+    ["1 character: only {} fits (as too long a line is a problem)", 1, { found: 0, problems: 3 }],
+    ["2 characters: {} fits exactly", 2, { found: 1, problems: 2 }],
+    ["one less than the longest line", longest - 1, { found: 2, problems: 1 }],
+    ["the longest line exactly", longest, { found: 3, problems: 0 }],
+    ["2^53 - 1 (no bound in practice)", Number.MAX_SAFE_INTEGER, { found: 3, problems: 0 }],
+  ];
+  it.each(cases)("%s", async (_name, maxLineLength, want) => {
+    for (const input of [() => write(text), () => chunked(Buffer.from(text), 7)]) {
+      const result = await matchNdjson(input(), {}, { mode: "count", maxLineLength, maxErrors: 10 });
+      expect({ found: result.found, problems: result.problems.length }).toEqual(want);
+      for (const problem of result.problems)
+        expect(problem.message).toBe(`longer than ${maxLineLength} characters (--max-line-length)`);
+    }
+  });
+});
+
+describe("prototype keys in options, conditions and records pollute nothing", () => {
+  it("fromNdjson refuses a __proto__ option and a non-stream input; a record's __proto__ key is a field", async () => {
+    await expect(fromNdjson(write("{}\n"), JSON.parse('{"__proto__": {"polluted": 1}}'))).rejects.toThrow(
+      /Unknown IncidentSet option '__proto__'/,
+    );
+    await expect(fromNdjson(5 as never)).rejects.toThrow(
+      /fromNdjson: input must be a path or a readable stream, not the number 5/,
+    );
+    const record = '{"__proto__": {"Status": "Open", "polluted": 1}, "Status": "Closed"}';
+    const found = await matchNdjson(write(`${record}\n`), { Status: "Open" }, { mode: "count" });
+    expect([found.found, found.records, found.problems]).toEqual([0, 1, []]);
+    const all = await matchNdjson(write(`${record}\n`), { Status: "Closed" }, { mode: "all" });
+    expect(Object.getPrototypeOf(all.matches[0]!.record)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("property: a stream that fails at any byte, gzip cut at any byte (fixed seed, printed on failure)", () => {
+  const bytes = lines(0, 400);
+  const gz = gzipSync(bytes);
+  it("a stream that errs after any number of bytes rejects with an ioError", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: bytes.length - 1 }),
+        fc.integer({ min: 1, max: 5000 }),
+        async (at, size) => {
+          let given = 0;
+          const stream = new Readable({
+            read() {
+              if (given >= at) {
+                this.destroy(new Error("connection reset"));
+                return;
+              }
+              const chunk = bytes.subarray(given, Math.min(at, given + size));
+              given += chunk.length;
+              this.push(chunk);
+            },
+          });
+          await expect(matchNdjson(stream, {}, { mode: "count" })).rejects.toMatchObject({
+            kind: "ioError",
+            message: expect.stringMatching(/connection reset/),
+          });
+        },
+      ),
+      fcOptions(60),
+    );
+  }, 60_000);
+  it("gzip cut after any byte past its magic is a dataError, from a file and a stream", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 2, max: gz.length - 1 }), async (at) => {
+        const cut = gz.subarray(0, at);
+        for (const input of [() => write(cut), () => chunked(cut, 1000)])
+          await expect(matchNdjson(input(), {}, { mode: "count" })).rejects.toMatchObject({
+            kind: "dataError",
+          });
+      }),
+      fcOptions(60),
+    );
+  }, 60_000);
+});
+
 describe("a named pipe as the path", () => {
   const fifo = join(dir, "fifo");
   const haveFifo = (() => {
@@ -581,6 +665,43 @@ describe.skipIf(!existsSync(BUILT))(
       },
       120_000,
     );
+
+    it("a stalled onMatch holds the workers back: at most the window of blocks is judged ahead", async () => {
+      const built = (await import(BUILT)) as typeof source;
+      // About 45 MB: eleven blocks.
+      const path = write(Buffer.concat([big, big, big, big, big]));
+      const controller = new AbortController();
+      let posted = 0;
+      const onWorker = (worker: Worker) => worker.on("message", () => posted++);
+      process.on("worker", onWorker);
+      try {
+        let stalled = false;
+        const read = built.matchNdjson(
+          path,
+          {},
+          {
+            mode: "all",
+            threads: 2,
+            signal: controller.signal,
+            onMatch: ({ line }) => {
+              if (line !== 100) return undefined;
+              stalled = true;
+              return new Promise(() => {});
+            },
+          },
+        );
+        for (let k = 0; k < 20_000 && !stalled; k++) await turns(1);
+        await turns(500);
+        const seen = posted;
+        await turns(500);
+        // Blocks judged while the consumer waits: at most the window (four) past the one being taken.
+        expect([stalled, posted === seen, posted <= 5]).toEqual([true, true, true]);
+        controller.abort(new Error("stop"));
+        await expect(read).rejects.toThrow("stop");
+      } finally {
+        process.off("worker", onWorker);
+      }
+    }, 120_000);
 
     it("an abort while onMatch never settles, and a file that shrinks: typed, no worker left", async () => {
       const built = (await import(BUILT)) as typeof source;
