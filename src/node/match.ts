@@ -227,6 +227,12 @@ function describe(value: unknown): string {
   return `${typeof value === "object" ? "an" : "a"} ${typeof value}`;
 }
 
+/** An input that is no path nor Node stream, as the messages name it (a web stream with its remedy). */
+function describeInput(input: unknown): string {
+  const web = typeof (input as { getReader?: unknown } | null)?.getReader === "function";
+  return web ? "a web ReadableStream (pass Readable.fromWeb(stream), from node:stream)" : describe(input);
+}
+
 /** Whether `value` can be read as a stream of bytes (a Node `Readable`: `process.stdin`, a file stream). */
 function isReadable(value: unknown): value is NodeJS.ReadableStream {
   const stream = value as { on?: unknown; [Symbol.asyncIterator]?: unknown } | null;
@@ -245,7 +251,9 @@ function isReadable(value: unknown): value is NodeJS.ReadableStream {
  */
 function checkCall(input: unknown, options: unknown): asserts options is MatchNdjsonOptions {
   if (typeof input !== "string" && !isReadable(input))
-    throw new TypeError(`matchNdjson: input must be a path or a readable stream, not ${describe(input)}.`);
+    throw new TypeError(
+      `matchNdjson: input must be a path or a readable stream, not ${describeInput(input)}.`,
+    );
   if (typeof options !== "object" || options === null || Array.isArray(options))
     throw new TypeError(`matchNdjson: options must be an object, not ${describe(options)}.`);
   for (const key of Object.keys(options)) {
@@ -287,7 +295,9 @@ export async function fromNdjson<R extends object = Record<string, unknown>>(
   options: IncidentSetOptions = {},
 ): Promise<IncidentSet<R>> {
   if (typeof input !== "string" && !isReadable(input))
-    throw new TypeError(`fromNdjson: input must be a path or a readable stream, not ${describe(input)}.`);
+    throw new TypeError(
+      `fromNdjson: input must be a path or a readable stream, not ${describeInput(input)}.`,
+    );
   if (
     typeof input === "string" &&
     input !== "-" &&

@@ -138,7 +138,7 @@ export async function openInput(
   async function* rawChunks(): AsyncGenerator<Buffer> {
     try {
       for await (const chunk of raw) {
-        const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+        const buffer = bytesOf(chunk, label);
         bytes += buffer.length;
         yield buffer;
       }
@@ -198,6 +198,23 @@ export async function openInput(
     invalidUtf8Lines: options.invalidUtf8Lines === true,
     close,
   };
+}
+
+/**
+ * A chunk of a stream as bytes: a `Buffer`, another `Uint8Array` (viewed as a `Buffer`), or text (encoded as
+ * UTF-8, as a stream with `setEncoding` gives it).
+ * @throws {NdjsonInputError} `dataError` for anything else (an object-mode stream of values), which is no
+ *   input a reader can take
+ */
+function bytesOf(chunk: unknown, label: string): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (typeof chunk === "string") return Buffer.from(chunk);
+  const found = chunk === null || chunk === undefined ? String(chunk) : `a value of type ${typeof chunk}`;
+  throw new NdjsonInputError(
+    `${capitalize(label)} is not a stream of bytes or text: it gave ${found} (an object-mode stream?).`,
+    "dataError",
+  );
 }
 
 /**

@@ -5,7 +5,7 @@
  * or a worker left running. Bounds are counts (bytes pulled, turns of the event loop, workers), never
  * seconds; the tests' timeouts are hang guards only.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import {
   appendFileSync,
   existsSync,
@@ -124,6 +124,12 @@ describe("a malformed call is refused with a typed error, before anything is rea
       () => matchNdjson(5 as never, {}),
       TypeError,
       /input must be a path or a readable stream, not the number 5/,
+    ],
+    [
+      "input a web ReadableStream",
+      () => matchNdjson(new ReadableStream() as never, {}),
+      TypeError,
+      /not a web ReadableStream \(pass Readable\.fromWeb\(stream\), from node:stream\)/,
     ],
     [
       "input a plain object",
@@ -252,6 +258,40 @@ describe("inputs that are empty, fail, end early or change while read", () => {
       { kind: "dataError", message: /not a valid gzip stream/ },
     ],
     ["a directory", () => dir, { kind: "noInput", message: /it is a directory, not a file/ }],
+    [
+      "an object-mode stream of values",
+      () => Readable.from([{ IncidentId: 1 }]),
+      {
+        kind: "dataError",
+        message: /^The input is not a stream of bytes or text: it gave a value of type object/,
+      },
+    ],
+    [
+      "an object-mode stream that gives undefined",
+      () =>
+        new Readable({
+          objectMode: true,
+          read() {
+            this.push(undefined);
+            this.push(null);
+          },
+        }),
+      { kind: "dataError", message: /it gave undefined/ },
+    ],
+    [
+      "a stream of text chunks (setEncoding)",
+      () => Readable.from(['{"Status":', '"Open"}\n{}']),
+      { found: 1, records: 2 },
+    ],
+    [
+      "a stream of Uint8Arrays",
+      () =>
+        Readable.from([
+          new Uint8Array(Buffer.from('{"Status":"Open"}\n')),
+          new Uint8Array(Buffer.from("{}")),
+        ]),
+      { found: 1, records: 2 },
+    ],
   ];
   it.each(cases)("matchNdjson: %s", async (_name, input, want) => {
     const outcome = await matchNdjson(input(), { Status: "Open" }, { mode: "count" }).then(
@@ -439,6 +479,23 @@ describe("a named pipe as the path", () => {
       await turns(20);
       controller.abort(new Error("no writer came"));
       await expect(read).rejects.toThrow("no writer came");
+    },
+    20_000,
+  );
+
+  it.skipIf(!haveFifo)(
+    "with a writer: every record, by matchNdjson and by fromNdjson (read once, as a stream)",
+    async () => {
+      const text = lines(0, 3000).toString();
+      const writer = () => {
+        const child = spawn("sh", ["-c", 'cat > "$0"', fifo], { stdio: ["pipe", "ignore", "ignore"] });
+        child.stdin.end(text);
+        return new Promise((resolve) => child.on("close", resolve));
+      };
+      const [counted] = await Promise.all([matchNdjson(fifo, {}, { mode: "count" }), writer()]);
+      expect([counted.found, counted.problems]).toEqual([3000, []]);
+      const [set] = await Promise.all([fromNdjson(fifo), writer()]);
+      expect(set.size).toBe(3000);
     },
     20_000,
   );
