@@ -5,8 +5,9 @@
  * (match-worker.ts) and, with one thread, by the main thread, so that both judge the same lines.
  */
 
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type BlockResult, type BlockScanner, emptyResult, OverlongLine } from "./block-scanner.js";
+import { NdjsonInputError } from "./errors.js";
 
 /** How many blocks the threads may judge ahead of the merge (so memory stays bounded). */
 export const WINDOW = 4;
@@ -133,12 +134,24 @@ export class FileBlocks {
     return results;
   }
 
-  /** Reads `length` bytes at `position` into `into[offset…]`, fewer only at the end of the file. */
+  /**
+   * Reads `length` bytes at `position` into `into[offset…]`, fewer only at the end of the file.
+   * @throws {NdjsonInputError} `ioError` when the file ends before the size it had when the read started
+   *   (it shrank: what was counted would be part of the file; docs/node.md)
+   */
   private read(into: Buffer, offset: number, length: number, position: number): number {
     let done = 0;
     while (done < length) {
       const n = readSync(this.file, into, offset + done, length - done, position + done);
-      if (n === 0) break;
+      if (n === 0) {
+        if (position + done < this.plan.size) {
+          throw new NdjsonInputError(
+            `'${this.plan.path}' shrank while it was read (${this.plan.size} bytes when opened, ${fstatSync(this.file).size} now).`,
+            "ioError",
+          );
+        }
+        break;
+      }
       done += n;
     }
     return done;

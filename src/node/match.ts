@@ -5,7 +5,7 @@
  * for a regular file (reader.ts), as the CLI's `match` does (docs/node.md).
  */
 
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import type { Condition } from "../conditions/ast.js";
 import type { ParseOptions } from "../conditions/options.js";
 import { toCondition } from "../incidents/condition-input.js";
@@ -43,7 +43,8 @@ export interface MatchNdjsonOptions extends ParseOptions {
   /**
    * Threads that read a regular file, this one included (a positive integer): with more than one, blocks
    * of the file are judged by worker threads and merged in input order. Streams and gzip are read by this
-   * thread. Default: the cores available, at most 8.
+   * thread. At most the cores available are used, whatever is asked. Default: the cores available, at most
+   * 8.
    */
   readonly threads?: number;
   /**
@@ -55,9 +56,16 @@ export interface MatchNdjsonOptions extends ParseOptions {
   readonly maxErrors?: number;
   /** The longest line a record may have, in characters; a longer line is a problem. Default 64 Mi. */
   readonly maxLineLength?: number;
-  /** `all`: called with each match, in input order; a returned promise is awaited (back-pressure). */
+  /**
+   * `all`: called with each match, in input order; a returned promise is awaited (back-pressure: nothing
+   * more is read meanwhile). When it throws or rejects, the read rejects with that error and releases the
+   * input; after an abort it is not called again.
+   */
   readonly onMatch?: (match: NdjsonMatch) => unknown;
-  /** Ends the read: `matchNdjson` rejects with the signal's reason and releases the input. */
+  /**
+   * Ends the read at any stage (opening a named pipe, the first line, the blocks, a pending `onMatch`):
+   * `matchNdjson` rejects with the signal's reason and releases the input and its worker threads.
+   */
   readonly signal?: AbortSignal;
   /** The name of a stream input in messages (default `the input`). */
   readonly label?: string;
@@ -108,8 +116,14 @@ const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
  * @throws {NdjsonInputError} (rejects) when the input cannot be opened (`noInput`), reading it fails or the
  *   stream errs or closes with an error (`ioError`), it is not valid gzip, or (without `skipInvalid`) not
  *   valid UTF-8 (`dataError`, naming the line and byte)
+ * @throws {TypeError} (rejects) when `input` is neither a path nor a readable stream, `options` is not an
+ *   object, names an option this function does not know (`__proto__` included), or `onMatch`, `signal`,
+ *   `skipInvalid` or `label` has the wrong type; nothing is read then
  * @throws {RangeError} (rejects) when `limit`, `threads`, `maxErrors` or `maxLineLength` is not a positive
- *   integer (`maxErrors` may be 0)
+ *   integer (`maxErrors` may be 0), or `mode` is not one of the three
+ * @throws {NdjsonInputError} `ioError` (rejects) when a regular file shrinks while it is read, or is removed
+ *   before its blocks are read (a file is read up to its size when the read starts; lines appended later
+ *   are not read)
  * @throws the signal's reason (rejects) once `signal` is aborted
  * @example
  * const { found } = await matchNdjson("export.ndjson.gz", { Severity: "High" }, { mode: "count" });
@@ -119,16 +133,17 @@ export async function matchNdjson(
   conditions: Condition | unknown,
   options: MatchNdjsonOptions = {},
 ): Promise<MatchNdjsonResult> {
+  checkCall(input, options);
   const condition = toCondition(conditions, options);
   const mode = options.mode ?? "first";
   if (mode !== "count" && mode !== "first" && mode !== "all")
-    throw new RangeError(`matchNdjson: mode must be "count", "first" or "all", not ${String(mode)}.`);
+    throw new RangeError(`matchNdjson: mode must be "count", "first" or "all", not ${describe(mode)}.`);
   const limit = positive("limit", options.limit, Number.POSITIVE_INFINITY);
   const threads = positive("threads", options.threads, defaultThreads());
   const maxLineLength = positive("maxLineLength", options.maxLineLength, DEFAULT_MAX_LINE_LENGTH);
   const maxErrors = options.maxErrors ?? DEFAULT_MAX_ERRORS;
   if (!Number.isSafeInteger(maxErrors) || maxErrors < 0)
-    throw new RangeError(`matchNdjson: maxErrors must be a whole number, not ${String(maxErrors)}.`);
+    throw new RangeError(`matchNdjson: maxErrors must be a whole number, not ${describe(maxErrors)}.`);
   const matches: NdjsonMatch[] = [];
   const onMatch = options.onMatch;
   const answer = await readNdjson(
@@ -180,24 +195,100 @@ function parseOptionsOf(options: ParseOptions): ParseOptions | undefined {
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1)
-    throw new RangeError(`matchNdjson: ${name} must be a positive whole number, not ${String(value)}.`);
+    throw new RangeError(`matchNdjson: ${name} must be a positive whole number, not ${describe(value)}.`);
   return value;
 }
 
 /**
- * Builds an `IncidentSet` from an NDJSON export read by the Node entry's source: a path (a plain file is
- * read through a `FileHandle`, the set's fastest source; gzip, recognised by its magic bytes, is inflated),
- * `-` for standard input, or a readable stream of bytes (gzip or not). The set is `IncidentSet.fromNdjson`'s
- * (the engine's pure entry, which takes chunks or a byte reader): one thread builds it, without the line
- * kernel. Neither pays here (docs/performance.md, "The set build: the text index left to its first query"):
- * with the kernel the build took 1.05x the processor time, and a second thread could take only the byte
- * reader, about a quarter of the build, while the columns must be written where the set lives; so there is
- * no `threads` option. The text indexes are built by the first query that reads one (docs/semantics.md,
- * "The text index", "Built when first needed").
+ * Every option of `matchNdjson`. Typed as a record over the interface's keys, so that an option added to
+ * `MatchNdjsonOptions` (or to the parse options it extends) without being added here fails to compile.
+ */
+const MATCH_OPTIONS: Record<keyof MatchNdjsonOptions, true> = {
+  catalog: true,
+  limits: true,
+  mode: true,
+  limit: true,
+  threads: true,
+  skipInvalid: true,
+  maxErrors: true,
+  maxLineLength: true,
+  onMatch: true,
+  signal: true,
+  label: true,
+};
+
+/** A value as a message names it: `the number 5`, `the string "5"`, `null`, `an object`. */
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 60))}`;
+  if (typeof value === "number") return Number.isFinite(value) ? `the number ${value}` : String(value);
+  if (typeof value === "boolean") return `the boolean ${value}`;
+  return `${typeof value === "object" ? "an" : "a"} ${typeof value}`;
+}
+
+/** An input that is no path nor Node stream, as the messages name it (a web stream with its remedy). */
+function describeInput(input: unknown): string {
+  const web = typeof (input as { getReader?: unknown } | null)?.getReader === "function";
+  return web ? "a web ReadableStream (pass Readable.fromWeb(stream), from node:stream)" : describe(input);
+}
+
+/** Whether `value` can be read as a stream of bytes (a Node `Readable`: `process.stdin`, a file stream). */
+function isReadable(value: unknown): value is NodeJS.ReadableStream {
+  const stream = value as { on?: unknown; [Symbol.asyncIterator]?: unknown } | null;
+  return (
+    typeof value === "object" &&
+    stream !== null &&
+    typeof stream.on === "function" &&
+    typeof stream[Symbol.asyncIterator] === "function"
+  );
+}
+
+/**
+ * The checks of a call made before anything is read (docs/node.md, "Hostile calls and inputs"): the input
+ * is a path or a readable stream, the options an object of the known options with the types they name.
+ * @throws {TypeError} otherwise (the numbers' ranges are checked apart: `RangeError`)
+ */
+function checkCall(input: unknown, options: unknown): asserts options is MatchNdjsonOptions {
+  if (typeof input !== "string" && !isReadable(input))
+    throw new TypeError(
+      `matchNdjson: input must be a path or a readable stream, not ${describeInput(input)}.`,
+    );
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new TypeError(`matchNdjson: options must be an object, not ${describe(options)}.`);
+  for (const key of Object.keys(options)) {
+    if (!Object.hasOwn(MATCH_OPTIONS, key))
+      throw new TypeError(
+        `Unknown matchNdjson option '${key}': expected one of ${Object.keys(MATCH_OPTIONS).sort().join(", ")}.`,
+      );
+  }
+  const { onMatch, signal, skipInvalid, label } = options as MatchNdjsonOptions;
+  if (onMatch !== undefined && typeof onMatch !== "function")
+    throw new TypeError(`matchNdjson: onMatch must be a function, not ${describe(onMatch)}.`);
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new TypeError(`matchNdjson: signal must be an AbortSignal, not ${describe(signal)}.`);
+  if (skipInvalid !== undefined && typeof skipInvalid !== "boolean")
+    throw new TypeError(`matchNdjson: skipInvalid must be a boolean, not ${describe(skipInvalid)}.`);
+  if (label !== undefined && typeof label !== "string")
+    throw new TypeError(`matchNdjson: label must be a string, not ${describe(label)}.`);
+}
+
+/**
+ * Builds an `IncidentSet` from an NDJSON export read by the Node entry's source: a path (a regular file is
+ * read through a `FileHandle`, the set's fastest source; gzip, recognised by its magic bytes, is inflated;
+ * anything else the system opens by name, a named pipe, is read once as a stream), `-` for standard input,
+ * or a readable stream of bytes (gzip or not). The set is `IncidentSet.fromNdjson`'s (the engine's pure
+ * entry, which takes chunks or a byte reader): one thread builds it, without the line kernel. Neither pays
+ * here (docs/performance.md, "The set build: the text index left to its first query"): with the kernel the
+ * build took 1.05x the processor time, and a second thread could take only the byte reader, about a quarter
+ * of the build, while the columns must be written where the set lives; so there is no `threads` option. The
+ * text indexes are built by the first query that reads one (docs/semantics.md, "The text index", "Built
+ * when first needed").
  * @param input - a path, or a readable stream of bytes
  * @param options - as for `IncidentSet.fromNdjson`
  * @returns the set, once the input is read
- * @throws {NdjsonInputError} (rejects) when the input cannot be opened or read, or is not valid gzip
+ * @throws {NdjsonInputError} (rejects) when the input cannot be opened (`noInput`: missing, a directory) or
+ *   read (`ioError`), or is not valid gzip (`dataError`)
  * @throws {SyntaxError} {TypeError} {RangeError} (rejects) as `IncidentSet.fromNdjson` does (an invalid
  *   line, a repeated key, a line that is no object, a malformed option)
  * @example
@@ -208,7 +299,16 @@ export async function fromNdjson<R extends object = Record<string, unknown>>(
   input: NdjsonInput,
   options: IncidentSetOptions = {},
 ): Promise<IncidentSet<R>> {
-  if (typeof input === "string" && input !== "-" && !(await isGzipFile(input))) {
+  if (typeof input !== "string" && !isReadable(input))
+    throw new TypeError(
+      `fromNdjson: input must be a path or a readable stream, not ${describeInput(input)}.`,
+    );
+  if (
+    typeof input === "string" &&
+    input !== "-" &&
+    (await isRegularFile(input)) &&
+    !(await isGzipFile(input))
+  ) {
     let handle: Awaited<ReturnType<typeof open>>;
     try {
       handle = await open(input, "r");
@@ -217,10 +317,13 @@ export async function fromNdjson<R extends object = Record<string, unknown>>(
     }
     try {
       return await IncidentSet.fromNdjson<R>(handle, options);
+    } catch (error) {
+      throw systemError(error, `'${input}'`);
     } finally {
       await handle.close().catch(() => {});
     }
   }
+  // Anything else, a directory and a missing path included, as the source opens it (its errors typed).
   const source = await openInput(input);
   try {
     return await IncidentSet.fromNdjson<R>(source.bytes, options);
@@ -229,7 +332,23 @@ export async function fromNdjson<R extends object = Record<string, unknown>>(
   }
 }
 
-/** Whether the file at `path` begins with gzip's magic bytes (false when it cannot be read: `open` says why). */
+/** A failed read of the system (an error with a `code`, as `EIO`) as an `ioError`; other errors as they are. */
+function systemError(error: unknown, label: string): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (error instanceof NdjsonInputError || typeof code !== "string" || !/^E[A-Z]+$/.test(code)) return error;
+  return new NdjsonInputError(`Cannot read ${label}: ${describeSystemError(error)}`, "ioError");
+}
+
+/** Whether `path` names a regular file (false when it cannot be read: the source says why). */
+async function isRegularFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the regular file at `path` begins with gzip's magic bytes (false when it cannot be read). */
 async function isGzipFile(path: string): Promise<boolean> {
   try {
     const handle = await open(path, "r");

@@ -13,6 +13,7 @@
  * too). Without one (`matchNdjson`), the first line is a line like any other.
  */
 
+import { availableParallelism } from "node:os";
 import { isDeepStrictEqual } from "node:util";
 import { Worker } from "node:worker_threads";
 import type { Condition } from "../conditions/ast.js";
@@ -31,7 +32,7 @@ import {
 import { NdjsonInputError } from "./errors.js";
 import { type BlockPlan, blockCount, FileBlocks, WINDOW } from "./file-blocks.js";
 import { isNewFirst } from "./first-match.js";
-import { type InputSource, openInput, replayInput } from "./source.js";
+import { describeSystemError, type InputSource, openInput, replayInput } from "./source.js";
 import { StreamLines } from "./stream-lines.js";
 import { matchWorkerScript } from "./workers.js";
 
@@ -103,6 +104,39 @@ export interface ReadAnswer {
 const YIELD_EVERY = 256;
 
 /**
+ * Bytes of a stream judged between two turns of the event loop: a stream whose chunks are already
+ * buffered (or an in-memory one) would otherwise be read to its end in one turn, deaf to an abort and to
+ * the other requests of a server (a regular file turns once a block).
+ */
+const YIELD_BYTES = 1 << 20;
+
+/** One turn of the event loop (timers, I/O and an abort's listeners run). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * `promise`, or a rejection with the signal's reason as soon as it is aborted: a consumer's promise that
+ * never settles cannot keep an aborted read from ending.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
  * Applies block results in input order (see the module comment): positions made absolute, problems kept,
  * matches given to `onMatch` (with back-pressure), the first match kept.
  */
@@ -156,9 +190,11 @@ class MatchMerge {
         takeBefore(match.line);
         const taken = this.request.onMatch?.(match.text, lineBase + match.line, recordBase + match.record);
         this.found++;
-        if (taken instanceof Promise) await taken;
+        if (taken instanceof Promise) await untilAborted(taken, this.request.signal);
         // A block's matches are taken in one go: let a reader that went away (`| head -1`) be heard.
-        else if (this.found % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        else if (this.found % YIELD_EVERY === 0) await nextTurn();
+        // No match is given after an abort, even one of the block being taken.
+        this.request.signal?.throwIfAborted();
         if (this.found >= this.request.limit) {
           this.done = true;
           return;
@@ -221,6 +257,7 @@ export async function readNdjson(
     stdin: open.stdin,
     label: open.label,
     invalidUtf8Lines: request.skipInvalid,
+    signal: request.signal,
   });
   const onAbort = () => source.close();
   request.signal?.addEventListener("abort", onAbort, { once: true });
@@ -337,12 +374,14 @@ async function readSource(
       source.close();
       const plan: BlockPlan = { path: source.path, from: firstEnd, size, blockBytes: request.blockBytes };
       const script = matchWorkerScript();
+      // No more threads than the cores: more would only share them (and each holds a block and the engine).
+      const threads = Math.min(request.threads, availableParallelism());
       const workers =
         script !== undefined &&
         size - firstEnd >= 2 * request.blockBytes &&
-        request.threads > 1 &&
+        threads > 1 &&
         workersCanParse(request.condition, request.parse)
-          ? request.threads - 1
+          ? threads - 1
           : 0;
       await matchFileBlocks(plan, scanner, workers, script, request, merge, () =>
         progress?.update(merge.record),
@@ -388,8 +427,14 @@ async function matchInThread(
 ): Promise<void> {
   const lines = new StreamLines(limits.cap);
   let at = offset;
+  let sinceTurn = 0;
   const skip = new OverlongLine(limits.skipInvalid);
   const take = async (chunk: Buffer): Promise<void> => {
+    sinceTurn += chunk.length;
+    if (sinceTurn >= YIELD_BYTES) {
+      sinceTurn = 0;
+      await nextTurn();
+    }
     if (skip.active) {
       const ended = skip.feed(chunk, at);
       at += skip.consumed;
@@ -477,15 +522,22 @@ async function matchFileBlocks(
       settle();
     });
     worker.on("error", (error) => {
-      failure ??= error;
+      failure ??= inputError(error, plan.path);
       settle();
     });
     worker.on("exit", () => settle());
     threads.push(worker);
   }
-  const own = new FileBlocks(plan, scanner, overlongBytes(request.maxLineLength), request.skipInvalid);
+  const signal = request.signal;
+  signal?.addEventListener("abort", settle);
+  let own: FileBlocks | undefined;
   try {
+    own = fileCall(
+      () => new FileBlocks(plan, scanner, overlongBytes(request.maxLineLength), request.skipInvalid),
+      plan.path,
+    );
     while (merged < blocks && !merge.done) {
+      signal?.throwIfAborted();
       const block = results.get(merged);
       if (block !== undefined) {
         results.delete(merged);
@@ -501,9 +553,14 @@ async function matchFileBlocks(
       const next = Atomics.load(control, 0);
       if (next < blocks && next < merged + WINDOW) {
         const i = Atomics.add(control, 0, 1);
-        if (i < blocks) results.set(i, own.judge(i));
-        // Let the workers' messages in before the next look.
-        if (threads.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        const reader = own;
+        if (i < blocks)
+          results.set(
+            i,
+            fileCall(() => reader.judge(i), plan.path),
+          );
+        // Let the workers' messages in before the next look, and an abort or a server's other work.
+        await nextTurn();
         continue;
       }
       await new Promise<void>((resolve) => {
@@ -511,9 +568,34 @@ async function matchFileBlocks(
       });
     }
   } finally {
-    own.close();
+    signal?.removeEventListener("abort", settle);
+    own?.close();
     Atomics.store(control, 2, 1);
     Atomics.notify(control, 1);
     await Promise.all(threads.map((worker) => worker.terminate()));
+  }
+}
+
+/**
+ * What a file's read threw, as the reader's error: an `NdjsonInputError` (from this thread, or from a worker
+ * thread, which sends its name, message and `kind`) as it is, a failed read of the system (`ENOENT` once
+ * the file is gone, `EIO`) as an `ioError` naming the file; anything else (a defect) unchanged.
+ */
+function inputError(error: unknown, path: string): unknown {
+  const e = error as { name?: unknown; kind?: unknown; code?: unknown; message?: unknown } | null;
+  if (error instanceof NdjsonInputError) return error;
+  if (e?.name === "NdjsonInputError" && typeof e.kind === "string" && typeof e.message === "string")
+    return new NdjsonInputError(e.message, e.kind as NdjsonInputError["kind"]);
+  if (typeof e?.code === "string" && /^E[A-Z]+$/.test(e.code))
+    return new NdjsonInputError(`Cannot read '${path}': ${describeSystemError(error)}`, "ioError");
+  return error;
+}
+
+/** Runs a read of the file at `path`, its failure as `inputError` gives it. */
+function fileCall<T>(read: () => T, path: string): T {
+  try {
+    return read();
+  } catch (error) {
+    throw inputError(error, path);
   }
 }

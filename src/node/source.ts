@@ -6,7 +6,7 @@
  * gives its byte offset, never a silent U+FFFD.
  */
 
-import { createReadStream } from "node:fs";
+import { closeSync, constants, createReadStream, openSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
@@ -48,6 +48,11 @@ export interface SourceOptions {
    * after the line's `\n` (docs/cli.md, Encoding). Default false: `text` throws `InvalidUtf8Error`.
    */
   readonly invalidUtf8Lines?: boolean | undefined;
+  /**
+   * Ends the wait for a path to open: a named pipe opens only once a writer opens it; an abort rejects
+   * with the signal's reason instead of waiting on.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -99,14 +104,27 @@ export async function openInput(
       throw new NdjsonInputError(`Cannot read ${label}: it is a directory, not a file.`, "noInput");
     }
     size = info.isFile() ? info.size : undefined;
-    stream = createReadStream(name, { highWaterMark: CHUNK });
-    // Opening can still fail (permissions): wait for it, so that the failure is "cannot read" (66).
+    options.signal?.throwIfAborted();
+    const file = createReadStream(name, { highWaterMark: CHUNK });
+    stream = file;
+    // Opening can still fail (permissions): wait for it, so that the failure is "cannot read" (66). A named
+    // pipe opens once a writer does: an abort ends that wait (and unblocks the open, see `unblockPipe`).
+    const signal = options.signal;
     await new Promise<void>((resolve, reject) => {
-      const file = stream as ReturnType<typeof createReadStream>;
-      file.once("open", () => resolve());
-      file.once("error", (error) =>
-        reject(new NdjsonInputError(`Cannot read ${label}: ${describeSystemError(error)}`, "noInput")),
-      );
+      const onAbort = () => {
+        reject(signal!.reason);
+        file.destroy();
+        if (info.isFIFO()) unblockPipe(name);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      file.once("open", () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      });
+      file.once("error", (error) => {
+        signal?.removeEventListener("abort", onAbort);
+        reject(new NdjsonInputError(`Cannot read ${label}: ${describeSystemError(error)}`, "noInput"));
+      });
     });
   }
   let bytes = 0;
@@ -120,7 +138,7 @@ export async function openInput(
   async function* rawChunks(): AsyncGenerator<Buffer> {
     try {
       for await (const chunk of raw) {
-        const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+        const buffer = bytesOf(chunk, label);
         bytes += buffer.length;
         yield buffer;
       }
@@ -180,6 +198,36 @@ export async function openInput(
     invalidUtf8Lines: options.invalidUtf8Lines === true,
     close,
   };
+}
+
+/**
+ * A chunk of a stream as bytes: a `Buffer`, another `Uint8Array` (viewed as a `Buffer`), or text (encoded as
+ * UTF-8, as a stream with `setEncoding` gives it).
+ * @throws {NdjsonInputError} `dataError` for anything else (an object-mode stream of values), which is no
+ *   input a reader can take
+ */
+function bytesOf(chunk: unknown, label: string): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (typeof chunk === "string") return Buffer.from(chunk);
+  const found = chunk === null || chunk === undefined ? String(chunk) : `a value of type ${typeof chunk}`;
+  throw new NdjsonInputError(
+    `${capitalize(label)} is not a stream of bytes or text: it gave ${found} (an object-mode stream?).`,
+    "dataError",
+  );
+}
+
+/**
+ * Ends a blocked open of the named pipe at `path` for reading (which waits for a writer in one of the
+ * system's threads): opens it for writing without blocking (which succeeds since a reader is waiting) and
+ * closes it at once, so the reader's open completes and reads the end of the input. Never throws.
+ */
+function unblockPipe(path: string): void {
+  try {
+    closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
+  } catch {
+    // No reader waits any more (the open completed meanwhile), or the pipe is gone.
+  }
 }
 
 /**
