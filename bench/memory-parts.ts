@@ -176,6 +176,7 @@ if (process.argv.includes("--json"))
       n,
       lineBytes,
       buildMs,
+      buildCpuMs,
       heap: heap / n,
       outside: outside / n,
       parts: Object.fromEntries(parts.map(([k, v]) => [k, v / n])),
