@@ -138,6 +138,8 @@ function widen(a: Int32Array, size: number): Int32Array<ArrayBuffer> {
 /** A separator's dictionary of short values, and whether it is still worth a lookup. */
 interface ValueDictionary {
   readonly values: ByteDictionary;
+  /** Per id: the value, parsed on first read when it is a scalar (strings, numbers, booleans, null). */
+  readonly parsed: unknown[];
   /** Lookups since it filled, and how many of them hit. */
   probes: number;
   hits: number;
@@ -154,11 +156,15 @@ export class LineShapes {
   private readonly shapes = new ByteDictionary(MAX_SHAPES);
   /** Per shape id: its separator ids (the last is the tail). */
   private readonly shapeSeparators: Int32Array[] = [];
+  /** Per shape id, once known: whether its records are built key by key (`plainShape`). */
+  private readonly plainShapes: (boolean | undefined)[] = [];
   /** Text columns by field (`spliceFrom`). */
   private readonly columns = new Map<string, SpliceColumn>();
   /** Scratch: per value, separator start, value start and end. */
   private cuts = new Int32Array(3 * 64);
   private shapeScratch = new Int32Array(64);
+  /** The shape of the last line `encode` shaped (-1: none yet). */
+  private lastShape = -1;
   /** The encoded line (`encode`) or the rebuilt one (`decode`). */
   out: Uint8Array = new Uint8Array(1024);
   private readonly decoder = new TextDecoder();
@@ -183,27 +189,18 @@ export class LineShapes {
    */
   encode(b: Uint8Array, s: number, e: number): number {
     if (b[s] !== 0x7b || e - s > MAX_SHAPED_LINE) return -1;
-    const members = this.cut(b, s, e);
-    if (members < 0) return -1;
-    const cuts = this.cuts;
-    if (this.shapeScratch.length < members + 1) this.shapeScratch = new Int32Array(2 * (members + 1));
-    const shape = this.shapeScratch;
-    for (let m = 0; m < members; m++) {
-      const id = this.separatorId(b, cuts[3 * m]!, cuts[3 * m + 1]!);
-      if (id < 0) return -1;
-      shape[m] = id;
-    }
-    const tail = this.separatorId(b, members === 0 ? s : cuts[3 * members - 1]!, e);
-    if (tail < 0) return -1;
-    shape[members] = tail;
-    const shapeBytes = new Uint8Array(shape.buffer, 0, 4 * (members + 1));
-    const hs = hashAscii(shapeBytes, 0, shapeBytes.length);
-    let shapeId = this.shapes.find(shapeBytes, 0, shapeBytes.length, hs);
-    if (shapeId < 0) {
-      shapeId = this.shapes.add(shapeBytes, 0, shapeBytes.length, hs);
+    // Most lines have the shape of the line before: its separators are compared where they should lie.
+    let shapeId = this.lastShape;
+    let members = this.cutAs(shapeId, b, s, e);
+    if (members < 0) {
+      members = this.cut(b, s, e);
+      if (members < 0) return -1;
+      shapeId = this.shapeOf(b, s, e, members);
       if (shapeId < 0) return -1;
-      this.shapeSeparators.push(shape.slice(0, members + 1));
+      this.lastShape = shapeId;
     }
+    const cuts = this.cuts;
+    const shape = this.shapeSeparators[shapeId]!;
     const limit = e - s - ((e - s) >>> 2);
     if (this.out.length < e - s + 16) this.out = new Uint8Array(2 * (e - s) + 16);
     const out = this.out;
@@ -228,7 +225,7 @@ export class LineShapes {
       }
       p = writeVarint(out, p, 3 * n);
       if (p + n > out.length) return -1;
-      out.set(b.subarray(from, to), p);
+      for (let i = 0; i < n; i++) out[p + i] = b[from + i]!;
       p += n;
     }
     return p > limit ? -1 : p;
@@ -269,7 +266,7 @@ export class LineShapes {
       if (kind === 0) {
         const n = v / 3;
         if (q + n > out.length) out = this.grow(q + n);
-        out.set(b.subarray(p, p + n), q);
+        for (let i = 0; i < n; i++) out[q + i] = b[p + i]!;
         p += n;
         q += n;
       } else if (kind === 1) {
@@ -296,6 +293,80 @@ export class LineShapes {
     return q;
   }
 
+  /**
+   * The record of the shaped bytes `b[s, e)` (row `row`): `JSON.parse` of its line, built without the
+   * line's text. Each value is `JSON.parse`'s of its own bytes (a label's scalar parsed once and reused; an
+   * object or array parsed anew), a text column's value is read from it, and the keys, parsed once per
+   * separator, are set in the line's order, as `JSON.parse` defines them (a key `Object.prototype` holds,
+   * such as `__proto__` or `toString`, would be assigned otherwise: a line with one is parsed whole).
+   * Pays: `get` of a 447-byte line of the one-shot export 0.x of `JSON.parse` of the line's text
+   * (bench/memory-parts.ts, "findFirst labels"; docs/performance.md, "Compact sets").
+   */
+  record(b: Uint8Array, s: number, e: number, row: number): unknown {
+    let p = s + 1;
+    let shapeId = 0;
+    for (let shift = 0; ; shift += 7) {
+      const x = b[p++]!;
+      shapeId |= (x & 0x7f) << shift;
+      if (x < 0x80) break;
+    }
+    const shape = this.shapeSeparators[shapeId]!;
+    const members = shape.length - 1;
+    const keys = this.keyOf;
+    if (!this.plainShape(shapeId, shape)) return JSON.parse(this.text(this.decode(b, s, e, row)));
+    const record: Record<string, unknown> = {};
+    for (let m = 0; m < members; m++) {
+      const sep = shape[m]!;
+      let v = 0;
+      for (let shift = 0; ; shift += 7) {
+        const x = b[p++]!;
+        v += (x & 0x7f) * 2 ** shift;
+        if (x < 0x80) break;
+      }
+      let value: unknown;
+      const kind = v % 3;
+      if (kind === 0) {
+        const n = v / 3;
+        value = JSON.parse(this.decoder.decode(b.subarray(p, p + n)));
+        p += n;
+      } else if (kind === 1) {
+        const d = this.dictionaries[sep]!;
+        const id = (v - 1) / 3;
+        value = d.parsed[id];
+        if (value === undefined) {
+          const values = d.values;
+          const at = values.at[id]!;
+          value = JSON.parse(this.decoder.decode(values.pool.subarray(at, at + values.len[id]!)));
+          if (value === null || typeof value !== "object") d.parsed[id] = value;
+        }
+      } else {
+        const column = this.columnOf[sep]!;
+        column.flushAscii();
+        value = column.values[column.ids[row]!];
+      }
+      record[keys[sep]!] = value;
+    }
+    if (p !== e) throw new Error(`CompactRecords: row ${row} is corrupt (read ${p - s} of ${e - s} bytes).`);
+    return record;
+  }
+
+  /**
+   * Whether the records of shape `id` can be built key by key (`record`): each separator names a key that
+   * `Object.prototype` does not hold (decided once per shape).
+   */
+  private plainShape(id: number, shape: Int32Array): boolean {
+    let plain = this.plainShapes[id];
+    if (plain === undefined) {
+      plain = true;
+      for (let m = 0; m + 1 < shape.length; m++) {
+        const key = this.keyOf[shape[m]!];
+        if (key === undefined || key in Object.prototype) plain = false;
+      }
+      this.plainShapes[id] = plain;
+    }
+    return plain;
+  }
+
   /** The text of a rebuilt line (`decode`'s `out[0, n)`). */
   text(n: number): string {
     return this.decoder.decode(this.out.subarray(0, n));
@@ -306,6 +377,60 @@ export class LineShapes {
     out.set(this.out);
     this.out = out;
     return out;
+  }
+
+  /**
+   * Cuts the object line `b[s, e)` as a line of shape `shapeId` (see `cut`): its separators must be where
+   * its values end. Returns how many values, or -1 when the line has another shape (or none is given).
+   */
+  private cutAs(shapeId: number, b: Uint8Array, s: number, e: number): number {
+    if (shapeId < 0) return -1;
+    const shape = this.shapeSeparators[shapeId]!;
+    const members = shape.length - 1;
+    if (3 * members > this.cuts.length) return -1;
+    const { pool, at, len } = this.separators;
+    const cuts = this.cuts;
+    let i = s;
+    for (let m = 0; ; m++) {
+      const sep = shape[m]!;
+      const from = at[sep]!;
+      const n = len[sep]!;
+      if (m === members) {
+        if (e - i !== n) return -1;
+      } else if (i + n > e) return -1;
+      for (let k = 0; k < n; k++) if (b[i + k] !== pool[from + k]) return -1;
+      if (m === members) return members;
+      cuts[3 * m] = i;
+      i += n;
+      cuts[3 * m + 1] = i;
+      i = valueEnd(b, i, e);
+      if (i < 0) return -1;
+      cuts[3 * m + 2] = i;
+    }
+  }
+
+  /** The id of the shape of the line `b[s, e)` cut into `members` values (`cut`), kept on first sight; -1 when full. */
+  private shapeOf(b: Uint8Array, s: number, e: number, members: number): number {
+    const cuts = this.cuts;
+    if (this.shapeScratch.length < members + 1) this.shapeScratch = new Int32Array(2 * (members + 1));
+    const shape = this.shapeScratch;
+    for (let m = 0; m < members; m++) {
+      const id = this.separatorId(b, cuts[3 * m]!, cuts[3 * m + 1]!);
+      if (id < 0) return -1;
+      shape[m] = id;
+    }
+    const tail = this.separatorId(b, members === 0 ? s : cuts[3 * members - 1]!, e);
+    if (tail < 0) return -1;
+    shape[members] = tail;
+    const shapeBytes = new Uint8Array(shape.buffer, 0, 4 * (members + 1));
+    const hs = hashAscii(shapeBytes, 0, shapeBytes.length);
+    let shapeId = this.shapes.find(shapeBytes, 0, shapeBytes.length, hs);
+    if (shapeId < 0) {
+      shapeId = this.shapes.add(shapeBytes, 0, shapeBytes.length, hs);
+      if (shapeId < 0) return -1;
+      this.shapeSeparators.push(shape.slice(0, members + 1));
+    }
+    return shapeId;
   }
 
   /** The id of the separator `b[s, e)`, kept on first sight; -1 when no more can be kept. */
@@ -326,7 +451,13 @@ export class LineShapes {
   private dictionaryId(sep: number, b: Uint8Array, s: number, e: number): number {
     let d = this.dictionaries[sep];
     if (d === undefined) {
-      d = { values: new ByteDictionary(MAX_DICTIONARY_VALUES), probes: 0, hits: 0, off: false };
+      d = {
+        values: new ByteDictionary(MAX_DICTIONARY_VALUES),
+        parsed: [],
+        probes: 0,
+        hits: 0,
+        off: false,
+      };
       this.dictionaries[sep] = d;
     }
     if (d.off) return -1;

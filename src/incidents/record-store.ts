@@ -268,10 +268,7 @@ export class CompactRecords<T> implements RecordStore<T> {
     const chunk = this.chunks[this.chunkOf[row]!]!;
     const start = this.starts[row]!;
     const end = start + this.lengths[row]!;
-    if (chunk[start] === SHAPED) {
-      const shapes = this.shapes!;
-      return JSON.parse(shapes.text(shapes.decode(chunk, start, end, row))) as T;
-    }
+    if (chunk[start] === SHAPED) return this.shapes!.record(chunk, start, end, row) as T;
     return JSON.parse(this.decoder.decode(chunk.subarray(start, end))) as T;
   }
 
@@ -421,8 +418,11 @@ export class CompactRecords<T> implements RecordStore<T> {
     const s = n < 0 ? start : 0;
     const length = n < 0 ? end - start : n;
     if (this.used + length > this.chunk.length) this.addChunk(length);
-    this.chunk.set(from.subarray(s, s + length), this.used);
-    this.keep(this.used, length);
+    const chunk = this.chunk;
+    const at = this.used;
+    if (length < 256) for (let i = 0; i < length; i++) chunk[at + i] = from[s + i]!;
+    else chunk.set(from.subarray(s, s + length), at);
+    this.keep(at, length);
   }
 
   bytes(): number {
