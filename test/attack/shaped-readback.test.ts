@@ -75,6 +75,13 @@ const TABLE: readonly string[] = [
   '{"IncidentId":34,"Severity":1,"Status":null,"Title":"a"}',
   '{"IncidentId":35,"Severity":{"a":1},"Status":[],"Title":"b"}',
   '{"IncidentId":36,"Severity":"Hig\\u0068","Status":"Open","Title":"b"}',
+  '{"IncidentId":39,"x":{"Title":"inner"},"Title":"outer"}',
+  '{"IncidentId":40,"Title":"outer","x":{"Title":"inner"}}',
+  '{"IncidentId":41,"x":[{"Title":"inner"}],"Title":"outer"}',
+  `{"IncidentId":42,"x":${JSON.stringify('","Title":"fake')},"Title":"outer"}`,
+  '\ufeff{"IncidentId":43,"Title":"after a byte order mark"}',
+  '{"IncidentId":44,"Title":"before CR"}\r',
+  '  \t{"IncidentId":45,"Title":"blanks around"} \t',
   `{"IncidentId":37,"Title":"${"long ".repeat(3000)}"}`,
   `{"IncidentId":38,"Title":"${"x".repeat(70_000)}"}`,
 ];
@@ -86,7 +93,7 @@ const FILLERS = Array.from({ length: 12 }, (_, i) => `{"IncidentId":${100 + i},"
 async function expectReadBack(lines: readonly string[], options: Record<string, unknown>): Promise<void> {
   const text = `${lines.join("\n")}\n`;
   const bytes = enc.encode(text);
-  const expected = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  const expected = lines.map((line) => JSON.parse(line.replace(/^\ufeff/, "")) as Record<string, unknown>);
   const sources: [string, () => unknown][] = [
     ["one string", () => [text]],
     ["7-character pieces", () => pieces(text, 7)],
