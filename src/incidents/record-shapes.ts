@@ -16,6 +16,11 @@
  * marker (a JSON line starts with `{` or a byte order mark). Rebuilt lines are the original bytes, so their
  * records are `JSON.parse`'s of the original line, key order, escapes and numbers included.
  *
+ * What the separators, shapes and dictionaries hold is paid for by what the shaped lines save: a new entry is
+ * kept only while they hold at most half the bytes saved so far plus `SHAPES_SLACK` (`affordable`), so that
+ * a file whose keys, orders or values are each seen once (shaping would cost more than it saves) is held in
+ * at most its lines' bytes plus about twice the slack (test/attack/shaped-memory.test.ts).
+ *
  * Pays: 447-byte lines of the one-shot export (1M incidents, distinct titles) kept in about 70 bytes
  * (bench/memory-parts.ts, "records: line bytes"; docs/performance.md, "Compact sets").
  */
@@ -41,6 +46,12 @@ const FULL_PROBES = 4096;
 /** Distinct separators and shapes kept at most; past them, new lines are kept as they are. */
 const MAX_SEPARATORS = 1 << 16;
 const MAX_SHAPES = 1 << 14;
+/** Bytes the separators, shapes and dictionaries may hold beyond half of what the shaped lines saved. */
+const SHAPES_SLACK = 1024 * 1024;
+/** Heap bytes counted per separator beside its bytes (its slots in three arrays, its key's string header). */
+const SEPARATOR_OVERHEAD = 48;
+/** Heap bytes counted per shape and per dictionary beside their typed arrays (the objects' headers). */
+const OBJECT_OVERHEAD = 64;
 
 /** A column whose row values a shaped line may leave out (a text column: values by id, an id per row). */
 export interface SpliceColumn {
@@ -168,6 +179,10 @@ export class LineShapes {
   /** The encoded line (`encode`) or the rebuilt one (`decode`). */
   out: Uint8Array = new Uint8Array(1024);
   private readonly decoder = new TextDecoder();
+  /** Bytes the separators, shapes and dictionaries hold (`bytes`), their keys' strings counted. */
+  private held = 0;
+  /** Bytes the shaped lines saved: their lengths less their encoded lengths. */
+  private saved = 0;
 
   /** Rows of `column` leave out the values of top-level key `field` it holds (see the file comment). */
   spliceFrom(field: string, column: SpliceColumn): void {
@@ -175,12 +190,17 @@ export class LineShapes {
     for (let id = 0; id < this.keyOf.length; id++) if (this.keyOf[id] === field) this.columnOf[id] = column;
   }
 
-  /** Bytes of the separators, shapes and dictionaries. */
+  /**
+   * Bytes of the separators, shapes and dictionaries (their typed arrays, the separators' key strings, and a
+   * fixed allowance per entry for the heap objects that hold them).
+   */
   bytes(): number {
-    let total = this.separators.bytes() + this.shapes.bytes();
-    for (const d of this.dictionaries) if (d !== undefined) total += d.values.bytes();
-    for (const s of this.shapeSeparators) total += s.byteLength;
-    return total;
+    return this.held;
+  }
+
+  /** Whether a new separator, shape or dictionary value may be kept (see the file comment). */
+  private affordable(): boolean {
+    return this.held <= this.saved / 2 + SHAPES_SLACK;
   }
 
   /**
@@ -228,7 +248,9 @@ export class LineShapes {
       for (let i = 0; i < n; i++) out[p + i] = b[from + i]!;
       p += n;
     }
-    return p > limit ? -1 : p;
+    if (p > limit) return -1;
+    this.saved += e - s - p;
+    return p;
   }
 
   /**
@@ -426,9 +448,12 @@ export class LineShapes {
     const hs = hashAscii(shapeBytes, 0, shapeBytes.length);
     let shapeId = this.shapes.find(shapeBytes, 0, shapeBytes.length, hs);
     if (shapeId < 0) {
+      if (!this.affordable()) return -1;
+      const before = this.shapes.bytes();
       shapeId = this.shapes.add(shapeBytes, 0, shapeBytes.length, hs);
       if (shapeId < 0) return -1;
       this.shapeSeparators.push(shape.slice(0, members + 1));
+      this.held += this.shapes.bytes() - before + 4 * (members + 1) + OBJECT_OVERHEAD;
     }
     return shapeId;
   }
@@ -438,9 +463,12 @@ export class LineShapes {
     const h = hashAscii(b, s, e);
     let id = this.separators.find(b, s, e, h);
     if (id >= 0) return id;
+    if (!this.affordable()) return -1;
+    const before = this.separators.bytes();
     id = this.separators.add(b, s, e, h);
     if (id < 0) return -1;
     const key = keyOfSeparator(b, s, e, this.decoder);
+    this.held += this.separators.bytes() - before + 2 * (key?.length ?? 0) + SEPARATOR_OVERHEAD;
     this.keyOf.push(key);
     this.dictionaries.push(undefined);
     this.columnOf.push(key === undefined ? undefined : this.columns.get(key));
@@ -451,6 +479,7 @@ export class LineShapes {
   private dictionaryId(sep: number, b: Uint8Array, s: number, e: number): number {
     let d = this.dictionaries[sep];
     if (d === undefined) {
+      if (!this.affordable()) return -1;
       d = {
         values: new ByteDictionary(MAX_DICTIONARY_VALUES),
         parsed: [],
@@ -459,6 +488,7 @@ export class LineShapes {
         off: false,
       };
       this.dictionaries[sep] = d;
+      this.held += d.values.bytes() + OBJECT_OVERHEAD;
     }
     if (d.off) return -1;
     const h = hashAscii(b, s, e);
@@ -473,7 +503,11 @@ export class LineShapes {
       }
       return id;
     }
-    return id >= 0 ? id : d.values.add(b, s, e, h);
+    if (id >= 0 || !this.affordable()) return id;
+    const before = d.values.bytes();
+    const added = d.values.add(b, s, e, h);
+    this.held += d.values.bytes() - before;
+    return added;
   }
 
   /**
