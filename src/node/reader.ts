@@ -113,7 +113,6 @@ const YIELD_BYTES = 1 << 20;
 /** One turn of the event loop (timers, I/O and an abort's listeners run). */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-
 /**
  * Applies block results in input order (see the module comment): positions made absolute, problems kept,
  * matches given to `onMatch` (with back-pressure), the first match kept.
