@@ -32,7 +32,7 @@ import {
 import { NdjsonInputError } from "./errors.js";
 import { type BlockPlan, blockCount, FileBlocks, WINDOW } from "./file-blocks.js";
 import { isNewFirst } from "./first-match.js";
-import { describeSystemError, type InputSource, openInput, replayInput } from "./source.js";
+import { describeSystemError, type InputSource, openInput, replayInput, untilAborted } from "./source.js";
 import { StreamLines } from "./stream-lines.js";
 import { matchWorkerScript } from "./workers.js";
 
@@ -112,29 +112,6 @@ const YIELD_BYTES = 1 << 20;
 
 /** One turn of the event loop (timers, I/O and an abort's listeners run). */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * `promise`, or a rejection with the signal's reason as soon as it is aborted: a consumer's promise that
- * never settles cannot keep an aborted read from ending.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 /**
  * Applies block results in input order (see the module comment): positions made absolute, problems kept,

@@ -136,15 +136,27 @@ export async function openInput(
   };
 
   async function* rawChunks(): AsyncGenerator<Buffer> {
+    const iterator = (raw as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+    let done = false;
     try {
-      for await (const chunk of raw) {
-        const buffer = bytesOf(chunk, label);
+      for (;;) {
+        // Each wait for a chunk ends at an abort: standard input is paused, not destroyed, on release, and
+        // an idle one would otherwise never answer.
+        const next = await untilAborted(iterator.next(), options.signal);
+        if (next.done === true) {
+          done = true;
+          return;
+        }
+        const buffer = bytesOf(next.value, label);
         bytes += buffer.length;
         yield buffer;
       }
     } catch (error) {
       if (error instanceof NdjsonInputError) throw error;
       throw new NdjsonInputError(`Cannot read ${label}: ${describeSystemError(error)}`, "ioError");
+    } finally {
+      // As `for await` would: the stream's iterator ends (not awaited: a read may still be pending).
+      if (!done) iterator.return?.().catch(() => {});
     }
   }
 
@@ -198,6 +210,29 @@ export async function openInput(
     invalidUtf8Lines: options.invalidUtf8Lines === true,
     close,
   };
+}
+
+/**
+ * `promise`, or a rejection with the signal's reason as soon as it is aborted: a promise that never settles
+ * (an idle input, a consumer's `onMatch`) cannot keep an aborted read from ending.
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**

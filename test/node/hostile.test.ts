@@ -501,6 +501,48 @@ describe("a named pipe as the path", () => {
   );
 });
 
+describe("an abort while standard input is idle", () => {
+  /** A program that reads `-` (or `process.stdin` given as a stream) and aborts after 50 turns. */
+  const program = (input: string) => `
+    const { matchNdjson } = await import(${JSON.stringify(fileURLToPath(new URL("../../src/node/index.ts", import.meta.url)))});
+    const controller = new AbortController();
+    let turns = 0;
+    const spin = () => (++turns === 50 ? controller.abort(new Error("stop")) : setImmediate(spin));
+    setImmediate(spin);
+    const outcome = await matchNdjson(${input}, {}, { signal: controller.signal }).then(
+      () => "resolved",
+      (error) => "rejected: " + error.message,
+    );
+    console.log(outcome);`;
+  it.each([
+    ["-", '"-"'],
+    ["process.stdin as a stream", "process.stdin"],
+  ])(
+    "%s: the read rejects with the reason (it waited for input for ever)",
+    async (_name, input) => {
+      // Standard input is a pipe nobody writes to; the child is ended once it has answered.
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", "--input-type=module", "-e", program(input)],
+        {
+          stdio: ["pipe", "pipe", "inherit"],
+        },
+      );
+      let out = "";
+      const answer = await new Promise<string>((resolve) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes("\n")) resolve(out.trim());
+        });
+        child.on("close", () => resolve(out.trim()));
+      });
+      child.kill();
+      expect(answer).toBe("rejected: stop");
+    },
+    30_000,
+  );
+});
+
 describe("consumers that stall, throw or reject; an abort at every stage", () => {
   it("a stalled onMatch stops the reading: the bytes pulled from an endless stream stay bounded", async () => {
     const stream = endless();
