@@ -74,6 +74,12 @@ export class WeightedLru<V> {
     this.total += bytes;
   }
 
+  /** The keys kept, least recently used first (their recency unchanged). */
+  keys(): IterableIterator<string> {
+    if (this.seen !== clears) this.sync();
+    return Array.from(this.entries.keys()).values();
+  }
+
   /** The values kept, least recently used first (their recency unchanged). */
   values(): IterableIterator<V> {
     if (this.seen !== clears) this.sync();

@@ -76,7 +76,8 @@ describe("textIndex.maxBytes from 0 to past the whole index: answers as evaluate
   const words = ["phish", "Login", "VPN", "dns", "ſ", "é", "K", "mail"];
   const incidents = Array.from({ length: 3000 }, (_, i) => ({
     IncidentId: i,
-    Title: i % 101 === 0 ? null : `${words[i % 8]} ${words[(i * 5) % 8]} ${i * 7919}`,
+    Title:
+      i % 101 === 0 ? null : `${words[i % 8]}${i % 3 === 0 ? "\n" : " "}${words[(i * 5) % 8]} ${i * 7919}`,
   }));
   const queries: Record<string, unknown>[] = [
     { Title: { $regex: "phish" } },
@@ -87,6 +88,9 @@ describe("textIndex.maxBytes from 0 to past the whole index: answers as evaluate
     { Title: { $regex: "ſ" } },
     { Title: { $regex: "k", $options: "i" } },
     { Title: { $regex: "mail .*79" } },
+    { Title: { $regex: "phish.*Login" } },
+    { Title: { $regex: "VPN.*dns" } },
+    { Title: { $regex: "VPN.*dns", $options: "s" } },
   ];
   const expected = queries.map((q) => {
     const c = parseSearchConditions(q);
@@ -115,5 +119,21 @@ describe("textIndex.maxBytes from 0 to past the whole index: answers as evaluate
     // The sweep went through no index, some partial indexes (no meta, no corpus) and the whole one.
     expect(seen.has(0)).toBe(true);
     expect(seen.size).toBeGreaterThanOrEqual(3);
+  });
+
+  it("a bound the index fills exactly: what a chain query keeps beside it (its ids of values holding a newline) stays within it", () => {
+    const probe = new IncidentSet(incidents, { maxDictionary: 10 });
+    probe.count({ Title: { $regex: "phish" } });
+    const exact = probe.footprint().textIndexBytes;
+    const set = new IncidentSet(incidents, { maxDictionary: 10, textIndex: { maxBytes: exact } });
+    expect(set.count({ Title: { $regex: "phish" } })).toBe(expected[0]!.length);
+    expect(set.footprint().textIndexBytes).toBe(exact);
+    queries.forEach((q, k) => {
+      expect(
+        set.findAll(q).map((x) => x.IncidentId),
+        JSON.stringify(q),
+      ).toEqual(expected[k]);
+      expect(set.footprint().textIndexBytes, JSON.stringify(q)).toBeLessThanOrEqual(exact);
+    });
   });
 });

@@ -158,6 +158,13 @@ describe("shaped lines read back through fromNdjson", () => {
     });
   }
 
+  for (const hashFields of [["Owner"], ["Owner", "Title"]]) {
+    it(`table: hash fields ${hashFields.join(", ")} (rows verified against their rebuilt lines)`, async () => {
+      const owners = TABLE.map((line) => line.replace(/"Title"/g, '"Owner"'));
+      await expectReadBack([...FILLERS, ...TABLE, ...owners], { maxDictionary: 2, hashFields });
+    });
+  }
+
   it("property: generated lines with Title, Status, Severity in any form, read back as JSON.parse reads them", async () => {
     const text = fc.string({
       maxLength: 8,

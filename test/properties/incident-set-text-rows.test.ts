@@ -8,6 +8,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { WeightedLru } from "../../src/conditions/lru.js";
 import { IncidentSet, type IncidentSetOptions } from "../../src/incidents/incident-set.js";
 import { fcOptions } from "../support/fc.js";
 import { checkAgainstScanAcrossAdds, referenceScan } from "../support/reference-scan.js";
@@ -185,7 +186,7 @@ describe("text conditions in a conjunction: the plan", () => {
       "columns: segment CreatedUtcTime, then per row text-index Title (6 trigrams)",
     );
     const title = (
-      indexed as unknown as { texts: Map<string, { acceptCache: Map<string, unknown> }> }
+      indexed as unknown as { texts: Map<string, { acceptCache: WeightedLru<unknown> }> }
     ).texts.get("Title");
     const kept = () => [...(title?.acceptCache.keys() ?? [])];
     expect(kept()).toEqual([]);

@@ -37,7 +37,8 @@ const MAX_CORPUS = 1 << 28;
  */
 export class TextIndex {
   private loweredCache: string | null | undefined;
-  private newlineCache: Int32Array | undefined;
+  /** `newlineIds`' answer: undefined before its first use, null when it did not fit the budget. */
+  private newlineCache: Int32Array | null | undefined;
 
   constructor(
     /** The values joined by `SEPARATOR`; undefined when it did not fit the budget beside the lists. */
@@ -69,10 +70,11 @@ export class TextIndex {
   /**
    * Ids of the values holding `\n`, ascending (a chain whose gaps cannot hold one is proved only on the
    * others, `proveChain`): found in the corpus on first use, one native search per such value, then kept
-   * (4 bytes each, in `bytes`); undefined when the index has no corpus.
+   * (4 bytes each, in `bytes`, charged to the set's budget as the lowered corpus is); undefined when the
+   * index has no corpus or they do not fit the budget (the chain's values are then checked one by one).
    */
   newlineIds(): Int32Array | undefined {
-    if (this.newlineCache !== undefined) return this.newlineCache;
+    if (this.newlineCache !== undefined) return this.newlineCache ?? undefined;
     const { corpus, starts } = this;
     if (corpus === undefined) return undefined;
     const found: number[] = [];
@@ -88,6 +90,11 @@ export class TextIndex {
       found.push(lo);
       at = corpus.indexOf("\n", starts[lo + 1]!);
     }
+    if (4 * found.length > this.budget.remaining) {
+      this.newlineCache = null;
+      return undefined;
+    }
+    this.budget.remaining -= 4 * found.length;
     this.newlineCache = Int32Array.from(found);
     return this.newlineCache;
   }
