@@ -380,6 +380,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     // Lines kept shaped: without their keys, labels and text columns' values (record-shapes.ts).
     const records = new CompactRecords<R>({ shapes: true });
     set.records = records;
+    for (const [field, column] of set.dates) records.spliceDates(field, column);
     // Equality indexes in typed arrays, verified against the kept lines (record-store.ts).
     for (const field of set.hashes.keys()) {
       set.hashes.set(field, new CompactHashIndex(field, fieldReader(records, field)));

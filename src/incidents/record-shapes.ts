@@ -9,7 +9,9 @@
  * - its bytes, inline (a varint `3 × length`, then the bytes);
  * - the id of the value in its separator's dictionary of short values seen before (`3 × id + 1`): labels;
  * - `2`: the row's value of a text column, read back from it (a string of ASCII characters written without
- *   an escape is kept whole by the column: `"` + the column's value + `"` are its bytes).
+ *   an escape is kept whole by the column: `"` + the column's value + `"` are its bytes);
+ * - `5` or `8`: the row's date of a date column, written `"YYYY-MM-DDTHH:MM:SSZ"` or with `.mmm` (kept so
+ *   only when the column's date writes exactly the line's bytes).
  * A line that starts otherwise than with `{` (a byte order mark), is longer than `MAX_SHAPED_LINE`, holds
  * more than `MAX_MEMBERS` values, or
  * whose encoding saves less than a quarter of its bytes is kept as it is: its first byte is never the
@@ -21,8 +23,11 @@
  * a file whose keys, orders or values are each seen once (shaping would cost more than it saves) is held in
  * at most its lines' bytes plus about twice the slack (test/attack/shaped-memory.test.ts).
  *
- * Pays: 447-byte lines of the one-shot export (1M incidents, distinct titles) kept in about 70 bytes
- * (bench/memory-parts.ts, "records: line bytes"; docs/performance.md, "Compact sets").
+ * Pays: 447-byte lines of the one-shot export (1M incidents, distinct titles) kept in 83 bytes
+ * (bench/memory-parts.ts, "records: line bytes"; docs/performance.md, "Memory per incident, part by part").
+ * Cutting a line along the previous line's shape (`cutAs`) is for speed: most lines of an export share one
+ * shape, and comparing its separators where they lie costs less than hashing and looking them up (the
+ * build's profile at 300,000 lines: the shaped encoding 925 ms of processor time, 572 ms with it).
  */
 
 import { hashAscii } from "./columns.js";
@@ -59,6 +64,13 @@ export interface SpliceColumn {
   readonly ids: Int32Array;
   /** Writes the rows queued by the build (ids of rows not yet written are not read before). */
   flushAscii(): void;
+}
+
+/** A date column whose rows' ISO-8601 UTC strings a shaped line may leave out (`DateColumn`). */
+export interface SpliceDates {
+  /** Per row: epoch ms, read when the row's state is a date (1). */
+  readonly ms: Float64Array;
+  readonly states: Uint8Array;
 }
 
 /** Distinct byte strings by id, looked up by their bytes (an open-addressing table of their hashes). */
@@ -164,6 +176,11 @@ export class LineShapes {
   private readonly keyOf: (string | undefined)[] = [];
   private readonly dictionaries: (ValueDictionary | undefined)[] = [];
   private readonly columnOf: (SpliceColumn | undefined)[] = [];
+  private readonly datesOf: (SpliceDates | undefined)[] = [];
+  /** Date columns by field (`spliceDates`). */
+  private readonly dateColumns = new Map<string, SpliceDates>();
+  /** `formatDate`'s bytes. */
+  private readonly dateBytes = new Uint8Array(26);
   private readonly shapes = new ByteDictionary(MAX_SHAPES);
   /** Per shape id: its separator ids (the last is the tail). */
   private readonly shapeSeparators: Int32Array[] = [];
@@ -176,6 +193,7 @@ export class LineShapes {
   private shapeScratch = new Int32Array(64);
   /** The shape of the last line `encode` shaped (-1: none yet). */
   private lastShape = -1;
+  private otherShape = -1;
   /** The encoded line (`encode`) or the rebuilt one (`decode`). */
   out: Uint8Array = new Uint8Array(1024);
   private readonly decoder = new TextDecoder();
@@ -188,6 +206,15 @@ export class LineShapes {
   spliceFrom(field: string, column: SpliceColumn): void {
     this.columns.set(field, column);
     for (let id = 0; id < this.keyOf.length; id++) if (this.keyOf[id] === field) this.columnOf[id] = column;
+  }
+
+  /**
+   * Rows leave out their values of top-level key `field` that are the ISO-8601 UTC strings of `column`'s
+   * dates (`"2024-01-02T03:04:05Z"`, or with `.mmm`): rebuilt from the column's epoch ms.
+   */
+  spliceDates(field: string, column: SpliceDates): void {
+    this.dateColumns.set(field, column);
+    for (let id = 0; id < this.keyOf.length; id++) if (this.keyOf[id] === field) this.datesOf[id] = column;
   }
 
   /**
@@ -207,16 +234,22 @@ export class LineShapes {
    * Encodes the JSON object line `b[s, e)` (valid JSON) into `out`: returns the encoded length, or -1 when
    * the line is better kept as it is.
    */
-  encode(b: Uint8Array, s: number, e: number): number {
+  encode(b: Uint8Array, s: number, e: number, row: number): number {
     if (b[s] !== 0x7b || e - s > MAX_SHAPED_LINE) return -1;
     // Most lines have the shape of the line before: its separators are compared where they should lie.
+    // (Or of the one before it: an export whose lines lack a key now and then alternates two shapes.)
     let shapeId = this.lastShape;
     let members = this.cutAs(shapeId, b, s, e);
     if (members < 0) {
-      members = this.cut(b, s, e);
-      if (members < 0) return -1;
-      shapeId = this.shapeOf(b, s, e, members);
-      if (shapeId < 0) return -1;
+      shapeId = this.otherShape;
+      members = this.cutAs(shapeId, b, s, e);
+      if (members < 0) {
+        members = this.cut(b, s, e);
+        if (members < 0) return -1;
+        shapeId = this.shapeOf(b, s, e, members);
+        if (shapeId < 0) return -1;
+      }
+      this.otherShape = this.lastShape;
       this.lastShape = shapeId;
     }
     const cuts = this.cuts;
@@ -234,6 +267,18 @@ export class LineShapes {
       if (this.columnOf[sep] !== undefined && plainString(b, from, to)) {
         out[p++] = 2;
         continue;
+      }
+      const dates = this.datesOf[sep];
+      if (dates !== undefined && (to - from === 22 || to - from === 26) && dates.states[row] === 1) {
+        // Kept only when the column's date writes exactly these bytes.
+        const n = this.formatDate(dates.ms[row]!, to - from === 26);
+        const d = this.dateBytes;
+        let i = 0;
+        while (i < n && d[i] === b[from + i]) i++;
+        if (i === n && n === to - from) {
+          out[p++] = n === 22 ? 5 : 8;
+          continue;
+        }
       }
       const n = to - from;
       if (n <= MAX_DICTIONARY_VALUE) {
@@ -300,6 +345,11 @@ export class LineShapes {
         const vp = values.pool;
         for (let i = 0; i < n; i++) out[q + i] = vp[at + i]!;
         q += n;
+      } else if (v !== 2) {
+        const n = this.formatDate(this.datesOf[sep]!.ms[row]!, v === 8);
+        if (q + n > out.length) out = this.grow(q + n);
+        out.set(this.dateBytes.subarray(0, n), q);
+        q += n;
       } else {
         const column = this.columnOf[sep]!;
         column.flushAscii();
@@ -321,8 +371,9 @@ export class LineShapes {
    * object or array parsed anew), a text column's value is read from it, and the keys, parsed once per
    * separator, are set in the line's order, as `JSON.parse` defines them (a key `Object.prototype` holds,
    * such as `__proto__` or `toString`, would be assigned otherwise: a line with one is parsed whole).
-   * Pays: `get` of a 447-byte line of the one-shot export 0.x of `JSON.parse` of the line's text
-   * (bench/memory-parts.ts, "findFirst labels"; docs/performance.md, "Compact sets").
+   * Pays: `get` of a line of the one-shot export (Title inline) takes 0.9 of `JSON.parse` of the line's text,
+   * where rebuilding the text first took 1.5 (100,000 gets in one process; bench/memory-parts.ts,
+   * "findFirst labels"; docs/performance.md, "Memory per incident, part by part").
    */
   record(b: Uint8Array, s: number, e: number, row: number): unknown {
     let p = s + 1;
@@ -361,6 +412,9 @@ export class LineShapes {
           value = JSON.parse(this.decoder.decode(values.pool.subarray(at, at + values.len[id]!)));
           if (value === null || typeof value !== "object") d.parsed[id] = value;
         }
+      } else if (v !== 2) {
+        const n = this.formatDate(this.datesOf[sep]!.ms[row]!, v === 8);
+        value = String.fromCharCode.apply(null, this.dateBytes.subarray(1, n - 1) as unknown as number[]);
       } else {
         const column = this.columnOf[sep]!;
         column.flushAscii();
@@ -392,6 +446,56 @@ export class LineShapes {
   /** The text of a rebuilt line (`decode`'s `out[0, n)`). */
   text(n: number): string {
     return this.decoder.decode(this.out.subarray(0, n));
+  }
+
+  /**
+   * Writes `"YYYY-MM-DDTHH:MM:SSZ"` (22 bytes) or with `.mmm` (26) of epoch ms `ms` into `dateBytes`, as
+   * `Date.prototype.toISOString` writes years 0–9999; returns its length, or 0 for another year.
+   */
+  private formatDate(ms: number, millis: boolean): number {
+    const d = this.dateBytes;
+    const days = Math.floor(ms / 86_400_000);
+    let rest = ms - days * 86_400_000;
+    // Civil date of a day count (H. Hinnant's days_from_civil, inverted).
+    const z = days + 719_468;
+    const era = Math.floor(z / 146_097);
+    const doe = z - era * 146_097;
+    const yoe = Math.floor(
+      (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+    );
+    const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+    const mp = Math.floor((5 * doy + 2) / 153);
+    const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+    const month = mp < 10 ? mp + 3 : mp - 9;
+    const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+    if (!(year >= 0 && year <= 9999)) return 0;
+    const hour = Math.floor(rest / 3_600_000);
+    rest -= hour * 3_600_000;
+    const minute = Math.floor(rest / 60_000);
+    rest -= minute * 60_000;
+    const second = Math.floor(rest / 1000);
+    const milli = rest - second * 1000;
+    d[0] = 0x22;
+    digits(d, 1, year, 4);
+    d[5] = 0x2d;
+    digits(d, 6, month, 2);
+    d[8] = 0x2d;
+    digits(d, 9, day, 2);
+    d[11] = 0x54;
+    digits(d, 12, hour, 2);
+    d[14] = 0x3a;
+    digits(d, 15, minute, 2);
+    d[17] = 0x3a;
+    digits(d, 18, second, 2);
+    let n = 20;
+    if (millis) {
+      d[20] = 0x2e;
+      digits(d, 21, milli, 3);
+      n = 24;
+    }
+    d[n] = 0x5a;
+    d[n + 1] = 0x22;
+    return n + 2;
   }
 
   private grow(needed: number): Uint8Array {
@@ -472,6 +576,7 @@ export class LineShapes {
     this.keyOf.push(key);
     this.dictionaries.push(undefined);
     this.columnOf.push(key === undefined ? undefined : this.columns.get(key));
+    this.datesOf.push(key === undefined ? undefined : this.dateColumns.get(key));
     return id;
   }
 
@@ -624,4 +729,12 @@ function writeVarint(out: Uint8Array, p: number, v: number): number {
   }
   out[p++] = v;
   return p;
+}
+
+/** Writes `value` as `width` decimal digits at `d[at]`. */
+function digits(d: Uint8Array, at: number, value: number, width: number): void {
+  for (let i = width - 1; i >= 0; i--) {
+    d[at + i] = 0x30 + (value % 10);
+    value = Math.floor(value / 10);
+  }
 }

@@ -16,7 +16,7 @@
 import { emptyBitset, popcount32, setBit } from "./bitset.js";
 import { HashIndex } from "./columns.js";
 import { fieldOfLine, LineScanner } from "./line-scanner.js";
-import { LineShapes, SHAPED, type SpliceColumn } from "./record-shapes.js";
+import { LineShapes, SHAPED, type SpliceColumn, type SpliceDates } from "./record-shapes.js";
 
 /** Where a set keeps its records. */
 export interface RecordStore<T> {
@@ -204,6 +204,11 @@ export class CompactRecords<T> implements RecordStore<T> {
    */
   spliceFrom(field: string, column: SpliceColumn): void {
     this.shapes?.spliceFrom(field, column);
+  }
+
+  /** Rows pushed from now on may leave out their dates of top-level key `field`, which `column` holds. */
+  spliceDates(field: string, column: SpliceDates): void {
+    this.shapes?.spliceDates(field, column);
   }
 
   get length(): number {
@@ -413,7 +418,7 @@ export class CompactRecords<T> implements RecordStore<T> {
    */
   private pushShaped(source: Uint8Array, start: number, end: number): void {
     const shapes = this.shapes!;
-    const n = shapes.encode(source, start, end);
+    const n = shapes.encode(source, start, end, this.count);
     const from = n < 0 ? source : shapes.out;
     const s = n < 0 ? start : 0;
     const length = n < 0 ? end - start : n;

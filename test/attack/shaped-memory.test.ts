@@ -55,7 +55,7 @@ function expectBounded(lines: Iterable<string>): void {
   for (const line of lines) {
     const b = enc.encode(line);
     raw += b.length;
-    const n = shapes.encode(b, 0, b.length);
+    const n = shapes.encode(b, 0, b.length, row);
     kept += n < 0 ? b.length : n;
     if (n >= 0) {
       const copy = shapes.out.slice(0, n);

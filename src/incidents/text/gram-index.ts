@@ -31,7 +31,7 @@ export interface PackedLists {
  * first occurs in each. Kept packed, a varint per entry (`PackedLists`): the ids as gaps from the previous
  * id of the list (the first as the id plus one), the `meta` as its value; read back list by list
  * (`idsOf`, `metaOf`). Pays: 50 entries per title at 1M distinct titles, 6 bytes an entry as two arrays,
- * about 2.3 packed (bench/memory-parts.ts, "text Title: trigram ids" and "trigram meta"; docs/performance.md,
+ * about 2.1 packed (bench/memory-parts.ts, "text Title: trigram ids" and "trigram meta"; docs/performance.md,
  * "Compact sets").
  */
 export class GramIndex {
