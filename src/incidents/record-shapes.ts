@@ -18,7 +18,7 @@
  * marker (a JSON line starts with `{` or a byte order mark). Rebuilt lines are the original bytes, so their
  * records are `JSON.parse`'s of the original line, key order, escapes and numbers included.
  *
- * Pays: 447-byte lines of the one-shot export (1M incidents, distinct titles) kept in 83 bytes
+ * Pays: 447-byte lines of the one-shot export (1M incidents, distinct titles) kept in 67 bytes
  * (bench/memory-parts.ts, "records: line bytes"; docs/performance.md, "Memory per incident, part by part").
  * Cutting a line along the previous line's shape (`cutAs`) is for speed: most lines of an export share one
  * shape, and comparing its separators where they lie costs less than hashing and looking them up (the
