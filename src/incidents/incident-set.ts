@@ -314,9 +314,11 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
 
   /**
    * Builds a compact set from NDJSON (one incident object per line): the columns are built as the
-   * lines are read, and each record is kept as the bytes of its line (about its JSON size, outside the
-   * JavaScript heap) instead of as an object, so that millions of incidents fit in one process
-   * (docs/performance.md, "Compact sets"). The indexed fields are read straight from each line's bytes
+   * lines are read, and each record is kept as the bytes of its line, shaped (without its keys, its
+   * repeated short values and the values its text and date columns hold; a fifth of a one-shot export's
+   * line, outside the JavaScript heap) instead of as an object, so that millions of incidents fit in one
+   * process (docs/performance.md, "Compact sets" and "Memory per incident, part by part"). A record read
+   * back is `JSON.parse` of its original line (key order, escapes, numbers and nested values included). The indexed fields are read straight from each line's bytes
    * (strings of ASCII bytes are looked up in the columns by their bytes, and built only when new); a line
    * the byte reader cannot read exactly as `JSON.parse` would (non-JSON, invalid UTF-8, a top level that is
    * not an object) goes through `JSON.parse`, so values and errors are always `JSON.parse`'s. A line that
@@ -339,8 +341,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    *
    * The engine opens no files: the caller opens the source and passes it. A file is best passed as a
    * `FileHandle` (`await fs.promises.open(path)`; any byte reader of that shape, `NdjsonByteReader`): the
-   * set then reads the bytes into its own record memory, keeps each line where it was read, and asks for
-   * the next read before it reads the lines of the last one (about a tenth faster than a stream at 3M–10M
+   * set then reads the bytes into two buffers it reuses, and asks for the next read before it reads the
+   * lines of the last one (about a tenth faster than a stream at 3M–10M
    * incidents; docs/performance.md, "Sixth pass"). It reads until a read returns 0 bytes and leaves the
    * handle open. A stream (`fs.createReadStream(path)`) works as well, as does any iterable of chunks.
    * @param source - a byte reader (`NdjsonByteReader`: `read(buffer, offset, length, null)` resolving with

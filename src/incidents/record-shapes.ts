@@ -23,7 +23,7 @@
  * a file whose keys, orders or values are each seen once (shaping would cost more than it saves) is held in
  * at most its lines' bytes plus about twice the slack (test/attack/shaped-memory.test.ts).
  *
- * Pays: 447-byte lines of the one-shot export (1M incidents, distinct titles) kept in 83 bytes
+ * Pays: 447-byte lines of the one-shot export (1M incidents, distinct titles) kept in 67 bytes
  * (bench/memory-parts.ts, "records: line bytes"; docs/performance.md, "Memory per incident, part by part").
  * Cutting a line along the previous line's shape (`cutAs`) is for speed: most lines of an export share one
  * shape, and comparing its separators where they lie costs less than hashing and looking them up (the

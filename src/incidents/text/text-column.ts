@@ -32,7 +32,7 @@ export const TEXT_COMPLEX = -3;
  * The default bound of a set's text indexes, in bytes (all fields together): 128 MiB, so that the packed
  * trigram lists and their `meta` of 1M generated titles with distinct titles fit (112 MiB), and the corpus
  * beside them (another 108 MiB with the lowered copy, which duplicates the column's values) does not: a
- * compact set of 1M such incidents then holds at most its NDJSON line per incident (437 bytes against 447;
+ * compact set of 1M such incidents then holds at most its NDJSON line per incident (421 bytes against 447;
  * bench/memory-parts.ts, "held"). Smaller sets keep their corpus (docs/semantics.md, "The text index").
  */
 export const DEFAULT_TEXT_INDEX_BYTES = 128 * 1024 * 1024;
