@@ -73,6 +73,13 @@ export interface SpliceDates {
   readonly states: Uint8Array;
 }
 
+/**
+ * Slots a lookup in a `ByteDictionary` visits at most: past them it gives up (`find` returns -2) and the
+ * line is kept as it is, so that keys crafted to share their hash's low bits (the hash is not seeded) cost
+ * a bounded number of steps per lookup, not one per key kept (test/attack/shaped-memory.test.ts).
+ */
+export const MAX_PROBES = 64;
+
 /** Distinct byte strings by id, looked up by their bytes (an open-addressing table of their hashes). */
 export class ByteDictionary {
   pool: Uint8Array = new Uint8Array(256);
@@ -82,28 +89,43 @@ export class ByteDictionary {
   private hashes: Int32Array = new Int32Array(16);
   count = 0;
   private table = new Int32Array(32);
+  /** Slots visited by every lookup so far (`find`). */
+  probes = 0;
 
   constructor(readonly max: number) {}
 
-  /** The id of the bytes `b[s, e)` (hash `h`, `hashAscii`), or -1. */
+  /**
+   * The id of the bytes `b[s, e)` (hash `h`, `hashAscii`), -1 when not kept, or -2 when not found within
+   * `MAX_PROBES` slots (then not to be added either).
+   */
   find(b: Uint8Array, s: number, e: number, h: number): number {
     const table = this.table;
     const mask = table.length - 1;
     const n = e - s;
-    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = h & mask, k = 0; ; slot = (slot + 1) & mask, k++) {
+      if (k === MAX_PROBES) {
+        this.probes += k;
+        return -2;
+      }
       const entry = table[slot]!;
-      if (entry === 0) return -1;
+      if (entry === 0) {
+        this.probes += k + 1;
+        return -1;
+      }
       const id = entry - 1;
       if (this.hashes[id] !== h || this.len[id] !== n) continue;
       const pool = this.pool;
       const at = this.at[id]!;
       let i = 0;
       while (i < n && pool[at + i] === b[s + i]) i++;
-      if (i === n) return id;
+      if (i === n) {
+        this.probes += k + 1;
+        return id;
+      }
     }
   }
 
-  /** Keeps the bytes `b[s, e)` (not kept yet; hash `h`) and returns their id, or -1 when full. */
+  /** Keeps the bytes `b[s, e)` (not kept yet: `find` returned -1; hash `h`) and returns their id, or -1 when full. */
   add(b: Uint8Array, s: number, e: number, h: number): number {
     if (this.count >= this.max) return -1;
     const id = this.count++;
@@ -223,6 +245,13 @@ export class LineShapes {
    */
   bytes(): number {
     return this.held;
+  }
+
+  /** Slots visited by every lookup in the separators, shapes and dictionaries so far (`MAX_PROBES`). */
+  probeCount(): number {
+    let total = this.separators.probes + this.shapes.probes;
+    for (const d of this.dictionaries) if (d !== undefined) total += d.values.probes;
+    return total;
   }
 
   /** Whether a new separator, shape or dictionary value may be kept (see the file comment). */
@@ -552,7 +581,7 @@ export class LineShapes {
     const hs = hashAscii(shapeBytes, 0, shapeBytes.length);
     let shapeId = this.shapes.find(shapeBytes, 0, shapeBytes.length, hs);
     if (shapeId < 0) {
-      if (!this.affordable()) return -1;
+      if (shapeId === -2 || !this.affordable()) return -1;
       const before = this.shapes.bytes();
       shapeId = this.shapes.add(shapeBytes, 0, shapeBytes.length, hs);
       if (shapeId < 0) return -1;
@@ -567,7 +596,7 @@ export class LineShapes {
     const h = hashAscii(b, s, e);
     let id = this.separators.find(b, s, e, h);
     if (id >= 0) return id;
-    if (!this.affordable()) return -1;
+    if (id === -2 || !this.affordable()) return -1;
     const before = this.separators.bytes();
     id = this.separators.add(b, s, e, h);
     if (id < 0) return -1;
@@ -597,7 +626,9 @@ export class LineShapes {
     }
     if (d.off) return -1;
     const h = hashAscii(b, s, e);
-    const id = d.values.find(b, s, e, h);
+    const found = d.values.find(b, s, e, h);
+    if (found === -2) return -1;
+    const id = found;
     if (d.values.count >= MAX_DICTIONARY_VALUES) {
       d.probes++;
       if (id >= 0) d.hits++;

@@ -146,7 +146,7 @@ describe("shaped lines of JSON written every way", () => {
           const store = new CompactRecords<unknown>({ shapes: true });
           for (const [row, line] of [...ndjson, ...ndjson].entries()) {
             const bytes = enc.encode(line);
-            const n = shapes.encode(bytes, 0, bytes.length);
+            const n = shapes.encode(bytes, 0, bytes.length, row);
             if (n >= 0) {
               shaped++;
               const kept = shapes.out.slice(0, n);

@@ -7,7 +7,8 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { LineShapes } from "../../src/incidents/record-shapes.js";
+import { hashAscii } from "../../src/incidents/columns.js";
+import { LineShapes, MAX_PROBES } from "../../src/incidents/record-shapes.js";
 import { CompactRecords } from "../../src/incidents/record-store.js";
 
 const enc = new TextEncoder();
@@ -112,5 +113,36 @@ describe("shaped lines under hostile files hold at most the lines' bytes and a s
         for (let l = 0; l < 5000; l++) yield `{"${"k".repeat(1000)}${l}":"${"v".repeat(3500)}${l}"}`;
       })(),
     );
+  });
+
+  it("keys crafted to share their hash's low 12 bits: each lookup visits at most MAX_PROBES slots", () => {
+    // 1,500 keys whose separators `,"key":` hash alike in the low 12 bits (a table of 4,096 slots).
+    const crafted: string[] = [];
+    const target = hashAscii(enc.encode(',"c0":'), 0, 6) & 0xfff;
+    const sep = new Uint8Array(32);
+    for (let i = 0; crafted.length < 1500; i++) {
+      const key = `c${i.toString(36)}`;
+      const n = enc.encodeInto(`,"${key}":`, sep).written;
+      if ((hashAscii(sep, 0, n) & 0xfff) === target) crafted.push(key);
+    }
+    const rand = rng(3);
+    const shapes = new LineShapes();
+    const members = 600;
+    const lines = 200;
+    for (let l = 0; l < lines; l++) {
+      const line = `{"x":0,${shuffled(crafted, members, rand)
+        .map((k) => `"${k}":1`)
+        .join(",")}}`;
+      const b = enc.encode(line);
+      const n = shapes.encode(b, 0, b.length, l);
+      if (n >= 0) expect(shapes.text(shapes.decode(shapes.out.slice(0, n), 0, n, l))).toBe(line);
+    }
+    // Per line at most one separator lookup per member and the tail's (64 slots each); without the bound,
+    // about 86 a lookup here (a cluster of 1,430 keys).
+    const separators = (shapes as unknown as { separators: { probes: number } }).separators.probes;
+    expect(separators).toBeLessThanOrEqual(lines * (members + 2) * 64);
+    // Per line: a separator and a dictionary lookup per member, the tail's and the shape's.
+    expect(shapes.probeCount()).toBeLessThanOrEqual(lines * (2 * (members + 1) + 2) * 64);
+    expect(MAX_PROBES).toBeLessThanOrEqual(64);
   });
 });
