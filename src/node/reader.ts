@@ -236,10 +236,15 @@ export async function readNdjson(
     invalidUtf8Lines: request.skipInvalid,
     signal: request.signal,
   });
-  const onAbort = () => source.close();
+  // A file's descriptor stays open while its blocks are read (threads read through it): the abort is then
+  // seen between blocks, and the input closed once every worker has ended.
+  const reading = { blocks: false };
+  const onAbort = () => {
+    if (!reading.blocks) source.close();
+  };
   request.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    return await readSource(source, request, handover);
+    return await readSource(source, request, handover, reading);
   } catch (error) {
     // Closing the input on abort makes its reads fail: the abort is what the caller asked about.
     if (request.signal?.aborted === true) throw request.signal.reason;
@@ -254,6 +259,7 @@ async function readSource(
   source: InputSource,
   request: ReadRequest,
   handover: Handover | undefined,
+  reading: { blocks: boolean },
 ): Promise<ReadAnswer | undefined> {
   const chunks = source.bytes[Symbol.asyncIterator]();
   const head: Buffer[] = [];
@@ -346,10 +352,17 @@ async function readSource(
         () => progress?.update(merge.record),
       );
     } else if (!merge.done && source.path !== undefined && !source.gzip && size > firstEnd) {
-      // A regular file: its blocks read by position, in this thread and (with threads > 1 and a file of
-      // two blocks or more) in worker threads beside it.
-      source.close();
-      const plan: BlockPlan = { path: source.path, from: firstEnd, size, blockBytes: request.blockBytes };
+      // A regular file: its blocks read by position through the descriptor the input was opened with (the
+      // file opened is the file read, even once its name is removed or given to another file), in this
+      // thread and (with threads > 1 and a file of two blocks or more) in worker threads beside it.
+      reading.blocks = true;
+      const plan: BlockPlan = {
+        path: source.path,
+        fd: source.fd,
+        from: firstEnd,
+        size,
+        blockBytes: request.blockBytes,
+      };
       const script = matchWorkerScript();
       // No more threads than the cores: more would only share them (and each holds a block and the engine).
       const threads = Math.min(request.threads, availableParallelism());
