@@ -5,8 +5,7 @@
  * read by position (file-blocks.ts), by this thread and, with `threads` above 1, by worker threads beside it
  * (`threads: N` is N threads in all, at most the cores available). The results of the blocks are merged in
  * input order by `MatchMerge`, which gives what one pass over the lines gives: the same count, first match
- * (docs/semantics.md 1.9,
- * `isNewFirst`), matches in input order, problems with their lines and records.
+ * (docs/semantics.md 1.9, `isNewFirst`), matches in input order, problems with their lines and records.
  *
  * With a `handover` (the CLI), the first record decides the format: when it is not a plain incident line (a
  * JSON array, one JSON document over several lines, a dataset, an invalid first record), the input is
