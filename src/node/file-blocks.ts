@@ -23,6 +23,11 @@ export interface BlockPlan {
   /** The file's size when it was opened: bytes past it are not read. */
   readonly size: number;
   readonly blockBytes: number;
+  /**
+   * The descriptor of the file, open for the whole read (shared by the threads of one process; not closed
+   * here); without one, each reader opens `path`.
+   */
+  readonly fd?: number | undefined;
 }
 
 /** The number of blocks of a plan. */
@@ -50,7 +55,7 @@ export class FileBlocks {
     private readonly cap: number,
     private readonly skipInvalid = false,
   ) {
-    this.file = openSync(plan.path, "r");
+    this.file = plan.fd ?? openSync(plan.path, "r");
     this.buffer = this.place(plan.blockBytes + 1 + EXTEND_BYTES);
   }
 
@@ -72,9 +77,9 @@ export class FileBlocks {
       : Buffer.from(memory.buffer, memory.byteOffset, memory.length);
   }
 
-  /** Closes the file. */
+  /** Closes the file (when this reader opened it). */
   close(): void {
-    closeSync(this.file);
+    if (this.plan.fd === undefined) closeSync(this.file);
   }
 
   /**

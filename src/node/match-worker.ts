@@ -18,6 +18,8 @@ interface WorkerInput {
   readonly from: number;
   readonly size: number;
   readonly blockBytes: number;
+  /** The file's descriptor, open in this process for the whole read (file-blocks.ts `BlockPlan.fd`). */
+  readonly fd?: number;
   readonly blocks: number;
   readonly control: Int32Array;
   readonly condition: unknown;

@@ -121,9 +121,9 @@ const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
  *   `skipInvalid` or `label` has the wrong type; nothing is read then
  * @throws {RangeError} (rejects) when `limit`, `threads`, `maxErrors` or `maxLineLength` is not a positive
  *   integer (`maxErrors` may be 0), or `mode` is not one of the three
- * @throws {NdjsonInputError} `ioError` (rejects) when a regular file shrinks while it is read, or is removed
- *   before its blocks are read (a file is read up to its size when the read starts; lines appended later
- *   are not read)
+ * @throws {NdjsonInputError} `ioError` (rejects) when a regular file shrinks while it is read (a file is
+ *   read through the descriptor it was opened with, up to its size when the read starts: lines appended
+ *   later are not read, and removing or replacing its name changes nothing)
  * @throws the signal's reason (rejects) once `signal` is aborted
  * @example
  * const { found } = await matchNdjson("export.ndjson.gz", { Severity: "High" }, { mode: "count" });

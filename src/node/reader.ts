@@ -3,9 +3,9 @@
  * its lines judged by `BlockScanner` (block-scanner.ts): standard input, streams and gzip as they arrive,
  * in this thread, cut into blocks of whole lines in linear time (`StreamLines`); a regular file in blocks
  * read by position (file-blocks.ts), by this thread and, with `threads` above 1, by worker threads beside it
- * (`threads: N` is N threads in all). The results of the blocks are merged in input order by `MatchMerge`,
- * which gives what one pass over the lines gives: the same count, first match (docs/semantics.md 1.9,
- * `isNewFirst`), matches in input order, problems with their lines and records.
+ * (`threads: N` is N threads in all, at most the cores available). The results of the blocks are merged in
+ * input order by `MatchMerge`, which gives what one pass over the lines gives: the same count, first match
+ * (docs/semantics.md 1.9, `isNewFirst`), matches in input order, problems with their lines and records.
  *
  * With a `handover` (the CLI), the first record decides the format: when it is not a plain incident line (a
  * JSON array, one JSON document over several lines, a dataset, an invalid first record), the input is
@@ -236,10 +236,15 @@ export async function readNdjson(
     invalidUtf8Lines: request.skipInvalid,
     signal: request.signal,
   });
-  const onAbort = () => source.close();
+  // A file's descriptor stays open while its blocks are read (threads read through it): the abort is then
+  // seen between blocks, and the input closed once every worker has ended.
+  const reading = { blocks: false };
+  const onAbort = () => {
+    if (!reading.blocks) source.close();
+  };
   request.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    return await readSource(source, request, handover);
+    return await readSource(source, request, handover, reading);
   } catch (error) {
     // Closing the input on abort makes its reads fail: the abort is what the caller asked about.
     if (request.signal?.aborted === true) throw request.signal.reason;
@@ -254,6 +259,7 @@ async function readSource(
   source: InputSource,
   request: ReadRequest,
   handover: Handover | undefined,
+  reading: { blocks: boolean },
 ): Promise<ReadAnswer | undefined> {
   const chunks = source.bytes[Symbol.asyncIterator]();
   const head: Buffer[] = [];
@@ -346,10 +352,17 @@ async function readSource(
         () => progress?.update(merge.record),
       );
     } else if (!merge.done && source.path !== undefined && !source.gzip && size > firstEnd) {
-      // A regular file: its blocks read by position, in this thread and (with threads > 1 and a file of
-      // two blocks or more) in worker threads beside it.
-      source.close();
-      const plan: BlockPlan = { path: source.path, from: firstEnd, size, blockBytes: request.blockBytes };
+      // A regular file: its blocks read by position through the descriptor the input was opened with (the
+      // file opened is the file read, even once its name is removed or given to another file), in this
+      // thread and (with threads > 1 and a file of two blocks or more) in worker threads beside it.
+      reading.blocks = true;
+      const plan: BlockPlan = {
+        path: source.path,
+        fd: source.fd,
+        from: firstEnd,
+        size,
+        blockBytes: request.blockBytes,
+      };
       const script = matchWorkerScript();
       // No more threads than the cores: more would only share them (and each holds a block and the engine).
       const threads = Math.min(request.threads, availableParallelism());

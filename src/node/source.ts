@@ -31,6 +31,11 @@ export interface InputSource {
   readonly bytes: AsyncIterable<Buffer>;
   /** The path of a regular file (read by position by `match`'s threads), else `undefined`. */
   readonly path: string | undefined;
+  /**
+   * The descriptor of that regular file, open until `close` (the blocks are read through it, so the file
+   * read is the file opened, whatever happens to its name meanwhile); else `undefined`.
+   */
+  readonly fd?: number | undefined;
   /** Whether `text` marks lines of invalid UTF-8 instead of throwing (`SourceOptions.invalidUtf8Lines`). */
   readonly invalidUtf8Lines?: boolean;
   /** Stops reading and releases the file or pipe (safe to call twice). */
@@ -114,7 +119,7 @@ export async function openInput(
       const onAbort = () => {
         reject(signal!.reason);
         file.destroy();
-        if (info.isFIFO()) unblockPipe(name);
+        if (info.isFIFO()) unblockPipe(name, file);
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       file.once("open", () => {
@@ -207,6 +212,10 @@ export async function openInput(
     },
     bytes: { [Symbol.asyncIterator]: () => bytesRead() },
     path: typeof name === "string" && size !== undefined && name !== "-" ? name : undefined,
+    get fd() {
+      const fd = (raw as { fd?: unknown }).fd;
+      return size !== undefined && typeof fd === "number" && !raw.destroyed ? fd : undefined;
+    },
     invalidUtf8Lines: options.invalidUtf8Lines === true,
     close,
   };
@@ -252,17 +261,25 @@ function bytesOf(chunk: unknown, label: string): Buffer {
   );
 }
 
+/** Tries of `unblockPipe`, one every `PIPE_RETRY_MS`, while the stream's open has not returned. */
+const PIPE_TRIES = 50;
+const PIPE_RETRY_MS = 20;
+
 /**
- * Ends a blocked open of the named pipe at `path` for reading (which waits for a writer in one of the
- * system's threads): opens it for writing without blocking (which succeeds since a reader is waiting) and
- * closes it at once, so the reader's open completes and reads the end of the input. Never throws.
+ * Ends a blocked open of the named pipe at `path` for reading by `file` (destroyed; the open waits for a
+ * writer in one of the system's threads, which it would hold for ever): opens the pipe for writing without
+ * blocking, which succeeds once a reader waits, and closes it at once, so the reader's open returns (and
+ * the destroyed stream closes it). Tried again a bounded number of times while the open has not reached the
+ * system yet (no reader waits: `ENXIO`), until the stream has closed. Never throws.
  */
-function unblockPipe(path: string): void {
+function unblockPipe(path: string, file: ReturnType<typeof createReadStream>, tries = PIPE_TRIES): void {
+  if (file.closed) return;
   try {
     closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
   } catch {
-    // No reader waits any more (the open completed meanwhile), or the pipe is gone.
+    // No reader waits yet, or the pipe is gone.
   }
+  if (tries > 1) setTimeout(() => unblockPipe(path, file, tries - 1), PIPE_RETRY_MS).unref();
 }
 
 /**
@@ -296,6 +313,9 @@ export function replayInput(
     },
     bytes: { [Symbol.asyncIterator]: () => chunks() },
     path: source.path,
+    get fd() {
+      return source.fd;
+    },
     invalidUtf8Lines: source.invalidUtf8Lines === true,
     close: source.close,
   };

@@ -10,6 +10,7 @@ import {
   appendFileSync,
   existsSync,
   mkdtempSync,
+  renameSync,
   rmSync,
   truncateSync,
   unlinkSync,
@@ -358,11 +359,19 @@ describe("inputs that are empty, fail, end early or change while read", () => {
       changed((path) => appendFileSync(path, big)),
       { found: BIG_LINES, records: BIG_LINES },
     ],
-    // Its blocks are read by name: a file removed after its first line is an error that names it.
+    // The file opened is the file read, whatever happens to its name meanwhile.
     [
       "a file removed while read",
       changed((path) => unlinkSync(path)),
-      { kind: "ioError", message: /^Cannot read '.*': no such file or directory \(ENOENT\)$/ },
+      { found: BIG_LINES, records: BIG_LINES },
+    ],
+    [
+      "a file replaced under its name while read (another file renamed over it)",
+      changed((path) => {
+        const other = write(lines(0, 10));
+        renameSync(other, path);
+      }),
+      { found: BIG_LINES, records: BIG_LINES },
     ],
   ];
   it.each(changes)("%s", async (_name, run, want) => {
@@ -462,18 +471,22 @@ describe("property: a stream that fails at any byte, gzip cut at any byte (fixed
 });
 
 describe("a named pipe as the path", () => {
-  const fifo = join(dir, "fifo");
-  const haveFifo = (() => {
+  /** A new named pipe (one per test: readers of one pipe share its writers), or undefined without mkfifo. */
+  let pipes = 0;
+  const pipe = (): string | undefined => {
+    const path = join(dir, `fifo-${++pipes}`);
     try {
-      execFileSync("mkfifo", [fifo]);
-      return true;
+      execFileSync("mkfifo", [path]);
+      return path;
     } catch {
-      return false;
+      return undefined;
     }
-  })();
+  };
+  const haveFifo = pipe() !== undefined;
   it.skipIf(!haveFifo)(
     "with no writer: an abort ends the wait for one (the open never hangs)",
     async () => {
+      const fifo = pipe()!;
       const controller = new AbortController();
       const read = matchNdjson(fifo, {}, { signal: controller.signal });
       await turns(20);
@@ -486,6 +499,7 @@ describe("a named pipe as the path", () => {
   it.skipIf(!haveFifo)(
     "with a writer: every record, by matchNdjson and by fromNdjson (read once, as a stream)",
     async () => {
+      const fifo = pipe()!;
       const text = lines(0, 3000).toString();
       const writer = () => {
         const child = spawn("sh", ["-c", 'cat > "$0"', fifo], { stdio: ["pipe", "ignore", "ignore"] });
@@ -800,6 +814,26 @@ describe.skipIf(!existsSync(BUILT))(
       } finally {
         process.off("worker", onWorker);
       }
+    }, 120_000);
+
+    it("a file removed while read: the workers read the file opened, to its end", async () => {
+      const built = (await import(BUILT)) as typeof source;
+      const path = file();
+      const removed = await workersOf(() =>
+        built.matchNdjson(
+          path,
+          {},
+          {
+            mode: "all",
+            threads: 2,
+            onMatch: ({ line }) => {
+              if (line === 1) unlinkSync(path);
+            },
+          },
+        ),
+      );
+      expect(removed.running).toBe(0);
+      expect((removed.outcome as source.MatchNdjsonResult).found).toBe(3 * BIG_LINES);
     }, 120_000);
 
     it("an abort while onMatch never settles, and a file that shrinks: typed, no worker left", async () => {
