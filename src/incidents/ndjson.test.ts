@@ -137,6 +137,17 @@ describe("IncidentSet.fromNdjson", () => {
     expect((error as Error).message).toMatch(/^NDJSON line 6: /);
   });
 
+  it.each([
+    ["a byte order mark alone", "\uFEFF", 2],
+    ["a byte order mark, then blanks", "\uFEFF \t\r\n", 3],
+    ["a byte order mark on a blank line between records", '{"IncidentId":1}\n\uFEFF\n{"IncidentId":2}\n', 5],
+  ])("skips %s as a blank line (counted), as the CLI's reader does", async (_name, source, badLine) => {
+    const set = await IncidentSet.fromNdjson([encode(source)]);
+    expect(set.size).toBe(source.split("IncidentId").length - 1);
+    const error = await IncidentSet.fromNdjson([encode(`${source}\n{"a":}`)]).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(new RegExp(`^NDJSON line ${badLine}: `));
+  });
+
   it("finds keys added after the build through the compact hash index", async () => {
     const set = await IncidentSet.fromNdjson([text]);
     for (let i = 0; i < 3000; i++) set.add({ IncidentId: 100 + i, Number: `A-${i}` });

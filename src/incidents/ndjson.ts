@@ -119,10 +119,24 @@ function indexOfLf(chunk: Uint8Array, from: number, length: number): number {
   return from < length ? chunk.indexOf(LF, from) : -1;
 }
 
-/** Calls `sink` with the line `[start, end)` less surrounding spaces, tabs and CRs, when not blank. */
+/**
+ * Calls `sink` with the line `[start, end)` less surrounding spaces, tabs and CRs, when not blank. A line
+ * that holds nothing but a byte order mark is blank too: the mark is dropped at the start of a line (see
+ * `IncidentSet.fromNdjson`), as the CLI's reader drops it.
+ */
 function emit(sink: LineSink, buffer: Uint8Array, start: number, end: number, line: number): void {
   while (start < end && isBlank(buffer[start]!)) start++;
   while (end > start && isBlank(buffer[end - 1]!)) end--;
+  if (
+    end - start >= 3 &&
+    buffer[start] === 0xef &&
+    buffer[start + 1] === 0xbb &&
+    buffer[start + 2] === 0xbf
+  ) {
+    let rest = start + 3;
+    while (rest < end && isBlank(buffer[rest]!)) rest++;
+    if (rest === end) return;
+  }
   if (start < end) sink(buffer, start, end, line);
 }
 
