@@ -223,6 +223,20 @@ describe("fromNdjson keeps lines shaped", () => {
       lines: ['{"Ab":1,"Bb":2}', '{"Ab":1}', '{"Ab":1,"Bb":2}', '{"Ab":1,"Bc":2}'],
     },
     {
+      name: "two shapes of as many keys alternating, then a third (the shape before the last tried too)",
+      lines: [
+        '{"Ab":1,"Bb":2}',
+        '{"Ab":3,"Bc":4}',
+        '{"Ab":5,"Bb":6}',
+        '{"Ab":7,"Bc":8}',
+        '{"Ab":9,"Bb":10}',
+        '{"Ac":11,"Bb":12}',
+        '{"Ab":13,"Bc":14}',
+        '{"Ac":15,"Bb":16}',
+        '{"Ab":17,"Bb":18}',
+      ],
+    },
+    {
       name: "a line read by JSON.parse (an escaped key) between lines of one shape",
       lines: ['{"Ab":1,"Bb":2}', '{"A\\u0062":1,"Bc":2}', '{"Ab":1,"Bc":2}', '{"Ab":1,"Bb":2}'],
     },
