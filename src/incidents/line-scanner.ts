@@ -151,6 +151,14 @@ export class LineScanner {
   /** Whether the previous line's keys are all plain ASCII (no escape), so that `fastScan` may compare them. */
   private shapePlain = false;
   private readonly shapeField = new Int32Array(MAX_SHAPE);
+  /**
+   * After a line read by the fast path (the previous line's keys, no blanks): how many top-level values it
+   * holds, else -1; and where each starts and ends (`memberCuts[2i]`, `memberCuts[2i + 1]`, indexes into the
+   * line's buffer). Handed to the records' shape encoder, which then need not find the values again
+   * (record-shapes.ts `encode`).
+   */
+  members = -1;
+  readonly memberCuts = new Int32Array(2 * MAX_SHAPE);
   private readonly shapeFlags = new Uint8Array(MAX_SHAPE);
   private readonly shapeStart = new Int32Array(MAX_SHAPE + 1);
   private shapeBytes = new Uint8Array(1024);
@@ -350,6 +358,7 @@ export class LineScanner {
   scanLine(b: Uint8Array, start: number, end: number, open = false): number {
     const kinds = this.kinds;
     for (let k = 0; k < kinds.length; k++) kinds[k] = FIELD_MISSING;
+    this.members = -1;
     if (b !== this.viewOf) {
       this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
       this.viewOf = b;
@@ -473,6 +482,8 @@ export class LineScanner {
   private fastScan(b: Uint8Array, start: number, end: number, open: boolean): boolean {
     const n = this.shapeCount;
     const { view, shapeView, shapeBytes, shapeStart, shapeField, kinds, starts, ends, values } = this;
+    const cuts = this.memberCuts;
+    let members = 0;
     let p = start;
     if (b[p] !== OPEN_BRACE) return false;
     p++;
@@ -489,6 +500,7 @@ export class LineScanner {
       while (k < length && b[keyStart + k] === shapeBytes[from + k]) k++;
       if (k !== length) return this.unfast();
       p = close + 2;
+      cuts[2 * i] = p;
       const field = shapeField[i]!;
       const c = b[p]!;
       if (c === QUOTE) {
@@ -518,12 +530,16 @@ export class LineScanner {
         p = q;
       }
       if (p >= end) return this.unfast();
+      cuts[2 * i + 1] = p;
       const c2 = b[p]!;
       p++;
       if (c2 === COMMA && i < n - 1) continue;
       // The object ends here: after the last key of the shape, or after the first `i + 1` of its keys (a
       // line without the previous line's last fields, which keeps the shape for the lines after it).
-      if (c2 === CLOSE_BRACE) break;
+      if (c2 === CLOSE_BRACE) {
+        members = i + 1;
+        break;
+      }
       return this.unfast();
     }
     if (open) {
@@ -531,6 +547,7 @@ export class LineScanner {
       this.next = p + 1;
       this.lineEnd = p;
     } else if (p !== end) return this.unfast();
+    this.members = members;
     return true;
   }
 

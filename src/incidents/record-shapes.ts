@@ -25,7 +25,7 @@
  *
  * Pays: 447-byte lines of the one-shot export (1M incidents, distinct titles) kept in 67 bytes
  * (bench/memory-parts.ts, "records: line bytes"; docs/performance.md, "Memory per incident, part by part").
- * Cutting a line along the previous line's shape (`cutAs`) is for speed: most lines of an export share one
+ * Cutting a line along the previous line's shape (`cutAsLast`, `cutAsKnown`) is for speed: most lines of an export share one
  * shape, and comparing its separators where they lie costs less than hashing and looking them up (the
  * build's profile at 300,000 lines: the shaped encoding 925 ms of processor time, 572 ms with it).
  */
@@ -213,7 +213,7 @@ export class LineShapes {
   /** Scratch: per value, separator start, value start and end. */
   private cuts = new Int32Array(3 * 64);
   private shapeScratch = new Int32Array(64);
-  /** The shape of the last line `encode` shaped (-1: none yet). */
+  /** The shape of the last line `encode` shaped, and of the one before it of another shape (-1: none yet). */
   private lastShape = -1;
   private otherShape = -1;
   /** The encoded line (`encode`) or the rebuilt one (`decode`). */
@@ -260,34 +260,78 @@ export class LineShapes {
   }
 
   /**
-   * Encodes the JSON object line `b[s, e)` (valid JSON) into `out`: returns the encoded length, or -1 when
-   * the line is better kept as it is.
+   * Encodes the JSON object line `b[s, e)` (valid JSON) of row `row` (whose dates a date column holds:
+   * `spliceDates`) into `out` from `at` (by default this object's own `out`, from 0), which must have room
+   * for `e - s + 16` bytes there: returns the encoded length, or -1
+   * when the line is better kept as it is (then `out` from `at` holds scratch). `known`, when 0 or more, is
+   * how many top-level values the line holds, and `knownCuts` where each starts and ends (pairs of indexes
+   * into `b`), as the line scanner found them.
    */
-  encode(b: Uint8Array, s: number, e: number, row: number): number {
+  encode(
+    b: Uint8Array,
+    s: number,
+    e: number,
+    row: number,
+    out?: Uint8Array,
+    at = 0,
+    known = -1,
+    knownCuts?: Int32Array,
+  ): number {
     if (b[s] !== 0x7b || e - s > MAX_SHAPED_LINE) return -1;
-    // Most lines have the shape of the line before: its separators are compared where they should lie.
-    // (Or of the one before it: an export whose lines lack a key now and then alternates two shapes.)
-    let shapeId = this.lastShape;
-    let members = this.cutAs(shapeId, b, s, e);
-    if (members < 0) {
-      shapeId = this.otherShape;
-      members = this.cutAs(shapeId, b, s, e);
-      if (members < 0) {
-        members = this.cut(b, s, e);
-        if (members < 0) return -1;
-        shapeId = this.shapeOf(b, s, e, members);
-        if (shapeId < 0) return -1;
+    // Most lines repeat the last line's shape: the line is first matched against it, separator by separator
+    // (their bytes compared where they are expected, each value's end found, or only the separators between
+    // the values the line scanner found), and the separators and the shape are then not looked up. Pays,
+    // with the encoding written straight into the records' chunk (record-store.ts `pushShaped`) and short
+    // values copied without a view: a 1M build (bench/one-shot.ts, "set build" row) 0.87x the processor time
+    // (median of five pairs, 0.85-0.91x) with the separators compared after the cut; matched in one pass
+    // instead (`cutAsLast`), 0.94x of that (five pairs, 0.92-0.98x).
+    // Two shapes often alternate (a field some lines leave out): the one before the last is tried too, and
+    // becomes the last when it is this line's: in the 1M export 9% of lines change shape, and the build
+    // (bench/one-shot.ts, "set build" row) took 0.94x the processor time (median of seven pairs, twice:
+    // 0.91-1.01x).
+    const last = this.lastShape;
+    let shapeId = last;
+    let members = -1;
+    if (last >= 0) {
+      const given = known >= 0 && knownCuts !== undefined;
+      const shapes = this.shapeSeparators;
+      members = given
+        ? this.cutAsKnown(b, s, e, shapes[last]!, known, knownCuts)
+        : this.cutAsLast(b, s, e, shapes[last]!);
+      const other = this.otherShape;
+      if (members < 0 && other >= 0) {
+        members = given
+          ? this.cutAsKnown(b, s, e, shapes[other]!, known, knownCuts)
+          : this.cutAsLast(b, s, e, shapes[other]!);
+        if (members >= 0) {
+          shapeId = other;
+          this.otherShape = last;
+          this.lastShape = other;
+        }
       }
-      this.otherShape = this.lastShape;
-      this.lastShape = shapeId;
+      // The scanner's cuts may not be `cut`'s (a line the scanner's fast path read otherwise): the last
+      // shape is then matched by scanning the values.
+      if (members < 0 && given) members = this.cutAsLast(b, s, e, shapes[last]!);
+    }
+    if (members < 0) {
+      members = this.cut(b, s, e);
+      if (members < 0) return -1;
+      shapeId = this.shapeOf(b, s, e, members);
+      if (shapeId < 0) return -1;
+      if (shapeId !== last) {
+        this.otherShape = last;
+        this.lastShape = shapeId;
+      }
     }
     const cuts = this.cuts;
     const shape = this.shapeSeparators[shapeId]!;
-    const limit = e - s - ((e - s) >>> 2);
-    if (this.out.length < e - s + 16) this.out = new Uint8Array(2 * (e - s) + 16);
-    const out = this.out;
-    out[0] = SHAPED;
-    let p = writeVarint(out, 1, shapeId);
+    const limit = at + e - s - ((e - s) >>> 2);
+    if (out === undefined) {
+      if (this.out.length < e - s + 16) this.out = new Uint8Array(2 * (e - s) + 16);
+      out = this.out;
+    }
+    out[at] = SHAPED;
+    let p = writeVarint(out, at + 1, shapeId);
     for (let m = 0; m < members; m++) {
       if (p > limit) return -1;
       const from = cuts[3 * m + 1]!;
@@ -319,12 +363,14 @@ export class LineShapes {
       }
       p = writeVarint(out, p, 3 * n);
       if (p + n > out.length) return -1;
-      for (let i = 0; i < n; i++) out[p + i] = b[from + i]!;
+      // Short values copied byte by byte: a view per value (`subarray`) costs more than the copy.
+      if (n <= 64) for (let i = 0; i < n; i++) out[p + i] = b[from + i]!;
+      else out.set(b.subarray(from, to), p);
       p += n;
     }
     if (p > limit) return -1;
-    this.saved += e - s - p;
-    return p;
+    this.saved += e - s - (p - at);
+    return p - at;
   }
 
   /**
@@ -534,36 +580,6 @@ export class LineShapes {
     return out;
   }
 
-  /**
-   * Cuts the object line `b[s, e)` as a line of shape `shapeId` (see `cut`): its separators must be where
-   * its values end. Returns how many values, or -1 when the line has another shape (or none is given).
-   */
-  private cutAs(shapeId: number, b: Uint8Array, s: number, e: number): number {
-    if (shapeId < 0) return -1;
-    const shape = this.shapeSeparators[shapeId]!;
-    const members = shape.length - 1;
-    if (3 * members > this.cuts.length) return -1;
-    const { pool, at, len } = this.separators;
-    const cuts = this.cuts;
-    let i = s;
-    for (let m = 0; ; m++) {
-      const sep = shape[m]!;
-      const from = at[sep]!;
-      const n = len[sep]!;
-      if (m === members) {
-        if (e - i !== n) return -1;
-      } else if (i + n > e) return -1;
-      for (let k = 0; k < n; k++) if (b[i + k] !== pool[from + k]) return -1;
-      if (m === members) return members;
-      cuts[3 * m] = i;
-      i += n;
-      cuts[3 * m + 1] = i;
-      i = valueEnd(b, i, e);
-      if (i < 0) return -1;
-      cuts[3 * m + 2] = i;
-    }
-  }
-
   /** The id of the shape of the line `b[s, e)` cut into `members` values (`cut`), kept on first sight; -1 when full. */
   private shapeOf(b: Uint8Array, s: number, e: number, members: number): number {
     const cuts = this.cuts;
@@ -644,6 +660,78 @@ export class LineShapes {
     const added = d.values.add(b, s, e, h);
     this.held += d.values.bytes() - before;
     return added;
+  }
+
+  /**
+   * `cutAsLast` with the values' starts and ends given (`known` values, `knownCuts`: pairs of indexes into
+   * `b`, as the line scanner found them): only the separators between them are compared with `shape`'s.
+   * Returns `known`, or -1 when the separators are not those. Pays: the values are not scanned twice; a
+   * 1M build (bench/one-shot.ts, "set build" row) 0.95x the processor time of `cutAsLast` alone (median of
+   * five pairs, 0.88-0.96x).
+   */
+  private cutAsKnown(
+    b: Uint8Array,
+    s: number,
+    e: number,
+    shape: Int32Array,
+    known: number,
+    knownCuts: Int32Array,
+  ): number {
+    if (shape.length !== known + 1) return -1;
+    const { pool, at, len } = this.separators;
+    const cuts = this.cuts;
+    let i = s;
+    for (let m = 0; m <= known; m++) {
+      const id = shape[m]!;
+      const n = len[id]!;
+      const to = m === known ? e : knownCuts[2 * m]!;
+      if (to - i !== n) return -1;
+      const from = at[id]!;
+      for (let k = 0; k < n; k++) if (b[i + k] !== pool[from + k]) return -1;
+      if (m === known) break;
+      const end = knownCuts[2 * m + 1]!;
+      cuts[3 * m] = i;
+      cuts[3 * m + 1] = to;
+      cuts[3 * m + 2] = end;
+      i = end;
+    }
+    return known;
+  }
+
+  /**
+   * Cuts the object line `b[s, e)` as `cut` would when it has the separators `shape` (the last line's shape):
+   * each separator's bytes are compared where it is expected, then its value's end found. Returns how many
+   * values, or -1 when the line's separators are not those. The cuts are `cut`'s: a separator matched is
+   * followed by a byte that is not a blank (else `cut` would take the blank into the separator), and the
+   * tail must be the rest of the line exactly.
+   */
+  private cutAsLast(b: Uint8Array, s: number, e: number, shape: Int32Array): number {
+    const members = shape.length - 1;
+    const { pool, at, len } = this.separators;
+    const cuts = this.cuts;
+    let i = s;
+    for (let m = 0; m < members; m++) {
+      const id = shape[m]!;
+      const n = len[id]!;
+      const from = at[id]!;
+      if (i + n >= e) return -1;
+      for (let k = 0; k < n; k++) if (b[i + k] !== pool[from + k]) return -1;
+      const valueStart = i + n;
+      const c = b[valueStart]!;
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) return -1;
+      const end = valueEnd(b, valueStart, e);
+      if (end < 0) return -1;
+      cuts[3 * m] = i;
+      cuts[3 * m + 1] = valueStart;
+      cuts[3 * m + 2] = end;
+      i = end;
+    }
+    const tail = shape[members]!;
+    const n = len[tail]!;
+    if (n !== e - i) return -1;
+    const from = at[tail]!;
+    for (let k = 0; k < n; k++) if (b[i + k] !== pool[from + k]) return -1;
+    return members;
   }
 
   /**
