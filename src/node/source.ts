@@ -223,11 +223,16 @@ export async function openInput(
 
 /**
  * `promise`, or a rejection with the signal's reason as soon as it is aborted: a promise that never settles
- * (an idle input, a consumer's `onMatch`) cannot keep an aborted read from ending.
+ * (an idle input, a consumer's `onMatch`) cannot keep an aborted read from ending. A promise given up on is
+ * still handled: its later rejection (a stream's pending read ends with "Premature close" when the stream
+ * is destroyed) is no unhandled rejection of the caller's process.
  */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise;
-  signal.throwIfAborted();
+  if (signal.aborted) {
+    promise.catch(() => {});
+    throw signal.reason;
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
