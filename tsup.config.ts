@@ -99,8 +99,14 @@ export default defineConfig([
     splitting: true,
     sourcemap: false,
     target: "node20",
-    banner: { js: "#!/usr/bin/env node" },
+    // commander and re2js bundled into the executable's chunks: loaded as CommonJS from an ES module they
+    // cost Node's CommonJS loader and export scan on every start (docs/cli.md, Start-up). Bundled CommonJS
+    // code requires Node's built-ins (commander: `events`, `child_process`): each chunk gets a `require`.
+    banner: {
+      js: '#!/usr/bin/env node\nimport { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
+    },
     external: ["esbuild"],
+    noExternal: ["commander", "re2js"],
     define: { __PACKAGE_VERSION__: JSON.stringify(version) },
   },
 ]);

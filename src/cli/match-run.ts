@@ -3,7 +3,7 @@
  * (src/node/reader.ts) over the input, the text reader for the inputs it hands over, the count or first
  * match printed and the exit code set.
  */
-import { DATASET_KEYS } from "../commands/memory/dataset.js";
+import { looksLikeDataset } from "../commands/memory/dataset-keys.js";
 import type { Condition } from "../conditions/ast.js";
 import { compile } from "../conditions/compile.js";
 import { orderKeyOf } from "../incidents/order.js";
@@ -20,13 +20,6 @@ import { formatJson } from "./output.js";
 import { startProgress } from "./progress.js";
 import type { RecordCliOptions } from "./record-options.js";
 import { formatPosition } from "./records.js";
-
-/** Whether a value looks like a dataset rather than a record: an object whose keys are all dataset keys. */
-export function looksLikeDataset(value: unknown): boolean {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const keys = Object.keys(value);
-  return keys.length > 0 && keys.every((key) => (DATASET_KEYS as readonly string[]).includes(key));
-}
 
 /** The options of `match`, as commander gives them. */
 export interface MatchOptions extends RecordCliOptions {

@@ -3,6 +3,7 @@
  * validated, filtered, sorted and printed.
  */
 import { formatDatasetIssues, validateDataset } from "../commands/memory/dataset.js";
+import { looksLikeDataset } from "../commands/memory/dataset-keys.js";
 import { toTimelineEntryData } from "../commands/memory/dataset-records.js";
 import { type TimelineEntry, type TimelineEntryProblem, validateTimelineEntryAt } from "../timeline/entry.js";
 import { createTimelineFilter } from "../timeline/filter.js";
@@ -10,7 +11,6 @@ import { parseSortOrder, type SortOrder, sortedTimelineOrder } from "../timeline
 import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { describeShape, forEachRecord, readDocument } from "./input.js";
-import { looksLikeDataset } from "./match-run.js";
 import type { RecordCliOptions } from "./record-options.js";
 
 /** The options of `timeline`, as commander gives them. */

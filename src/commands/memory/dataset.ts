@@ -14,6 +14,7 @@ import { DEFAULT_CATALOG, type FieldCatalog, isForbiddenSegment } from "../../co
 import { describeValue, formatPath, type PathSegment } from "../../conditions/issues.js";
 import type { ArtifactTypeInfo, IncidentRecord } from "../backend.js";
 import { type DatasetIssue, makeDatasetIssue } from "./dataset-issues.js";
+import { DATASET_KEYS } from "./dataset-keys.js";
 import {
   type Field,
   IssueCollector,
@@ -165,16 +166,6 @@ export const MAX_DATASET_ISSUES = 1000;
 /** Nesting depth allowed inside an incident's free-form fields. */
 export const MAX_DATASET_DEPTH = 32;
 
-/** The keys of a dataset, in the order they are validated (docs/dataset.md). */
-export const DATASET_KEYS = [
-  "sites",
-  "users",
-  "incidents",
-  "timelineEntries",
-  "playbooks",
-  "artifactTypes",
-  "artifacts",
-] as const;
 type ListKey = (typeof DATASET_KEYS)[number];
 /** The dataset's lists, each as the input holds it, before validation. */
 type Lists = Record<ListKey, readonly unknown[]>;
