@@ -34,7 +34,7 @@ import { type BlockPlan, blockCount, FileBlocks, WINDOW } from "./file-blocks.js
 import { isNewFirst } from "./first-match.js";
 import { describeSystemError, type InputSource, openInput, replayInput, untilAborted } from "./source.js";
 import { StreamLines } from "./stream-lines.js";
-import { matchWorkerScript } from "./workers.js";
+import { matchWorkerScript, releaseWorkers, takeWorkers } from "./workers.js";
 
 /** A problem of one record: its 1-based line and record number in the input, and its message. */
 export interface NdjsonProblem {
@@ -494,34 +494,37 @@ async function matchFileBlocks(
   };
   const condition = toSearchConditions(request.condition);
   const parse = request.parse;
-  for (let t = 0; t < Math.min(workers, blocks - 1) && script !== undefined; t++) {
-    const work = {
-      ...plan,
-      blocks,
-      control,
-      condition,
-      ...(parse === undefined ? {} : { parse }),
-      mode: request.mode,
-      maxLineLength: request.maxLineLength,
-      maxErrors: request.maxErrors,
-      skipInvalid: request.skipInvalid,
-    };
-    const worker = new Worker(script, { workerData: work });
-    worker.on("message", (message: { block: number; results: BlockResult[] }) => {
-      results.set(message.block, message.results);
-      settle();
-    });
-    worker.on("error", (error) => {
-      failure ??= inputError(error, plan.path);
-      settle();
-    });
-    worker.on("exit", () => settle());
-    threads.push(worker);
-  }
+  // The process's budget of worker threads is shared by every read in progress (a server's concurrent
+  // calls): what it cannot grant is judged in this thread.
+  const granted = script === undefined ? 0 : takeWorkers(Math.min(workers, blocks - 1));
   const signal = request.signal;
   signal?.addEventListener("abort", settle);
   let own: FileBlocks | undefined;
   try {
+    for (let t = 0; t < granted && script !== undefined; t++) {
+      const work = {
+        ...plan,
+        blocks,
+        control,
+        condition,
+        ...(parse === undefined ? {} : { parse }),
+        mode: request.mode,
+        maxLineLength: request.maxLineLength,
+        maxErrors: request.maxErrors,
+        skipInvalid: request.skipInvalid,
+      };
+      const worker = new Worker(script, { workerData: work });
+      worker.on("message", (message: { block: number; results: BlockResult[] }) => {
+        results.set(message.block, message.results);
+        settle();
+      });
+      worker.on("error", (error) => {
+        failure ??= inputError(error, plan.path);
+        settle();
+      });
+      worker.on("exit", () => settle());
+      threads.push(worker);
+    }
     own = fileCall(
       () => new FileBlocks(plan, scanner, overlongBytes(request.maxLineLength), request.skipInvalid),
       plan.path,
@@ -562,7 +565,11 @@ async function matchFileBlocks(
     own?.close();
     Atomics.store(control, 2, 1);
     Atomics.notify(control, 1);
-    await Promise.all(threads.map((worker) => worker.terminate()));
+    try {
+      await Promise.all(threads.map((worker) => worker.terminate()));
+    } finally {
+      releaseWorkers(granted);
+    }
   }
 }
 

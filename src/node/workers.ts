@@ -12,6 +12,35 @@ import { fileURLToPath } from "node:url";
 /** Bytes of one block of a regular file judged by one thread. */
 export const BLOCK_BYTES = 4 << 20;
 
+/**
+ * Worker threads reading for all reads of this process at once (`matchNdjson` calls of a server, the CLI's
+ * one read): at most the cores available minus one, the calling threads having a core each.
+ */
+let workersInUse = 0;
+
+/**
+ * Takes up to `wanted` worker threads from the process's budget (the cores available minus one, shared by
+ * every read in progress) and returns how many were granted, possibly 0: a read granted fewer judges more
+ * blocks in its own thread, with the same answers (docs/node.md, "Threads"). Every grant is given back
+ * with `releaseWorkers`.
+ * @param wanted - a count ≥ 0
+ */
+export function takeWorkers(wanted: number): number {
+  const granted = Math.max(0, Math.min(wanted, availableParallelism() - 1 - workersInUse));
+  workersInUse += granted;
+  return granted;
+}
+
+/** Gives back worker threads granted by `takeWorkers`, once they have ended. */
+export function releaseWorkers(granted: number): void {
+  workersInUse -= granted;
+}
+
+/** Worker threads granted and not yet given back, for all reads of this process (tests). */
+export function workersTaken(): number {
+  return workersInUse;
+}
+
 /** The default of `--threads`: the cores available, at most 8. */
 export function defaultThreads(): number {
   return Math.max(1, Math.min(8, availableParallelism()));

@@ -345,4 +345,57 @@ describe.skipIf(!existsSync(BUILT))("the built entry with worker threads (thread
     // One worker beside this thread for each count with 2 threads (at most the cores read); none with 1.
     expect(startedWith).toEqual({ 1: 0, 2: 4 * (Math.min(2, availableParallelism()) - 1) });
   }, 300_000);
+
+  it("shares one budget of worker threads between concurrent reads, given back however a read ends", async () => {
+    const built = (await import(BUILT)) as typeof source;
+    const lines = exportLines(34_000, 200);
+    const path = write(`${lines.join("\n")}\n`);
+    const budget = availableParallelism() - 1;
+    let live = 0;
+    let most = 0;
+    let started = 0;
+    const onWorker = (worker: { once(event: "exit", listener: () => void): unknown }) => {
+      started++;
+      most = Math.max(most, ++live);
+      worker.once("exit", () => live--);
+    };
+    process.on("worker", onWorker);
+    try {
+      const conditions = CONDITIONS[1];
+      const want = expected(lines, conditions);
+      // Six reads at once, each asking for 8 threads: never more workers than the cores minus one in all.
+      const counts = await Promise.all(
+        Array.from({ length: 6 }, () => built.matchNdjson(path, conditions, { mode: "count", threads: 8 })),
+      );
+      for (const counted of counts) expect(counted.found).toBe(want.found);
+      expect(most).toBeLessThanOrEqual(budget);
+      expect(started).toBeGreaterThanOrEqual(Math.min(1, budget));
+      // An aborted read and a failing onMatch give their workers back: the next read still gets its worker.
+      const controller = new AbortController();
+      await expect(
+        built.matchNdjson(path, conditions, {
+          mode: "all",
+          threads: 2,
+          signal: controller.signal,
+          onMatch: () => controller.abort(new Error("enough")),
+        }),
+      ).rejects.toThrow("enough");
+      await expect(
+        built.matchNdjson(path, conditions, {
+          mode: "all",
+          threads: 2,
+          onMatch: () => {
+            throw new Error("no more");
+          },
+        }),
+      ).rejects.toThrow("no more");
+      const before = started;
+      expect((await built.matchNdjson(path, conditions, { mode: "count", threads: 2 })).found).toBe(
+        want.found,
+      );
+      expect(started - before).toBe(Math.min(1, budget));
+    } finally {
+      process.off("worker", onWorker);
+    }
+  }, 300_000);
 });
