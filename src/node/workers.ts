@@ -36,11 +36,6 @@ export function releaseWorkers(granted: number): void {
   workersInUse -= granted;
 }
 
-/** Worker threads granted and not yet given back, for all reads of this process (tests). */
-export function workersTaken(): number {
-  return workersInUse;
-}
-
 /** The default of `--threads`: the cores available, at most 8. */
 export function defaultThreads(): number {
   return Math.max(1, Math.min(8, availableParallelism()));
