@@ -459,7 +459,8 @@ class Launcher {
 import { spawnSync } from "node:child_process";
 import { createInterface } from "node:readline";
 for await (const line of createInterface({ input: process.stdin })) {
-  const result = spawnSync(process.execPath, JSON.parse(line), { encoding: "utf8", maxBuffer: 1 << 26 });
+  const { args, env } = JSON.parse(line);
+  const result = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 1 << 26, env: env ?? process.env });
   process.stdout.write(JSON.stringify({ status: result.status, stdout: result.stdout, stderr: result.stderr }) + "\\n");
 }`;
     this.child = spawn(process.execPath, ["--input-type=module", "-e", source], {
@@ -468,9 +469,12 @@ for await (const line of createInterface({ input: process.stdin })) {
     this.replies = createInterface({ input: this.child.stdout! })[Symbol.asyncIterator]();
   }
 
-  /** Runs `node …args` in the launcher; resolves with its status and output. */
-  async run(args: readonly string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-    this.child.stdin!.write(`${JSON.stringify(args)}\n`);
+  /** Runs `node …args` in the launcher (with `env`, or the launcher's); resolves with its status and output. */
+  async run(
+    args: readonly string[],
+    env?: NodeJS.ProcessEnv,
+  ): Promise<{ status: number | null; stdout: string; stderr: string }> {
+    this.child.stdin!.write(`${JSON.stringify({ args, env })}\n`);
     const reply = await this.replies.next();
     if (reply.done === true) throw new Error("the CLI's launcher ended");
     return JSON.parse(reply.value) as { status: number | null; stdout: string; stderr: string };
@@ -481,9 +485,22 @@ for await (const line of createInterface({ input: process.stdin })) {
   }
 }
 
-/** The CLI's answer, started by `launcher`: the count, or the first match's `IncidentId` (-1: none). */
+let sharedLauncher: Launcher | undefined;
+
+/** The section's launcher, started on first use (before the clock of the row that first needs it starts). */
+function launcher(): Launcher {
+  sharedLauncher ??= new Launcher();
+  return sharedLauncher;
+}
+
+/** Ends the launcher, if one was started. */
+function closeLauncher(): void {
+  sharedLauncher?.close();
+  sharedLauncher = undefined;
+}
+
+/** The CLI's answer, started by the launcher: the count, or the first match's `IncidentId` (-1: none). */
 async function cli(
-  launcher: Launcher,
   path: string,
   conditions: unknown,
   mode: "count" | "first",
@@ -491,7 +508,7 @@ async function cli(
 ): Promise<number> {
   const args = [CLI, "match", "--incidents", path, "--threads", String(threads), JSON.stringify(conditions)];
   if (mode === "count") args.push("--count");
-  const result = await launcher.run(args);
+  const result = await launcher().run(args);
   // 1 is "no incident matches", with nothing on standard error (Node's own failures exit 1 too).
   if ((result.status !== 0 && result.status !== 1) || result.stderr !== "")
     throw new Error(`the CLI failed (${result.status}): ${result.stderr}`);
@@ -529,23 +546,7 @@ async function oneShotRows(
   write: (line: string) => void,
 ): Promise<OneShotRow[]> {
   const ducks = await Promise.all(["1", "2"].map((threads) => connectDuck(peers, threads)));
-  const launcher = new Launcher();
-  try {
-    return await measureRows(ducks, launcher, built, path, size, rounds, write);
-  } finally {
-    launcher.close();
-  }
-}
-
-async function measureRows(
-  ducks: readonly DuckConnection[],
-  launcher: Launcher,
-  built: Built,
-  path: string,
-  size: number,
-  rounds: number,
-  write: (line: string) => void,
-): Promise<OneShotRow[]> {
+  launcher();
   const rows: OneShotRow[] = [];
   const json = `read_json('${path}', format='newline_delimited')`;
   for (const shape of SHAPES) {
@@ -557,7 +558,7 @@ async function measureRows(
       const engines: InterleavedEngine[] = [
         ...[1, 2].map((t) => ({
           engine: `CLI ${t}t`,
-          run: () => cli(launcher, path, shape.conditions, mode, t),
+          run: () => cli(path, shape.conditions, mode, t),
         })),
         ...[1, 2].map((t) => ({
           engine: `matchNdjson ${t}t`,
@@ -737,16 +738,14 @@ export async function runKernelRow(
     return set.count(condition);
   });
   const counts = [];
+  launcher();
   for (const threads of [1, 2]) {
     counts.push(
-      await paired((withKernel) => {
+      await paired(async (withKernel) => {
         const args = [CLI, "match", "--incidents", path, "--threads", String(threads), "--count"];
         const { INCIDENT_QUERY_KERNEL: _, ...rest } = process.env;
         const env = withKernel ? rest : { ...rest, INCIDENT_QUERY_KERNEL: "js" };
-        const result = spawnSync(process.execPath, [...args, JSON.stringify(shape.conditions)], {
-          encoding: "utf8",
-          env,
-        });
+        const result = await launcher().run([...args, JSON.stringify(shape.conditions)], env);
         if (result.status !== 0 && result.status !== 1) throw new Error(`the CLI failed: ${result.stderr}`);
         return result.stdout.trim();
       }),
@@ -800,6 +799,7 @@ export async function runOneShotBench(
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  closeLauncher();
   const ten = runTenMillion(write);
   return {
     dataSets,
@@ -828,6 +828,7 @@ if (
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  closeLauncher();
 } else if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const report = await runOneShotBench(await loadPeers(), (line) => console.log(line));
   if (report !== undefined) {
