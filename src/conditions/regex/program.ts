@@ -542,16 +542,25 @@ export function measureRegex(source: string, bits: number, limit = Number.POSITI
   return { ok: true, instructions: shapeOf(tree, false).insts, size: shapeOf(tree, true).insts + fold };
 }
 
-/** The engine's lazy DFA constructor (re2js 2.10 `DFA(prog, maxMem)`), found on a probe. */
-const DfaConstructor = (() => {
+type DfaConstructor = new (prog: object, maxMem: number) => object;
+let dfaConstructor: DfaConstructor | undefined;
+
+/**
+ * The engine's lazy DFA constructor (re2js 2.10 `DFA(prog, maxMem)`), found on a probe the first time it is
+ * needed: the probe compiles a pattern, re2js's first compilation, about 5 ms that a process whose conditions
+ * hold no `$regex` should not pay at start (docs/cli.md, "Start-up").
+ */
+function engineDfa(): DfaConstructor {
+  if (dfaConstructor !== undefined) return dfaConstructor;
   const probe = RE2JS.compile("a+b") as unknown as { re2Input?: { dfa?: object; prog?: object } };
   const dfa = probe.re2Input?.dfa;
-  const ctor = dfa?.constructor as (new (prog: object, maxMem: number) => object) | undefined;
+  const ctor = dfa?.constructor as DfaConstructor | undefined;
   if (typeof ctor !== "function" || probe.re2Input?.prog === undefined) {
     throw new Error("incident-query: unsupported re2js version (no DFA to bound).");
   }
+  dfaConstructor = ctor;
   return ctor;
-})();
+}
 
 /**
  * Bounds the memory the engine's matcher may keep for one compiled pattern. The engine builds a DFA lazily
@@ -565,5 +574,5 @@ const DfaConstructor = (() => {
 export function limitDfaMemory(compiled: RE2JS, bytes: number): void {
   const re2 = (compiled as unknown as { re2Input?: { lazyDFA: object | null; prog: object } }).re2Input;
   if (re2 === undefined) throw new Error("incident-query: unsupported re2js version (no DFA to bound).");
-  re2.lazyDFA = new DfaConstructor(re2.prog, bytes);
+  re2.lazyDFA = new (engineDfa())(re2.prog, bytes);
 }

@@ -24,30 +24,65 @@ export interface EngineProg {
   readonly start: number;
 }
 
-/** re2js's instruction kinds, read from its `Inst` class on a probe (the version is pinned). */
-export const INST = (() => {
+const INST_NAMES = [
+  "ALT",
+  "ALT_MATCH",
+  "CAPTURE",
+  "EMPTY_WIDTH",
+  "FAIL",
+  "MATCH",
+  "NOP",
+  "RUNE",
+  "RUNE1",
+  "RUNE_ANY",
+  "RUNE_ANY_NOT_NL",
+] as const;
+
+/**
+ * re2js's instruction kinds, read from its `Inst` class on a probe (the version is pinned), when one of them
+ * is first read: the probe compiles a pattern, re2js's first compilation, about 5 ms that a process whose
+ * conditions hold no `$regex` should not pay at start (docs/cli.md, "Start-up").
+ */
+export const INST: Readonly<Record<(typeof INST_NAMES)[number], number>> = lazyNumbers(INST_NAMES, () => {
   const probe = RE2JS.compile("a") as unknown as { re2Input?: { prog?: EngineProg } };
   const ctor = probe.re2Input?.prog?.inst[0]?.constructor as unknown as Record<string, unknown> | undefined;
-  const read = (name: string): number => {
+  return (name) => {
     const value = ctor?.[name];
     if (typeof value !== "number")
       throw new Error(`incident-query: unsupported re2js version (no Inst.${name}).`);
     return value;
   };
-  return {
-    ALT: read("ALT"),
-    ALT_MATCH: read("ALT_MATCH"),
-    CAPTURE: read("CAPTURE"),
-    EMPTY_WIDTH: read("EMPTY_WIDTH"),
-    FAIL: read("FAIL"),
-    MATCH: read("MATCH"),
-    NOP: read("NOP"),
-    RUNE: read("RUNE"),
-    RUNE1: read("RUNE1"),
-    RUNE_ANY: read("RUNE_ANY"),
-    RUNE_ANY_NOT_NL: read("RUNE_ANY_NOT_NL"),
+});
+
+/**
+ * An object of the named numbers `read` gives, read when the first of them is: until then each property is
+ * a getter that reads them all and puts them in its place (as data properties).
+ * @param probe - called once, on the first read; returns the reader of each name (which may throw)
+ */
+function lazyNumbers<K extends string>(
+  names: readonly K[],
+  probe: () => (name: K) => number,
+): Readonly<Record<K, number>> {
+  const table = {} as Record<K, number>;
+  const fill = (): void => {
+    const read = probe();
+    const values = names.map(read);
+    names.forEach((name, i) => {
+      Object.defineProperty(table, name, { value: values[i], enumerable: true, writable: false });
+    });
   };
-})();
+  for (const name of names) {
+    Object.defineProperty(table, name, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        fill();
+        return table[name];
+      },
+    });
+  }
+  return table;
+}
 
 /** Empty-width assertion bits, as re2js's `Utils.EMPTY_*` (an `EMPTY_WIDTH` instruction's `arg`), in its order. */
 export const [BEGIN_LINE, END_LINE, BEGIN_TEXT, END_TEXT, WORD_BOUNDARY, NO_WORD_BOUNDARY] = [
