@@ -447,7 +447,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       }
       if (scanner.scanLine(chunk, start, length, true) !== SCAN_OK) return -1;
       set.insertLine(scanner, chunk);
-      records.pushBytes(chunk, start, scanner.lineEnd, scanner.members, scanner.memberCuts);
+      records.pushBytes(
+        chunk,
+        start,
+        scanner.lineEnd,
+        scanner.members,
+        scanner.memberCuts,
+        scanner.shapeEpoch,
+      );
       return scanner.next;
     };
     // A reader fills the records' own chunks, whose lines are then kept where they were read.

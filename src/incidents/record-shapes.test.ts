@@ -281,6 +281,33 @@ describe("fromNdjson keeps lines shaped", () => {
       ],
     },
     {
+      name: "lines of the scanner's one set of keys, of alternating lengths and values (one epoch: separators compared once)",
+      lines: [
+        '{"Ab":1,"Bb":"x","Cb":null}',
+        '{"Ab":22,"Bb":"yy","Cb":true}',
+        '{"Ab":3,"Bb":"z"}',
+        '{"Ab":4}',
+        '{"Ab":5,"Bb":"w","Cb":false}',
+        '{"Ab":6,"Bb":"v"}',
+        '{"Ab":-7.5e3,"Bb":"","Cb":0}',
+      ],
+    },
+    {
+      name: "the same keys with blanks, then too long to shape, then a key changed, between fast lines",
+      lines: [
+        '{"Ab":1,"Bb":2}',
+        '{"Ab":1,"Bb":3}',
+        '{ "Ab":1,"Bb":4}',
+        '{"Ab":1,"Bb":5}',
+        `{"Ab":"${"y".repeat(70_000)}","Bb":6}`,
+        '{"Ab":1,"Bb":7}',
+        '{"Ab":1,"Bc":8}',
+        '{"Ab":1,"Bc":9}',
+        '{"Ab":1,"Bb":10}',
+        '{"Ab":1,"Bb":11}',
+      ],
+    },
+    {
       name: "a line read by JSON.parse (an escaped key) between lines of one shape",
       lines: ['{"Ab":1,"Bb":2}', '{"A\\u0062":1,"Bc":2}', '{"Ab":1,"Bc":2}', '{"Ab":1,"Bb":2}'],
     },
@@ -421,9 +448,7 @@ describe("fromNdjson leaves out labels that a dictionary column holds, and dates
     const label = fc.constantFrom("Open", "Closed", "High", "Low", "In Progress", "", "a\\u0062", "é", "😀");
     const value = fc.oneof(
       label.map((s) => `"${s}"`),
-      fc
-        .string({ maxLength: 10, unit: "binary" })
-        .map((s) => JSON.stringify(s).replace(/a/g, "\\u0061")),
+      fc.string({ maxLength: 10, unit: "binary" }).map((s) => JSON.stringify(s).replace(/a/g, "\\u0061")),
       fc.constantFrom(
         '"2024-01-02T03:04:05Z"',
         '"2024-01-02T03:04:05.678Z"',
@@ -453,7 +478,9 @@ describe("fromNdjson leaves out labels that a dictionary column holds, and dates
         async (generated, maxDictionary, textIndex, crlf) => {
           // Lines repeating a key in one object are refused by the set: left out, as are lines made invalid.
           const lines = generated
-            .filter(([members]) => new Set(members.map(([k]) => JSON.parse(`"${k}"`))).size === members.length)
+            .filter(
+              ([members]) => new Set(members.map(([k]) => JSON.parse(`"${k}"`))).size === members.length,
+            )
             .map(write)
             .filter((text) => {
               try {

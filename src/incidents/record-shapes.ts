@@ -226,6 +226,12 @@ export class LineShapes {
   /** The shape of the last line `encode` shaped, and of the one before it of another shape (-1: none yet). */
   private lastShape = -1;
   private otherShape = -1;
+  /**
+   * The scanner's epoch (`LineScanner.shapeEpoch`) of the last line whose given cuts were matched with a
+   * shape's separators by comparing them (`cutAsKnown`), and that shape (-1: none).
+   */
+  private epoch = -1;
+  private epochShape = -1;
   /** The encoded line (`encode`) or the rebuilt one (`decode`). */
   out: Uint8Array = new Uint8Array(1024);
   private readonly decoder = new TextDecoder();
@@ -286,6 +292,7 @@ export class LineShapes {
     at = 0,
     known = -1,
     knownCuts?: Int32Array,
+    epoch = -1,
   ): number {
     if (b[s] !== 0x7b || e - s > MAX_SHAPED_LINE) return -1;
     // Most lines repeat the last line's shape: the line is first matched against it, separator by separator
@@ -302,8 +309,23 @@ export class LineShapes {
     const last = this.lastShape;
     let shapeId = last;
     let members = -1;
-    if (last >= 0) {
-      const given = known >= 0 && knownCuts !== undefined;
+    const given = known >= 0 && knownCuts !== undefined;
+    // A line the scanner's fast path read under the epoch of a line whose separators were compared with
+    // shape `epochShape` (`LineScanner.shapeEpoch`): its separators are that line's, byte for byte, when
+    // it holds as many values; only the tail is compared. Pays: bench/one-shot.ts, "set build" row
+    // (CHANGELOG.md, Unreleased).
+    if (given && epoch >= 0 && epoch === this.epoch) {
+      const shape = this.shapeSeparators[this.epochShape]!;
+      if (shape.length === known + 1 && this.tailAfter(b, s, e, shape, known, knownCuts)) {
+        members = known;
+        shapeId = this.epochShape;
+        if (shapeId !== last) {
+          this.otherShape = last;
+          this.lastShape = shapeId;
+        }
+      }
+    }
+    if (members < 0 && last >= 0) {
       const shapes = this.shapeSeparators;
       members = given
         ? this.cutAsKnown(b, s, e, shapes[last]!, known, knownCuts)
@@ -318,6 +340,10 @@ export class LineShapes {
           this.otherShape = last;
           this.lastShape = other;
         }
+      }
+      if (members >= 0 && given && epoch >= 0) {
+        this.epoch = epoch;
+        this.epochShape = shapeId;
       }
       // The scanner's cuts may not be `cut`'s (a line the scanner's fast path read otherwise): the last
       // shape is then matched by scanning the values.
@@ -678,6 +704,37 @@ export class LineShapes {
     const added = d.values.add(b, s, e, h);
     this.held += d.values.bytes() - before;
     return added;
+  }
+
+  /**
+   * Sets `cuts` from the given values' starts and ends (`known` values, `knownCuts`), the separators between
+   * them taken to be `shape`'s, and returns whether the line's tail (after its last value) is `shape`'s.
+   */
+  private tailAfter(
+    b: Uint8Array,
+    s: number,
+    e: number,
+    shape: Int32Array,
+    known: number,
+    knownCuts: Int32Array,
+  ): boolean {
+    if (known === 0) return false;
+    const { pool, at, len } = this.separators;
+    const tail = shape[known]!;
+    const n = len[tail]!;
+    const i = knownCuts[2 * known - 1]!;
+    if (e - i !== n) return false;
+    const from = at[tail]!;
+    for (let k = 0; k < n; k++) if (b[i + k] !== pool[from + k]) return false;
+    const cuts = this.cuts;
+    let end = s;
+    for (let m = 0; m < known; m++) {
+      cuts[3 * m] = end;
+      cuts[3 * m + 1] = knownCuts[2 * m]!;
+      end = knownCuts[2 * m + 1]!;
+      cuts[3 * m + 2] = end;
+    }
+    return true;
   }
 
   /**
