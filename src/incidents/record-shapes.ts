@@ -8,8 +8,9 @@
  * distinct separator and shape is kept once for the whole set), and per value one of:
  * - its bytes, inline (a varint `3 × length`, then the bytes);
  * - the id of the value in its separator's dictionary of short values seen before (`3 × id + 1`): labels;
- * - `2`: the row's value of a text column, read back from it (a string of ASCII characters written without
- *   an escape is kept whole by the column: `"` + the column's value + `"` are its bytes);
+ * - `2`: the row's value of a text column or of a label's dictionary column, read back from it (a string of
+ *   ASCII characters written without an escape is kept whole by the column: `"` + the column's value + `"`
+ *   are its bytes);
  * - `5` or `8`: the row's date of a date column, written `"YYYY-MM-DDTHH:MM:SSZ"` or with `.mmm` (kept so
  *   only when the column's date writes exactly the line's bytes).
  * A line that starts otherwise than with `{` (a byte order mark), is longer than `MAX_SHAPED_LINE`, holds
