@@ -146,6 +146,14 @@ export class DictionaryColumn {
     return this.index.getAscii(b, start, end);
   }
 
+  /** Per row, its code (`codes`): the row's value is `values[ids[row]]` (a `SpliceColumn` of record-shapes.ts). */
+  get ids(): Codes {
+    return this.codes;
+  }
+
+  /** Nothing to write: every row's code is written when it is set (a `SpliceColumn` of record-shapes.ts). */
+  flushAscii(): void {}
+
   /** Stores row `row`'s value by its code (one `codeOfAscii` gave). */
   setCode(row: number, code: number, capacity: number): void {
     if (row >= this.codes.length) this.codes = grow(this.codes, capacity);
@@ -238,6 +246,14 @@ export class DateColumn {
   readonly counts = [0, 0, 0, 0, 0];
   /** The rows in state `DATE_COMPLEX`, ascending (rows are added in ascending order). */
   readonly complexRows: number[] = [];
+  /**
+   * The row `setAscii` read last and the bytes it read it from (`b[asciiStart, asciiEnd)` of the line's
+   * buffer); -1 once `set` has written a row since. A shaped line whose value is those bytes, read as a
+   * date, is known to be the date's ISO form without writing it again (record-shapes.ts `encode`).
+   */
+  asciiRow = -1;
+  asciiStart = 0;
+  asciiEnd = 0;
 
   constructor(field: string, capacity: number) {
     this.field = field;
@@ -246,6 +262,7 @@ export class DateColumn {
   }
 
   set(row: number, value: unknown, capacity: number): void {
+    this.asciiRow = -1;
     if (row >= this.ms.length) {
       this.ms = grow(this.ms, capacity);
       this.states = grow(this.states, capacity);
@@ -280,6 +297,9 @@ export class DateColumn {
     }
     const ms = isoUtcBytesMs(b, start, end);
     const state = Number.isNaN(ms) ? DATE_OTHER : DATE_VALUE;
+    this.asciiRow = row;
+    this.asciiStart = start;
+    this.asciiEnd = end;
     this.ms[row] = ms;
     this.states[row] = state;
     this.counts[state]!++;

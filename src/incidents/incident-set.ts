@@ -383,6 +383,13 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     const records = new CompactRecords<R>({ shapes: true });
     set.records = records;
     for (const [field, column] of set.dates) records.spliceDates(field, column);
+    // A label a dictionary column holds is left out of the line as a text column's value is (the column
+    // already looked its bytes up: the shapes' own dictionary of the key is not looked up again). Only with
+    // a text budget: a dictionary dropped past `maxDictionary` then hands its rows to a text column, which
+    // the records splice from in its place (`insertField`); without one, the dropped codes would be lost.
+    // Pays: bench/one-shot.ts, "set build" row (CHANGELOG.md, Unreleased: the ratios of paired builds).
+    if (set.textBudget !== undefined)
+      for (const [field, column] of set.dictionaries) records.spliceFrom(field, column);
     // Equality indexes in typed arrays, verified against the kept lines (record-store.ts).
     for (const field of set.hashes.keys()) {
       set.hashes.set(field, new CompactHashIndex(field, fieldReader(records, field)));
@@ -440,7 +447,14 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       }
       if (scanner.scanLine(chunk, start, length, true) !== SCAN_OK) return -1;
       set.insertLine(scanner, chunk);
-      records.pushBytes(chunk, start, scanner.lineEnd, scanner.members, scanner.memberCuts);
+      records.pushBytes(
+        chunk,
+        start,
+        scanner.lineEnd,
+        scanner.members,
+        scanner.memberCuts,
+        scanner.shapeEpoch,
+      );
       return scanner.next;
     };
     // A reader fills the records' own chunks, whose lines are then kept where they were read.

@@ -159,6 +159,13 @@ export class LineScanner {
    */
   members = -1;
   readonly memberCuts = new Int32Array(2 * MAX_SHAPE);
+  /**
+   * Grows whenever the remembered top-level keys change (`keepShape`): lines read by the fast path under
+   * one epoch hold the same keys (a prefix of the remembered ones) written without blanks, so the bytes
+   * between their values are the same for as many values (record-shapes.ts `encode` then compares them for
+   * one line of the epoch, not for every line).
+   */
+  shapeEpoch = 0;
   private readonly shapeFlags = new Uint8Array(MAX_SHAPE);
   private readonly shapeStart = new Int32Array(MAX_SHAPE + 1);
   private shapeBytes = new Uint8Array(1024);
@@ -655,6 +662,7 @@ export class LineScanner {
 
   /** Remembers the line's top-level keys from position `from` on (the ones before are the same). */
   private keepShape(b: Uint8Array, from: number, count: number): void {
+    this.shapeEpoch++;
     const n = Math.min(count, MAX_SHAPE);
     let at = this.shapeStart[from]!;
     for (let i = from; i < n; i++) {

@@ -8,8 +8,9 @@
  * distinct separator and shape is kept once for the whole set), and per value one of:
  * - its bytes, inline (a varint `3 × length`, then the bytes);
  * - the id of the value in its separator's dictionary of short values seen before (`3 × id + 1`): labels;
- * - `2`: the row's value of a text column, read back from it (a string of ASCII characters written without
- *   an escape is kept whole by the column: `"` + the column's value + `"` are its bytes);
+ * - `2`: the row's value of a text column or of a label's dictionary column, read back from it (a string of
+ *   ASCII characters written without an escape is kept whole by the column: `"` + the column's value + `"`
+ *   are its bytes);
  * - `5` or `8`: the row's date of a date column, written `"YYYY-MM-DDTHH:MM:SSZ"` or with `.mmm` (kept so
  *   only when the column's date writes exactly the line's bytes).
  * A line that starts otherwise than with `{` (a byte order mark), is longer than `MAX_SHAPED_LINE`, holds
@@ -58,10 +59,13 @@ const SEPARATOR_OVERHEAD = 48;
 /** Heap bytes counted per shape and per dictionary beside their typed arrays (the objects' headers). */
 const OBJECT_OVERHEAD = 64;
 
-/** A column whose row values a shaped line may leave out (a text column: values by id, an id per row). */
+/**
+ * A column whose row values a shaped line may leave out: a text column (values by id, an id per row) or a
+ * dictionary column (values by code, a code per row).
+ */
 export interface SpliceColumn {
   readonly values: readonly unknown[];
-  readonly ids: Int32Array;
+  readonly ids: ArrayLike<number>;
   /** Writes the rows queued by the build (ids of rows not yet written are not read before). */
   flushAscii(): void;
 }
@@ -71,6 +75,13 @@ export interface SpliceDates {
   /** Per row: epoch ms, read when the row's state is a date (1). */
   readonly ms: Float64Array;
   readonly states: Uint8Array;
+  /**
+   * The row whose date was read last from the bytes of its line (`DateColumn.setAscii`), and where they lie
+   * in its buffer (`[asciiStart, asciiEnd)`); -1 when none or when the last row was written otherwise.
+   */
+  readonly asciiRow: number;
+  readonly asciiStart: number;
+  readonly asciiEnd: number;
 }
 
 /**
@@ -216,6 +227,12 @@ export class LineShapes {
   /** The shape of the last line `encode` shaped, and of the one before it of another shape (-1: none yet). */
   private lastShape = -1;
   private otherShape = -1;
+  /**
+   * The scanner's epoch (`LineScanner.shapeEpoch`) of the last line whose given cuts were matched with a
+   * shape's separators by comparing them (`cutAsKnown`), and that shape (-1: none).
+   */
+  private epoch = -1;
+  private epochShape = -1;
   /** The encoded line (`encode`) or the rebuilt one (`decode`). */
   out: Uint8Array = new Uint8Array(1024);
   private readonly decoder = new TextDecoder();
@@ -276,6 +293,7 @@ export class LineShapes {
     at = 0,
     known = -1,
     knownCuts?: Int32Array,
+    epoch = -1,
   ): number {
     if (b[s] !== 0x7b || e - s > MAX_SHAPED_LINE) return -1;
     // Most lines repeat the last line's shape: the line is first matched against it, separator by separator
@@ -292,8 +310,23 @@ export class LineShapes {
     const last = this.lastShape;
     let shapeId = last;
     let members = -1;
-    if (last >= 0) {
-      const given = known >= 0 && knownCuts !== undefined;
+    const given = known >= 0 && knownCuts !== undefined;
+    // A line the scanner's fast path read under the epoch of a line whose separators were compared with
+    // shape `epochShape` (`LineScanner.shapeEpoch`): its separators are that line's, byte for byte, when
+    // it holds as many values; only the tail is compared. Pays: bench/one-shot.ts, "set build" row
+    // (CHANGELOG.md, Unreleased).
+    if (given && epoch >= 0 && epoch === this.epoch) {
+      const shape = this.shapeSeparators[this.epochShape]!;
+      if (shape.length === known + 1 && this.tailAfter(b, s, e, shape, known, knownCuts)) {
+        members = known;
+        shapeId = this.epochShape;
+        if (shapeId !== last) {
+          this.otherShape = last;
+          this.lastShape = shapeId;
+        }
+      }
+    }
+    if (members < 0 && last >= 0) {
       const shapes = this.shapeSeparators;
       members = given
         ? this.cutAsKnown(b, s, e, shapes[last]!, known, knownCuts)
@@ -308,6 +341,10 @@ export class LineShapes {
           this.otherShape = last;
           this.lastShape = other;
         }
+      }
+      if (members >= 0 && given && epoch >= 0) {
+        this.epoch = epoch;
+        this.epochShape = shapeId;
       }
       // The scanner's cuts may not be `cut`'s (a line the scanner's fast path read otherwise): the last
       // shape is then matched by scanning the values.
@@ -343,6 +380,14 @@ export class LineShapes {
       }
       const dates = this.datesOf[sep];
       if (dates !== undefined && (to - from === 22 || to - from === 26) && dates.states[row] === 1) {
+        // The column read this row's date from these very bytes (the line being encoded is the row's):
+        // `isoUtcBytesMs` took them as exactly `YYYY-MM-DDTHH:MM:SS[.mmm]Z` naming a real instant of years
+        // 0000-9999, and `formatDate` of that instant writes them back, so they are not written again to
+        // be compared. Pays: bench/one-shot.ts, "set build" row (CHANGELOG.md, Unreleased).
+        if (dates.asciiRow === row && dates.asciiStart === from + 1 && dates.asciiEnd === to - 1) {
+          out[p++] = to - from === 22 ? 5 : 8;
+          continue;
+        }
         // Kept only when the column's date writes exactly these bytes.
         const n = this.formatDate(dates.ms[row]!, to - from === 26);
         const d = this.dateBytes;
@@ -660,6 +705,37 @@ export class LineShapes {
     const added = d.values.add(b, s, e, h);
     this.held += d.values.bytes() - before;
     return added;
+  }
+
+  /**
+   * Sets `cuts` from the given values' starts and ends (`known` values, `knownCuts`), the separators between
+   * them taken to be `shape`'s, and returns whether the line's tail (after its last value) is `shape`'s.
+   */
+  private tailAfter(
+    b: Uint8Array,
+    s: number,
+    e: number,
+    shape: Int32Array,
+    known: number,
+    knownCuts: Int32Array,
+  ): boolean {
+    if (known === 0) return false;
+    const { pool, at, len } = this.separators;
+    const tail = shape[known]!;
+    const n = len[tail]!;
+    const i = knownCuts[2 * known - 1]!;
+    if (e - i !== n) return false;
+    const from = at[tail]!;
+    for (let k = 0; k < n; k++) if (b[i + k] !== pool[from + k]) return false;
+    const cuts = this.cuts;
+    let end = s;
+    for (let m = 0; m < known; m++) {
+      cuts[3 * m] = end;
+      cuts[3 * m + 1] = knownCuts[2 * m]!;
+      end = knownCuts[2 * m + 1]!;
+      cuts[3 * m + 2] = end;
+    }
+    return true;
   }
 
   /**

@@ -308,11 +308,19 @@ export class CompactRecords<T> implements RecordStore<T> {
    * Keeps `source[start, end)` (a JSON line, as read) as the next record. The bytes are copied by the next
    * `flush` (or read): consecutive lines of one source are copied together, with what lies between them.
    * `source` must stay unchanged until then. `members` and `cuts`, when given, are where the line's
-   * top-level values start and end (`LineScanner.members` and `memberCuts`), for the shape encoder.
+   * top-level values start and end (`LineScanner.members` and `memberCuts`), for the shape encoder;
+   * `epoch`, `LineScanner.shapeEpoch` after the scan that gave them (record-shapes.ts `encode`).
    */
-  pushBytes(source: Uint8Array, start: number, end: number, members = -1, cuts?: Int32Array): void {
+  pushBytes(
+    source: Uint8Array,
+    start: number,
+    end: number,
+    members = -1,
+    cuts?: Int32Array,
+    epoch = -1,
+  ): void {
     if (this.shapes !== undefined) {
-      this.pushShaped(source, start, end, members, cuts);
+      this.pushShaped(source, start, end, members, cuts, epoch);
       return;
     }
     const length = end - start;
@@ -423,6 +431,7 @@ export class CompactRecords<T> implements RecordStore<T> {
     end: number,
     members: number,
     cuts: Int32Array | undefined,
+    epoch: number,
   ): void {
     const shapes = this.shapes!;
     // Encoded straight into the chunk (room for the line and the encoding's few bytes of overhead): no
@@ -430,7 +439,7 @@ export class CompactRecords<T> implements RecordStore<T> {
     // last-shape path).
     const room = end - start + 16;
     if (this.used + room > this.chunk.length) this.addChunk(room);
-    let length = shapes.encode(source, start, end, this.count, this.chunk, this.used, members, cuts);
+    let length = shapes.encode(source, start, end, this.count, this.chunk, this.used, members, cuts, epoch);
     if (length < 0) {
       length = end - start;
       const chunk = this.chunk;
