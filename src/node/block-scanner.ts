@@ -170,6 +170,8 @@ export class BlockScanner {
       kernel ?? undefined,
     );
     this.predicate = this.matcher.predicate;
+    // Only `first` reads the matcher's record (a match's order key).
+    this.matcher.keepRecord = options.mode === "first";
   }
 
   /**
