@@ -145,8 +145,8 @@ class WasmBlockKernel implements BlockKernel {
    * Writes the filter into the kernel's memory (see `setFilter` in assembly/line-kernel.ts).
    *
    * Speed: the benchmark rows of bench/one-shot.ts `SHAPES` (labels, date range, `$regex` with a literal,
-   * spec sample), `matchNdjson` count at one thread: see CHANGELOG.md and docs/performance.md ("The line
-   * kernel's filter") for the paired ratios.
+   * spec sample), `matchNdjson` count at one thread: 0.74–0.92× the CPU time (docs/performance.md, "The
+   * kernel's filter").
    */
   filter(tests: readonly KernelTest[], maxLineBytes: number): boolean {
     const x = this.exports;
