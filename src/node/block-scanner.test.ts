@@ -70,7 +70,7 @@ const counting: BlockKernelFactory = (keys) => {
       return kernel.results;
     },
     get tail() {
-      return kernel.tail;
+      return kernel.tail ?? 0;
     },
     stride: kernel.stride,
   };
