@@ -12,6 +12,13 @@
  *   repeated key, nesting deeper than `MAX_DEPTH`, an object of more than `MAX_KEYS` keys): the JavaScript
  *   scanner reads it and gives its own answer, so the kernel never has the last word on an unusual line.
  *
+ * With a filter (`setFilter`, then `begin` with `filtered`), a line read `OK` whose plain ASCII value of a
+ * tested field fails a test (equal to one of some strings, an ISO-8601 UTC instant within bounds, holding
+ * a literal) is judged here: no record is written for it, and the next record (or `skippedLines`, after the
+ * block's last record) counts it. Each test is one that `LineMatcher.testRow` (src/incidents/line-matcher.ts)
+ * makes on that value, so a skipped line is one it answers "no match" for; any other value (escaped,
+ * non-ASCII, not a string, an instant of another form) passes here and is judged there.
+ *
  * Strings are skipped 16 bytes a step (a SIMD compare finds the first quote, backslash, control character
  * or byte ≥ 0x80), lines are found 16 bytes a step, and the top-level keys of a line are compared with the
  * previous line's 16 bytes a step (most lines repeat the keys of the line before, known to be distinct).
@@ -20,7 +27,8 @@
  * Speed: the benchmark row "line kernel: WebAssembly SIMD vs JavaScript scanner" (bench/one-shot.ts) shows
  * what it pays.
  *
- * Memory (bytes from `base`): the wanted keys, the key stacks, the block, its padding, then the results.
+ * Memory (bytes from `base`): the wanted keys, the filter, the key stacks, the block, its padding, then the
+ * results.
  */
 
 // Line statuses.
@@ -49,6 +57,14 @@ const MAX_KEYS: i32 = 128;
 const MAX_DEPTH: i32 = 512;
 /** Keys open in the nested objects of one value. */
 const MAX_NESTED_KEYS: i32 = 8192;
+/** Filter tests, the strings they name (equality operands, date bounds, literals), and those strings' bytes. */
+const MAX_TESTS: i32 = 64;
+const MAX_FILTER_STRINGS: i32 = 256;
+const MAX_FILTER_BYTES: i32 = 8192;
+/** Test kinds (`setFilter`). */
+const TEST_EQUALS: i32 = 1;
+const TEST_DATE: i32 = 2;
+const TEST_CONTAINS: i32 = 3;
 /** The line records of one call to `scan`. */
 export const BATCH_LINES: i32 = 4096;
 /** Zero bytes after the block. */
@@ -61,8 +77,17 @@ const keyOffsets: usize = base;
 const keyBytes: usize = keyOffsets + <usize>(MAX_FIELDS + 1) * 4;
 /** Wanted-key lookup: 256 slots of field + 1 (0 empty), by `slotOf`. */
 const keyTable: usize = (keyBytes + <usize>MAX_KEY_BYTES + 15) & ~(15 as usize);
+/**
+ * Filter tests: field, kind, a, b (i32 each; see `setFilter`). Like the wanted keys, in the first page of
+ * the memory, which the caller may write before any `reserve`.
+ */
+const filterTests: usize = keyTable + 256 * 4;
+/** Filter strings: offset in `filterBytes`, length (i32 each). */
+const filterStrings: usize = filterTests + <usize>MAX_TESTS * 16;
+/** Filter bytes, 16 bytes of padding after them (`equalBytes` reads past a string's end). */
+const filterBytes: usize = filterStrings + <usize>MAX_FILTER_STRINGS * 8;
 /** This line's top-level keys: start, length, field (i32 each). */
-const topKeys: usize = keyTable + 256 * 4;
+const topKeys: usize = (filterBytes + <usize>MAX_FILTER_BYTES + 16 + 15) & ~(15 as usize);
 /** The previous line's top-level keys (the shape): start, length, field. */
 const shapeKeys: usize = topKeys + <usize>MAX_KEYS * 12;
 /** Keys of the open nested objects: start, length. */
@@ -71,9 +96,17 @@ const nestedKeys: usize = shapeKeys + <usize>MAX_KEYS * 12;
 const depthKinds: usize = nestedKeys + <usize>MAX_NESTED_KEYS * 8;
 const depthFrames: usize = depthKinds + <usize>MAX_DEPTH;
 const blockStart: usize = (depthFrames + <usize>MAX_DEPTH * 4 + 15) & ~(15 as usize);
+/** Record layout: start, end, content start, content end, status, lines skipped before it, then the fields. */
+const ROW_FIELDS_BYTES: usize = 24;
 
 let fieldCount: i32 = 0;
-let stride: i32 = 5;
+let stride: i32 = 6;
+/** The filter's tests (`setFilter`), the longest line it judges (bytes, its `\r` included), whether it is on. */
+let testCount: i32 = 0;
+let filterMaxLine: i32 = 0;
+let filtering: bool = false;
+/** Lines judged by the filter since the last record written. */
+let skipped: i32 = 0;
 let blockLength: i32 = 0;
 let resultStart: usize = 0;
 /** Where the next call to `scan` starts (an index in the block), and the offset added to every position. */
@@ -110,7 +143,7 @@ function slotOf(start: usize, length: i32): i32 {
 /** Takes the `count` wanted keys the caller wrote (see `keysOffsets`). A repeated key keeps its first field. */
 export function configure(count: i32): void {
   fieldCount = count;
-  stride = 5 + 3 * count;
+  stride = 6 + 3 * count;
   memory.fill(keyTable, 0, 256 * 4);
   for (let f = 0; f < count; f++) {
     const from = load<i32>(keyOffsets + <usize>f * 4);
@@ -168,7 +201,7 @@ function equalBytes(a: usize, b: usize, length: i32): bool {
  * @returns the address where the caller copies the block, or 0 when the memory cannot grow
  */
 export function reserve(length: i32): usize {
-  const need = blockStart + <usize>length + <usize>PAD + 16 + <usize>BATCH_LINES * <usize>(5 + 3 * MAX_FIELDS) * 4;
+  const need = blockStart + <usize>length + <usize>PAD + 16 + <usize>BATCH_LINES * <usize>(6 + 3 * MAX_FIELDS) * 4;
   const have = <usize>memory.size() << 16;
   if (need > have) {
     const pages = <i32>((need - have + 0xffff) >> 16);
@@ -179,13 +212,16 @@ export function reserve(length: i32): usize {
 
 /**
  * Starts on the block of `length` bytes the caller wrote at `reserve`'s address, its first line at index
- * `from`; every position in the results is an index in the block plus `at`.
+ * `from`; every position in the results is an index in the block plus `at`. With `filtered`, the filter
+ * (`setFilter`) judges the lines it can.
  */
-export function begin(length: i32, at: i32, from: i32): void {
+export function begin(length: i32, at: i32, from: i32, filtered: bool): void {
   blockLength = length;
   offset = at;
   cursor = from;
   shapeCount = 0;
+  skipped = 0;
+  filtering = filtered && testCount > 0;
   memory.fill(blockStart + <usize>length, 0, PAD);
   resultStart = (blockStart + <usize>length + <usize>PAD + 15) & ~(15 as usize);
 }
@@ -197,6 +233,50 @@ export function results(): usize {
 
 export function lineStride(): i32 {
   return stride;
+}
+
+/** Lines the filter judged since the last record `scan` wrote (after the last `scan`: the block's tail). */
+export function skippedLines(): i32 {
+  return skipped;
+}
+
+/** Where the caller writes the filter: the tests (i32 × 4 each), the strings (i32 × 2 each), their bytes. */
+export function filterTestsAt(): usize {
+  return filterTests;
+}
+
+export function filterStringsAt(): usize {
+  return filterStrings;
+}
+
+export function filterBytesAt(): usize {
+  return filterBytes;
+}
+
+/** The filter's limits: tests, strings, bytes. */
+export function maxTests(): i32 {
+  return MAX_TESTS;
+}
+
+export function maxFilterStrings(): i32 {
+  return MAX_FILTER_STRINGS;
+}
+
+export function maxFilterBytes(): i32 {
+  return MAX_FILTER_BYTES;
+}
+
+/**
+ * Takes the `count` filter tests the caller wrote (see `filterTestsAt`): per test its field, its kind and
+ * two numbers; `TEST_EQUALS`: the first of its strings and their count; `TEST_DATE`: flags (1 a lower bound,
+ * 2 inclusive, 4 an upper bound, 8 inclusive) and the string of the lower bound (the upper's is the next):
+ * a bound is the 22 bytes `yyyy-MM-ddTHH:mm:ss` then the milliseconds' three digits; `TEST_CONTAINS`: its
+ * string and 1 to compare ASCII letters lower-cased (the string is lower-case then). Lines longer than
+ * `maxLine` bytes are not judged.
+ */
+export function setFilter(count: i32, maxLine: i32): void {
+  testCount = count;
+  filterMaxLine = maxLine;
 }
 
 /** Whether the whole block has been scanned. */
@@ -216,16 +296,24 @@ export function scan(): i32 {
   let p = blockStart + <usize>cursor;
   while (n < BATCH_LINES && !done()) {
     const lineStart = p;
-    for (let f: i32 = 0; f < fieldCount; f++) store<i32>(out + 20 + <usize>f * 12, KIND_MISSING);
+    for (let f: i32 = 0; f < fieldCount; f++) store<i32>(out + ROW_FIELDS_BYTES + <usize>f * 12, KIND_MISSING);
     let lineEnd = parseLine(p, out);
     let status = OK;
     if (lineEnd === 0) {
       status = DEFER;
       lineEnd = findLf(lineStart, end);
+    } else if (filtering && <i32>(lineEnd - lineStart) <= filterMaxLine && fails(out)) {
+      // Judged here: a record that does not match; no record is written for it.
+      skipped++;
+      p = lineEnd + 1;
+      cursor = <i32>(p - blockStart);
+      continue;
     }
     store<i32>(out, <i32>(lineStart - blockStart) + offset);
     store<i32>(out, <i32>(lineEnd - blockStart) + offset, 4);
     store<i32>(out, status, 16);
+    store<i32>(out, skipped, 20);
+    skipped = 0;
     out += <usize>stride * 4;
     n++;
     p = lineEnd + 1;
@@ -351,7 +439,7 @@ function parseLine(p: usize, out: usize): usize {
         spanEnd = p;
       }
       if (field >= 0) {
-        const slot = out + 20 + <usize>field * 12;
+        const slot = out + ROW_FIELDS_BYTES + <usize>field * 12;
         store<i32>(slot, kind);
         store<i32>(slot, <i32>(spanStart - blockStart) + offset, 4);
         store<i32>(slot, <i32>(spanEnd - blockStart) + offset, 8);
@@ -593,4 +681,158 @@ function skipNested(p: usize): usize {
       p++;
     }
   }
+}
+
+/** Whether a test of the filter fails on a plain ASCII value of the line whose fields the record at `out` holds. */
+function fails(out: usize): bool {
+  for (let t: i32 = 0; t < testCount; t++) {
+    const test = filterTests + <usize>t * 16;
+    const slot = out + ROW_FIELDS_BYTES + <usize>load<i32>(test) * 12;
+    if (load<i32>(slot) !== KIND_ASCII) continue;
+    const start = blockStart + <usize>(load<i32>(slot, 4) - offset);
+    const length = load<i32>(slot, 8) - load<i32>(slot, 4);
+    const kind = load<i32>(test, 4);
+    const a = load<i32>(test, 8);
+    const b = load<i32>(test, 12);
+    if (kind === TEST_EQUALS) {
+      if (!equalsOne(start, length, a, b)) return true;
+    } else if (kind === TEST_DATE) {
+      if (outOfRange(start, length, a, b)) return true;
+    } else if (kind === TEST_CONTAINS) {
+      const at = filterStrings + <usize>a * 8;
+      if (!holds(start, length, filterBytes + <usize>load<i32>(at), load<i32>(at, 4), b !== 0)) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether `[start, start + length)` equals one of the `count` filter strings from `first`. */
+function equalsOne(start: usize, length: i32, first: i32, count: i32): bool {
+  for (let k: i32 = first; k < first + count; k++) {
+    const at = filterStrings + <usize>k * 8;
+    if (load<i32>(at, 4) === length && equalBytes(start, filterBytes + <usize>load<i32>(at), length)) return true;
+  }
+  return false;
+}
+
+@inline
+function digit(p: usize): i32 {
+  return <i32>load<u8>(p) - 0x30;
+}
+
+/** Two ASCII digits at `p` as a number, or -1 (as `byteDigits2` of src/conditions/dates.ts). */
+@inline
+function digits2(p: usize): i32 {
+  const x = digit(p);
+  const y = digit(p + 1);
+  return x >= 0 && x <= 9 && y >= 0 && y <= 9 ? x * 10 + y : -1;
+}
+
+/**
+ * Whether `[start, start + length)` is an ISO-8601 UTC instant (as `isoUtcBytesMs` of src/conditions/dates.ts
+ * reads one: `yyyy-MM-ddTHH:mm:ssZ` or `yyyy-MM-ddTHH:mm:ss.SSSZ`, a real date and time) outside the bounds
+ * of the date test (`flags`, its lower bound the filter string `bound`, its upper the next). A value that is
+ * no such instant is not outside: the JavaScript side judges it.
+ */
+function outOfRange(start: usize, length: i32, flags: i32, bound: i32): bool {
+  if (length !== 20 && length !== 24) return false;
+  const last = start + <usize>length - 1;
+  if (
+    load<u8>(start + 4) !== 0x2d ||
+    load<u8>(start + 7) !== 0x2d ||
+    load<u8>(start + 10) !== 0x54 ||
+    load<u8>(start + 13) !== 0x3a ||
+    load<u8>(start + 16) !== 0x3a ||
+    load<u8>(last) !== 0x5a
+  )
+    return false;
+  if (length === 24) {
+    const c = digit(start + 22);
+    if (load<u8>(start + 19) !== 0x2e || digits2(start + 20) < 0 || c < 0 || c > 9) return false;
+  }
+  const hi = digits2(start);
+  const lo = digits2(start + 2);
+  const month = digits2(start + 5);
+  const day = digits2(start + 8);
+  const hour = digits2(start + 11);
+  const minute = digits2(start + 14);
+  const second = digits2(start + 17);
+  if (hi < 0 || lo < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23) return false;
+  if (minute < 0 || minute > 59 || second < 0 || second > 59) return false;
+  const year = hi * 100 + lo;
+  let days: i32 = 31;
+  if (month === 4 || month === 6 || month === 9 || month === 11) days = 30;
+  else if (month === 2) days = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  if (day > days) return false;
+  // A valid instant of this form: its bytes, then its milliseconds' digits, compare as its time does.
+  if ((flags & 1) !== 0) {
+    const c = compareInstant(start, length, bound);
+    if (c < 0 || (c === 0 && (flags & 2) === 0)) return true;
+  }
+  if ((flags & 4) !== 0) {
+    const c = compareInstant(start, length, bound + 1);
+    if (c > 0 || (c === 0 && (flags & 8) === 0)) return true;
+  }
+  return false;
+}
+
+/** The order of the instant at `start` (a valid one, `length` 20 or 24) and the bound of filter string `bound`. */
+function compareInstant(start: usize, length: i32, bound: i32): i32 {
+  const b = filterBytes + <usize>load<i32>(filterStrings + <usize>bound * 8);
+  for (let i: usize = 0; i < 19; i++) {
+    const d = <i32>load<u8>(start + i) - <i32>load<u8>(b + i);
+    if (d !== 0) return d;
+  }
+  for (let i: usize = 0; i < 3; i++) {
+    const c: i32 = length === 24 ? <i32>load<u8>(start + 20 + i) : 0x30;
+    const d = c - <i32>load<u8>(b + 19 + i);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** ASCII letters of `v` lower-cased. */
+@inline
+function lower(v: v128): v128 {
+  const upper = v128.and(i8x16.gt_u(v, i8x16.splat(0x40)), i8x16.lt_u(v, i8x16.splat(0x5b)));
+  return v128.or(v, v128.and(upper, i8x16.splat(0x20)));
+}
+
+/**
+ * Whether `[start, start + length)` holds the `size` bytes at `needle` (with `fold`, its ASCII letters
+ * compared lower-cased), as `contains` of src/incidents/line-matcher.ts says: 16 positions a step, those
+ * whose first and last bytes are the needle's compared whole. Reads up to 31 bytes past the value (inside the
+ * block and its padding).
+ */
+function holds(start: usize, length: i32, needle: usize, size: i32, fold: bool): bool {
+  if (size > length) return false;
+  const first = i8x16.splat(load<u8>(needle));
+  const last = i8x16.splat(load<u8>(needle + <usize>size - 1));
+  const limit = length - size;
+  for (let i: i32 = 0; i <= limit; i += 16) {
+    let a = v128.load(start + <usize>i);
+    let z = v128.load(start + <usize>(i + size - 1));
+    if (fold) {
+      a = lower(a);
+      z = lower(z);
+    }
+    let mask = i8x16.bitmask(v128.and(i8x16.eq(a, first), i8x16.eq(z, last)));
+    if (limit - i < 15) mask &= (1 << (limit - i + 1)) - 1;
+    while (mask !== 0) {
+      const at = start + <usize>(i + ctz(mask));
+      if (sameFolded(at + 1, needle + 1, size - 2, fold)) return true;
+      mask &= mask - 1;
+    }
+  }
+  return false;
+}
+
+/** Whether the `size` bytes at `a` (with `fold`, ASCII letters lower-cased) are those at `b`. */
+function sameFolded(a: usize, b: usize, size: i32, fold: bool): bool {
+  for (let i: i32 = 0; i < size; i++) {
+    let c = <i32>load<u8>(a + <usize>i);
+    if (fold && c >= 0x41 && c <= 0x5a) c |= 0x20;
+    if (c !== <i32>load<u8>(b + <usize>i)) return false;
+  }
+  return true;
 }

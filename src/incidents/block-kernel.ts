@@ -16,8 +16,13 @@ export const ROW_CONTENT_START = 2;
 export const ROW_CONTENT_END = 3;
 /** Per line record: `ROW_OK`, or `ROW_DEFER` when the JavaScript scanner must read the line. */
 export const ROW_STATUS = 4;
+/**
+ * Per line record: how many lines before this one (after the previous record) the kernel's filter judged
+ * itself (`BlockKernel.filter`): each one record that does not match; 0 without a filter.
+ */
+export const ROW_SKIPPED = 5;
 /** Per line record: the first field's kind, start and end; field `k`'s at `ROW_FIELDS + 3 * k`. */
-export const ROW_FIELDS = 5;
+export const ROW_FIELDS = 6;
 
 /** `ROW_STATUS`: one JSON object of valid UTF-8 that repeats no key, whose wanted fields follow. */
 export const ROW_OK = 0;
@@ -39,6 +44,33 @@ export const KIND_NULL = 6;
 export const KIND_CONTAINER = 7;
 
 /**
+ * One test of a kernel's filter (`BlockKernel.filter`) on the plain ASCII string value (`KIND_ASCII`) of
+ * wanted field `field`; a line whose such value fails it is judged by the kernel (no match). Each is a
+ * necessary condition of the caller's match, so the kernel never judges a line that could match:
+ * - `equals`: the value is one of `strings` (UTF-8 bytes);
+ * - `date`: the value, when it is an ISO-8601 UTC instant of the form `isoUtcBytesMs` reads (and only
+ *   then), lies within the bounds; a bound is the 22 ASCII bytes `yyyy-MM-ddTHH:mm:ss` then the three
+ *   digits of its milliseconds (years 0000 to 9999), absent for no bound;
+ * - `contains`: the value holds `needle` (with `fold`: ASCII letters of the value lower-cased).
+ */
+export type KernelTest =
+  | { readonly field: number; readonly kind: "equals"; readonly strings: readonly Uint8Array[] }
+  | {
+      readonly field: number;
+      readonly kind: "date";
+      readonly lower: Uint8Array | undefined;
+      readonly lowerInclusive: boolean;
+      readonly upper: Uint8Array | undefined;
+      readonly upperInclusive: boolean;
+    }
+  | {
+      readonly field: number;
+      readonly kind: "contains";
+      readonly needle: Uint8Array;
+      readonly fold: boolean;
+    };
+
+/**
  * A kernel bound to one list of wanted top-level keys. Not thread-safe state: one per scanner.
  *
  * Protocol: `load` a block, then call `next` until it returns 0; each call replaces `results` with the
@@ -48,10 +80,20 @@ export const KIND_CONTAINER = 7;
 export interface BlockKernel {
   /**
    * Takes `b[start, end)` as the block to scan (copied: `b` may change afterwards), or, when `b` is the
-   * view `memory` last gave, in place (then `b` must not change until the block is done).
+   * view `memory` last gave, in place (then `b` must not change until the block is done). With `filtered`,
+   * its lines go through the filter last set (`filter`), if any.
    * @returns false when the kernel cannot take the block (then nothing is scanned)
    */
-  load(b: Uint8Array, start: number, end: number): boolean;
+  load(b: Uint8Array, start: number, end: number, filtered?: boolean): boolean;
+  /**
+   * Sets the filter that a block loaded `filtered` goes through: a line read `ROW_OK` (and at most
+   * `maxLineBytes` bytes long, its `\r` included) whose value fails one of `tests` gets no record; the next
+   * record's `ROW_SKIPPED`, or `tail` after the block's last record, counts it.
+   * @returns false when the kernel cannot take these tests (too many, too long): then no block is filtered
+   */
+  filter?(tests: readonly KernelTest[], maxLineBytes: number): boolean;
+  /** Once `next` returned 0: the lines the filter judged after the block's last record. */
+  readonly tail?: number;
   /**
    * A view of `bytes` bytes of the kernel's own memory, where the caller may write a block so that `load`
    * takes it without a copy; undefined when the memory cannot grow that far. A call may grow the memory:

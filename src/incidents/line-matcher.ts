@@ -22,10 +22,16 @@
 import type { Condition } from "../conditions/ast.js";
 import { assertNever } from "../conditions/ast.js";
 import { compile, type Predicate } from "../conditions/compile.js";
-import { isoUtcBytesMs } from "../conditions/dates.js";
+import { isoUtcBytesMs, MAX_ISO_EPOCH_MS, MIN_ISO_EPOCH_MS } from "../conditions/dates.js";
 import { slotsOf } from "../conditions/leaf.js";
 import { analyzeLiteral } from "../conditions/regex/matcher.js";
-import { type BlockKernel, type BlockKernelFactory, KIND_ASCII, ROW_FIELDS } from "./block-kernel.js";
+import {
+  type BlockKernel,
+  type BlockKernelFactory,
+  type KernelTest,
+  KIND_ASCII,
+  ROW_FIELDS,
+} from "./block-kernel.js";
 import { FIELD_ASCII, FIELD_MISSING, hashBytes, LineScanner, SCAN_OK } from "./line-scanner.js";
 
 /** `LineMatcher.test`: the line is a valid incident line that does not match. */
@@ -199,9 +205,10 @@ function passes(test: ByteTest, b: Uint8Array, start: number, end: number): numb
 
 /**
  * Answers whether NDJSON lines match one condition, reading each line's bytes once (see the module
- * comment). Not thread-safe state: one matcher per reader. After `LINE_MATCH` or `LINE_NO_MATCH`, `record`
- * holds the line's decoded top-level fields (the condition's, then `extraFields`), as `JSON.parse` gives
- * them, for the caller (e.g. the order key of docs/semantics.md 1.9) until the next call.
+ * comment). Not thread-safe state: one matcher per reader. After `LINE_MATCH` or `LINE_NO_MATCH` (with
+ * `keepRecord`, the default), `record` holds the line's decoded top-level fields (the condition's, then
+ * `extraFields`), as `JSON.parse` gives them, for the caller (e.g. the order key of docs/semantics.md 1.9)
+ * until the next call.
  */
 export class LineMatcher {
   /** The compiled predicate (docs/semantics.md 1: `evaluate` on every input). */
@@ -210,6 +217,14 @@ export class LineMatcher {
   readonly fields: readonly string[];
   /** The decoded fields of the last line answered `LINE_MATCH` or `LINE_NO_MATCH` (see the class comment). */
   record: Record<string, unknown> = {};
+  /**
+   * Whether `record` is kept (the default). A caller that never reads it (a count) sets false: a line that
+   * the byte tests decide is then answered without decoding its fields, and `record` is left as it was.
+   *
+   * Speed: the benchmark row "$regex with a literal (Title)" (bench/one-shot.ts), where each match's title
+   * was decoded for nothing (CHANGELOG.md, Unreleased).
+   */
+  keepRecord = true;
   private readonly scanner: LineScanner;
   /** Per field: the byte tests its plain ASCII string values must pass, or undefined. */
   private readonly required: (readonly ByteTest[] | undefined)[];
@@ -219,6 +234,9 @@ export class LineMatcher {
   private readonly internText: (string | undefined)[];
   private readonly internBytes: (Uint8Array | undefined)[];
   private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  /** The `maxLineBytes` of the kernel filter set (`loadRows`), -1 before; whether the kernel took it. */
+  private filterFor = -1;
+  private filtered = false;
 
   /**
    * @param condition - a parsed Search Conditions condition (from `parseSearchConditions`)
@@ -254,10 +272,19 @@ export class LineMatcher {
    * Hands the block `b[start, end)` to the kernel for a caller that reads the kernel's line records itself
    * (`LineScanner.loadRows`): each record of status `ROW_OK` is then judged by `testRow`, and every other
    * line by `test`, which reads its bytes.
+   *
+   * With `maxLineBytes`, the kernel judges itself the lines (of at most that many bytes) that the byte tests
+   * it can make fail (`kernelTests`): those get no record, and each record's `ROW_SKIPPED` (then the
+   * kernel's `tail`) counts them, each a record that `testRow` would answer `LINE_NO_MATCH` for.
    * @returns the kernel holding the block, or undefined (no kernel, or it cannot take the block)
    */
-  loadRows(b: Uint8Array, start: number, end: number): BlockKernel | undefined {
-    return this.scanner.loadRows(b, start, end);
+  loadRows(b: Uint8Array, start: number, end: number, maxLineBytes?: number): BlockKernel | undefined {
+    if (maxLineBytes !== undefined && maxLineBytes !== this.filterFor) {
+      this.filterFor = maxLineBytes;
+      const tests = kernelTests(this.required);
+      this.filtered = tests.length > 0 && this.scanner.kernelFilter(tests, maxLineBytes);
+    }
+    return this.scanner.loadRows(b, start, end, maxLineBytes !== undefined && this.filtered);
   }
 
   /** Where a block may be written so that the kernel takes it without a copy (`LineScanner.kernelMemory`). */
@@ -288,6 +315,8 @@ export class LineMatcher {
         if (verdict === UNSURE) exact = false;
       }
     }
+    // Decided by the byte tests, and no caller reads `record`: nothing to decode.
+    if (exact && !this.keepRecord) return LINE_MATCH;
     this.scanner.takeRow(b, results, row);
     return this.decide(b, exact);
   }
@@ -316,6 +345,7 @@ export class LineMatcher {
         if (verdict === UNSURE) exact = false;
       }
     }
+    if (exact && !this.keepRecord) return LINE_MATCH;
     return this.decide(b, exact);
   }
 
@@ -357,6 +387,43 @@ export class LineMatcher {
     this.internText[slot] = text;
     return text;
   }
+}
+
+/**
+ * The byte tests (`required`, by field) that the block kernel can make itself (`KernelTest`): each fails
+ * exactly where `passes` answers `FAILS` on the same plain ASCII value, or on fewer values. Left out: an
+ * equality with `$date` operands, a date test whose bound no ISO-8601 instant of years 0000–9999 spells.
+ */
+function kernelTests(required: readonly (readonly ByteTest[] | undefined)[]): KernelTest[] {
+  const out: KernelTest[] = [];
+  const encoder = new TextEncoder();
+  required.forEach((tests, field) => {
+    for (const test of tests ?? []) {
+      if (test.kind === "equals") {
+        if (test.dates.length === 0) out.push({ field, kind: "equals", strings: test.strings });
+      } else if (test.kind === "contains") {
+        out.push({ field, kind: "contains", needle: test.bytes, fold: test.fold });
+      } else {
+        const lower = boundKey(test.lower, encoder);
+        const upper = boundKey(test.upper, encoder);
+        if (lower === null || upper === null) continue;
+        const { lowerInclusive, upperInclusive } = test;
+        out.push({ field, kind: "date", lower, lowerInclusive, upper, upperInclusive });
+      }
+    }
+  });
+  return out;
+}
+
+/**
+ * A date test's bound as the kernel compares it (`KernelTest`, `date`): undefined for none (an infinite
+ * one), null when the kernel cannot hold it (not a whole millisecond, or outside the years 0000–9999).
+ */
+function boundKey(ms: number, encoder: TextEncoder): Uint8Array | undefined | null {
+  if (ms === Number.NEGATIVE_INFINITY || ms === Number.POSITIVE_INFINITY) return undefined;
+  if (!Number.isInteger(ms) || ms < MIN_ISO_EPOCH_MS || ms > MAX_ISO_EPOCH_MS) return null;
+  const iso = new Date(ms).toISOString();
+  return encoder.encode(iso.slice(0, 19) + iso.slice(20, 23));
 }
 
 /** Whether `b[start, end)` equals one of `strings`. */

@@ -10,6 +10,7 @@
 import {
   type BlockKernel,
   type BlockKernelFactory,
+  type KernelTest,
   KIND_ASCII,
   KIND_CONTAINER,
   KIND_FALSE,
@@ -303,12 +304,22 @@ export class LineScanner {
    * Hands `b[start, end)` to the block kernel for a caller that reads its line records itself (one pass
    * over them, `BlockKernel.next`), instead of `scanLine`: `scanLine` then reads every line's bytes itself
    * (a line the kernel left to the scanner goes there), until the next `prepare`.
+   * With `filtered`, the block goes through the kernel's filter (`kernelFilter`).
    * @returns the kernel, holding the block; undefined when there is no kernel or it cannot take the block
    */
-  loadRows(b: Uint8Array, start: number, end: number): BlockKernel | undefined {
+  loadRows(b: Uint8Array, start: number, end: number, filtered = false): BlockKernel | undefined {
     this.kernelOf = undefined;
     if (this.kernel === undefined) return undefined;
-    return this.kernel.load(b, start, end) ? this.kernel : undefined;
+    return this.kernel.load(b, start, end, filtered) ? this.kernel : undefined;
+  }
+
+  /**
+   * Sets the kernel's filter for the blocks `loadRows` takes `filtered` (`BlockKernel.filter`); the fields
+   * of the tests are indexes in this scanner's fields.
+   * @returns whether the kernel took it (false without a kernel, or one without a filter)
+   */
+  kernelFilter(tests: readonly KernelTest[], maxLineBytes: number): boolean {
+    return this.kernel?.filter?.(tests, maxLineBytes) ?? false;
   }
 
   /**

@@ -18,7 +18,7 @@ import { fcOptions } from "../../test/support/fc.js";
 import { encoder, ndjsonBytes } from "../../test/support/hostile-ndjson.js";
 import { parseSearchConditions } from "../conditions/parse.js";
 import type { BlockKernel, BlockKernelFactory } from "../incidents/block-kernel.js";
-import { ROW_OK, ROW_STATUS } from "../incidents/block-kernel.js";
+import { ROW_OK, ROW_SKIPPED, ROW_STATUS } from "../incidents/block-kernel.js";
 import {
   type BlockResult,
   BlockScanner,
@@ -34,8 +34,11 @@ const loaded = lineKernel();
 if (loaded === undefined) throw new Error(`the line kernel is required here: ${lineKernelUnavailable()}`);
 const factory: BlockKernelFactory = loaded;
 
-/** What the kernel did: its records (and those it read itself), blocks taken in place and copied. */
-const seen = { rows: 0, ok: 0, inPlace: 0, copied: 0 };
+/**
+ * What the kernel did: its records (and those it read itself), blocks taken in place and copied, lines its
+ * filter judged (`BlockKernel.filter`).
+ */
+const seen = { rows: 0, ok: 0, inPlace: 0, copied: 0, skipped: 0 };
 
 /** The kernel, counting what it did (see `seen`). */
 const counting: BlockKernelFactory = (keys) => {
@@ -43,11 +46,12 @@ const counting: BlockKernelFactory = (keys) => {
   if (kernel === undefined) return undefined;
   let view: Uint8Array | undefined;
   const counted: BlockKernel = {
-    load: (b, start, end) => {
+    load: (b, start, end, filtered) => {
       if (view !== undefined && b.buffer === view.buffer && b.byteOffset === view.byteOffset) seen.inPlace++;
       else seen.copied++;
-      return kernel.load(b, start, end);
+      return kernel.load(b, start, end, filtered);
     },
+    filter: (tests, maxLineBytes) => kernel.filter?.(tests, maxLineBytes) ?? false,
     memory: (bytes) => {
       view = kernel.memory?.(bytes);
       return view;
@@ -57,11 +61,16 @@ const counting: BlockKernelFactory = (keys) => {
       for (let i = 0; i < n; i++) {
         seen.rows++;
         if (kernel.results[i * kernel.stride + ROW_STATUS] === ROW_OK) seen.ok++;
+        seen.skipped += kernel.results[i * kernel.stride + ROW_SKIPPED]!;
       }
+      if (n === 0) seen.skipped += kernel.tail ?? 0;
       return n;
     },
     get results() {
       return kernel.results;
+    },
+    get tail() {
+      return kernel.tail ?? 0;
     },
     stride: kernel.stride,
   };
@@ -73,6 +82,8 @@ const CONDITIONS = [
   { Status: "Open" },
   { Status: { $in: ["Open", "Closed"] }, n: { $gte: 0 } },
   { Title: { $regex: "long" } },
+  { Title: { $regex: "LONG", $options: "i" } },
+  { Title: { $regex: "^title 1" } },
   { Status: { $ne: "Closed" } },
   {},
 ];
@@ -191,6 +202,7 @@ describe("the block loop on the kernel's line records, against the JavaScript sc
     (mode, skipInvalid, maxLineLength) => {
       const path = join(dir, `many-${mode}.ndjson`);
       writeFileSync(path, b);
+      const skipped = seen.skipped;
       for (const condition of CONDITIONS) {
         const c: Case = { b, condition, options: { mode, maxLineLength, maxErrors: 5, skipInvalid } };
         const [withKernel, reference] = scanners(c);
@@ -207,6 +219,8 @@ describe("the block loop on the kernel's line records, against the JavaScript sc
           expect(all.reduce((n, [got]) => n + got[0]!.found, 0)).toBeGreaterThan(0);
         }
       }
+      // The kernel's filter judged lines itself (`Status` "Closed", titles without the literal).
+      expect(seen.skipped - skipped).toBeGreaterThan(1000);
     },
   );
 });

@@ -22,6 +22,7 @@ import {
   ROW_LINE_END,
   ROW_LINE_START,
   ROW_OK,
+  ROW_SKIPPED,
   ROW_STATUS,
 } from "../incidents/block-kernel.js";
 import { LINE_EXACT, LINE_MATCH, LineMatcher } from "../incidents/line-matcher.js";
@@ -169,6 +170,8 @@ export class BlockScanner {
       kernel ?? undefined,
     );
     this.predicate = this.matcher.predicate;
+    // Only `first` reads the matcher's record (a match's order key).
+    this.matcher.keepRecord = options.mode === "first";
   }
 
   /**
@@ -177,7 +180,7 @@ export class BlockScanner {
    * @param offset - where `b[0]` is in the input (bytes), for the position of invalid UTF-8
    */
   scan(b: Uint8Array, start: number, end: number, offset: number): BlockResult {
-    const kernel = this.matcher.loadRows(b, start, end);
+    const kernel = this.matcher.loadRows(b, start, end, this.options.maxLineLength);
     return kernel === undefined ? this.scanLines(b, start, end, offset) : this.scanRows(kernel, b, offset);
   }
 
@@ -209,6 +212,10 @@ export class BlockScanner {
     for (let n = kernel.next(); n > 0; n = kernel.next()) {
       const rows = kernel.results;
       for (let i = 0, row = 0; i < n; i++, row += stride) {
+        // Lines the kernel's filter judged: each a record that does not match.
+        const skipped = rows[row + ROW_SKIPPED]!;
+        result.lines += skipped;
+        result.records += skipped;
         const s = rows[row + ROW_LINE_START]!;
         const lineEnd = rows[row + ROW_LINE_END]!;
         const line = ++result.lines;
@@ -222,6 +229,9 @@ export class BlockScanner {
         else this.answered(result, b, s, e, line, matcher.testRow(b, rows, row));
       }
     }
+    const tail = kernel.tail ?? 0;
+    result.lines += tail;
+    result.records += tail;
     return result;
   }
 

@@ -9,7 +9,7 @@
  */
 
 import { readFileSync } from "node:fs";
-import type { BlockKernel, BlockKernelFactory } from "../incidents/block-kernel.js";
+import type { BlockKernel, BlockKernelFactory, KernelTest } from "../incidents/block-kernel.js";
 
 /**
  * Where the compiled kernel may be, relative to this module: in dist/ (bundled into dist/cli, dist/node or
@@ -31,7 +31,15 @@ interface KernelExports {
   maxKeyBytes(): number;
   configure(count: number): void;
   reserve(length: number): number;
-  begin(length: number, at: number, from: number): void;
+  begin(length: number, at: number, from: number, filtered: number): void;
+  skippedLines(): number;
+  filterTestsAt(): number;
+  filterStringsAt(): number;
+  filterBytesAt(): number;
+  maxTests(): number;
+  maxFilterStrings(): number;
+  maxFilterBytes(): number;
+  setFilter(count: number, maxLine: number): void;
   results(): number;
   lineStride(): number;
   scan(): number;
@@ -74,6 +82,7 @@ function kernelModule(): WebAssembly.Module | null {
 class WasmBlockKernel implements BlockKernel {
   results = new Int32Array(0);
   readonly stride: number;
+  tail = 0;
   private readonly exports: KernelExports;
   /** The view `memory` last gave. */
   private view: Uint8Array | undefined;
@@ -94,7 +103,7 @@ class WasmBlockKernel implements BlockKernel {
     this.stride = x.lineStride();
   }
 
-  load(b: Uint8Array, start: number, end: number): boolean {
+  load(b: Uint8Array, start: number, end: number, filtered = false): boolean {
     const x = this.exports;
     const view = this.view;
     if (
@@ -105,13 +114,13 @@ class WasmBlockKernel implements BlockKernel {
       end <= view.length
     ) {
       // Written in place (`memory`): the memory was reserved for the view's length, so nothing grows.
-      x.begin(end, 0, start);
+      x.begin(end, 0, start, filtered ? 1 : 0);
       return true;
     }
     const at = x.reserve(end - start);
     if (at === 0) return false;
     new Uint8Array(x.memory.buffer, at, end - start).set(b.subarray(start, end));
-    x.begin(end - start, start, 0);
+    x.begin(end - start, start, 0, filtered ? 1 : 0);
     return true;
   }
 
@@ -128,7 +137,54 @@ class WasmBlockKernel implements BlockKernel {
     const x = this.exports;
     const n = x.scan();
     this.results = new Int32Array(x.memory.buffer, x.results(), n * this.stride);
+    if (n === 0) this.tail = x.skippedLines();
     return n;
+  }
+
+  /**
+   * Writes the filter into the kernel's memory (see `setFilter` in assembly/line-kernel.ts).
+   *
+   * Speed: the benchmark rows of bench/one-shot.ts `SHAPES` (labels, date range, `$regex` with a literal,
+   * spec sample), `matchNdjson` count at one thread: 0.74–0.92× the CPU time (docs/performance.md, "The
+   * kernel's filter").
+   */
+  filter(tests: readonly KernelTest[], maxLineBytes: number): boolean {
+    const x = this.exports;
+    const strings: Uint8Array[] = [];
+    const rows: number[] = [];
+    for (const test of tests) {
+      if (test.kind === "equals") {
+        rows.push(test.field, TEST_EQUALS, strings.length, test.strings.length);
+        strings.push(...test.strings);
+      } else if (test.kind === "date") {
+        const flags =
+          (test.lower === undefined ? 0 : 1 | (test.lowerInclusive ? 2 : 0)) |
+          (test.upper === undefined ? 0 : 4 | (test.upperInclusive ? 8 : 0));
+        rows.push(test.field, TEST_DATE, flags, strings.length);
+        strings.push(test.lower ?? NO_BOUND, test.upper ?? NO_BOUND);
+      } else {
+        rows.push(test.field, TEST_CONTAINS, strings.length, test.fold ? 1 : 0);
+        strings.push(test.needle);
+      }
+    }
+    let total = 0;
+    for (const s of strings) total += s.length;
+    if (tests.length > x.maxTests() || strings.length > x.maxFilterStrings() || total > x.maxFilterBytes()) {
+      x.setFilter(0, 0);
+      return false;
+    }
+    new Int32Array(x.memory.buffer, x.filterTestsAt(), rows.length).set(rows);
+    const spans = new Int32Array(x.memory.buffer, x.filterStringsAt(), 2 * strings.length);
+    const bytes = new Uint8Array(x.memory.buffer, x.filterBytesAt(), x.maxFilterBytes());
+    let at = 0;
+    strings.forEach((s, k) => {
+      spans[2 * k] = at;
+      spans[2 * k + 1] = s.length;
+      bytes.set(s, at);
+      at += s.length;
+    });
+    x.setFilter(tests.length, Math.max(0, Math.min(maxLineBytes, 0x7fffffff)));
+    return true;
   }
 }
 
@@ -138,6 +194,13 @@ function fits(keys: readonly Uint8Array[]): boolean {
   for (const key of keys) total += key.length;
   return keys.length <= MAX_FIELDS && total <= MAX_KEY_BYTES;
 }
+
+/** The filter's test kinds (assembly/line-kernel.ts: `TEST_EQUALS`, `TEST_DATE`, `TEST_CONTAINS`). */
+const TEST_EQUALS = 1;
+const TEST_DATE = 2;
+const TEST_CONTAINS = 3;
+/** The string of an absent date bound (its flag says it is absent; the string keeps the numbering). */
+const NO_BOUND = new Uint8Array(0);
 
 /** The kernel's limits (assembly/line-kernel.ts: `MAX_FIELDS`, `MAX_KEY_BYTES`). */
 const MAX_FIELDS = 64;
