@@ -18,6 +18,7 @@ export type {
   IncidentSetFootprint,
   IncidentSetOptions,
   IncidentSetPlan,
+  KernelTest,
   NdjsonByteReader,
   NdjsonReading,
   NdjsonSource,

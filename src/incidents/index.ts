@@ -1,5 +1,5 @@
 // incident-query/incidents: the indexed incident set (docs/architecture.md). Explicit named exports only.
-export type { BlockKernel, BlockKernelFactory } from "./block-kernel.js";
+export type { BlockKernel, BlockKernelFactory, KernelTest } from "./block-kernel.js";
 export type {
   IncidentSetFootprint,
   IncidentSetOptions,
