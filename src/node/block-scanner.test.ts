@@ -14,11 +14,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { countingKernel } from "../../test/support/counting-kernel.js";
 import { fcOptions } from "../../test/support/fc.js";
 import { encoder, ndjsonBytes } from "../../test/support/hostile-ndjson.js";
 import { parseSearchConditions } from "../conditions/parse.js";
-import type { BlockKernel, BlockKernelFactory } from "../incidents/block-kernel.js";
-import { ROW_OK, ROW_SKIPPED, ROW_STATUS } from "../incidents/block-kernel.js";
 import {
   type BlockResult,
   BlockScanner,
@@ -27,55 +26,9 @@ import {
   type ScanOptions,
 } from "./block-scanner.js";
 import { blockCount, FileBlocks } from "./file-blocks.js";
-import { lineKernel, lineKernelUnavailable } from "./kernel.js";
 import { MATCH_RULES } from "./record-rules.js";
 
-const loaded = lineKernel();
-if (loaded === undefined) throw new Error(`the line kernel is required here: ${lineKernelUnavailable()}`);
-const factory: BlockKernelFactory = loaded;
-
-/**
- * What the kernel did: its records (and those it read itself), blocks taken in place and copied, lines its
- * filter judged (`BlockKernel.filter`).
- */
-const seen = { rows: 0, ok: 0, inPlace: 0, copied: 0, skipped: 0 };
-
-/** The kernel, counting what it did (see `seen`). */
-const counting: BlockKernelFactory = (keys) => {
-  const kernel = factory(keys);
-  if (kernel === undefined) return undefined;
-  let view: Uint8Array | undefined;
-  const counted: BlockKernel = {
-    load: (b, start, end, filtered) => {
-      if (view !== undefined && b.buffer === view.buffer && b.byteOffset === view.byteOffset) seen.inPlace++;
-      else seen.copied++;
-      return kernel.load(b, start, end, filtered);
-    },
-    filter: (tests, maxLineBytes) => kernel.filter?.(tests, maxLineBytes) ?? false,
-    memory: (bytes) => {
-      view = kernel.memory?.(bytes);
-      return view;
-    },
-    next: () => {
-      const n = kernel.next();
-      for (let i = 0; i < n; i++) {
-        seen.rows++;
-        if (kernel.results[i * kernel.stride + ROW_STATUS] === ROW_OK) seen.ok++;
-        seen.skipped += kernel.results[i * kernel.stride + ROW_SKIPPED]!;
-      }
-      if (n === 0) seen.skipped += kernel.tail ?? 0;
-      return n;
-    },
-    get results() {
-      return kernel.results;
-    },
-    get tail() {
-      return kernel.tail ?? 0;
-    },
-    stride: kernel.stride,
-  };
-  return counted;
-};
+const { counting, seen } = countingKernel();
 
 /** Conditions on the fields the hostile lines hold: byte tests that decide, that do not, and none. */
 const CONDITIONS = [

@@ -14,49 +14,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { countingKernel } from "../../test/support/counting-kernel.js";
 import { fcOptions } from "../../test/support/fc.js";
 import { badBytes, encoder } from "../../test/support/hostile-ndjson.js";
 import { evaluate } from "../conditions/evaluate.js";
 import { parseSearchConditions } from "../conditions/parse.js";
-import type { BlockKernel, BlockKernelFactory } from "../incidents/block-kernel.js";
-import { ROW_SKIPPED } from "../incidents/block-kernel.js";
 import { BlockScanner, type MatchMode, overlongBytes, type ScanOptions } from "./block-scanner.js";
 import { blockCount, FileBlocks } from "./file-blocks.js";
-import { lineKernel, lineKernelUnavailable } from "./kernel.js";
 import { MATCH_RULES, parseRecord } from "./record-rules.js";
 
-const loaded = lineKernel();
-if (loaded === undefined) throw new Error(`the line kernel is required here: ${lineKernelUnavailable()}`);
-const factory: BlockKernelFactory = loaded;
-
-/** Lines the kernel's filter judged, and lines it wrote records for. */
-const seen = { skipped: 0, rows: 0 };
-
-/** The kernel, counting what its filter judged. */
-const counting: BlockKernelFactory = (keys) => {
-  const kernel = factory(keys);
-  if (kernel === undefined) return undefined;
-  const counted: BlockKernel = {
-    load: (b, start, end, filtered) => kernel.load(b, start, end, filtered),
-    filter: (tests, maxLineBytes) => kernel.filter?.(tests, maxLineBytes) ?? false,
-    memory: (bytes) => kernel.memory?.(bytes),
-    next: () => {
-      const n = kernel.next();
-      seen.rows += n;
-      for (let i = 0; i < n; i++) seen.skipped += kernel.results[i * kernel.stride + ROW_SKIPPED]!;
-      if (n === 0) seen.skipped += kernel.tail ?? 0;
-      return n;
-    },
-    get results() {
-      return kernel.results;
-    },
-    get tail() {
-      return kernel.tail ?? 0;
-    },
-    stride: kernel.stride,
-  };
-  return counted;
-};
+const { counting, seen } = countingKernel();
 
 /** Instants around the bounds of `CONDITIONS`, in both forms, and strings that are no instant. */
 const DATES = [
