@@ -391,6 +391,14 @@ export class ValueIds {
   private table = new Int32Array(128);
   private strings = 0;
   private readonly others = new Map<unknown, number>();
+  /**
+   * The strings that found no free slot within `MAX_VALUE_PROBES` of their hash's slot (values crafted to
+   * share their hash's low bits: the hash is not seeded), by id: a lookup walks at most that many slots and
+   * then asks this map, so such values cost a bounded number of steps each, not one per value kept.
+   */
+  private readonly overflow = new Map<string, number>();
+  /** Slots visited by every lookup so far (tests: `MAX_VALUE_PROBES`). */
+  probes = 0;
   /** The hash of the bytes of the last `getAscii` that missed. */
   private missed = 0;
   /**
@@ -424,10 +432,20 @@ export class ValueIds {
     const h = hashString(value);
     const table = this.table;
     const mask = table.length - 2;
-    for (let slot = (h << 1) & mask; ; slot = (slot + 2) & mask) {
+    for (let slot = (h << 1) & mask, k = 1; ; slot = (slot + 2) & mask, k++) {
       const entry = table[slot]!;
-      if (entry === 0) return undefined;
-      if (table[slot + 1] === h && this.values[entry - 1] === value) return entry - 1;
+      if (entry === 0) {
+        this.probes += k;
+        return undefined;
+      }
+      if (table[slot + 1] === h && this.values[entry - 1] === value) {
+        this.probes += k;
+        return entry - 1;
+      }
+      if (k === MAX_VALUE_PROBES) {
+        this.probes += k;
+        return this.overflow.get(value);
+      }
     }
   }
 
@@ -444,9 +462,19 @@ export class ValueIds {
     const table = this.table;
     const mask = table.length - 2;
     const length = end - start;
-    for (let slot = (h << 1) & mask; ; slot = (slot + 2) & mask) {
+    for (let slot = (h << 1) & mask, k = 1; ; slot = (slot + 2) & mask, k++) {
+      if (k > MAX_VALUE_PROBES) {
+        // Every slot a value of this hash may hold was visited: the value is in `overflow`, or nowhere.
+        this.probes += MAX_VALUE_PROBES;
+        this.missed = h;
+        if (this.overflow.size === 0) return -1;
+        let text = "";
+        for (let i = start; i < end; i++) text += String.fromCharCode(b[i]!);
+        return this.overflow.get(text) ?? -1;
+      }
       const entry = table[slot]!;
       if (entry === 0) {
+        this.probes += k;
         this.missed = h;
         return -1;
       }
@@ -463,7 +491,10 @@ export class ValueIds {
         if (value.length !== length) continue;
         while (i < length && value.charCodeAt(i) === b[start + i]) i++;
       }
-      if (i === length) return id;
+      if (i === length) {
+        this.probes += k;
+        return id;
+      }
     }
   }
 
@@ -482,13 +513,13 @@ export class ValueIds {
       this.others.set(value, id);
       return;
     }
-    this.place(hashString(value), id);
+    this.place(hashString(value), id, value);
     if (this.pooled) this.keepBytes(value, id);
   }
 
   /** Records `id` as the id of `value`, the string of the bytes the last `getAscii` missed. */
   setMissed(value: string, id: number): void {
-    this.place(this.missed, id);
+    this.place(this.missed, id, value);
     if (this.pooled) this.keepBytes(value, id);
   }
 
@@ -524,6 +555,7 @@ export class ValueIds {
     this.poolAt = new Int32Array(0);
     this.poolLength = new Int32Array(0);
     this.others.clear();
+    this.overflow.clear();
   }
 
   /** Bytes of the string table (and the pool). */
@@ -532,13 +564,27 @@ export class ValueIds {
   }
 
   /** Enters a new string's id (the table kept at most half full). */
-  private place(h: number, id: number): void {
+  private place(h: number, id: number, value: string): void {
     if ((this.strings + 1) * 4 > this.table.length) this.rehash(this.table.length * 2);
     this.strings++;
-    const table = this.table;
+    this.enter(this.table, h, id, value);
+  }
+
+  /**
+   * Writes `id` (of `value`, hash `h`) into the first free slot of `table` within `MAX_VALUE_PROBES` of its
+   * hash's slot, or into `overflow` when there is none. No slot is ever freed but by a rehash, which enters
+   * every id again: so a string a lookup does not meet within that many slots is in `overflow` or nowhere.
+   */
+  private enter(table: Int32Array, h: number, id: number, value: string): void {
     const mask = table.length - 2;
     let slot = (h << 1) & mask;
-    while (table[slot] !== 0) slot = (slot + 2) & mask;
+    for (let k = 1; table[slot] !== 0; k++) {
+      if (k === MAX_VALUE_PROBES) {
+        this.overflow.set(value, id);
+        return;
+      }
+      slot = (slot + 2) & mask;
+    }
     table[slot] = id + 1;
     table[slot + 1] = h;
   }
@@ -546,17 +592,24 @@ export class ValueIds {
   private rehash(size: number): void {
     const old = this.table;
     const table = new Int32Array(size);
-    const mask = size - 2;
+    const spilled = [...this.overflow];
+    this.overflow.clear();
     for (let from = 0; from < old.length; from += 2) {
       if (old[from] === 0) continue;
-      let slot = (old[from + 1]! << 1) & mask;
-      while (table[slot] !== 0) slot = (slot + 2) & mask;
-      table[slot] = old[from]!;
-      table[slot + 1] = old[from + 1]!;
+      const id = old[from]! - 1;
+      this.enter(table, old[from + 1]!, id, this.values[id] as string);
     }
+    for (const [value, id] of spilled) this.enter(table, hashString(value), id, value);
     this.table = table;
   }
 }
+
+/**
+ * Slots a `ValueIds` lookup visits at most before it asks its overflow map (values crafted to collide in
+ * their hash's low bits cost that many steps each; SECURITY.md, "Crafted values cost a bounded number of
+ * steps each").
+ */
+export const MAX_VALUE_PROBES = 64;
 
 /** `hashAscii` of a string's UTF-16 code units (the same hash as its bytes, for an ASCII string). */
 function hashString(text: string): number {
