@@ -66,6 +66,8 @@ export async function runMatch(
       maxLineLength: options.maxLineLength,
       maxErrors: options.maxErrors,
       skipInvalid: options.skipInvalid === true,
+      // The first match is printed, never how many matched: lines that cannot come first go unjudged.
+      countMatches: mode !== "first",
       rules: MATCH_RULES,
       onMatch: (text) => context.output.write(`${text}\n`),
       progress: (source) => startProgress(source, context.stderr),

@@ -29,6 +29,7 @@ interface WorkerInput {
   readonly maxLineLength: number;
   readonly maxErrors: number;
   readonly skipInvalid: boolean;
+  readonly countMatches: boolean;
 }
 
 const input = workerData as WorkerInput;
@@ -39,6 +40,7 @@ const scanner = new BlockScanner(
     maxLineLength: input.maxLineLength,
     maxErrors: input.maxErrors,
     skipInvalid: input.skipInvalid,
+    countMatches: input.countMatches,
   },
   MATCH_RULES,
 );

@@ -41,6 +41,14 @@ export interface MatchNdjsonOptions extends ParseOptions {
   /** `all`: stop after this many matches (a positive integer). Default: no limit. */
   readonly limit?: number;
   /**
+   * `first`: whether `found` counts every match. Default true. With false, `found` is 1 when there is a
+   * match and 0 when there is none, and the reader passes over the lines that cannot be the first match
+   * without judging them: those whose `CreatedUtcTime` is an ISO-8601 UTC string, written without escapes,
+   * later than a match already found (docs/semantics.md 1.9). `first`, `lines`, `records` and the
+   * problems are the same either way. Only with `mode: "first"`.
+   */
+  readonly countMatches?: boolean;
+  /**
    * Threads that read a regular file, this one included (a positive integer): with more than one, blocks
    * of the file are judged by worker threads and merged in input order. Streams and gzip are read by this
    * thread. At most the cores available are used, whatever is asked. Default: the cores available, at most
@@ -118,9 +126,10 @@ const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
  *   valid UTF-8 (`dataError`, naming the line and byte)
  * @throws {TypeError} (rejects) when `input` is neither a path nor a readable stream, `options` is not an
  *   object, names an option this function does not know (`__proto__` included), or `onMatch`, `signal`,
- *   `skipInvalid` or `label` has the wrong type; nothing is read then
+ *   `skipInvalid`, `countMatches` or `label` has the wrong type; nothing is read then
  * @throws {RangeError} (rejects) when `limit`, `threads`, `maxErrors` or `maxLineLength` is not a positive
- *   integer (`maxErrors` may be 0), or `mode` is not one of the three
+ *   integer (`maxErrors` may be 0), `mode` is not one of the three, or `countMatches` is false with a
+ *   mode other than `first`
  * @throws {NdjsonInputError} `ioError` (rejects) when a regular file shrinks while it is read (a file is
  *   read through the descriptor it was opened with, up to its size when the read starts: lines appended
  *   later are not read, and removing or replacing its name changes nothing)
@@ -138,6 +147,10 @@ export async function matchNdjson(
   const mode = options.mode ?? "first";
   if (mode !== "count" && mode !== "first" && mode !== "all")
     throw new RangeError(`matchNdjson: mode must be "count", "first" or "all", not ${describe(mode)}.`);
+  if (options.countMatches === false && mode !== "first")
+    throw new RangeError(
+      `matchNdjson: countMatches false is only for mode "first" (a count or a list counts every match), not ${describe(mode)}.`,
+    );
   const limit = positive("limit", options.limit, Number.POSITIVE_INFINITY);
   const threads = positive("threads", options.threads, defaultThreads());
   const maxLineLength = positive("maxLineLength", options.maxLineLength, DEFAULT_MAX_LINE_LENGTH);
@@ -159,6 +172,7 @@ export async function matchNdjson(
       maxLineLength,
       maxErrors,
       skipInvalid: options.skipInvalid === true,
+      countMatches: options.countMatches !== false,
       rules: MATCH_RULES,
       onMatch: (text, line, index) => {
         const match: NdjsonMatch = { record: JSON.parse(text) as Record<string, unknown>, line, index };
@@ -208,6 +222,7 @@ const MATCH_OPTIONS: Record<keyof MatchNdjsonOptions, true> = {
   limits: true,
   mode: true,
   limit: true,
+  countMatches: true,
   threads: true,
   skipInvalid: true,
   maxErrors: true,
@@ -262,13 +277,16 @@ function checkCall(input: unknown, options: unknown): asserts options is MatchNd
         `Unknown matchNdjson option '${key}': expected one of ${Object.keys(MATCH_OPTIONS).sort().join(", ")}.`,
       );
   }
-  const { onMatch, signal, skipInvalid, label } = options as MatchNdjsonOptions;
+  const { onMatch, signal, skipInvalid, label, countMatches } = options as MatchNdjsonOptions;
   if (onMatch !== undefined && typeof onMatch !== "function")
     throw new TypeError(`matchNdjson: onMatch must be a function, not ${describe(onMatch)}.`);
   if (signal !== undefined && !(signal instanceof AbortSignal))
     throw new TypeError(`matchNdjson: signal must be an AbortSignal, not ${describe(signal)}.`);
   if (skipInvalid !== undefined && typeof skipInvalid !== "boolean")
     throw new TypeError(`matchNdjson: skipInvalid must be a boolean, not ${describe(skipInvalid)}.`);
+  if (countMatches !== undefined && typeof countMatches !== "boolean")
+    throw new TypeError(`matchNdjson: countMatches must be a boolean, not ${describe(countMatches)}.`);
+
   if (label !== undefined && typeof label !== "string")
     throw new TypeError(`matchNdjson: label must be a string, not ${describe(label)}.`);
 }

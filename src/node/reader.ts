@@ -61,6 +61,11 @@ export interface ReadRequest {
   readonly maxErrors: number;
   /** Whether a line of invalid UTF-8 is an invalid record (true) or ends the input (false). */
   readonly skipInvalid: boolean;
+  /**
+   * `first`: whether `found` counts every match (default true); false lets the blocks pass over lines that
+   * cannot come first (`ScanOptions.countMatches`), and `found` is then 1 or 0.
+   */
+  readonly countMatches?: boolean | undefined;
   readonly rules: RecordRules;
   /** `all`: each match in input order, as compact JSON text; awaited (back-pressure). */
   readonly onMatch?: ((text: string, line: number, record: number) => unknown) | undefined;
@@ -317,6 +322,7 @@ async function readSource(
       maxLineLength: request.maxLineLength,
       maxErrors: request.maxErrors,
       skipInvalid: request.skipInvalid,
+      countMatches: request.countMatches !== false,
     },
     request.rules,
   );
@@ -390,8 +396,10 @@ async function readSource(
   } finally {
     progress?.stop();
   }
+  // Without `countMatches`, the blocks counted only the matches they judged.
+  const onlyFirst = request.countMatches === false && request.mode === "first";
   return {
-    found: merge.found,
+    found: onlyFirst ? Number(merge.best !== undefined) : merge.found,
     best: merge.best,
     problems: merge.problems,
     unlisted: merge.unlisted,
@@ -512,6 +520,7 @@ async function matchFileBlocks(
         maxLineLength: request.maxLineLength,
         maxErrors: request.maxErrors,
         skipInvalid: request.skipInvalid,
+        countMatches: request.countMatches !== false,
       };
       const worker = new Worker(script, { workerData: work });
       worker.on("message", (message: { block: number; results: BlockResult[] }) => {

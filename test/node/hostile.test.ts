@@ -88,7 +88,7 @@ describe("a malformed call is refused with a typed error, before anything is rea
       "a misspelled option",
       () => matchNdjson(file, {}, { lmit: 5 } as never),
       TypeError,
-      /Unknown matchNdjson option 'lmit': expected one of catalog, label, limit, limits, maxErrors, maxLineLength, mode, onMatch, signal, skipInvalid, threads\./,
+      /Unknown matchNdjson option 'lmit': expected one of catalog, countMatches, label, limit, limits, maxErrors, maxLineLength, mode, onMatch, signal, skipInvalid, threads\./,
     ],
     [
       "options with a __proto__ key (JSON.parse)",
@@ -113,6 +113,18 @@ describe("a malformed call is refused with a typed error, before anything is rea
       () => matchNdjson(file, {}, { skipInvalid: "yes" as never }),
       TypeError,
       /skipInvalid must be a boolean, not the string "yes"/,
+    ],
+    [
+      "countMatches not a boolean",
+      () => matchNdjson(file, {}, { countMatches: 0 as never }),
+      TypeError,
+      /countMatches must be a boolean, not the number 0/,
+    ],
+    [
+      "countMatches false with a count",
+      () => matchNdjson(file, {}, { mode: "count", countMatches: false }),
+      RangeError,
+      /countMatches false is only for mode "first" .*, not the string "count"\./,
     ],
     [
       "label not a string",

@@ -98,6 +98,16 @@ describe("matchNdjson over a file, streams and gzip: count, first, all", () => {
     for (const input of inputs()) {
       const first = await matchNdjson(input, conditions);
       expect(first.first).toEqual(want.first);
+      expect(first.found).toBe(want.found);
+    }
+    // Without the count of every match: the same first match, `found` 1 or 0, the same lines and records.
+    for (const input of inputs()) {
+      const first = await matchNdjson(input, conditions, { countMatches: false });
+      expect({ first: first.first, found: first.found, records: first.records }).toEqual({
+        first: want.first,
+        found: Math.min(1, want.found),
+        records: lines.filter((l) => l.trim() !== "").length,
+      });
     }
     for (const input of inputs()) {
       const all = await matchNdjson(input, conditions, { mode: "all" });
@@ -131,9 +141,23 @@ describe("matchNdjson over a file, streams and gzip: count, first, all", () => {
     expect((await matchNdjson(path, parsed, { mode: "count" })).found).toBe(
       expected(lines, CONDITIONS[1]).found,
     );
-    for (const options of [{ threads: 0 }, { limit: 1.5 }, { maxErrors: -1 }, { mode: "some" }]) {
+    for (const options of [
+      { threads: 0 },
+      { limit: 1.5 },
+      { maxErrors: -1 },
+      { mode: "some" },
+      { mode: "count", countMatches: false },
+      { mode: "all", countMatches: false },
+    ]) {
       await expect(matchNdjson(path, {}, options as never)).rejects.toBeInstanceOf(RangeError);
     }
+    await expect(matchNdjson(path, {}, { countMatches: "no" } as never)).rejects.toThrow(
+      /^matchNdjson: countMatches must be a boolean, not the string "no"\.$/,
+    );
+    // `countMatches: true` is the default in every mode.
+    expect((await matchNdjson(path, {}, { mode: "count", countMatches: true })).found).toBe(
+      lines.filter((l) => l.trim() !== "").length,
+    );
   });
 });
 
@@ -335,6 +359,8 @@ describe.skipIf(!existsSync(BUILT))("the built entry with worker threads (thread
           startedWith[threads] = startedWith[threads]! + started - before;
           expect(counted.found).toBe(want.found);
           expect((await built.matchNdjson(path, conditions, { threads })).first).toEqual(want.first);
+          const quick = await built.matchNdjson(path, conditions, { threads, countMatches: false });
+          expect([quick.first, quick.found]).toEqual([want.first, Math.min(1, want.found)]);
           const all = await built.matchNdjson(path, conditions, { mode: "all", threads, limit: 50 });
           expect(all.matches).toEqual(want.matches.slice(0, 50));
         }
