@@ -46,7 +46,7 @@ import {
   type Target,
   targetLine,
 } from "./harness.js";
-import { oneShotTargets, runOneShotBench } from "./one-shot.js";
+import { oneShotTargets, runOneShotInOwnProcess } from "./one-shot.js";
 import {
   arqueroCount,
   BENCH_DIR,
@@ -641,7 +641,8 @@ async function main(): Promise<void> {
   printTimelineTable(timeline, write);
   const { text } = await runTextAndScaleBench(write);
   write("\n=== exports: one-shot queries and set builds over NDJSON (beside DuckDB read_json) ===");
-  const oneShot = await runOneShotBench(peers, write);
+  // In a process of its own (see `runOneShotInOwnProcess`): this one holds the earlier sections' data.
+  const oneShot = await runOneShotInOwnProcess();
   const largest = reports[reports.length - 1];
   let paired: PairedRatio[] = [];
   if (largest !== undefined) {
