@@ -782,7 +782,8 @@ export async function runOneShotBench(
   peers: PeerModules,
   write: (line: string) => void,
   size = Number(process.env.BENCH_ONESHOT_SIZE ?? 1_000_000),
-  rounds = 3,
+  // Five rounds (a median of five runs per engine and row): three left a row's ratio to one slow run.
+  rounds = 5,
 ): Promise<OneShotReport | undefined> {
   const built = await loadBuilt();
   if (built === undefined) {
