@@ -131,6 +131,13 @@ export interface NdjsonReading {
    * lines before the JavaScript scanner, with the same answers (docs/semantics.md 1.7, "The byte reader").
    */
   readonly kernel?: BlockKernelFactory;
+  /**
+   * Ends the build early (docs/semantics.md 1.7, "Ending a build early"): `fromNdjson` rejects with the
+   * signal's reason and returns no set. Checked before the first read and after each chunk's or read's
+   * lines (no clock is read), and a wait for the next chunk or read ends at an abort; a stream's iterator is
+   * then ended (a Node stream is destroyed), a byte reader is left open (its caller closes it).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -353,7 +360,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @param options - as for the constructor
    * @param reading - how the bytes are read: `kernel`, a block kernel (the WebAssembly SIMD line kernel of
    *   the Node side, `lineKernel()` of src/node/kernel.ts) that reads each chunk's lines before the
-   *   JavaScript scanner, with the same answers (docs/semantics.md 1.7, "The byte reader")
+   *   JavaScript scanner, with the same answers (docs/semantics.md 1.7, "The byte reader"); `signal`, an
+   *   `AbortSignal` that ends the build (see `NdjsonReading.signal`)
    * @returns the set, once the source is exhausted
    * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON: `NDJSON line N: ` and the
    *   decoder's or `JSON.parse`'s message; when a line repeats a key in one object: `NDJSON line N: the
@@ -368,6 +376,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    *   failed read: its own error)
    * @throws {RangeError} (rejects) when an option is out of range (see the constructor), or the lines
    *   need more than 65,535 chunks of memory (about 16 TiB)
+   * @throws {TypeError} (rejects) when `reading.signal` is given and is not an `AbortSignal`
+   * @throws the signal's reason (rejects) once `reading.signal` is aborted, before the source is exhausted
    * @example
    * const handle = await open("incidents.ndjson"); // import { open } from "node:fs/promises"
    * const set = await IncidentSet.fromNdjson(handle).finally(() => handle.close());
@@ -378,7 +388,11 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     reading: NdjsonReading = {},
   ): Promise<IncidentSet<R>> {
     refuseNonChunkSource(source);
+    const signal = reading.signal;
+    if (signal !== undefined && !(signal instanceof AbortSignal))
+      throw new TypeError(`IncidentSet.fromNdjson: signal must be an AbortSignal, not ${describe(signal)}.`);
     const set = new IncidentSet<R>([], options);
+    signal?.throwIfAborted();
     // Lines kept shaped: without their keys, labels and text columns' values (record-shapes.ts).
     const records = new CompactRecords<R>({ shapes: true });
     set.records = records;
@@ -459,8 +473,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     };
     // A reader fills the records' own chunks, whose lines are then kept where they were read.
     if (isByteReader(source))
-      await readNdjsonInPlace(source, (length) => records.newChunk(length), sink, afterChunk, whole);
-    else await readNdjson(source, sink, afterChunk, whole);
+      await readNdjsonInPlace(source, (length) => records.newChunk(length), sink, afterChunk, whole, signal);
+    else await readNdjson(source, sink, afterChunk, whole, signal);
     records.trim();
     for (const index of set.hashes.values()) if (index instanceof CompactHashIndex) index.prepare();
     // Unlike the constructor, the text indexes are not built here but by the first query that needs one

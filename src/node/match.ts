@@ -9,7 +9,7 @@ import { open, stat } from "node:fs/promises";
 import type { Condition } from "../conditions/ast.js";
 import type { ParseOptions } from "../conditions/options.js";
 import { toCondition } from "../incidents/condition-input.js";
-import { IncidentSet, type IncidentSetOptions } from "../incidents/incident-set.js";
+import { IncidentSet, type IncidentSetOptions, type NdjsonReading } from "../incidents/incident-set.js";
 import type { MatchMode } from "./block-scanner.js";
 import { NdjsonInputError } from "./errors.js";
 import { type NdjsonProblem, readNdjson } from "./reader.js";
@@ -302,13 +302,20 @@ function checkCall(input: unknown, options: unknown): asserts options is MatchNd
  * of the build, while the columns must be written where the set lives; so there is no `threads` option. The
  * text indexes are built by the first query that reads one (docs/semantics.md, "The text index", "Built
  * when first needed").
+ *
+ * With `reading.signal` (docs/node.md, "`fromNdjson(input, options, reading)`"): an abort before the call,
+ * while a named pipe opens, while a chunk or a read is awaited, or between two of them rejects with the
+ * signal's reason, and no set is returned; a file this function opened is closed, a stream it opened is
+ * destroyed, and a stream passed in or standard input is left as `matchNdjson` leaves it.
  * @param input - a path, or a readable stream of bytes
  * @param options - as for `IncidentSet.fromNdjson`
+ * @param reading - as for `IncidentSet.fromNdjson`: `signal` (an `AbortSignal`), `kernel`
  * @returns the set, once the input is read
  * @throws {NdjsonInputError} (rejects) when the input cannot be opened (`noInput`: missing, a directory) or
  *   read (`ioError`), or is not valid gzip (`dataError`)
  * @throws {SyntaxError} {TypeError} {RangeError} (rejects) as `IncidentSet.fromNdjson` does (an invalid
- *   line, a repeated key, a line that is no object, a malformed option)
+ *   line, a repeated key, a line that is no object, a malformed option; a `signal` that is no `AbortSignal`)
+ * @throws the signal's reason (rejects) once `reading.signal` is aborted before the set is built
  * @example
  * const set = await fromNdjson("export.ndjson.gz");
  * set.count({ Severity: "High" });
@@ -316,11 +323,16 @@ function checkCall(input: unknown, options: unknown): asserts options is MatchNd
 export async function fromNdjson<R extends object = Record<string, unknown>>(
   input: NdjsonInput,
   options: IncidentSetOptions = {},
+  reading: NdjsonReading = {},
 ): Promise<IncidentSet<R>> {
   if (typeof input !== "string" && !isReadable(input))
     throw new TypeError(
       `fromNdjson: input must be a path or a readable stream, not ${describeInput(input)}.`,
     );
+  const signal = reading.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new TypeError(`fromNdjson: signal must be an AbortSignal, not ${describe(signal)}.`);
+  signal?.throwIfAborted();
   if (
     typeof input === "string" &&
     input !== "-" &&
@@ -334,17 +346,22 @@ export async function fromNdjson<R extends object = Record<string, unknown>>(
       throw new NdjsonInputError(`Cannot read '${input}': ${describeSystemError(error)}`, "noInput");
     }
     try {
-      return await IncidentSet.fromNdjson<R>(handle, options);
+      return await IncidentSet.fromNdjson<R>(handle, options, reading);
     } catch (error) {
+      if (signal?.aborted === true) throw signal.reason;
       throw systemError(error, `'${input}'`);
     } finally {
       await handle.close().catch(() => {});
     }
   }
   // Anything else, a directory and a missing path included, as the source opens it (its errors typed).
-  const source = await openInput(input);
+  const source = await openInput(input, { signal });
   try {
-    return await IncidentSet.fromNdjson<R>(source.bytes, options);
+    return await IncidentSet.fromNdjson<R>(source.bytes, options, reading);
+  } catch (error) {
+    // The source's own wait for a chunk ends at the abort too (as a read error): the abort is the answer.
+    if (signal?.aborted === true) throw signal.reason;
+    throw error;
   } finally {
     source.close();
   }
