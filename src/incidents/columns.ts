@@ -164,7 +164,58 @@ export class DictionaryColumn {
     this.codeBitsCache = undefined;
   }
 
-  private drop(): void {
+  /**
+   * Appends rows `base … base + rows - 1` from another column of the same field (a part of a parallel
+   * build, ndjson-parts.ts): per row its code `codes[r]` over that column's `values`, with the codes
+   * sequential `set`s would have given them (values new to this column get the next codes, in the order of
+   * their codes there, which is the order of their first rows).
+   * @returns false, appending nothing, when the values new to this column would take it past
+   *   `maxDictionary` (sequential `set`s would drop it: the caller decides)
+   */
+  appendCodes(
+    codes: Codes,
+    values: readonly unknown[],
+    rows: number,
+    base: number,
+    capacity: number,
+  ): boolean {
+    const index = this.index;
+    let fresh = 0;
+    for (let c = FIRST_VALUE_CODE; c < values.length; c++) if (index.get(values[c]) === undefined) fresh++;
+    if (index.size + fresh > this.maxDictionary) return false;
+    const map = new Int32Array(values.length);
+    map[CODE_NULL] = CODE_NULL;
+    map[CODE_COMPLEX] = CODE_COMPLEX;
+    for (let c = FIRST_VALUE_CODE; c < values.length; c++) {
+      const value = values[c];
+      let code = index.get(value);
+      if (code === undefined) {
+        code = this.values.length;
+        this.values.push(value);
+        this.counts.push(0);
+        index.set(value, code);
+      }
+      map[c] = code;
+    }
+    const size = this.values.length;
+    if (size > 0x100 && this.codes instanceof Uint8Array) this.codes = widen(this.codes, Uint16Array);
+    if (size > 0x10000 && this.codes instanceof Uint16Array) this.codes = widen(this.codes, Uint32Array);
+    if (base + rows > this.codes.length) this.codes = grow(this.codes, Math.max(capacity, base + rows));
+    const out = this.codes;
+    const counts = this.counts;
+    for (let r = 0; r < rows; r++) {
+      const code = map[codes[r]!]!;
+      out[base + r] = code;
+      counts[code]!++;
+    }
+    this.postingCache = undefined;
+    this.rowPostingCache = undefined;
+    this.codeBitsCache = undefined;
+    return true;
+  }
+
+  /** Drops the column (its field has more distinct values than `maxDictionary`): its arrays are released. */
+  drop(): void {
     this.dropped = true;
     this.codes = new Uint8Array(0);
     this.values.length = 0;
@@ -303,6 +354,25 @@ export class DateColumn {
     this.ms[row] = ms;
     this.states[row] = state;
     this.counts[state]!++;
+  }
+
+  /**
+   * Appends rows `base … base + rows - 1` from another column of the same field (a part of a parallel
+   * build, ndjson-parts.ts): their epoch ms and states, as `set` would have written them.
+   */
+  appendRows(ms: Float64Array, states: Uint8Array, rows: number, base: number, capacity: number): void {
+    this.asciiRow = -1;
+    if (base + rows > this.ms.length) {
+      this.ms = grow(this.ms, Math.max(capacity, base + rows));
+      this.states = grow(this.states, Math.max(capacity, base + rows));
+    }
+    this.ms.set(ms.subarray(0, rows), base);
+    this.states.set(states.subarray(0, rows), base);
+    for (let r = 0; r < rows; r++) {
+      const state = states[r]!;
+      this.counts[state]!++;
+      if (state === DATE_COMPLEX) this.complexRows.push(base + r);
+    }
   }
 
   bytes(): number {

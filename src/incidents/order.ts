@@ -307,6 +307,27 @@ export class CreationOrder {
     this.rows = Math.max(this.rows, row + 1);
   }
 
+  /** Rows `0 … rows - 1`: their keys and how many are dated (a part's export). */
+  exportRows(): { time: Float64Array; id: Float64Array; rows: number; dated: number } {
+    return { time: this.time, id: this.id, rows: this.rows, dated: this.dated };
+  }
+
+  /**
+   * Appends rows `base … base + rows - 1` from another order (a part of a parallel build, `exportRows`), as
+   * `set` would have written them (`dated` of them with a valid `CreatedUtcTime`).
+   */
+  appendRows(time: Float64Array, id: Float64Array, rows: number, dated: number, base: number): void {
+    if (base + rows > this.time.length) {
+      const capacity = Math.max(base + rows, Math.ceil(this.time.length * 1.5) + 16);
+      this.time = grow(this.time, capacity);
+      this.id = grow(this.id, capacity);
+    }
+    this.time.set(time.subarray(0, rows), base);
+    this.id.set(id.subarray(0, rows), base);
+    this.dated += dated;
+    if (rows > 0) this.rows = Math.max(this.rows, base + rows);
+  }
+
   /** Brings `order` and `rank` up to date with the rows added since the last call (sort them, merge). */
   update(): void {
     const size = this.rows;

@@ -11,6 +11,7 @@ import type { ParseOptions } from "../conditions/options.js";
 import { toCondition } from "../incidents/condition-input.js";
 import { IncidentSet, type IncidentSetOptions } from "../incidents/incident-set.js";
 import type { MatchMode } from "./block-scanner.js";
+import { buildFromFile } from "./build.js";
 import { NdjsonInputError } from "./errors.js";
 import { type NdjsonProblem, readNdjson } from "./reader.js";
 import { MATCH_RULES } from "./record-rules.js";
@@ -273,36 +274,76 @@ function checkCall(input: unknown, options: unknown): asserts options is MatchNd
     throw new TypeError(`matchNdjson: label must be a string, not ${describe(label)}.`);
 }
 
+/** Options of the Node entry's `fromNdjson`: the set's options, and the threads that read a regular file. */
+export interface FromNdjsonOptions extends IncidentSetOptions {
+  /**
+   * Threads that build the set from a regular file, this one included (a positive integer): with more than
+   * one, the file is cut into ranges of whole lines, one per thread, built at once by worker threads and
+   * appended in file order, with the same set as one thread builds (docs/node.md, "`fromNdjson(input,
+   * options)`"). Streams, standard input and gzip are read by this thread. At most the cores available are
+   * used (the process's budget of worker threads, shared with `matchNdjson`), whatever is asked. Default:
+   * the cores available, at most 8.
+   */
+  readonly threads?: number;
+}
+
 /**
  * Builds an `IncidentSet` from an NDJSON export read by the Node entry's source: a path (a regular file is
- * read through a `FileHandle`, the set's fastest source; gzip, recognised by its magic bytes, is inflated;
- * anything else the system opens by name, a named pipe, is read once as a stream), `-` for standard input,
- * or a readable stream of bytes (gzip or not). The set is `IncidentSet.fromNdjson`'s (the engine's pure
- * entry, which takes chunks or a byte reader): one thread builds it, without the line kernel. Neither pays
- * here (docs/performance.md, "The set build: the text index left to its first query"): with the kernel the
- * build took 1.05x the processor time, and a second thread could take only the byte reader, about a quarter
- * of the build, while the columns must be written where the set lives; so there is no `threads` option. The
- * text indexes are built by the first query that reads one (docs/semantics.md, "The text index", "Built
- * when first needed").
+ * read through a `FileHandle`, the set's fastest source, or in ranges by several threads; gzip, recognised
+ * by its magic bytes, is inflated; anything else the system opens by name, a named pipe, is read once as a
+ * stream), `-` for standard input, or a readable stream of bytes (gzip or not). The set is
+ * `IncidentSet.fromNdjson`'s (the engine's pure entry, which takes chunks or a byte reader), without the
+ * line kernel (with it the build took 1.05x the processor time: docs/performance.md, "The set build: the
+ * text index left to its first query"). A regular file with `threads` above 1 (the default on a machine of
+ * several cores) is cut at line starts into one range per thread; each range is built by a worker thread
+ * through the same engine code and the parts are appended in file order (docs/node.md): every answer of
+ * the set, and the first error, are the one-thread build's. The text indexes are built by the first query
+ * that reads one (docs/semantics.md, "The text index", "Built when first needed").
  * @param input - a path, or a readable stream of bytes
- * @param options - as for `IncidentSet.fromNdjson`
+ * @param options - as for `IncidentSet.fromNdjson`, and `threads` (`FromNdjsonOptions`)
  * @returns the set, once the input is read
  * @throws {NdjsonInputError} (rejects) when the input cannot be opened (`noInput`: missing, a directory) or
- *   read (`ioError`), or is not valid gzip (`dataError`)
- * @throws {SyntaxError} {TypeError} {RangeError} (rejects) as `IncidentSet.fromNdjson` does (an invalid
- *   line, a repeated key, a line that is no object, a malformed option)
+ *   read (`ioError`; a regular file that shrinks while it is read), or is not valid gzip (`dataError`)
+ * @throws {SyntaxError} {TypeError} (rejects) as `IncidentSet.fromNdjson` does (an invalid line, a repeated
+ *   key, a line that is no object: the earliest in the file, whatever the threads; a malformed option)
+ * @throws {RangeError} (rejects) when `threads` is not a positive whole number (`fromNdjson: threads must
+ *   be a positive whole number, not …`), or as `IncidentSet.fromNdjson` does (an option out of range)
  * @example
  * const set = await fromNdjson("export.ndjson.gz");
  * set.count({ Severity: "High" });
  */
 export async function fromNdjson<R extends object = Record<string, unknown>>(
   input: NdjsonInput,
-  options: IncidentSetOptions = {},
+  options: FromNdjsonOptions = {},
+): Promise<IncidentSet<R>> {
+  return buildNdjson<R>(input, options, BLOCK_BYTES);
+}
+
+/**
+ * `fromNdjson` with blocks of `blockBytes` bytes (tests cut lines at block boundaries with tiny blocks).
+ * @throws as `fromNdjson`
+ */
+export async function buildNdjson<R extends object = Record<string, unknown>>(
+  input: NdjsonInput,
+  options: FromNdjsonOptions,
+  blockBytes: number,
 ): Promise<IncidentSet<R>> {
   if (typeof input !== "string" && !isReadable(input))
     throw new TypeError(
       `fromNdjson: input must be a path or a readable stream, not ${describeInput(input)}.`,
     );
+  // `threads` is the Node entry's: the set's own options go to the set (which checks them).
+  let setOptions: IncidentSetOptions = options;
+  let threads = defaultThreads();
+  if (typeof options === "object" && options !== null && Object.hasOwn(options, "threads")) {
+    const { threads: asked, ...rest } = options;
+    setOptions = rest;
+    if (asked !== undefined) {
+      if (!Number.isSafeInteger(asked) || asked < 1)
+        throw new RangeError(`fromNdjson: threads must be a positive whole number, not ${describe(asked)}.`);
+      threads = asked;
+    }
+  }
   if (
     typeof input === "string" &&
     input !== "-" &&
@@ -316,7 +357,7 @@ export async function fromNdjson<R extends object = Record<string, unknown>>(
       throw new NdjsonInputError(`Cannot read '${input}': ${describeSystemError(error)}`, "noInput");
     }
     try {
-      return await IncidentSet.fromNdjson<R>(handle, options);
+      return await buildFromFile<R>(handle, input, setOptions, threads, blockBytes);
     } catch (error) {
       throw systemError(error, `'${input}'`);
     } finally {
@@ -326,7 +367,7 @@ export async function fromNdjson<R extends object = Record<string, unknown>>(
   // Anything else, a directory and a missing path included, as the source opens it (its errors typed).
   const source = await openInput(input);
   try {
-    return await IncidentSet.fromNdjson<R>(source.bytes, options);
+    return await IncidentSet.fromNdjson<R>(source.bytes, setOptions);
   } finally {
     source.close();
   }
