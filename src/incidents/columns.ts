@@ -499,7 +499,34 @@ export class ValueIds {
   /** The id of a value, or undefined. */
   get(value: unknown): number | undefined {
     if (typeof value !== "string") return this.others.get(value);
-    const h = hashString(value);
+    return this.getHashed(value, hashString(value));
+  }
+
+  /** The hash `get` and `idOrSet` look a string up by (`hashString`); 0 for other values. */
+  static hashOf(value: unknown): number {
+    return typeof value === "string" ? hashString(value) : 0;
+  }
+
+  /**
+   * The id of `value` (of hash `h`, `hashOf`); when it has none, records `id` as its id and returns `id`:
+   * one hash and one walk of the table for both (the append of a parallel build's part, ndjson-parts.ts).
+   */
+  idOrSet(value: unknown, h: number, id: number): number {
+    if (typeof value !== "string") {
+      const known = this.others.get(value);
+      if (known !== undefined) return known;
+      this.others.set(value, id);
+      return id;
+    }
+    const known = this.getHashed(value, h);
+    if (known !== undefined) return known;
+    this.place(h, id, value);
+    if (this.pooled) this.keepBytes(value, id);
+    return id;
+  }
+
+  /** `get` of a string given its hash (`hashString`). */
+  private getHashed(value: string, h: number): number | undefined {
     const table = this.table;
     const mask = table.length - 2;
     for (let slot = (h << 1) & mask, k = 1; ; slot = (slot + 2) & mask, k++) {

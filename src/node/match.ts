@@ -281,8 +281,9 @@ export interface FromNdjsonOptions extends IncidentSetOptions {
    * one, the file is cut into ranges of whole lines, one per thread, built at once by worker threads and
    * appended in file order, with the same set as one thread builds (docs/node.md, "`fromNdjson(input,
    * options)`"). Streams, standard input and gzip are read by this thread. At most the cores available are
-   * used (the process's budget of worker threads, shared with `matchNdjson`), whatever is asked. Default:
-   * the cores available, at most 8.
+   * used (the process's budget of worker threads, shared with `matchNdjson`), whatever is asked. Default 1:
+   * on the two shared cores it was measured on, two threads took 1.2x the processor time of one, and their
+   * wall time beat one thread's only when a core was idle (docs/node.md, "`fromNdjson(input, options)`").
    */
   readonly threads?: number;
 }
@@ -294,8 +295,8 @@ export interface FromNdjsonOptions extends IncidentSetOptions {
  * stream), `-` for standard input, or a readable stream of bytes (gzip or not). The set is
  * `IncidentSet.fromNdjson`'s (the engine's pure entry, which takes chunks or a byte reader), without the
  * line kernel (with it the build took 1.05x the processor time: docs/performance.md, "The set build: the
- * text index left to its first query"). A regular file with `threads` above 1 (the default on a machine of
- * several cores) is cut at line starts into one range per thread; each range is built by a worker thread
+ * text index left to its first query"). A regular file with `threads` above 1 (default 1) is cut at line
+ * starts into one range per thread; each range is built by a worker thread
  * through the same engine code and the parts are appended in file order (docs/node.md): every answer of
  * the set, and the first error, are the one-thread build's. The text indexes are built by the first query
  * that reads one (docs/semantics.md, "The text index", "Built when first needed").
@@ -334,7 +335,8 @@ export async function buildNdjson<R extends object = Record<string, unknown>>(
     );
   // `threads` is the Node entry's: the set's own options go to the set (which checks them).
   let setOptions: IncidentSetOptions = options;
-  let threads = defaultThreads();
+  // One thread unless asked: a second one pays only on an idle core (see `FromNdjsonOptions.threads`).
+  let threads = 1;
   if (typeof options === "object" && options !== null && Object.hasOwn(options, "threads")) {
     const { threads: asked, ...rest } = options;
     setOptions = rest;
