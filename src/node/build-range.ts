@@ -20,17 +20,20 @@ export interface RangeInput {
 }
 
 /**
- * Reads the lines of blocks `first … end - 1` into `build`, asking `stop` before each block.
+ * Reads the lines of blocks `first … end - 1` into `build`, asking `stop` before each block; with `turn`,
+ * the event loop turns after each block (the calling thread of a server: its other work is heard at least
+ * once a block, as in `matchNdjson`).
  * @returns false when `stop` said so (the build is then incomplete)
  * @throws {SyntaxError} {TypeError} as `IncidentSet.fromNdjson` does, for the range's first bad line
  *   (numbered within the range); {NdjsonInputError} `ioError` when the file shrank; Node's error when a
  *   read fails
  */
-export function buildRange(
+export async function buildRange(
   build: NdjsonBuild<object>,
   input: RangeInput,
   stop: () => boolean = () => false,
-): boolean {
+  turn = false,
+): Promise<boolean> {
   const plan = {
     path: input.path,
     from: 0,
@@ -46,6 +49,7 @@ export function buildRange(
       const lines = blocks.lines(i);
       if (lines === undefined) continue;
       build.lines(lines.bytes, lines.start, lines.end, lines.readStart + lines.end >= input.size);
+      if (turn) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     return true;
   } finally {

@@ -20,18 +20,23 @@ interface WorkerInput extends RangeInput {
 }
 
 const input = workerData as WorkerInput;
-try {
-  const build = IncidentSet.ndjsonBuild(input.options);
-  const done = buildRange(build, input, () => Atomics.load(input.control, 0) !== 0);
-  if (done) {
-    const part = build.exportPart();
-    parentPort?.postMessage({ part }, partBuffers(part));
+
+async function run(): Promise<void> {
+  try {
+    const build = IncidentSet.ndjsonBuild(input.options);
+    const done = await buildRange(build, input, () => Atomics.load(input.control, 0) !== 0);
+    if (done) {
+      const part = build.exportPart();
+      parentPort?.postMessage({ part }, partBuffers(part));
+    }
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (error instanceof NdjsonInputError)
+      parentPort?.postMessage({ input: { message: error.message, kind: error.kind } });
+    else if (typeof code === "string")
+      parentPort?.postMessage({ system: { message: (error as Error).message, code } });
+    else parentPort?.postMessage({ part: { lines: 0, rows: 0, error: partError(error) } });
   }
-} catch (error) {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (error instanceof NdjsonInputError)
-    parentPort?.postMessage({ input: { message: error.message, kind: error.kind } });
-  else if (typeof code === "string")
-    parentPort?.postMessage({ system: { message: (error as Error).message, code } });
-  else parentPort?.postMessage({ part: { lines: 0, rows: 0, error: partError(error) } });
 }
+
+void run();

@@ -76,9 +76,9 @@ export async function buildFromFile<R extends object>(
     for (let k = 1; k < parts; k++) {
       results.push(k <= granted ? startWorker(script!, range(k), options, control, workers) : undefined);
     }
-    buildRange(build as NdjsonBuild<object>, range(0));
+    await buildRange(build as NdjsonBuild<object>, range(0), undefined, true);
     for (let k = 1; k < parts; k++) {
-      const part = (await results[k]) ?? buildHere<R>(options, range(k));
+      const part = (await results[k]) ?? (await buildHere<R>(options, range(k)));
       // The earliest bad line: every range before this one was read without error.
       if (part.error !== undefined) throw partErrorIn(part.error, build.line);
       build.append(part);
@@ -92,10 +92,13 @@ export async function buildFromFile<R extends object>(
 }
 
 /** The part of `range`, built in this thread (its line's error kept in it, as a worker's). */
-function buildHere<R extends object>(options: IncidentSetOptions, range: RangeInput): NdjsonPart {
+async function buildHere<R extends object>(
+  options: IncidentSetOptions,
+  range: RangeInput,
+): Promise<NdjsonPart> {
   const part = IncidentSet.ndjsonBuild<R>(options);
   try {
-    buildRange(part as NdjsonBuild<object>, range);
+    await buildRange(part as NdjsonBuild<object>, range, undefined, true);
   } catch (error) {
     const kept = partError(error);
     if (kept.line === undefined) throw error;

@@ -293,6 +293,22 @@ describe("fromNdjson with threads: the one-thread set", () => {
     }
   });
 
+  it("answers as the one-thread set after records are added to it", async () => {
+    const path = await fileOf(rows(60, (i) => ({ Type: `T${i % 9}` })).join("\n"));
+    const added = [
+      { IncidentId: 1, Title: "added", Type: "T-new", Severity: "High", Site: "s1" },
+      { IncidentId: 2, Title: ["x"], Type: "T1", CreatedUtcTime: "2023-01-01T00:00:00Z" },
+    ];
+    const seen: string[] = [];
+    for (const threads of [1, 2, 4]) {
+      const set = await buildNdjson(path, { maxDictionary: 6, threads }, 200);
+      for (const record of added) set.add(record);
+      seen.push(observe(set));
+    }
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[2]).toEqual(seen[0]);
+  });
+
   it("refuses threads that are not a positive whole number", async () => {
     const path = await fileOf(incident(1));
     for (const threads of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
