@@ -437,12 +437,18 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
           labels,
           dates: [...set.dates].map(([field, column]) => ({ field, ms: column.ms, states: column.states })),
           hashes,
-          order: { time: order.time, id: order.id, dated: order.dated },
+          order: { time: order.time, id: order.id, dated: order.dated, sorted: order.sorted },
         };
+      },
+      settle() {
+        if (appended) return;
+        appended = true;
+        records.trim();
+        set.creation.update();
       },
       append(part) {
         if (part.error !== undefined) throw new Error("IncidentSet: a part with an error is not appended.");
-        appended = true;
+        this.settle();
         set.appendPart(part);
         line += part.lines;
       },
@@ -502,7 +508,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       if (index instanceof CompactHashIndex) index.appendRows(hash.hashes, rows, hash.arrayRows, base);
     }
     const order = part.order;
-    if (order !== undefined) this.creation.appendRows(order.time, order.id, rows, order.dated, base);
+    if (order !== undefined)
+      this.creation.appendRows(order.time, order.id, rows, order.dated, base, order.sorted);
     if (part.records !== undefined) records.appendPart(part.records);
     this.targets = undefined;
   }
@@ -928,6 +935,11 @@ export interface NdjsonBuild<R extends object> {
   lines(buffer: Uint8Array, start: number, end: number, last: boolean): void;
   /** The rows read, as a part to append to another build (this build must not be used after). */
   exportPart(): NdjsonPart;
+  /**
+   * Readies the rows read for the parts to come (their records trimmed, their order sorted, so that each
+   * part's sorted rows are merged in): done by the first `append`, or before, while the parts are awaited.
+   */
+  settle(): void;
   /** Appends a part (without an error) of the range after the ones read and appended so far. */
   append(part: NdjsonPart): void;
   /** Ends the build: the set. */

@@ -67,7 +67,13 @@ export interface NdjsonPart {
     readonly hashes: Uint32Array;
     readonly arrayRows: readonly number[];
   }[];
-  readonly order?: { readonly time: Float64Array; readonly id: Float64Array; readonly dated: number };
+  /** The order keys of the rows, how many are dated, and the rows sorted by them (`CreationOrder`). */
+  readonly order?: {
+    readonly time: Float64Array;
+    readonly id: Float64Array;
+    readonly dated: number;
+    readonly sorted?: Int32Array;
+  };
 }
 
 /** The line and message of each error a build threw for a line (`lineError`). */
@@ -146,5 +152,6 @@ export function partBuffers(part: NdjsonPart): ArrayBuffer[] {
   for (const hash of part.hashes ?? []) add(hash.hashes);
   add(part.order?.time);
   add(part.order?.id);
+  add(part.order?.sorted);
   return [...buffers];
 }

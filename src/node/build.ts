@@ -77,6 +77,10 @@ export async function buildFromFile<R extends object>(
       results.push(k <= granted ? startWorker(script!, range(k), options, control, workers) : undefined);
     }
     await buildRange(build as NdjsonBuild<object>, range(0), undefined, true);
+    // While the workers finish: this range's order sorted, so that theirs (sorted by them) are merged in.
+    // Pays: bench/one-shot.ts, "set build" row (1M, threads 2, three runs: what follows the last part,
+    // its append and the build's end, 0.57 s against 0.62 s with the whole order sorted at the end).
+    build.settle();
     for (let k = 1; k < parts; k++) {
       const part = (await results[k]) ?? (await buildHere<R>(options, range(k)));
       // The earliest bad line: every range before this one was read without error.
