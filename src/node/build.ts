@@ -3,8 +3,9 @@
  * blocks (file-blocks.ts, as `matchNdjson` cuts them: the lines that start in a block, the last one read to
  * its end) are split into ranges of consecutive blocks, one per thread. This thread reads the first range
  * into the set itself (`IncidentSet.ndjsonBuild`); each other range is built into a part by a worker thread
- * (build-worker.ts; from the sources, or when the process's budget of workers grants fewer, by this thread
- * after its own range), and the parts are appended in file order (ndjson-parts.ts). The set is the
+ * (build-worker.ts; from the sources, or for options that cannot be cloned to a worker, by this thread after
+ * its own range), and the parts are appended in file order (ndjson-parts.ts). The process's budget of
+ * workers (workers.ts) decides how many ranges there are: one per worker granted, and this thread's. The set is the
  * one-thread build's in every answer: the same rows in the same order, columns, indexes, records, and
  * the same first error (the earliest bad line's, numbered in the whole file, whichever thread met it
  * first). Every worker has ended when the call returns or rejects.
@@ -113,8 +114,8 @@ async function buildHere<R extends object>(
 
 /**
  * Starts a worker on `range`: its part, or its read's error (rejects); rejects too when it ends without
- * either; undefined when the worker cannot be given the options. The rejection is handled here too: a part no longer awaited (an earlier one failed) is no
- * unhandled rejection.
+ * either; undefined when the worker cannot be given the options. The rejection is handled here too: a
+ * part no longer awaited (an earlier one failed) is no unhandled rejection.
  */
 function startWorker(
   script: URL,
