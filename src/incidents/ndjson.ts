@@ -248,6 +248,50 @@ export function isByteReader(source: unknown): source is NdjsonByteReader {
   );
 }
 
+/**
+ * Splits the lines of `buffer[start, end)`, which starts at the start of a line and ends after a `\n`, or at
+ * the end of the input (`last`): each is offered to `whole` first, then handed to `sink`, as
+ * `readNdjsonInPlace` hands out the lines of a read (the same lines, the same numbers), numbered from
+ * `line + 1`. For the blocks of a parallel build (ndjson-parts.ts), which cut the input at line starts.
+ * @returns the number of the last line split (`line` when none)
+ * @throws {Error} when the bytes end inside a line and `last` is false (a caller's bug); whatever `sink` or
+ *   `whole` throws
+ */
+export function splitLines(
+  buffer: Uint8Array,
+  start: number,
+  end: number,
+  line: number,
+  last: boolean,
+  sink: LineSink,
+  whole: (chunk: Uint8Array, from: number, length: number, line: number) => number,
+): number {
+  // `indexOf` searches to the end of its array: the bytes given, not what lies after them.
+  const bytes = buffer.subarray(0, end);
+  let lineStart = start;
+  for (;;) {
+    if (lineStart < end) {
+      const next = whole(buffer, lineStart, end, line + 1);
+      if (next >= 0) {
+        line++;
+        lineStart = next;
+        continue;
+      }
+    }
+    const nl = indexOfLf(bytes, lineStart, end);
+    if (nl < 0) break;
+    line++;
+    emit(sink, buffer, lineStart, nl, line);
+    lineStart = nl + 1;
+  }
+  if (lineStart < end) {
+    if (!last) throw new Error("splitLines: the bytes end inside a line.");
+    line++;
+    emit(sink, buffer, lineStart, end, line);
+  }
+  return line;
+}
+
 /** The most `readNdjsonInPlace` asks of one read. */
 const READ_BYTES = 1 << 20;
 /** A buffer with less room than this at its end is left for a new one (`readNdjsonInPlace`). */

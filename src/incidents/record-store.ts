@@ -16,7 +16,13 @@
 import { emptyBitset, popcount32, setBit } from "./bitset.js";
 import { HashIndex } from "./columns.js";
 import { fieldOfLine, LineScanner } from "./line-scanner.js";
-import { LineShapes, SHAPED, type SpliceColumn, type SpliceDates } from "./record-shapes.js";
+import {
+  LineShapes,
+  SHAPED,
+  type ShapesState,
+  type SpliceColumn,
+  type SpliceDates,
+} from "./record-shapes.js";
 
 /** Where a set keeps its records. */
 export interface RecordStore<T> {
@@ -158,6 +164,17 @@ const FIRST_CHUNK_BYTES = 64 * 1024;
 /** The read buffers of a shaped store (`newChunk`): the reader reads up to 1 MiB at a time into them. */
 const READ_BUFFER_BYTES = 4 * 1024 * 1024;
 
+/** The records of a part of a parallel build (`CompactRecords.exportPart`): rows `0 … rows - 1`. */
+export interface RecordsPart {
+  readonly rows: number;
+  readonly chunks: readonly Uint8Array[];
+  /** Per row: its chunk, where it starts in it and its length in bytes. */
+  readonly chunkOf: Uint16Array;
+  readonly starts: Uint32Array;
+  readonly lengths: Uint32Array;
+  readonly shapes: ShapesState | undefined;
+}
+
 /** Records as the bytes of their JSON lines (see the file comment). */
 export class CompactRecords<T> implements RecordStore<T> {
   readonly compact = true;
@@ -187,6 +204,11 @@ export class CompactRecords<T> implements RecordStore<T> {
    */
   private readonly shapes: LineShapes | undefined;
   private readBuffers: Uint8Array[] = [];
+  /**
+   * Per chunk appended from a part of a parallel build (`appendPart`): the decoder of its shaped lines
+   * (undefined for the chunks of this store's own `shapes`).
+   */
+  private readonly chunkShapes: (LineShapes | undefined)[] = [];
   private readTurn = 0;
   private readSize = FIRST_CHUNK_BYTES;
 
@@ -273,7 +295,8 @@ export class CompactRecords<T> implements RecordStore<T> {
     const chunk = this.chunks[this.chunkOf[row]!]!;
     const start = this.starts[row]!;
     const end = start + this.lengths[row]!;
-    if (chunk[start] === SHAPED) return this.shapes!.record(chunk, start, end, row) as T;
+    if (chunk[start] === SHAPED)
+      return (this.chunkShapes[this.chunkOf[row]!] ?? this.shapes!).record(chunk, start, end, row) as T;
     return JSON.parse(this.decoder.decode(chunk.subarray(start, end))) as T;
   }
 
@@ -291,7 +314,7 @@ export class CompactRecords<T> implements RecordStore<T> {
       this.fieldScanners.set(name, scanner);
     }
     if (chunk[start] === SHAPED) {
-      const shapes = this.shapes!;
+      const shapes = this.chunkShapes[this.chunkOf[row]!] ?? this.shapes!;
       const n = shapes.decode(chunk, start, start + this.lengths[row]!, row);
       return fieldOfLine(scanner, shapes.out, 0, n, () => this.parse(row) as object);
     }
@@ -450,10 +473,67 @@ export class CompactRecords<T> implements RecordStore<T> {
     this.keep(this.used, length);
   }
 
+  /**
+   * The records of a finished build (`trim` first), for a parallel build's part (ndjson-parts.ts): its
+   * chunks, row table and shapes, as arrays to transfer (this store must not be used after).
+   */
+  exportPart(): RecordsPart {
+    this.trim();
+    return {
+      rows: this.count,
+      chunks: this.chunks,
+      chunkOf: this.chunkOf,
+      starts: this.starts,
+      lengths: this.lengths,
+      shapes: this.shapes?.exportState(),
+    };
+  }
+
+  /**
+   * Appends the records of a part of a parallel build (`exportPart` of another store), after this store's
+   * rows: its chunks are kept as they are, its shaped lines decoded by its own shapes (`LineShapes.decoding`),
+   * whose spliced values are read from the columns `rebindParts` gives. The next `pushBytes` starts a chunk.
+   * @throws {RangeError} when the records would need more than 65,535 chunks
+   */
+  appendPart(part: RecordsPart): void {
+    this.trim();
+    const first = this.chunks.length;
+    if (first + part.chunks.length > 0xffff)
+      throw new RangeError("IncidentSet: more than 65,535 chunks of records.");
+    const shapes = part.shapes === undefined ? undefined : LineShapes.decoding(part.shapes);
+    while (this.chunkShapes.length < first) this.chunkShapes.push(undefined);
+    for (const chunk of part.chunks) {
+      this.chunks.push(chunk);
+      this.chunkShapes.push(shapes);
+    }
+    const rows = part.rows;
+    const needed = this.count + rows;
+    if (needed > this.starts.length) {
+      const capacity = Math.max(needed, this.starts.length * 2);
+      this.chunkOf = grow(this.chunkOf, new Uint16Array(capacity));
+      this.starts = grow(this.starts, new Uint32Array(capacity));
+      this.lengths = grow(this.lengths, new Uint32Array(capacity));
+    }
+    const base = this.count;
+    for (let r = 0; r < rows; r++) this.chunkOf[base + r] = first + part.chunkOf[r]!;
+    this.starts.set(part.starts.subarray(0, rows), base);
+    this.lengths.set(part.lengths.subarray(0, rows), base);
+    this.count = needed;
+    // A new chunk for the next line pushed: the last chunk is the part's.
+    this.chunk = new Uint8Array(0);
+    this.used = 0;
+  }
+
+  /** The decoders of appended parts read spliced values from these columns (by field) from now on. */
+  rebindParts(columns: ReadonlyMap<string, SpliceColumn>, dates: ReadonlyMap<string, SpliceDates>): void {
+    for (const shapes of new Set(this.chunkShapes)) shapes?.rebind(columns, dates);
+  }
+
   bytes(): number {
     let total = this.chunkOf.byteLength + this.starts.byteLength + this.lengths.byteLength;
     for (const chunk of this.chunks) total += chunk.byteLength;
     for (const buffer of this.readBuffers) total += buffer.byteLength;
+    for (const shapes of new Set(this.chunkShapes)) total += shapes?.bytes() ?? 0;
     return total + (this.shapes?.bytes() ?? 0);
   }
 
@@ -622,6 +702,25 @@ export class CompactHashIndex extends HashIndex {
     const rows = this.pending.get(value);
     if (rows === undefined) this.pending.set(value, [row]);
     else rows.push(row);
+  }
+
+  /** Rows `0 … rows - 1`: their hashes (0 for no scalar) and the rows holding an array (a part's export). */
+  exportRows(): { hashes: Uint32Array; rows: number; arrayRows: number[] } {
+    return { hashes: this.hashes, rows: this.rows, arrayRows: this.arrayRows };
+  }
+
+  /**
+   * Appends rows `base … base + rows - 1` from another index of the same field (a part of a parallel build,
+   * `exportRows`), as `set` would have written them.
+   */
+  appendRows(hashes: Uint32Array, rows: number, arrayRows: readonly number[], base: number): void {
+    if (base + rows > this.hashes.length) {
+      this.hashes = grow(this.hashes, new Uint32Array(Math.max(base + rows, this.hashes.length * 2)));
+    }
+    this.hashes.set(hashes.subarray(0, rows), base);
+    for (const row of arrayRows) this.arrayRows.push(base + row);
+    if (rows > 0) this.rows = Math.max(this.rows, base + rows);
+    this.distinct = -1;
   }
 
   override rowsOf(value: unknown): readonly number[] {
