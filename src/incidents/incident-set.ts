@@ -973,6 +973,7 @@ function fieldReader<R extends object>(records: CompactRecords<R>, field: string
 function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
   return `a ${typeof value}`;
 }
 

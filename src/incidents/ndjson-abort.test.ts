@@ -119,6 +119,6 @@ describe("IncidentSet.fromNdjson with an abort signal", () => {
   it("refuses a signal that is no AbortSignal", async () => {
     await expect(
       IncidentSet.fromNdjson([chunk(0)], {}, { signal: { aborted: true } as unknown as AbortSignal }),
-    ).rejects.toThrow(new TypeError("IncidentSet.fromNdjson: signal must be an AbortSignal, not a object."));
+    ).rejects.toThrow(new TypeError("IncidentSet.fromNdjson: signal must be an AbortSignal, not an object."));
   });
 });
