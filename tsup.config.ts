@@ -16,6 +16,8 @@ const entries = {
   // src/node/workers.ts, `matchWorkerScript`, beside the code that starts it or in dist/node/).
   "node/index": "src/node/index.ts",
   "node/match-worker": "src/node/match-worker.ts",
+  // The worker of a parallel `fromNdjson` (found by `buildWorkerScript`, beside the library's Node entry).
+  "node/build-worker": "src/node/build-worker.ts",
 };
 
 /**
@@ -27,7 +29,7 @@ const entries = {
  * The `.d.cts` types are left as they are.
  */
 function wrapCommonJsEntries(): void {
-  for (const entry of Object.keys(entries).filter((name) => !name.endsWith("match-worker"))) {
+  for (const entry of Object.keys(entries).filter((name) => !name.endsWith("-worker"))) {
     const base = entry.split("/").pop()!;
     const bundle = `dist/${entry}.cjs`;
     const fallback = `dist/${entry}.fallback.cjs`;

@@ -40,7 +40,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { open } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -131,6 +131,10 @@ export interface SetBuildReport {
   readonly incidents: number;
   readonly fileBytesPerLine: number;
   readonly fromNdjsonPerSecond: number;
+  /** The threads of that build (`fromNdjson`'s `threads`: the cores, at most 8). */
+  readonly fromNdjsonThreads: number;
+  /** The same build with one thread (built after it, in the same process; the set dropped). */
+  readonly fromNdjson1PerSecond: number;
   /** The first `$regex` count after the build, which builds the text index (ms; in no rate above). */
   readonly firstTextQueryMs: number;
   readonly duck1PerSecond: number;
@@ -334,8 +338,11 @@ async function setBuild(
   write: (line: string) => void,
 ): Promise<SetBuildReport> {
   const before = heldBytes();
+  // The set the rows below query, built with the default threads (the cores, at most 8: a parallel build of
+  // the file in ranges, docs/node.md); then once more with one thread, for the ratio (dropped).
+  const threads = Math.max(1, Math.min(8, availableParallelism()));
   const t0 = performance.now();
-  const set = await built.node.fromNdjson(path);
+  const set = await built.node.fromNdjson(path, { threads });
   const buildMs = performance.now() - t0;
   // The first text query builds the text index (docs/semantics.md, "The text index", "Built when first
   // needed"): timed apart, and held in the memory row, which counts the index.
@@ -345,6 +352,14 @@ async function setBuild(
   );
   const firstTextMs = performance.now() - t2;
   const after = heldBytes();
+  let oneThreadMs = buildMs;
+  if (threads > 1) {
+    const t1 = performance.now();
+    const again = await built.node.fromNdjson(path, { threads: 1 });
+    oneThreadMs = performance.now() - t1;
+    if (again.size !== set.size)
+      throw new Error(`fromNdjson: ${again.size} rows with one thread, ${set.size} with ${threads}`);
+  }
   const duckRates: number[] = [];
   const tables: DuckConnection[] = [];
   for (const threads of ["1", "2"]) {
@@ -403,6 +418,8 @@ async function setBuild(
     incidents: size,
     fileBytesPerLine: Math.round(statSync(path).size / size),
     fromNdjsonPerSecond: size / (buildMs / 1000),
+    fromNdjsonThreads: threads,
+    fromNdjson1PerSecond: size / (oneThreadMs / 1000),
     firstTextQueryMs: firstTextMs,
     duck1PerSecond: duckRates[0]!,
     duck2PerSecond: duckRates[1]!,
@@ -414,7 +431,7 @@ async function setBuild(
   };
   const rate = (value: number) => Math.round(value).toLocaleString("en-US");
   write(
-    `set build: fromNdjson ${rate(report.fromNdjsonPerSecond)}/s; DuckDB CREATE TABLE … read_json 1t ${rate(report.duck1PerSecond)}/s, 2t ${rate(report.duck2PerSecond)}/s; the first text query (builds the text index) ${report.firstTextQueryMs.toFixed(0)} ms; the set (text index built) holds ${report.setHeapBytesPerIncident} B heap + ${report.setOutsideHeapBytesPerIncident} B outside per incident (lines: ${report.fileBytesPerLine} B)${(globalThis as { gc?: unknown }).gc === undefined ? " (no --expose-gc: garbage included)" : ""}`,
+    `set build: fromNdjson ${rate(report.fromNdjsonPerSecond)}/s with ${report.fromNdjsonThreads} thread${report.fromNdjsonThreads === 1 ? "" : "s"} (1 thread: ${rate(report.fromNdjson1PerSecond)}/s, ${(report.fromNdjsonPerSecond / report.fromNdjson1PerSecond).toFixed(2)}×); DuckDB CREATE TABLE … read_json 1t ${rate(report.duck1PerSecond)}/s, 2t ${rate(report.duck2PerSecond)}/s; the first text query (builds the text index) ${report.firstTextQueryMs.toFixed(0)} ms; the set (text index built) holds ${report.setHeapBytesPerIncident} B heap + ${report.setOutsideHeapBytesPerIncident} B outside per incident (lines: ${report.fileBytesPerLine} B)${(globalThis as { gc?: unknown }).gc === undefined ? " (no --expose-gc: garbage included)" : ""}`,
   );
   write(
     `on the built set: findFirst on a selective Number ${report.findFirstUs.toFixed(2)} µs (${keys.length} keys, warm); count of the spec sample ${report.sampleCountMs.toFixed(2)} ms (${sampleCount.result})`,
@@ -782,7 +799,8 @@ export async function runOneShotBench(
   peers: PeerModules,
   write: (line: string) => void,
   size = Number(process.env.BENCH_ONESHOT_SIZE ?? 1_000_000),
-  rounds = 3,
+  // Five rounds (a median of five runs per engine and row): three left a row's ratio to one slow run.
+  rounds = 5,
 ): Promise<OneShotReport | undefined> {
   const built = await loadBuilt();
   if (built === undefined) {

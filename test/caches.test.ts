@@ -231,6 +231,9 @@ const ALLOWED_TABLES: Record<string, string> = {
   // shares no module with the fast paths (test/layers.test.ts), this one included.
   "src/conditions/evaluate.ts PATTERNS": "weak, one entry per live $regex node",
   "src/conditions/operators.ts TYPE_CODES": "constant",
+  // The line and message of an error a build threw for a line (a parallel build numbers it again): weak,
+  // freed with the error.
+  "src/incidents/ndjson-parts.ts LINE_ERRORS": "weak, one entry per live error thrown for a line",
   "src/conditions/operators.ts NON_JSON_TYPES": "constant",
   // A memo of a pure function on cased code points: at most the ~3,000 of Unicode.
   "src/timeline/filter.ts foldCache": "bounded by Unicode's cased code points",

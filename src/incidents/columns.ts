@@ -164,7 +164,58 @@ export class DictionaryColumn {
     this.codeBitsCache = undefined;
   }
 
-  private drop(): void {
+  /**
+   * Appends rows `base … base + rows - 1` from another column of the same field (a part of a parallel
+   * build, ndjson-parts.ts): per row its code `codes[r]` over that column's `values`, with the codes
+   * sequential `set`s would have given them (values new to this column get the next codes, in the order of
+   * their codes there, which is the order of their first rows).
+   * @returns false, appending nothing, when the values new to this column would take it past
+   *   `maxDictionary` (sequential `set`s would drop it: the caller decides)
+   */
+  appendCodes(
+    codes: Codes,
+    values: readonly unknown[],
+    rows: number,
+    base: number,
+    capacity: number,
+  ): boolean {
+    const index = this.index;
+    let fresh = 0;
+    for (let c = FIRST_VALUE_CODE; c < values.length; c++) if (index.get(values[c]) === undefined) fresh++;
+    if (index.size + fresh > this.maxDictionary) return false;
+    const map = new Int32Array(values.length);
+    map[CODE_NULL] = CODE_NULL;
+    map[CODE_COMPLEX] = CODE_COMPLEX;
+    for (let c = FIRST_VALUE_CODE; c < values.length; c++) {
+      const value = values[c];
+      let code = index.get(value);
+      if (code === undefined) {
+        code = this.values.length;
+        this.values.push(value);
+        this.counts.push(0);
+        index.set(value, code);
+      }
+      map[c] = code;
+    }
+    const size = this.values.length;
+    if (size > 0x100 && this.codes instanceof Uint8Array) this.codes = widen(this.codes, Uint16Array);
+    if (size > 0x10000 && this.codes instanceof Uint16Array) this.codes = widen(this.codes, Uint32Array);
+    if (base + rows > this.codes.length) this.codes = grow(this.codes, Math.max(capacity, base + rows));
+    const out = this.codes;
+    const counts = this.counts;
+    for (let r = 0; r < rows; r++) {
+      const code = map[codes[r]!]!;
+      out[base + r] = code;
+      counts[code]!++;
+    }
+    this.postingCache = undefined;
+    this.rowPostingCache = undefined;
+    this.codeBitsCache = undefined;
+    return true;
+  }
+
+  /** Drops the column (its field has more distinct values than `maxDictionary`): its arrays are released. */
+  drop(): void {
     this.dropped = true;
     this.codes = new Uint8Array(0);
     this.values.length = 0;
@@ -305,6 +356,25 @@ export class DateColumn {
     this.counts[state]!++;
   }
 
+  /**
+   * Appends rows `base … base + rows - 1` from another column of the same field (a part of a parallel
+   * build, ndjson-parts.ts): their epoch ms and states, as `set` would have written them.
+   */
+  appendRows(ms: Float64Array, states: Uint8Array, rows: number, base: number, capacity: number): void {
+    this.asciiRow = -1;
+    if (base + rows > this.ms.length) {
+      this.ms = grow(this.ms, Math.max(capacity, base + rows));
+      this.states = grow(this.states, Math.max(capacity, base + rows));
+    }
+    this.ms.set(ms.subarray(0, rows), base);
+    this.states.set(states.subarray(0, rows), base);
+    for (let r = 0; r < rows; r++) {
+      const state = states[r]!;
+      this.counts[state]!++;
+      if (state === DATE_COMPLEX) this.complexRows.push(base + r);
+    }
+  }
+
   bytes(): number {
     return this.ms.byteLength + this.states.byteLength;
   }
@@ -429,7 +499,34 @@ export class ValueIds {
   /** The id of a value, or undefined. */
   get(value: unknown): number | undefined {
     if (typeof value !== "string") return this.others.get(value);
-    const h = hashString(value);
+    return this.getHashed(value, hashString(value));
+  }
+
+  /** The hash `get` and `idOrSet` look a string up by (`hashString`); 0 for other values. */
+  static hashOf(value: unknown): number {
+    return typeof value === "string" ? hashString(value) : 0;
+  }
+
+  /**
+   * The id of `value` (of hash `h`, `hashOf`); when it has none, records `id` as its id and returns `id`:
+   * one hash and one walk of the table for both (the append of a parallel build's part, ndjson-parts.ts).
+   */
+  idOrSet(value: unknown, h: number, id: number): number {
+    if (typeof value !== "string") {
+      const known = this.others.get(value);
+      if (known !== undefined) return known;
+      this.others.set(value, id);
+      return id;
+    }
+    const known = this.getHashed(value, h);
+    if (known !== undefined) return known;
+    this.place(h, id, value);
+    if (this.pooled) this.keepBytes(value, id);
+    return id;
+  }
+
+  /** `get` of a string given its hash (`hashString`). */
+  private getHashed(value: string, h: number): number | undefined {
     const table = this.table;
     const mask = table.length - 2;
     for (let slot = (h << 1) & mask, k = 1; ; slot = (slot + 2) & mask, k++) {

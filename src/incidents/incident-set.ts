@@ -47,7 +47,9 @@ import {
   type NdjsonSource,
   readNdjson,
   readNdjsonInPlace,
+  splitLines,
 } from "./ndjson.js";
+import { type LabelPart, lineError, type NdjsonPart } from "./ndjson-parts.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
 import { buildPlan, denseChoice, firstPath, type RowCheck, type Storage } from "./plan/index.js";
 import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
@@ -131,6 +133,13 @@ export interface NdjsonReading {
    * lines before the JavaScript scanner, with the same answers (docs/semantics.md 1.7, "The byte reader").
    */
   readonly kernel?: BlockKernelFactory;
+  /**
+   * Ends the build early (docs/semantics.md 1.7, "Ending a build early"): `fromNdjson` rejects with the
+   * signal's reason and returns no set. Checked before the first read and after each chunk's or read's
+   * lines (no clock is read), and a wait for the next chunk or read ends at an abort; a stream's iterator is
+   * then ended (a Node stream is destroyed), a byte reader is left open (its caller closes it).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -353,7 +362,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    * @param options - as for the constructor
    * @param reading - how the bytes are read: `kernel`, a block kernel (the WebAssembly SIMD line kernel of
    *   the Node side, `lineKernel()` of src/node/kernel.ts) that reads each chunk's lines before the
-   *   JavaScript scanner, with the same answers (docs/semantics.md 1.7, "The byte reader")
+   *   JavaScript scanner, with the same answers (docs/semantics.md 1.7, "The byte reader"); `signal`, an
+   *   `AbortSignal` that ends the build (see `NdjsonReading.signal`)
    * @returns the set, once the source is exhausted
    * @throws {SyntaxError} (rejects) when a line is not valid UTF-8 or not JSON: `NDJSON line N: ` and the
    *   decoder's or `JSON.parse`'s message; when a line repeats a key in one object: `NDJSON line N: the
@@ -368,6 +378,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    *   failed read: its own error)
    * @throws {RangeError} (rejects) when an option is out of range (see the constructor), or the lines
    *   need more than 65,535 chunks of memory (about 16 TiB)
+   * @throws {TypeError} (rejects) when `reading.signal` is given and is not an `AbortSignal`
+   * @throws the signal's reason (rejects) once `reading.signal` is aborted, before the source is exhausted
    * @example
    * const handle = await open("incidents.ndjson"); // import { open } from "node:fs/promises"
    * const set = await IncidentSet.fromNdjson(handle).finally(() => handle.close());
@@ -378,7 +390,157 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     reading: NdjsonReading = {},
   ): Promise<IncidentSet<R>> {
     refuseNonChunkSource(source);
+    const signal = reading.signal;
+    if (signal !== undefined && !(signal instanceof AbortSignal))
+      throw new TypeError(`IncidentSet.fromNdjson: signal must be an AbortSignal, not ${describe(signal)}.`);
     const set = new IncidentSet<R>([], options);
+    signal?.throwIfAborted();
+    const { records, sink, afterChunk, whole } = IncidentSet.lineReader(set, reading);
+    // A reader fills the records' own chunks, whose lines are then kept where they were read.
+    if (isByteReader(source))
+      await readNdjsonInPlace(source, (length) => records.newChunk(length), sink, afterChunk, whole, signal);
+    else await readNdjson(source, sink, afterChunk, whole, signal);
+    IncidentSet.finishNdjson(set, records);
+    return set;
+  }
+
+  /**
+   * A build over ranges of whole lines of NDJSON, for a parallel `fromNdjson` (ndjson-parts.ts): the lines
+   * of each range are read as `fromNdjson` reads them (`lines`, without the line kernel); the build is then
+   * either exported as a part (`exportPart`, in another thread) or ends as a set (`finish`), after the
+   * parts of the ranges that follow were appended in order (`append`). Not for callers: the Node entry's
+   * `fromNdjson` with `threads` (docs/node.md).
+   * @internal
+   * @throws {TypeError} {RangeError} when an option is malformed or out of range (see the constructor)
+   */
+  static ndjsonBuild<R extends object = Record<string, unknown>>(
+    options: IncidentSetOptions = {},
+  ): NdjsonBuild<R> {
+    const set = new IncidentSet<R>([], options);
+    const { records, sink, afterChunk, whole } = IncidentSet.lineReader(set, {});
+    let line = 0;
+    let appended = false;
+    return {
+      get line() {
+        return line;
+      },
+      lines(buffer, start, end, last) {
+        line = splitLines(buffer, start, end, line, last, sink, whole);
+        afterChunk();
+      },
+      exportPart() {
+        const rows = records.length;
+        const labels: LabelPart[] = [];
+        for (const [field, dictionary] of set.dictionaries) {
+          const text = set.texts.get(field);
+          if (text !== undefined) {
+            text.flushAscii();
+            labels.push({ field, kind: "text", ids: text.ids, values: text.values });
+          } else if (dictionary.dropped) labels.push({ field, kind: "dropped" });
+          else labels.push({ field, kind: "codes", codes: dictionary.codes, values: dictionary.values });
+        }
+        const hashes: { field: string; hashes: Uint32Array; arrayRows: number[] }[] = [];
+        for (const [field, index] of set.hashes) {
+          if (index instanceof CompactHashIndex) hashes.push({ field, ...index.exportRows() });
+        }
+        const order = set.creation.exportRows();
+        return {
+          lines: line,
+          rows,
+          records: records.exportPart(),
+          labels,
+          dates: [...set.dates].map(([field, column]) => ({ field, ms: column.ms, states: column.states })),
+          hashes,
+          order: { time: order.time, id: order.id, dated: order.dated, sorted: order.sorted },
+        };
+      },
+      settle() {
+        if (appended) return;
+        appended = true;
+        records.trim();
+        set.creation.update();
+      },
+      append(part) {
+        if (part.error !== undefined) throw new Error("IncidentSet: a part with an error is not appended.");
+        this.settle();
+        set.appendPart(part);
+        line += part.lines;
+      },
+      finish() {
+        if (appended) {
+          // The decoders of the parts' lines read spliced values from the set's columns, as they are now.
+          const columns = new Map<string, TextColumn | DictionaryColumn>();
+          for (const [field, dictionary] of set.dictionaries) {
+            const text = set.texts.get(field);
+            if (text !== undefined) columns.set(field, text);
+            else if (set.textBudget !== undefined && !dictionary.dropped) columns.set(field, dictionary);
+          }
+          records.rebindParts(columns, set.dates);
+        }
+        IncidentSet.finishNdjson(set, records);
+        return set;
+      },
+    };
+  }
+
+  /**
+   * Appends a part of a parallel build (ndjson-parts.ts) after this set's rows, as reading its lines here
+   * would have: the parts' dictionary codes and text value ids remapped to this set's (a dictionary that
+   * the values new to it take past `maxDictionary` becomes a text column, or is dropped, as in `insertField`),
+   * its dates, hashes and order keys, and its records (kept as they are, decoded by the part's shapes).
+   */
+  private appendPart(part: NdjsonPart): void {
+    const records = this.records as CompactRecords<T>;
+    const base = records.length;
+    const rows = part.rows;
+    this.capacity = Math.max(this.capacity, base + rows);
+    const capacity = this.capacity;
+    for (const label of part.labels ?? []) {
+      const dictionary = this.dictionaries.get(label.field)!;
+      let text = this.texts.get(label.field);
+      if (text === undefined && !dictionary.dropped) {
+        if (label.kind === "codes" && dictionary.appendCodes(label.codes, label.values, rows, base, capacity))
+          continue;
+        // Past `maxDictionary` in all (a part's own overflow is one): as `insertField` does.
+        if (this.textBudget !== undefined) {
+          text = TextColumn.fromDictionary(dictionary, base, capacity, this.textBudget);
+          this.texts.set(label.field, text);
+          records.spliceFrom(label.field, text);
+        }
+        dictionary.drop();
+      }
+      if (text === undefined) continue;
+      if (label.kind === "codes") text.appendIds(label.codes, label.values, rows, base, capacity, 3);
+      else if (label.kind === "text") text.appendIds(label.ids, label.values, rows, base, capacity);
+      else throw new Error(`IncidentSet: part of '${label.field}' without its values.`);
+    }
+    for (const date of part.dates ?? []) {
+      this.dates.get(date.field)!.appendRows(date.ms, date.states, rows, base, capacity);
+    }
+    for (const hash of part.hashes ?? []) {
+      const index = this.hashes.get(hash.field);
+      if (index instanceof CompactHashIndex) index.appendRows(hash.hashes, rows, hash.arrayRows, base);
+    }
+    const order = part.order;
+    if (order !== undefined)
+      this.creation.appendRows(order.time, order.id, rows, order.dated, base, order.sorted);
+    if (part.records !== undefined) records.appendPart(part.records);
+    this.targets = undefined;
+  }
+
+  /**
+   * The compact store of a set read from NDJSON and the callbacks that read lines into it (`readNdjson`'s
+   * `sink`, `afterChunk` and `whole`): what `fromNdjson` and `ndjsonBuild` share.
+   */
+  private static lineReader<R extends object>(
+    set: IncidentSet<R>,
+    reading: NdjsonReading,
+  ): {
+    records: CompactRecords<R>;
+    sink: LineSink;
+    afterChunk: () => void;
+    whole: (chunk: Uint8Array, from: number, length: number) => number;
+  } {
     // Lines kept shaped: without their keys, labels and text columns' values (record-shapes.ts).
     const records = new CompactRecords<R>({ shapes: true });
     set.records = records;
@@ -413,17 +575,15 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
           text = decoder.decode(buffer.subarray(start, end));
           record = JSON.parse(text);
         } catch (error) {
-          throw new SyntaxError(
-            `NDJSON line ${line}: ${error instanceof Error ? error.message : String(error)}`,
-          );
+          throw lineError(SyntaxError, line, error instanceof Error ? error.message : String(error));
         }
         if (typeof record !== "object" || record === null || Array.isArray(record)) {
-          throw new TypeError(`NDJSON line ${line}: expected an incident object, found ${describe(record)}.`);
+          throw lineError(TypeError, line, `expected an incident object, found ${describe(record)}.`);
         }
         // docs/semantics.md 3.1, "Duplicate keys": JSON.parse would keep the last of two equal keys.
         const repeated = findDuplicateKey(text);
         if (repeated !== undefined)
-          throw new SyntaxError(`NDJSON line ${line}: ${duplicateKeyMessage("the incident", repeated)}`);
+          throw lineError(SyntaxError, line, duplicateKeyMessage("the incident", repeated));
         for (let k = 0; k < fields.length; k++) values[k] = ownDataValue(record, fields[k]!);
         set.insertValues(values);
       }
@@ -457,10 +617,11 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       );
       return scanner.next;
     };
-    // A reader fills the records' own chunks, whose lines are then kept where they were read.
-    if (isByteReader(source))
-      await readNdjsonInPlace(source, (length) => records.newChunk(length), sink, afterChunk, whole);
-    else await readNdjson(source, sink, afterChunk, whole);
+    return { records, sink, afterChunk, whole };
+  }
+
+  /** Ends a build from NDJSON: records trimmed, hash indexes bucketed, text indexes deferred, order sorted. */
+  private static finishNdjson<R extends object>(set: IncidentSet<R>, records: CompactRecords<R>): void {
     records.trim();
     for (const index of set.hashes.values()) if (index instanceof CompactHashIndex) index.prepare();
     // Unlike the constructor, the text indexes are not built here but by the first query that needs one
@@ -471,7 +632,6 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     if (set.records.length >= EAGER_TEXT_INDEX_ROWS)
       for (const column of set.texts.values()) column.deferIndex();
     set.creation.update();
-    return set;
   }
 
   private insert(incident: T, position: number): void {
@@ -772,6 +932,32 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       orderedRecordBytes: this.records.orderedBytes(),
     };
   }
+}
+
+/**
+ * A build of a parallel `fromNdjson` over ranges of whole lines (`IncidentSet.ndjsonBuild`; ndjson-parts.ts).
+ * @internal
+ */
+export interface NdjsonBuild<R extends object> {
+  /** The number of the last line read or appended (blank lines counted). */
+  readonly line: number;
+  /**
+   * Reads the lines of `buffer[start, end)`: it starts at a line's start and ends after a `\n` or, `last`,
+   * at the end of the input; numbered after `line`.
+   * @throws {SyntaxError} {TypeError} as `fromNdjson` does, for the first bad line
+   */
+  lines(buffer: Uint8Array, start: number, end: number, last: boolean): void;
+  /** The rows read, as a part to append to another build (this build must not be used after). */
+  exportPart(): NdjsonPart;
+  /**
+   * Readies the rows read for the parts to come (their records trimmed, their order sorted, so that each
+   * part's sorted rows are merged in): done by the first `append`, or before, while the parts are awaited.
+   */
+  settle(): void;
+  /** Appends a part (without an error) of the range after the ones read and appended so far. */
+  append(part: NdjsonPart): void;
+  /** Ends the build: the set. */
+  finish(): IncidentSet<R>;
 }
 
 /**

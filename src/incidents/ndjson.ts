@@ -147,22 +147,75 @@ function isBlank(b: number): boolean {
 /**
  * Feeds every chunk of `source` through a splitter, then ends it; `afterChunk` runs after each chunk's lines
  * (and after the last line), before the chunk's buffer is released to its owner; `whole` is offered each
- * line first (see `NdjsonSplitter.push`).
- * @throws {TypeError} (rejects) when a chunk is neither a string nor a `Uint8Array`; whatever `sink` throws
+ * line first (see `NdjsonSplitter.push`). With `signal`: checked before the first chunk and after each
+ * chunk's lines, and a wait for a chunk ends at an abort; the source's iterator is then ended (`return`, as
+ * `for await` ends it when its body throws: a Node stream is destroyed).
+ * @throws {TypeError} (rejects) when a chunk is neither a string nor a `Uint8Array`; whatever `sink` throws;
+ *   the signal's reason once it is aborted
  */
 export async function readNdjson(
   source: NdjsonSource,
   sink: LineSink,
   afterChunk?: () => void,
   whole?: (chunk: Uint8Array, from: number, length: number, line: number) => number,
+  signal?: AbortSignal,
 ): Promise<void> {
   const splitter = new NdjsonSplitter();
-  for await (const piece of source as AsyncIterable<Uint8Array | string>) {
-    splitter.push(piece, sink, whole);
-    afterChunk?.();
+  if (signal === undefined) {
+    for await (const piece of source as AsyncIterable<Uint8Array | string>) {
+      splitter.push(piece, sink, whole);
+      afterChunk?.();
+    }
+  } else {
+    signal.throwIfAborted();
+    const iterator =
+      Symbol.asyncIterator in source
+        ? (source as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]()
+        : (source as Iterable<Uint8Array | string>)[Symbol.iterator]();
+    let done = false;
+    try {
+      for (;;) {
+        const next = await untilAborted(Promise.resolve(iterator.next()), signal);
+        if (next.done === true) {
+          done = true;
+          break;
+        }
+        splitter.push(next.value, sink, whole);
+        afterChunk?.();
+        signal.throwIfAborted();
+      }
+    } finally {
+      // As `for await` ends a source whose loop failed (not awaited: a read may still be pending).
+      if (!done) Promise.resolve(iterator.return?.()).catch(() => undefined);
+    }
   }
   splitter.end(sink);
   afterChunk?.();
+}
+
+/**
+ * `promise`, or a rejection with the signal's reason as soon as it is aborted (a wait for a chunk that
+ * never comes ends too); a later rejection of `promise` is handled.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
@@ -195,6 +248,50 @@ export function isByteReader(source: unknown): source is NdjsonByteReader {
   );
 }
 
+/**
+ * Splits the lines of `buffer[start, end)`, which starts at the start of a line and ends after a `\n`, or at
+ * the end of the input (`last`): each is offered to `whole` first, then handed to `sink`, as
+ * `readNdjsonInPlace` hands out the lines of a read (the same lines, the same numbers), numbered from
+ * `line + 1`. For the blocks of a parallel build (ndjson-parts.ts), which cut the input at line starts.
+ * @returns the number of the last line split (`line` when none)
+ * @throws {Error} when the bytes end inside a line and `last` is false (a caller's bug); whatever `sink` or
+ *   `whole` throws
+ */
+export function splitLines(
+  buffer: Uint8Array,
+  start: number,
+  end: number,
+  line: number,
+  last: boolean,
+  sink: LineSink,
+  whole: (chunk: Uint8Array, from: number, length: number, line: number) => number,
+): number {
+  // `indexOf` searches to the end of its array: the bytes given, not what lies after them.
+  const bytes = buffer.subarray(0, end);
+  let lineStart = start;
+  for (;;) {
+    if (lineStart < end) {
+      const next = whole(buffer, lineStart, end, line + 1);
+      if (next >= 0) {
+        line++;
+        lineStart = next;
+        continue;
+      }
+    }
+    const nl = indexOfLf(bytes, lineStart, end);
+    if (nl < 0) break;
+    line++;
+    emit(sink, buffer, lineStart, nl, line);
+    lineStart = nl + 1;
+  }
+  if (lineStart < end) {
+    if (!last) throw new Error("splitLines: the bytes end inside a line.");
+    line++;
+    emit(sink, buffer, lineStart, end, line);
+  }
+  return line;
+}
+
 /** The most `readNdjsonInPlace` asks of one read. */
 const READ_BYTES = 1 << 20;
 /** A buffer with less room than this at its end is left for a new one (`readNdjsonInPlace`). */
@@ -208,9 +305,11 @@ const MIN_READ_BYTES = 16 * 1024;
  * start of the next buffer (asked for at least twice its size, so that each byte of a long line is copied
  * at most about twice in all). The next read is issued before the lines of the last one are handed out,
  * into the room after them. Lines are as `NdjsonSplitter` splits them; `afterChunk` runs after each read's
- * lines and at the end.
+ * lines and at the end. With `signal`: checked before the first read and after each read's lines, and a
+ * wait for a read ends at an abort (the read under way is left to finish; the reader is not closed).
  * @throws {TypeError} (rejects) when a read resolves with other than `{ bytesRead }`, an integer from 0 to
- *   the length asked for; whatever `reader.read`, `space` or `sink` throws
+ *   the length asked for; whatever `reader.read`, `space` or `sink` throws; the signal's reason once it is
+ *   aborted
  */
 export async function readNdjsonInPlace(
   reader: NdjsonByteReader,
@@ -218,7 +317,9 @@ export async function readNdjsonInPlace(
   sink: LineSink,
   afterChunk: () => void,
   whole: (chunk: Uint8Array, from: number, length: number, line: number) => number,
+  signal?: AbortSignal,
 ): Promise<void> {
+  signal?.throwIfAborted();
   let buffer = space(MIN_READ_BYTES);
   /** Bytes read into `buffer`: `[0, filled)`; lines handed out end before `lineStart`. */
   let filled = 0;
@@ -246,7 +347,7 @@ export async function readNdjsonInPlace(
   let pending: Promise<number> | undefined = read(0);
   try {
     for (;;) {
-      const count = await pending;
+      const count = await (signal === undefined ? pending : untilAborted(pending, signal));
       pending = undefined;
       if (count === 0) break;
       const from = filled; // the new bytes: [from, filled)
@@ -273,6 +374,7 @@ export async function readNdjsonInPlace(
         lineStart = scanFrom = end + 1;
       }
       afterChunk();
+      signal?.throwIfAborted();
       if (pending === undefined) {
         // No room for the next read: the line begun goes to the start of a new buffer.
         const begun = filled - lineStart;

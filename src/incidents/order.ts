@@ -307,6 +307,50 @@ export class CreationOrder {
     this.rows = Math.max(this.rows, row + 1);
   }
 
+  /**
+   * Rows `0 … rows - 1`: their keys, how many are dated, and the rows sorted (a part's export, made in the
+   * part's thread).
+   */
+  exportRows(): { time: Float64Array; id: Float64Array; rows: number; dated: number; sorted: Int32Array } {
+    const rows = new Int32Array(this.rows);
+    for (let i = 0; i < rows.length; i++) rows[i] = i;
+    const sorted = sortRows(rows, this.time, this.id);
+    return { time: this.time, id: this.id, rows: this.rows, dated: this.dated, sorted };
+  }
+
+  /**
+   * Appends rows `base … base + rows - 1` from another order (a part of a parallel build, `exportRows`), as
+   * `set` would have written them (`dated` of them with a valid `CreatedUtcTime`). With `sorted` (those
+   * rows sorted, numbered from 0) and this order up to date (`update`), they are merged in at once: the
+   * order is the one `update` would sort (ties by row number).
+   */
+  appendRows(
+    time: Float64Array,
+    id: Float64Array,
+    rows: number,
+    dated: number,
+    base: number,
+    sorted?: Int32Array,
+  ): void {
+    if (base + rows > this.time.length) {
+      const capacity = Math.max(base + rows, Math.ceil(this.time.length * 1.5) + 16);
+      this.time = grow(this.time, capacity);
+      this.id = grow(this.id, capacity);
+    }
+    this.time.set(time.subarray(0, rows), base);
+    this.id.set(id.subarray(0, rows), base);
+    this.dated += dated;
+    if (rows === 0) return;
+    const up = this.ordered === this.rows && this.rows === base;
+    this.rows = Math.max(this.rows, base + rows);
+    if (sorted === undefined || !up) return;
+    const shifted = new Int32Array(rows);
+    for (let i = 0; i < rows; i++) shifted[i] = sorted[i]! + base;
+    this.order = base === 0 ? shifted : mergeRows(this.order, shifted, this.time, this.id);
+    this.ordered = base + rows;
+    this.rerank();
+  }
+
   /** Brings `order` and `rank` up to date with the rows added since the last call (sort them, merge). */
   update(): void {
     const size = this.rows;
@@ -315,10 +359,16 @@ export class CreationOrder {
     for (let i = 0; i < pending.length; i++) pending[i] = this.ordered + i;
     const sorted = sortRows(pending, this.time, this.id);
     this.order = this.ordered === 0 ? sorted : mergeRows(this.order, sorted, this.time, this.id);
+    this.ordered = size;
+    this.rerank();
+  }
+
+  /** `rank` of the current `order`, and the views of the old order dropped. */
+  private rerank(): void {
+    const size = this.ordered;
     const rank = new Int32Array(size);
     for (let j = 0; j < size; j++) rank[this.order[j]!] = j;
     this.rank = rank;
-    this.ordered = size;
     this.permuted.clear();
     this.positionBits.clear();
     this.ranked.clear();

@@ -202,9 +202,43 @@ interface ValueDictionary {
   off: boolean;
 }
 
+/**
+ * What decoding the lines a `LineShapes` shaped needs (`exportState`, `LineShapes.decoding`): its separators,
+ * shapes and separators' dictionaries, as typed arrays (transferable) and the separators' keys.
+ */
+export interface ShapesState {
+  readonly separators: ByteDictionaryState;
+  readonly keyOf: readonly (string | undefined)[];
+  readonly dictionaries: readonly (ByteDictionaryState | undefined)[];
+  readonly shapeSeparators: readonly Int32Array[];
+  /** Bytes the encoder counted as held (`LineShapes.bytes`). */
+  readonly held: number;
+}
+
+/** The bytes of a `ByteDictionary` by id (`pool[at[id], +len[id])`). */
+export interface ByteDictionaryState {
+  readonly pool: Uint8Array;
+  readonly at: Int32Array;
+  readonly len: Int32Array;
+  readonly count: number;
+}
+
+function dictionaryState(d: ByteDictionary): ByteDictionaryState {
+  return { pool: d.pool, at: d.at, len: d.len, count: d.count };
+}
+
+function dictionaryOf(state: ByteDictionaryState): ByteDictionary {
+  const d = new ByteDictionary(state.count);
+  d.pool = state.pool;
+  d.at = state.at;
+  d.len = state.len;
+  d.count = state.count;
+  return d;
+}
+
 /** Encodes lines into shaped lines and back (see the file comment). */
 export class LineShapes {
-  private readonly separators = new ByteDictionary(MAX_SEPARATORS);
+  private separators = new ByteDictionary(MAX_SEPARATORS);
   /** Per separator id: the key it names (undefined when it names none that can be read), its dictionary, its column. */
   private readonly keyOf: (string | undefined)[] = [];
   private readonly dictionaries: (ValueDictionary | undefined)[] = [];
@@ -254,6 +288,49 @@ export class LineShapes {
   spliceDates(field: string, column: SpliceDates): void {
     this.dateColumns.set(field, column);
     for (let id = 0; id < this.keyOf.length; id++) if (this.keyOf[id] === field) this.datesOf[id] = column;
+  }
+
+  /**
+   * What decoding this encoder's lines needs (a part of a parallel build, ndjson-parts.ts): its arrays,
+   * not copies (the encoder must not be used after).
+   */
+  exportState(): ShapesState {
+    return {
+      separators: dictionaryState(this.separators),
+      keyOf: this.keyOf,
+      dictionaries: this.dictionaries.map((d) => (d === undefined ? undefined : dictionaryState(d.values))),
+      shapeSeparators: this.shapeSeparators,
+      held: this.held,
+    };
+  }
+
+  /**
+   * A decoder of the lines another encoder shaped (`exportState`): `decode` and `record` read them, their
+   * spliced values from the columns given by `rebind` (by row of the set that keeps them). Never encodes.
+   */
+  static decoding(state: ShapesState): LineShapes {
+    const shapes = new LineShapes();
+    shapes.separators = dictionaryOf(state.separators);
+    for (const key of state.keyOf) shapes.keyOf.push(key);
+    for (const d of state.dictionaries) {
+      shapes.dictionaries.push(
+        d === undefined ? undefined : { values: dictionaryOf(d), parsed: [], probes: 0, hits: 0, off: true },
+      );
+    }
+    for (const shape of state.shapeSeparators) shapes.shapeSeparators.push(shape);
+    shapes.columnOf.length = state.keyOf.length;
+    shapes.datesOf.length = state.keyOf.length;
+    shapes.held = state.held;
+    return shapes;
+  }
+
+  /** Reads spliced values from these columns from now on, by field (a decoder of `decoding`). */
+  rebind(columns: ReadonlyMap<string, SpliceColumn>, dates: ReadonlyMap<string, SpliceDates>): void {
+    for (let id = 0; id < this.keyOf.length; id++) {
+      const key = this.keyOf[id];
+      this.columnOf[id] = key === undefined ? undefined : columns.get(key);
+      this.datesOf[id] = key === undefined ? undefined : dates.get(key);
+    }
   }
 
   /**

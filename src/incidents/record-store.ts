@@ -16,7 +16,13 @@
 import { emptyBitset, popcount32, setBit } from "./bitset.js";
 import { HashIndex } from "./columns.js";
 import { fieldOfLine, LineScanner } from "./line-scanner.js";
-import { LineShapes, SHAPED, type SpliceColumn, type SpliceDates } from "./record-shapes.js";
+import {
+  LineShapes,
+  SHAPED,
+  type ShapesState,
+  type SpliceColumn,
+  type SpliceDates,
+} from "./record-shapes.js";
 
 /** Where a set keeps its records. */
 export interface RecordStore<T> {
@@ -158,6 +164,17 @@ const FIRST_CHUNK_BYTES = 64 * 1024;
 /** The read buffers of a shaped store (`newChunk`): the reader reads up to 1 MiB at a time into them. */
 const READ_BUFFER_BYTES = 4 * 1024 * 1024;
 
+/** The records of a part of a parallel build (`CompactRecords.exportPart`): rows `0 … rows - 1`. */
+export interface RecordsPart {
+  readonly rows: number;
+  readonly chunks: readonly Uint8Array[];
+  /** Per row: its chunk, where it starts in it and its length in bytes. */
+  readonly chunkOf: Uint16Array;
+  readonly starts: Uint32Array;
+  readonly lengths: Uint32Array;
+  readonly shapes: ShapesState | undefined;
+}
+
 /** Records as the bytes of their JSON lines (see the file comment). */
 export class CompactRecords<T> implements RecordStore<T> {
   readonly compact = true;
@@ -187,6 +204,11 @@ export class CompactRecords<T> implements RecordStore<T> {
    */
   private readonly shapes: LineShapes | undefined;
   private readBuffers: Uint8Array[] = [];
+  /**
+   * Per chunk appended from a part of a parallel build (`appendPart`): the decoder of its shaped lines
+   * (undefined for the chunks of this store's own `shapes`).
+   */
+  private readonly chunkShapes: (LineShapes | undefined)[] = [];
   private readTurn = 0;
   private readSize = FIRST_CHUNK_BYTES;
 
@@ -273,7 +295,8 @@ export class CompactRecords<T> implements RecordStore<T> {
     const chunk = this.chunks[this.chunkOf[row]!]!;
     const start = this.starts[row]!;
     const end = start + this.lengths[row]!;
-    if (chunk[start] === SHAPED) return this.shapes!.record(chunk, start, end, row) as T;
+    if (chunk[start] === SHAPED)
+      return (this.chunkShapes[this.chunkOf[row]!] ?? this.shapes!).record(chunk, start, end, row) as T;
     return JSON.parse(this.decoder.decode(chunk.subarray(start, end))) as T;
   }
 
@@ -291,7 +314,7 @@ export class CompactRecords<T> implements RecordStore<T> {
       this.fieldScanners.set(name, scanner);
     }
     if (chunk[start] === SHAPED) {
-      const shapes = this.shapes!;
+      const shapes = this.chunkShapes[this.chunkOf[row]!] ?? this.shapes!;
       const n = shapes.decode(chunk, start, start + this.lengths[row]!, row);
       return fieldOfLine(scanner, shapes.out, 0, n, () => this.parse(row) as object);
     }
@@ -450,10 +473,67 @@ export class CompactRecords<T> implements RecordStore<T> {
     this.keep(this.used, length);
   }
 
+  /**
+   * The records of a finished build (`trim` first), for a parallel build's part (ndjson-parts.ts): its
+   * chunks, row table and shapes, as arrays to transfer (this store must not be used after).
+   */
+  exportPart(): RecordsPart {
+    this.trim();
+    return {
+      rows: this.count,
+      chunks: this.chunks,
+      chunkOf: this.chunkOf,
+      starts: this.starts,
+      lengths: this.lengths,
+      shapes: this.shapes?.exportState(),
+    };
+  }
+
+  /**
+   * Appends the records of a part of a parallel build (`exportPart` of another store), after this store's
+   * rows: its chunks are kept as they are, its shaped lines decoded by its own shapes (`LineShapes.decoding`),
+   * whose spliced values are read from the columns `rebindParts` gives. The next `pushBytes` starts a chunk.
+   * @throws {RangeError} when the records would need more than 65,535 chunks
+   */
+  appendPart(part: RecordsPart): void {
+    this.trim();
+    const first = this.chunks.length;
+    if (first + part.chunks.length > 0xffff)
+      throw new RangeError("IncidentSet: more than 65,535 chunks of records.");
+    const shapes = part.shapes === undefined ? undefined : LineShapes.decoding(part.shapes);
+    while (this.chunkShapes.length < first) this.chunkShapes.push(undefined);
+    for (const chunk of part.chunks) {
+      this.chunks.push(chunk);
+      this.chunkShapes.push(shapes);
+    }
+    const rows = part.rows;
+    const needed = this.count + rows;
+    if (needed > this.starts.length) {
+      const capacity = Math.max(needed, this.starts.length * 2);
+      this.chunkOf = grow(this.chunkOf, new Uint16Array(capacity));
+      this.starts = grow(this.starts, new Uint32Array(capacity));
+      this.lengths = grow(this.lengths, new Uint32Array(capacity));
+    }
+    const base = this.count;
+    for (let r = 0; r < rows; r++) this.chunkOf[base + r] = first + part.chunkOf[r]!;
+    this.starts.set(part.starts.subarray(0, rows), base);
+    this.lengths.set(part.lengths.subarray(0, rows), base);
+    this.count = needed;
+    // A new chunk for the next line pushed: the last chunk is the part's.
+    this.chunk = new Uint8Array(0);
+    this.used = 0;
+  }
+
+  /** The decoders of appended parts read spliced values from these columns (by field) from now on. */
+  rebindParts(columns: ReadonlyMap<string, SpliceColumn>, dates: ReadonlyMap<string, SpliceDates>): void {
+    for (const shapes of new Set(this.chunkShapes)) shapes?.rebind(columns, dates);
+  }
+
   bytes(): number {
     let total = this.chunkOf.byteLength + this.starts.byteLength + this.lengths.byteLength;
     for (const chunk of this.chunks) total += chunk.byteLength;
     for (const buffer of this.readBuffers) total += buffer.byteLength;
+    for (const shapes of new Set(this.chunkShapes)) total += shapes?.bytes() ?? 0;
     return total + (this.shapes?.bytes() ?? 0);
   }
 
@@ -523,11 +603,36 @@ function sameKey(a: unknown, b: unknown): boolean {
 }
 
 /**
+ * Rows one hash may name in a `CompactHashIndex` before they are grouped by value (once, by the first
+ * lookup of their bucket): a lookup reads back at most this many rows that do not hold its value, however
+ * the values were crafted (SECURITY.md, "Crafted values cost a bounded number of steps each"). Distinct
+ * honest values share a 32-bit hash three at a time about once in 10^17 triples, so in practice only a
+ * value held by more rows than this is grouped.
+ */
+export const MAX_HASH_RUN = 8;
+
+/** The rows of one crowded hash (more than `MAX_HASH_RUN` rows), by value: every row below `upTo`. */
+interface Crowd {
+  readonly byValue: Map<unknown, number[]>;
+  upTo: number;
+}
+
+/**
  * The hash index of a compact set (see the file comment): answers `rowsOf` and `arrayRows` exactly as
- * `HashIndex` does, in about 12–20 bytes per row outside the JavaScript heap. Adding a row only writes its hash;
- * the lookup structure (the rows bucketed by their hash's top bits, a counting sort) is built by `prepare`
- * or by the first lookup, and rebuilt once the rows added since outnumber an eighth of it (those are
- * searched one by one until then).
+ * `HashIndex` does, in about 12–20 bytes per row outside the JavaScript heap. Adding a row only writes its
+ * hash; the lookup structure (the rows bucketed by their hash's top bits, a counting sort) is built by
+ * `prepare` or by the first lookup, and rebuilt once the rows added since outnumber an eighth of it (those
+ * are kept by value until then, in a `Map`, so that they are found exactly).
+ *
+ * The hash is not seeded, so values can be crafted to share it (FNV-1a states collide; concatenated
+ * collisions multiply). The first lookup that reaches a bucket of more than `MAX_HASH_RUN` entries after a
+ * build sorts it by hash, and reads back once, grouping them by value, the rows of each of its hashes named
+ * by more than `MAX_HASH_RUN` rows (a crowded hash) that no earlier grouping read. Every other lookup reads
+ * back at most `MAX_HASH_RUN` rows that do not hold its value and visits at most `MAX_HASH_RUN` entries
+ * plus a binary search, and a row is read for grouping at most once over the index's life (rows are never
+ * removed): crafted values cost a bounded number of reads each, however many share a hash. The build itself
+ * reads no row: a value held by many rows (an empty string in 5% of the rows) is a crowded hash too, read
+ * once by its first lookup (which read them all before, on every lookup) and exactly after that.
  */
 export class CompactHashIndex extends HashIndex {
   /** Per row: the hash of its scalar value, never 0; 0 when the value is not a scalar. */
@@ -536,13 +641,20 @@ export class CompactHashIndex extends HashIndex {
   /**
    * The buckets: entries `offsets[b] … offsets[b+1]-1` have hashes with top bits b; entry k is the pair
    * `bucketRows[2k]` (the hash, as an int32) and `bucketRows[2k+1]` (the row), side by side so that a lookup
-   * reads one cache line per entry instead of the row's hash elsewhere.
+   * reads one cache line per entry instead of the row's hash elsewhere. Entries are in row order within a
+   * bucket, except in a bucket of more than `MAX_HASH_RUN` entries: sorted by hash (as an int32), then row.
    */
   private built = 0;
   private shift = 31;
   private offsets = new Int32Array(3);
   private bucketRows = new Int32Array(0);
-  /** Distinct hashes, counted on demand for `size`; -1 when stale. */
+  /** The hashes of more than `MAX_HASH_RUN` rows (unsigned) a lookup met, their rows grouped by value. */
+  private readonly crowded = new Map<number, Crowd>();
+  /** The buckets of more than `MAX_HASH_RUN` entries sorted (and their crowded hashes grouped) since the build. */
+  private readonly settled = new Set<number>();
+  /** The scalar rows added since the last build (none before the first), by value, in row order. */
+  private readonly pending = new Map<unknown, number[]>();
+  /** Distinct values, counted on demand for `size`; -1 when stale. */
   private distinct = -1;
   private readonly read: (row: number) => unknown;
 
@@ -561,6 +673,7 @@ export class CompactHashIndex extends HashIndex {
     }
     if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
       this.hashes[row] = hashKey(value) || 1;
+      if (this.built > 0) this.keepPending(row, value);
     } else {
       this.hashes[row] = 0;
       if (Array.isArray(value)) this.arrayRows.push(row);
@@ -575,7 +688,38 @@ export class CompactHashIndex extends HashIndex {
       this.hashes = grow(this.hashes, new Uint32Array(Math.max(row + 1, this.hashes.length * 2)));
     }
     this.hashes[row] = hashKeyAscii(b, start, end) || 1;
+    if (this.built > 0) {
+      let text = "";
+      for (let i = start; i < end; i++) text += String.fromCharCode(b[i]!);
+      this.keepPending(row, text);
+    }
     this.rows = Math.max(this.rows, row + 1);
+    this.distinct = -1;
+  }
+
+  /** Keeps a row added after a build by its value, until the next build. */
+  private keepPending(row: number, value: unknown): void {
+    const rows = this.pending.get(value);
+    if (rows === undefined) this.pending.set(value, [row]);
+    else rows.push(row);
+  }
+
+  /** Rows `0 … rows - 1`: their hashes (0 for no scalar) and the rows holding an array (a part's export). */
+  exportRows(): { hashes: Uint32Array; rows: number; arrayRows: number[] } {
+    return { hashes: this.hashes, rows: this.rows, arrayRows: this.arrayRows };
+  }
+
+  /**
+   * Appends rows `base … base + rows - 1` from another index of the same field (a part of a parallel build,
+   * `exportRows`), as `set` would have written them.
+   */
+  appendRows(hashes: Uint32Array, rows: number, arrayRows: readonly number[], base: number): void {
+    if (base + rows > this.hashes.length) {
+      this.hashes = grow(this.hashes, new Uint32Array(Math.max(base + rows, this.hashes.length * 2)));
+    }
+    this.hashes.set(hashes.subarray(0, rows), base);
+    for (const row of arrayRows) this.arrayRows.push(base + row);
+    if (rows > 0) this.rows = Math.max(this.rows, base + rows);
     this.distinct = -1;
   }
 
@@ -584,23 +728,42 @@ export class CompactHashIndex extends HashIndex {
   }
 
   /**
-   * The rows whose kept hash is `value`'s (a superset of `rowsOf(value)`: a row of another value with the
-   * same hash is included), without reading any record: for callers that check every row they get against
-   * the whole condition anyway. Each row at most once: the bucketed rows in bucket order, then the rows added
-   * since the buckets were built, in row order; empty for a non-scalar.
+   * The rows whose kept hash is `value`'s (a superset of `rowsOf(value)`: at most `MAX_HASH_RUN` rows of
+   * other values with the same hash are included), without reading any record: for callers that check every
+   * row they get against the whole condition anyway (the first lookup of a crowded bucket reads its crowded
+   * rows once, see the class comment). Each row at most once: the bucketed rows in row order, then the rows
+   * added since the buckets were built, in row order; empty for a non-scalar.
    */
   probe(value: unknown): number[] {
     if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") return [];
     this.prepare(false);
     const h = hashKey(value) || 1;
-    const { hashes, bucketRows, offsets } = this;
     const rows: number[] = [];
     const bucket = h >>> this.shift;
-    const end = offsets[bucket + 1]!;
-    const key = h | 0;
-    for (let k = offsets[bucket]!; k < end; k++)
-      if (bucketRows[2 * k] === key) rows.push(bucketRows[2 * k + 1]!);
-    for (let row = this.built; row < this.rows; row++) if (hashes[row] === h) rows.push(row);
+    if (this.offsets[bucket + 1]! - this.offsets[bucket]! > MAX_HASH_RUN && !this.settled.has(bucket))
+      this.settle(bucket);
+    const crowd = this.crowded.size === 0 ? undefined : this.crowded.get(h);
+    if (crowd !== undefined) {
+      const held = crowd.byValue.get(value);
+      if (held !== undefined) for (const row of held) rows.push(row);
+    } else {
+      const { bucketRows, offsets } = this;
+      let k = offsets[bucket]!;
+      const end = offsets[bucket + 1]!;
+      const key = h | 0;
+      if (end - k > MAX_HASH_RUN) {
+        // Sorted by hash: the first entry of `key`, by binary search.
+        let hi = end;
+        while (k < hi) {
+          const mid = (k + hi) >>> 1;
+          if (bucketRows[2 * mid]! < key) k = mid + 1;
+          else hi = mid;
+        }
+        for (; k < end && bucketRows[2 * k] === key; k++) rows.push(bucketRows[2 * k + 1]!);
+      } else for (; k < end; k++) if (bucketRows[2 * k] === key) rows.push(bucketRows[2 * k + 1]!);
+    }
+    const added = this.pending.size === 0 ? undefined : this.pending.get(value);
+    if (added !== undefined) for (const row of added) rows.push(row);
     return rows;
   }
 
@@ -609,23 +772,32 @@ export class CompactHashIndex extends HashIndex {
     return sameKey(this.read(row), value);
   }
 
+  /** True when row `row`'s value is one of `values` (read back from its record once). */
+  holdsAny(row: number, values: readonly unknown[]): boolean {
+    const held = this.read(row);
+    for (const value of values) if (sameKey(held, value)) return true;
+    return false;
+  }
+
   override get size(): number {
     if (this.distinct < 0) this.distinct = this.countDistinct();
     return this.distinct;
   }
 
-  /** Bytes of the typed arrays. */
+  /** Bytes of the typed arrays (the rows of crowded hashes and of `pending`, on the heap, are not counted). */
   bytes(): number {
     return this.hashes.byteLength + this.offsets.byteLength + this.bucketRows.byteLength;
   }
 
   /**
-   * Builds the buckets over every row (`all`), or when the rows added since the last build outnumber an
-   * eighth of it (at least 1,024).
+   * Builds the buckets over every row (`all`, or the first lookup), or when the rows added since the last
+   * build outnumber an eighth of it (at least 1,024). Reads no row (crowded hashes are grouped by their
+   * first lookup, see the class comment).
    */
   prepare(all = true): void {
     const pending = this.rows - this.built;
-    if (pending === 0 || (!all && pending <= Math.max(1024, this.built >>> 3))) return;
+    if (pending === 0) return;
+    if (!all && this.built > 0 && pending <= Math.max(1024, this.built >>> 3)) return;
     const n = this.rows;
     let bits = 1;
     while (bits < 30 && 1 << bits < n) bits++;
@@ -667,13 +839,59 @@ export class CompactHashIndex extends HashIndex {
     for (let i = 0; i < 2 * count; i += 2) offsets[(pairs[i]! >>> shift) + 1]!++;
     for (let b = 1; b < offsets.length; b++) offsets[b]! += offsets[b - 1]!;
     const bucketRows = pairs;
+    this.settled.clear();
+    this.pending.clear();
     this.shift = shift;
     this.offsets = offsets;
     this.bucketRows = bucketRows;
     this.built = n;
   }
 
-  /** Distinct hashes among the rows (each bucket's hashes sorted, then counted). */
+  /**
+   * Sorts bucket `bucket` (more than `MAX_HASH_RUN` entries) by hash, then row, and groups by value the rows
+   * of each of its hashes named by more than `MAX_HASH_RUN` rows: the rows an earlier grouping read (below
+   * its `upTo`) are kept, the others read back once.
+   */
+  private settle(bucket: number): void {
+    const { bucketRows } = this;
+    const from = this.offsets[bucket]!;
+    const to = this.offsets[bucket + 1]!;
+    // Entries in row order: ties broken by position keep rows ascending within a hash.
+    const order = Array.from({ length: to - from }, (_, i) => from + i);
+    order.sort((x, y) => bucketRows[2 * x]! - bucketRows[2 * y]! || x - y);
+    const sorted = new Int32Array(2 * order.length);
+    for (let i = 0; i < order.length; i++) {
+      sorted[2 * i] = bucketRows[2 * order[i]!]!;
+      sorted[2 * i + 1] = bucketRows[2 * order[i]! + 1]!;
+    }
+    bucketRows.set(sorted, 2 * from);
+    for (let k = from; k < to; ) {
+      const key = bucketRows[2 * k]!;
+      let e = k + 1;
+      while (e < to && bucketRows[2 * e] === key) e++;
+      if (e - k > MAX_HASH_RUN) {
+        const h = key >>> 0;
+        const crowd = this.crowded.get(h) ?? { byValue: new Map<unknown, number[]>(), upTo: 0 };
+        for (let j = k; j < e; j++) {
+          const row = bucketRows[2 * j + 1]!;
+          if (row < crowd.upTo) continue;
+          const value = this.read(row);
+          const rows = crowd.byValue.get(value);
+          if (rows === undefined) crowd.byValue.set(value, [row]);
+          else rows.push(row);
+        }
+        crowd.upTo = this.built;
+        this.crowded.set(h, crowd);
+      }
+      k = e;
+    }
+    this.settled.add(bucket);
+  }
+
+  /**
+   * Distinct values among the rows, for memory reports: distinct hashes (each bucket's hashes sorted, then
+   * counted), a crowded hash a lookup has grouped counted as the values it groups.
+   */
   private countDistinct(): number {
     this.prepare();
     const { offsets, bucketRows } = this;
@@ -693,6 +911,8 @@ export class CompactHashIndex extends HashIndex {
       total++;
       for (let k = 1; k < length; k++) if (run[k] !== run[k - 1]) total++;
     }
+    // A crowded hash is as many values as it groups.
+    for (const crowd of this.crowded.values()) total += crowd.byValue.size - 1;
     return total;
   }
 }

@@ -44,14 +44,14 @@ export class FileBlocks {
 
   /**
    * @param plan - the file and its blocks
-   * @param scanner - judges the lines
-   * @param cap - `overlongBytes(--max-line-length)`: a longer line is skipped, not held
+   * @param scanner - judges the lines (`judge`); without one, only `lines` is used (a parallel build)
+   * @param cap - `overlongBytes(--max-line-length)`: a longer line is skipped, not held (with a scanner)
    * @param skipInvalid - `--skip-invalid`: a skipped line's invalid UTF-8 does not end the input
    * @throws {Error} when the file cannot be opened (Node's error)
    */
   constructor(
     private readonly plan: BlockPlan,
-    private readonly scanner: BlockScanner,
+    private readonly scanner: BlockScanner | undefined,
     private readonly cap: number,
     private readonly skipInvalid = false,
   ) {
@@ -70,7 +70,7 @@ export class FileBlocks {
    * kernel").
    */
   private place(bytes: number): Buffer {
-    const memory = this.scanner.blockMemory(bytes);
+    const memory = this.scanner?.blockMemory(bytes);
     this.inKernel = memory !== undefined;
     return memory === undefined
       ? Buffer.allocUnsafe(bytes)
@@ -87,6 +87,25 @@ export class FileBlocks {
    * @throws {Error} when a read fails (Node's error)
    */
   judge(i: number): BlockResult[] {
+    const lines = this.lines(i);
+    if (lines === undefined) return [emptyResult()];
+    const results = [this.scanner!.scan(lines.bytes, lines.start, lines.end, lines.readStart)];
+    if (lines.overlong !== undefined && results[0]!.stop === undefined) results.push(lines.overlong);
+    return results;
+  }
+
+  /**
+   * The lines that start in block `i`: `bytes[start, end)` (valid until the next call), which starts at a
+   * line's start and ends after a `\n` or at the end of the file, where `bytes[0]` is byte `readStart` of the
+   * file; undefined when no line starts in the block. A last line longer than `cap` is left out of the
+   * range and skipped (`overlong`, its result; only with a scanner).
+   * @throws {Error} when a read fails (Node's error)
+   */
+  lines(
+    i: number,
+  ):
+    | { bytes: Uint8Array; start: number; end: number; readStart: number; overlong?: BlockResult }
+    | undefined {
     const { plan } = this;
     const blockStart = plan.from + i * plan.blockBytes;
     const blockEnd = Math.min(blockStart + plan.blockBytes, plan.size);
@@ -98,10 +117,10 @@ export class FileBlocks {
     if (i > 0) {
       // The first line that starts in the block: after the first `\n` from the byte before it.
       const nl = this.buffer.indexOf(10, 0);
-      if (nl < 0 || nl >= filled) return [emptyResult()];
+      if (nl < 0 || nl >= filled) return undefined;
       start = nl + 1;
     }
-    if (start >= filled) return [emptyResult()];
+    if (start >= filled) return undefined;
     const lastBreak = this.buffer.lastIndexOf(10, filled - 1);
     // The last line: whole when the block ends with `\n` or the file ends.
     const lineStart = lastBreak < start ? start : lastBreak + 1;
@@ -134,9 +153,9 @@ export class FileBlocks {
     }
     const buffer = this.buffer;
     const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
-    const results = [this.scanner.scan(bytes, start, end, readStart)];
-    if (overlong !== undefined && results[0]!.stop === undefined) results.push(overlong);
-    return results;
+    return overlong === undefined
+      ? { bytes, start, end, readStart }
+      : { bytes, start, end, readStart, overlong };
   }
 
   /**
@@ -174,6 +193,6 @@ export class FileBlocks {
       if (skip.feed(chunk.subarray(0, n), position)) break;
       position += n;
     }
-    return skip.finish(this.scanner);
+    return skip.finish(this.scanner!);
   }
 }

@@ -9,6 +9,7 @@
 export type { MatchMode } from "./block-scanner.js";
 export { NdjsonInputError, type NdjsonInputErrorKind } from "./errors.js";
 export {
+  type FromNdjsonOptions,
   fromNdjson,
   type MatchNdjsonOptions,
   type MatchNdjsonResult,

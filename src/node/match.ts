@@ -9,8 +9,9 @@ import { open, stat } from "node:fs/promises";
 import type { Condition } from "../conditions/ast.js";
 import type { ParseOptions } from "../conditions/options.js";
 import { toCondition } from "../incidents/condition-input.js";
-import { IncidentSet, type IncidentSetOptions } from "../incidents/incident-set.js";
+import { IncidentSet, type IncidentSetOptions, type NdjsonReading } from "../incidents/incident-set.js";
 import type { MatchMode } from "./block-scanner.js";
+import { buildFromFile } from "./build.js";
 import { NdjsonInputError } from "./errors.js";
 import { type NdjsonProblem, readNdjson } from "./reader.js";
 import { MATCH_RULES } from "./record-rules.js";
@@ -291,36 +292,93 @@ function checkCall(input: unknown, options: unknown): asserts options is MatchNd
     throw new TypeError(`matchNdjson: label must be a string, not ${describe(label)}.`);
 }
 
+/** Options of the Node entry's `fromNdjson`: the set's options, and the threads that read a regular file. */
+export interface FromNdjsonOptions extends IncidentSetOptions {
+  /**
+   * Threads that build the set from a regular file, this one included (a positive integer): with more than
+   * one, the file is cut into ranges of whole lines, one per thread, built at once by worker threads and
+   * appended in file order, with the same set as one thread builds (docs/node.md, "`fromNdjson(input,
+   * options)`"). Streams, standard input and gzip are read by this thread. At most the cores available are
+   * used (the process's budget of worker threads, shared with `matchNdjson`), whatever is asked. Default 1:
+   * on the two shared cores it was measured on, two threads took 1.2x the processor time of one, and their
+   * wall time beat one thread's only when a core was idle (docs/node.md, "`fromNdjson(input, options)`").
+   */
+  readonly threads?: number;
+}
+
 /**
  * Builds an `IncidentSet` from an NDJSON export read by the Node entry's source: a path (a regular file is
- * read through a `FileHandle`, the set's fastest source; gzip, recognised by its magic bytes, is inflated;
- * anything else the system opens by name, a named pipe, is read once as a stream), `-` for standard input,
- * or a readable stream of bytes (gzip or not). The set is `IncidentSet.fromNdjson`'s (the engine's pure
- * entry, which takes chunks or a byte reader): one thread builds it, without the line kernel. Neither pays
- * here (docs/performance.md, "The set build: the text index left to its first query"): with the kernel the
- * build took 1.05x the processor time, and a second thread could take only the byte reader, about a quarter
- * of the build, while the columns must be written where the set lives; so there is no `threads` option. The
- * text indexes are built by the first query that reads one (docs/semantics.md, "The text index", "Built
- * when first needed").
+ * read through a `FileHandle`, the set's fastest source, or in ranges by several threads; gzip, recognised
+ * by its magic bytes, is inflated; anything else the system opens by name, a named pipe, is read once as a
+ * stream), `-` for standard input, or a readable stream of bytes (gzip or not). The set is
+ * `IncidentSet.fromNdjson`'s (the engine's pure entry, which takes chunks or a byte reader), without the
+ * line kernel (with it the build took 1.05x the processor time: docs/performance.md, "The set build: the
+ * text index left to its first query"). A regular file with `threads` above 1 (default 1) is cut at line
+ * starts into one range per thread; each range is built by a worker thread
+ * through the same engine code and the parts are appended in file order (docs/node.md): every answer of
+ * the set, and the first error, are the one-thread build's. The text indexes are built by the first query
+ * that reads one (docs/semantics.md, "The text index", "Built when first needed").
+ *
+ * With `reading.signal` (docs/node.md, "`fromNdjson(input, options, reading)`"): an abort before the call,
+ * while a named pipe opens, while a chunk or a read is awaited, or between two of them (between two blocks
+ * of a range, and between two ranges, with `threads`) rejects with the signal's reason, and no set is
+ * returned; a file this function opened is closed, a stream it opened is destroyed, a stream passed in or
+ * standard input is left as `matchNdjson` leaves it, and every worker thread has ended.
  * @param input - a path, or a readable stream of bytes
- * @param options - as for `IncidentSet.fromNdjson`
+ * @param options - as for `IncidentSet.fromNdjson`, and `threads` (`FromNdjsonOptions`)
+ * @param reading - as for `IncidentSet.fromNdjson`: `signal` (an `AbortSignal`), `kernel`
  * @returns the set, once the input is read
  * @throws {NdjsonInputError} (rejects) when the input cannot be opened (`noInput`: missing, a directory) or
- *   read (`ioError`), or is not valid gzip (`dataError`)
- * @throws {SyntaxError} {TypeError} {RangeError} (rejects) as `IncidentSet.fromNdjson` does (an invalid
- *   line, a repeated key, a line that is no object, a malformed option)
+ *   read (`ioError`; a regular file that shrinks while it is read), or is not valid gzip (`dataError`)
+ * @throws {SyntaxError} {TypeError} (rejects) as `IncidentSet.fromNdjson` does (an invalid line, a repeated
+ *   key, a line that is no object: the earliest in the file, whatever the threads; a malformed option; a
+ *   `signal` that is no `AbortSignal`)
+ * @throws {RangeError} (rejects) when `threads` is not a positive whole number (`fromNdjson: threads must
+ *   be a positive whole number, not …`), or as `IncidentSet.fromNdjson` does (an option out of range)
+ * @throws the signal's reason (rejects) once `reading.signal` is aborted before the set is built
  * @example
  * const set = await fromNdjson("export.ndjson.gz");
  * set.count({ Severity: "High" });
  */
 export async function fromNdjson<R extends object = Record<string, unknown>>(
   input: NdjsonInput,
-  options: IncidentSetOptions = {},
+  options: FromNdjsonOptions = {},
+  reading: NdjsonReading = {},
+): Promise<IncidentSet<R>> {
+  return buildNdjson<R>(input, options, BLOCK_BYTES, reading);
+}
+
+/**
+ * `fromNdjson` with blocks of `blockBytes` bytes (tests cut lines at block boundaries with tiny blocks).
+ * @throws as `fromNdjson`
+ */
+export async function buildNdjson<R extends object = Record<string, unknown>>(
+  input: NdjsonInput,
+  options: FromNdjsonOptions,
+  blockBytes: number,
+  reading: NdjsonReading = {},
 ): Promise<IncidentSet<R>> {
   if (typeof input !== "string" && !isReadable(input))
     throw new TypeError(
       `fromNdjson: input must be a path or a readable stream, not ${describeInput(input)}.`,
     );
+  const signal = reading.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new TypeError(`fromNdjson: signal must be an AbortSignal, not ${describe(signal)}.`);
+  signal?.throwIfAborted();
+  // `threads` is the Node entry's: the set's own options go to the set (which checks them).
+  let setOptions: IncidentSetOptions = options;
+  // One thread unless asked: a second one pays only on an idle core (see `FromNdjsonOptions.threads`).
+  let threads = 1;
+  if (typeof options === "object" && options !== null && Object.hasOwn(options, "threads")) {
+    const { threads: asked, ...rest } = options;
+    setOptions = rest;
+    if (asked !== undefined) {
+      if (!Number.isSafeInteger(asked) || asked < 1)
+        throw new RangeError(`fromNdjson: threads must be a positive whole number, not ${describe(asked)}.`);
+      threads = asked;
+    }
+  }
   if (
     typeof input === "string" &&
     input !== "-" &&
@@ -334,17 +392,22 @@ export async function fromNdjson<R extends object = Record<string, unknown>>(
       throw new NdjsonInputError(`Cannot read '${input}': ${describeSystemError(error)}`, "noInput");
     }
     try {
-      return await IncidentSet.fromNdjson<R>(handle, options);
+      return await buildFromFile<R>(handle, input, setOptions, threads, blockBytes, reading);
     } catch (error) {
+      if (signal?.aborted === true) throw signal.reason;
       throw systemError(error, `'${input}'`);
     } finally {
       await handle.close().catch(() => {});
     }
   }
   // Anything else, a directory and a missing path included, as the source opens it (its errors typed).
-  const source = await openInput(input);
+  const source = await openInput(input, { signal });
   try {
-    return await IncidentSet.fromNdjson<R>(source.bytes, options);
+    return await IncidentSet.fromNdjson<R>(source.bytes, setOptions, reading);
+  } catch (error) {
+    // The source's own wait for a chunk ends at the abort too (as a read error): the abort is the answer.
+    if (signal?.aborted === true) throw signal.reason;
+    throw error;
   } finally {
     source.close();
   }

@@ -38,7 +38,11 @@ export interface InputSource {
   readonly fd?: number | undefined;
   /** Whether `text` marks lines of invalid UTF-8 instead of throwing (`SourceOptions.invalidUtf8Lines`). */
   readonly invalidUtf8Lines?: boolean;
-  /** Stops reading and releases the file or pipe (safe to call twice). */
+  /**
+   * Stops reading and releases the input (safe to call twice): a file or pipe opened by path is destroyed;
+   * a stream passed in and standard input are left to their owner, paused, without a listener of this
+   * module (docs/node.md, "Whose stream").
+   */
   readonly close: () => void;
 }
 
@@ -135,13 +139,19 @@ export async function openInput(
   let bytes = 0;
   let gzip = false;
   const raw = stream as Readable;
+  // What this function opened (a path) is destroyed when released; what it was given (a stream, standard
+  // input) stays its owner's: read in paused mode and left paused, never destroyed.
+  const owned = typeof name === "string" && name !== "-";
+  let borrowed: Borrowed | undefined;
   const close = (): void => {
-    if (raw !== process.stdin) raw.destroy();
-    else raw.pause();
+    if (owned) raw.destroy();
+    else borrowed?.return();
   };
 
   async function* rawChunks(): AsyncGenerator<Buffer> {
-    const iterator = (raw as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+    if (!owned) borrowed ??= borrow(raw);
+    const iterator: AsyncIterator<unknown> =
+      borrowed ?? (raw as AsyncIterable<unknown>)[Symbol.asyncIterator]();
     let done = false;
     try {
       for (;;) {
@@ -218,6 +228,97 @@ export async function openInput(
     },
     invalidUtf8Lines: options.invalidUtf8Lines === true,
     close,
+  };
+}
+
+/** The chunks of a stream this module did not open (`borrow`). */
+interface Borrowed extends AsyncIterator<unknown> {
+  /** Removes every listener this module added and pauses the stream (safe to call twice). */
+  return(): Promise<IteratorResult<unknown>>;
+}
+
+/** The error of a stream that closed before its end, as Node's own iterator gives it. */
+function prematureClose(): Error {
+  return Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
+}
+
+/**
+ * Reads the chunks of a stream this module did not open (a stream passed in, standard input), one at a time:
+ * resumed while a chunk is awaited, paused as soon as one arrives. `return` (the read ended, stopped, failed
+ * or was aborted) removes the listeners at once, even while a chunk is awaited (Node's own iterator waits
+ * for that chunk first), and pauses the stream (so standard input stops reading and no longer keeps the
+ * process alive) without destroying it: its owner decides (destroys it, drains it, answers on its socket).
+ */
+function borrow(stream: Readable): Borrowed {
+  let wake: (() => void) | undefined;
+  const queue: unknown[] = [];
+  let ended = false;
+  let failure: unknown;
+  let released = false;
+  const notify = (): void => {
+    const woken = wake;
+    wake = undefined;
+    woken?.();
+  };
+  const onData = (chunk: unknown): void => {
+    queue.push(chunk);
+    stream.pause();
+    notify();
+  };
+  const onEnd = (): void => {
+    ended = true;
+    notify();
+  };
+  const onError = (error: unknown): void => {
+    failure ??= error ?? prematureClose();
+    notify();
+  };
+  const onClose = (): void => {
+    if (!ended && !stream.readableEnded) failure ??= stream.errored ?? prematureClose();
+    notify();
+  };
+  stream.pause();
+  stream.on("data", onData);
+  stream.on("end", onEnd);
+  stream.on("error", onError);
+  stream.on("close", onClose);
+  const done = { done: true, value: undefined } as const;
+  const release = async (): Promise<IteratorResult<unknown>> => {
+    if (!released) {
+      released = true;
+      stream.off("data", onData);
+      stream.off("end", onEnd);
+      stream.off("error", onError);
+      stream.off("close", onClose);
+      stream.pause();
+      queue.length = 0;
+      notify();
+    }
+    return done;
+  };
+  return {
+    async next(): Promise<IteratorResult<unknown>> {
+      for (;;) {
+        if (released) return done;
+        if (queue.length > 0) return { done: false, value: queue.shift() };
+        if (failure !== undefined) {
+          const error = failure;
+          await release();
+          throw error;
+        }
+        if (ended || stream.readableEnded) return release();
+        if (stream.destroyed) {
+          failure = stream.errored ?? prematureClose();
+          continue;
+        }
+        const arrived = new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        stream.resume();
+        await arrived;
+      }
+    },
+    return: release,
   };
 }
 

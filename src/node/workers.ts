@@ -54,7 +54,19 @@ export function defaultThreads(): number {
  * `dist/`); `undefined` when run from the sources (then every block is judged in the calling thread).
  */
 export function matchWorkerScript(): URL | undefined {
-  for (const candidate of ["./match-worker.js", "./node/match-worker.js"]) {
+  return workerScript("match-worker");
+}
+
+/**
+ * The script of a parallel `fromNdjson`'s workers (build-worker.ts) in the build, found as `matchWorkerScript`
+ * finds its own; `undefined` when run from the sources (then every part is built in the calling thread).
+ */
+export function buildWorkerScript(): URL | undefined {
+  return workerScript("build-worker");
+}
+
+function workerScript(name: string): URL | undefined {
+  for (const candidate of [`./${name}.js`, `./node/${name}.js`]) {
     try {
       const url = new URL(candidate, import.meta.url);
       if (url.protocol === "file:" && existsSync(fileURLToPath(url))) return url;

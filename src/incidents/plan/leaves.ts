@@ -22,7 +22,7 @@ import {
   FIRST_VALUE_CODE,
   type HashIndex,
 } from "../columns.js";
-import { CompactHashIndex, hashKey } from "../record-store.js";
+import { CompactHashIndex } from "../record-store.js";
 import type { BudgetTimer } from "../search-budget.js";
 import { countedEstimate, hashEstimate, RESIDUAL_GUESS, regexGuess, SEED_FRACTION } from "./cost.js";
 import {
@@ -188,15 +188,11 @@ export class HashLeaf implements PlanNode {
     }
     this.values = values;
     if (index instanceof CompactHashIndex) {
-      // Distinct operands with one hash probe the same rows: each hash once.
-      const seen = new Set<number>();
-      const probed: number[] = [];
-      for (const value of values) {
-        const h = hashKey(value as string | number | boolean);
-        if (seen.has(h)) continue;
-        seen.add(h);
-        for (const row of index.probe(value)) probed.push(row);
-      }
+      // Distinct operands with one hash may probe the same rows (or not: a crowded hash's rows are grouped
+      // by value): each row once.
+      let probed: number[] = [];
+      for (const value of values) for (const row of index.probe(value)) probed.push(row);
+      if (values.length > 1) probed = [...new Set(probed)];
       this.probed = probed;
     } else {
       const hits: number[] = [];
@@ -213,7 +209,7 @@ export class HashLeaf implements PlanNode {
       const index = this.index as CompactHashIndex;
       const values = this.values;
       this.timer.tick(this.probed.length);
-      this.exact = this.probed.filter((row) => values.some((value) => index.holds(row, value)));
+      this.exact = this.probed.filter((row) => index.holdsAny(row, values));
     }
     return this.exact;
   }

@@ -290,6 +290,81 @@ export class TextColumn {
     this.queuedDecode = undefined;
   }
 
+  /**
+   * Appends rows `base … base + rows - 1` from another column of the same field (a part of a parallel
+   * build, ndjson-parts.ts): per row its id `ids[r]` over that column's `values` (or `TEXT_MISSING`,
+   * `TEXT_NULL`, `TEXT_COMPLEX`), with the ids sequential `set`s would have given them (new values get the
+   * next ids in the order of their ids there, the order of their first rows). With `first`, ids are offset:
+   * `ids[r] - first` is the value id, and ids below `first` are 0 missing, 1 null, 2 complex (a dictionary
+   * column's codes, `DictionaryColumn.codes`).
+   */
+  appendIds(
+    ids: ArrayLike<number>,
+    values: readonly unknown[],
+    rows: number,
+    base: number,
+    capacity: number,
+    first = 0,
+  ): void {
+    if (this.queued > 0) this.flushAscii();
+    const index = this.index;
+    const map = new Int32Array(Math.max(0, values.length - first));
+    // In batches, as `flushAscii`: each value's first slot read ahead for the batch, so that the cache
+    // misses of a table of millions of values overlap. Pays: bench/one-shot.ts, "set build" row (the
+    // append of a part of 500,000 distinct titles; CHANGELOG.md, Unreleased).
+    const hashes = new Int32Array(QUEUE_ROWS);
+    let ahead = 0;
+    for (let from = first; from < values.length; from += QUEUE_ROWS) {
+      const to = Math.min(values.length, from + QUEUE_ROWS);
+      for (let v = from; v < to; v++) {
+        const h = ValueIds.hashOf(values[v]);
+        hashes[v - from] = h;
+        ahead ^= index.entryOf(h);
+      }
+      for (let v = from; v < to; v++) {
+        const value = values[v];
+        const next = this.values.length;
+        const id = index.idOrSet(value, hashes[v - from]!, next);
+        if (id === next) {
+          this.values.push(value);
+          this.counts.push(0);
+          if (typeof value !== "string") this.scalarIds.push(id);
+        }
+        map[v - first] = id;
+      }
+    }
+    this.ahead = ahead;
+    if (base + rows > this.ids.length) {
+      const next = new Int32Array(Math.max(capacity, base + rows));
+      next.set(this.ids);
+      this.ids = next;
+    }
+    const out = this.ids;
+    const counts = this.counts;
+    for (let r = 0; r < rows; r++) {
+      const part = ids[r]! - first;
+      let id: number;
+      if (part >= 0) {
+        id = map[part]!;
+        counts[id]!++;
+      } else {
+        // Below the first value: missing, null, complex (text ids -1, -2, -3; dictionary codes 0, 1, 2,
+        // here -3, -2, -1).
+        id = first === 0 ? part : -part - 4;
+        if (id === TEXT_MISSING) this.missingCount++;
+        else if (id === TEXT_NULL) this.nullCount++;
+        else this.complexRows.push(base + r);
+      }
+      out[base + r] = id;
+    }
+    if (base + rows > this.rows) this.rows = base + rows;
+    this.postingCache = undefined;
+    if (this.acceptKept) {
+      this.acceptCache.clear();
+      this.acceptKept = false;
+    }
+  }
+
   /** Writes row `row`'s id (the ids grown to `capacity` or by half) and drops what the change outdates. */
   private storeId(row: number, id: number, capacity: number): void {
     if (row >= this.ids.length) {

@@ -1,0 +1,157 @@
+/**
+ * The parts of a parallel `fromNdjson` build (docs/node.md, "`fromNdjson(input, options)`"): the Node entry
+ * cuts a file into ranges of whole lines, builds each range into a part (`IncidentSet.ndjsonBuild`, the same
+ * code as the one-thread build, over that range's lines only), and appends the parts in file order to the
+ * build of the first range, which remaps dictionary codes, text columns' value ids and rows. This module
+ * holds what a part is (plain data: typed arrays to transfer between threads, arrays of scalars and
+ * strings) and how a part's first error is carried over and numbered again in the whole file. The engine
+ * stays pure: no files, threads or clocks here.
+ */
+
+import type { Codes } from "./columns.js";
+import type { RecordsPart } from "./record-store.js";
+
+/** One label field of a part: its dictionary column, its text column (it outgrew `maxDictionary`), or nothing. */
+export type LabelPart =
+  | {
+      readonly field: string;
+      readonly kind: "codes";
+      /** Per row its code: 0 missing, 1 null, 2 array or object, 3… `values[code]`. */
+      readonly codes: Codes;
+      readonly values: readonly unknown[];
+    }
+  | {
+      readonly field: string;
+      readonly kind: "text";
+      /** Per row its value id (`values[id]`), or -1 missing, -2 null, -3 array or object. */
+      readonly ids: Int32Array;
+      readonly values: readonly unknown[];
+    }
+  | {
+      readonly field: string;
+      /** Dropped (past `maxDictionary` without a text index): the rows' values are not kept. */
+      readonly kind: "dropped";
+    };
+
+/** A part's first error: a line's (`line`, 1-based within the part) or another. */
+export interface PartError {
+  /** The error's class: `SyntaxError`, `TypeError`, `RangeError` or `Error`. */
+  readonly name: string;
+  /** A line's error: its line within the part, and its message after `NDJSON line N: `. */
+  readonly line?: number;
+  readonly detail?: string;
+  /** Another error's message. */
+  readonly message: string;
+}
+
+/**
+ * A part of a parallel build (`NdjsonBuild.exportPart`): rows `0 … rows - 1` of its range, in line order,
+ * or its first error. Every typed array may be longer than `rows` (capacity).
+ */
+export interface NdjsonPart {
+  /** Lines of the range, blank ones included (the number of the range's last line within it). */
+  readonly lines: number;
+  readonly rows: number;
+  /** The range's first error: the part holds nothing else then. */
+  readonly error?: PartError;
+  readonly records?: RecordsPart;
+  /** Per label field of the set, in the set's order. */
+  readonly labels?: readonly LabelPart[];
+  readonly dates?: readonly {
+    readonly field: string;
+    readonly ms: Float64Array;
+    readonly states: Uint8Array;
+  }[];
+  readonly hashes?: readonly {
+    readonly field: string;
+    readonly hashes: Uint32Array;
+    readonly arrayRows: readonly number[];
+  }[];
+  /** The order keys of the rows, how many are dated, and the rows sorted by them (`CreationOrder`). */
+  readonly order?: {
+    readonly time: Float64Array;
+    readonly id: Float64Array;
+    readonly dated: number;
+    readonly sorted?: Int32Array;
+  };
+}
+
+/** The line and message of each error a build threw for a line (`lineError`). */
+const LINE_ERRORS = new WeakMap<Error, { line: number; detail: string }>();
+
+/**
+ * The error of line `line` of a build: `NDJSON line N: ` and `detail`, remembered so that a part's error can
+ * be numbered again in the whole file (`partError`, `partErrorIn`).
+ */
+export function lineError<E extends Error>(
+  Kind: new (message: string) => E,
+  line: number,
+  detail: string,
+): E {
+  const error = new Kind(`NDJSON line ${line}: ${detail}`);
+  LINE_ERRORS.set(error, { line, detail });
+  return error;
+}
+
+/** What a part keeps of an error its build threw (see `PartError`). */
+export function partError(error: unknown): PartError {
+  const name = error instanceof Error ? error.name : "Error";
+  const message = error instanceof Error ? error.message : String(error);
+  const known = error instanceof Error ? LINE_ERRORS.get(error) : undefined;
+  return known === undefined ? { name, message } : { name, message, ...known };
+}
+
+/**
+ * A part's error as the one-thread build throws it: a line's error numbered in the whole file (the part's
+ * range starts after line `linesBefore`), of the same class.
+ */
+export function partErrorIn(error: PartError, linesBefore: number): Error {
+  const Kind =
+    error.name === "SyntaxError"
+      ? SyntaxError
+      : error.name === "TypeError"
+        ? TypeError
+        : error.name === "RangeError"
+          ? RangeError
+          : Error;
+  if (error.line === undefined || error.detail === undefined) return new Kind(error.message);
+  return lineError(Kind, linesBefore + error.line, error.detail);
+}
+
+/** The buffers of a part's typed arrays, each once, to transfer it to another thread without a copy. */
+export function partBuffers(part: NdjsonPart): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  const add = (array: ArrayBufferView | undefined): void => {
+    if (array !== undefined && array.buffer instanceof ArrayBuffer) buffers.add(array.buffer);
+  };
+  const records = part.records;
+  if (records !== undefined) {
+    for (const chunk of records.chunks) add(chunk);
+    add(records.chunkOf);
+    add(records.starts);
+    add(records.lengths);
+    const shapes = records.shapes;
+    if (shapes !== undefined) {
+      for (const d of [shapes.separators, ...shapes.dictionaries]) {
+        if (d === undefined) continue;
+        add(d.pool);
+        add(d.at);
+        add(d.len);
+      }
+      for (const shape of shapes.shapeSeparators) add(shape);
+    }
+  }
+  for (const label of part.labels ?? []) {
+    if (label.kind === "codes") add(label.codes);
+    else if (label.kind === "text") add(label.ids);
+  }
+  for (const date of part.dates ?? []) {
+    add(date.ms);
+    add(date.states);
+  }
+  for (const hash of part.hashes ?? []) add(hash.hashes);
+  add(part.order?.time);
+  add(part.order?.id);
+  add(part.order?.sorted);
+  return [...buffers];
+}
