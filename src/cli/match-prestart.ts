@@ -24,6 +24,15 @@ import {
 export { BLOCK_BYTES, defaultThreads, matchWorkerScript, takePrestartedWorker };
 
 /**
+ * The smallest file whose workers start with the process: 16 blocks (64 MiB). Below it a worker started
+ * early costs more than it gains: paired whole processes of `match --count --threads 2` (labels, 16 pairs
+ * each, a quiet machine, 2026-12-07): wall 0.95× (447 MB), 0.97× (100 MB) and 1.04× (25 MB; CPU 1.20×)
+ * the build that starts them when the blocks are planned. Speed: bench/one-shot.ts, the one-shot rows
+ * ("faster DuckDB / faster CLI"; docs/performance.md, "Worker threads started with the process").
+ */
+export const PRESTART_MIN_BYTES = 16 * BLOCK_BYTES;
+
+/**
  * The value of option `name` in `argv` (`--name value` or `--name=value`; the last one given), or undefined.
  * Only what follows the subcommand is read; an option's value that itself looks like `--name` is taken.
  */
@@ -40,12 +49,14 @@ function optionValue(argv: readonly string[], name: string): string | undefined 
 
 /**
  * How many workers `match` will want for `argv` (the arguments after the executable): `--threads` (or its
- * default) less one, when the subcommand is `match`, `--incidents` names a regular file of at least two
- * blocks, and nothing else on the line says the threads will not run (`--reader text`, `--block-bytes`,
- * `--help`). At most 7 (the default's bound of 8 threads): the command starts any more it wants itself.
- * Anything unusual gives 0: the command then starts its workers itself, as it always could.
+ * default) less one, when the subcommand is `match`, `--incidents` names a regular file of at least
+ * `minBytes` bytes, and nothing else on the line says the threads will not run (`--reader text`,
+ * `--block-bytes`, `--help`). At most 7 (the default's bound of 8 threads): the command starts any more it
+ * wants itself. Anything unusual gives 0: the command then starts its workers itself, as it always could.
+ * @param minBytes - the smallest file that starts workers (default `PRESTART_MIN_BYTES`; at least two
+ *   blocks, below which no worker runs at all)
  */
-export function prestartCount(argv: readonly string[]): number {
+export function prestartCount(argv: readonly string[], minBytes = PRESTART_MIN_BYTES): number {
   if (argv[0] !== "match" || argv.includes("--help") || argv.includes("-h")) return 0;
   if (optionValue(argv, "--reader") !== undefined || optionValue(argv, "--block-bytes") !== undefined)
     return 0;
@@ -56,7 +67,7 @@ export function prestartCount(argv: readonly string[]): number {
   if (path === undefined || path === "-" || path.endsWith(".gz")) return 0;
   try {
     const stat = statSync(path);
-    if (!stat.isFile() || stat.size < 2 * BLOCK_BYTES) return 0;
+    if (!stat.isFile() || stat.size < Math.max(minBytes, 2 * BLOCK_BYTES)) return 0;
   } catch {
     return 0;
   }
@@ -68,8 +79,9 @@ export function prestartCount(argv: readonly string[]): number {
  * worker script is absent (run from the sources). Never throws: a worker that fails to start is not used.
  * @param argv - the process's arguments after the executable (`process.argv.slice(2)`)
  * @param script - the worker's script (tests; default: the build's, beside this module)
+ * @param minBytes - as for `prestartCount`
  * @returns how many started workers wait to be taken (this call's and any earlier)
  */
-export function prestartMatchWorkers(argv: readonly string[], script?: URL): number {
-  return prestartWorkers(prestartCount(argv), script);
+export function prestartMatchWorkers(argv: readonly string[], script?: URL, minBytes?: number): number {
+  return prestartWorkers(prestartCount(argv, minBytes), script);
 }

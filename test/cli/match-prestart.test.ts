@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   BLOCK_BYTES,
   defaultThreads,
+  PRESTART_MIN_BYTES,
   prestartCount,
   prestartMatchWorkers,
   takePrestartedWorker,
@@ -30,11 +31,11 @@ function sized(name: string, size: number): string {
 }
 
 describe("prestartCount: which command lines start workers", () => {
-  const big = sized("big.ndjson", 2 * BLOCK_BYTES);
-  const small = sized("small.ndjson", 2 * BLOCK_BYTES - 1);
+  const big = sized("big.ndjson", PRESTART_MIN_BYTES);
+  const small = sized("small.ndjson", PRESTART_MIN_BYTES - 1);
   const cases: [string, readonly string[], number][] = [
     [
-      "--threads 3 on a file of two blocks",
+      "--threads 3 on a file of 16 blocks",
       ["match", "--count", "--incidents", big, "--threads", "3", "{}"],
       2,
     ],
@@ -45,7 +46,7 @@ describe("prestartCount: which command lines start workers", () => {
     ["--threads 1", ["match", "--incidents", big, "--threads", "1", "{}"], 0],
     ["--threads that is not a number", ["match", "--incidents", big, "--threads", "two", "{}"], 0],
     ["--threads 2.5", ["match", "--incidents", big, "--threads", "2.5", "{}"], 0],
-    ["a file one byte short of two blocks", ["match", "--incidents", small, "--threads", "2", "{}"], 0],
+    ["a file one byte short of 16 blocks", ["match", "--incidents", small, "--threads", "2", "{}"], 0],
     ["standard input", ["match", "--incidents", "-", "--threads", "2", "{}"], 0],
     ["gzip", ["match", "--incidents", `${big}.gz`, "--threads", "2", "{}"], 0],
     ["a missing file", ["match", "--incidents", join(dir, "none"), "--threads", "2", "{}"], 0],
@@ -60,6 +61,13 @@ describe("prestartCount: which command lines start workers", () => {
   ];
   it.each(cases)("%s", (_name, argv, expected) => {
     expect(prestartCount(argv)).toBe(Math.max(0, expected));
+  });
+  it("a smaller bound still needs two blocks", () => {
+    const two = sized("two.ndjson", 2 * BLOCK_BYTES);
+    const under = sized("under.ndjson", 2 * BLOCK_BYTES - 1);
+    expect(prestartCount(["match", "--incidents", two, "--threads", "2", "{}"], 0)).toBe(1);
+    expect(prestartCount(["match", "--incidents", under, "--threads", "2", "{}"], 0)).toBe(0);
+    expect(prestartCount(["match", "--incidents", two, "--threads", "2", "{}"])).toBe(0);
   });
 });
 
@@ -100,7 +108,7 @@ describe.skipIf(!existsSync(MAIN) || !existsSync(WORKER))("workers started with 
   it("a started worker takes its work as a message and answers the blocks it takes", async () => {
     const file = exportFile("message.ndjson", 2 * BLOCK_BYTES + 4096);
     const argv = ["match", "--count", "--incidents", file.path, "--threads", "2", "{}"];
-    expect(prestartMatchWorkers(argv, pathToFileURL(WORKER))).toBe(1);
+    expect(prestartMatchWorkers(argv, pathToFileURL(WORKER), 0)).toBe(1);
     const worker = takePrestartedWorker();
     expect(worker).toBeDefined();
     expect(takePrestartedWorker()).toBeUndefined();
@@ -139,7 +147,8 @@ describe.skipIf(!existsSync(MAIN) || !existsSync(WORKER))("workers started with 
   });
 
   it("the executable answers the same with started workers, with workers it starts itself and in one thread", () => {
-    const file = exportFile("same.ndjson", 3 * BLOCK_BYTES + 12_345);
+    // Past `PRESTART_MIN_BYTES`: the workers of a plain command line start with the process.
+    const file = exportFile("same.ndjson", PRESTART_MIN_BYTES + 12_345);
     const conditions = [
       '{"Status": "Open", "Severity": "High"}',
       '{"CreatedUtcTime": {"$gte": {"$date": "2024-06-01T00:00:00Z"}, "$lt": {"$date": "2024-07-01T00:00:00Z"}}}',
