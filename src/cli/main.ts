@@ -6,6 +6,7 @@
  * and exit codes").
  */
 import module from "node:module";
+import { prestartMatchWorkers } from "./match-prestart.js";
 
 // Node's on-disk cache of compiled code (Node 22.1+; absent from Node 20, where this does nothing): later
 // runs skip compiling the modules they load (docs/cli.md, Start-up).
@@ -13,6 +14,8 @@ import module from "node:module";
 
 const argv = process.argv.slice(2);
 const debug = argv.includes("--debug");
+// `match` over a large file: its worker threads load the engine while this thread loads it below.
+prestartMatchWorkers(argv);
 const program = import("./program.js");
 
 // Writes after the reader of stdout has gone away fail with EPIPE: nothing is left to do.

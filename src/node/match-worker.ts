@@ -3,7 +3,8 @@
  * counter, reads the lines that start in it by position (the last one read to its end), judges them with a
  * `BlockScanner`, and posts the results. A line longer than any record may be is skipped without being held
  * (`OverlongLine`). Runs ahead of the merge by at most `WINDOW` blocks, so memory stays bounded. Its work
- * comes as `workerData`.
+ * comes as `workerData`, or, for a worker started with the process (workers.ts), as the first
+ * message, once its modules are loaded.
  */
 
 import { parentPort, workerData } from "node:worker_threads";
@@ -32,34 +33,40 @@ interface WorkerInput {
   readonly countMatches: boolean;
 }
 
-const input = workerData as WorkerInput;
-const scanner = new BlockScanner(
-  parseSearchConditions(input.condition, input.parse),
-  {
-    mode: input.mode,
-    maxLineLength: input.maxLineLength,
-    maxErrors: input.maxErrors,
-    skipInvalid: input.skipInvalid,
-    countMatches: input.countMatches,
-  },
-  MATCH_RULES,
-);
-const blocks = new FileBlocks(input, scanner, overlongBytes(input.maxLineLength), input.skipInvalid);
-const control = input.control;
-
-try {
-  for (;;) {
-    const i = Atomics.add(control, 0, 1);
-    if (i >= input.blocks) break;
+/** Judges the blocks this thread takes, as `input` says, and posts their results. */
+function run(input: WorkerInput): void {
+  const scanner = new BlockScanner(
+    parseSearchConditions(input.condition, input.parse),
+    {
+      mode: input.mode,
+      maxLineLength: input.maxLineLength,
+      maxErrors: input.maxErrors,
+      skipInvalid: input.skipInvalid,
+      countMatches: input.countMatches,
+    },
+    MATCH_RULES,
+  );
+  const blocks = new FileBlocks(input, scanner, overlongBytes(input.maxLineLength), input.skipInvalid);
+  const control = input.control;
+  try {
     for (;;) {
+      const i = Atomics.add(control, 0, 1);
+      if (i >= input.blocks) break;
+      for (;;) {
+        if (Atomics.load(control, 2) !== 0) break;
+        const merged = Atomics.load(control, 1);
+        if (i < merged + WINDOW) break;
+        Atomics.wait(control, 1, merged, 100);
+      }
       if (Atomics.load(control, 2) !== 0) break;
-      const merged = Atomics.load(control, 1);
-      if (i < merged + WINDOW) break;
-      Atomics.wait(control, 1, merged, 100);
+      parentPort?.postMessage({ block: i, results: blocks.judge(i) });
     }
-    if (Atomics.load(control, 2) !== 0) break;
-    parentPort?.postMessage({ block: i, results: blocks.judge(i) });
+  } finally {
+    blocks.close();
   }
-} finally {
-  blocks.close();
 }
+
+// A worker started with the process gets its work as its first message (no top-level await: the
+// CommonJS build of this script has none).
+if (workerData !== null && workerData !== undefined) run(workerData as WorkerInput);
+else parentPort?.once("message", (input: WorkerInput) => run(input));

@@ -34,7 +34,7 @@ import { type BlockPlan, blockCount, FileBlocks, WINDOW } from "./file-blocks.js
 import { isNewFirst } from "./first-match.js";
 import { describeSystemError, type InputSource, openInput, replayInput, untilAborted } from "./source.js";
 import { StreamLines } from "./stream-lines.js";
-import { matchWorkerScript, releaseWorkers, takeWorkers } from "./workers.js";
+import { matchWorkerScript, releaseWorkers, takePrestartedWorker, takeWorkers } from "./workers.js";
 
 /** A problem of one record: its 1-based line and record number in the input, and its message. */
 export interface NdjsonProblem {
@@ -522,7 +522,10 @@ async function matchFileBlocks(
         skipInvalid: request.skipInvalid,
         countMatches: request.countMatches !== false,
       };
-      const worker = new Worker(script, { workerData: work });
+      // A worker started with the process has loaded its modules by now (workers.ts, `prestartWorkers`).
+      const started = takePrestartedWorker();
+      if (started !== undefined) started.postMessage(work);
+      const worker = started ?? new Worker(script, { workerData: work });
       worker.on("message", (message: { block: number; results: BlockResult[] }) => {
         results.set(message.block, message.results);
         settle();
