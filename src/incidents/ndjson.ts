@@ -194,10 +194,14 @@ export async function readNdjson(
 }
 
 /**
- * `promise`, or a rejection with the signal's reason as soon as it is aborted (a wait for a chunk that
- * never comes ends too); a later rejection of `promise` is handled.
+ * `promise`, or a rejection with the signal's reason as soon as it is aborted: a promise that never settles
+ * (an idle input, a wait for a chunk that never comes, a consumer's `onMatch`) cannot keep an aborted read
+ * from ending. A promise given up on is still handled: its later rejection (a stream's pending read ends
+ * with "Premature close" when the stream is destroyed) is no unhandled rejection of the caller's process.
+ * Without a signal, `promise` itself. Shared with the Node entry's readers (src/node).
  */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
   if (signal.aborted) {
     promise.catch(() => undefined);
     return Promise.reject(signal.reason);
@@ -347,7 +351,7 @@ export async function readNdjsonInPlace(
   let pending: Promise<number> | undefined = read(0);
   try {
     for (;;) {
-      const count = await (signal === undefined ? pending : untilAborted(pending, signal));
+      const count = await untilAborted(pending, signal);
       pending = undefined;
       if (count === 0) break;
       const from = filled; // the new bytes: [from, filled)

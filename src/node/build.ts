@@ -19,11 +19,11 @@ import {
   type NdjsonBuild,
   type NdjsonReading,
 } from "../incidents/incident-set.js";
+import { untilAborted } from "../incidents/ndjson.js";
 import { type NdjsonPart, partError, partErrorIn } from "../incidents/ndjson-parts.js";
 import { buildRange, type RangeInput } from "./build-range.js";
 import { NdjsonInputError, type NdjsonInputErrorKind } from "./errors.js";
 import { blockCount } from "./file-blocks.js";
-import { untilAborted } from "./source.js";
 import { buildWorkerScript, releaseWorkers, takeWorkers } from "./workers.js";
 
 /** What a worker posts: its part (or a line's error in it), or the error that ended its read. */

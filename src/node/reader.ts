@@ -20,6 +20,7 @@ import type { Condition } from "../conditions/ast.js";
 import type { ParseOptions } from "../conditions/options.js";
 import { parseSearchConditions } from "../conditions/parse.js";
 import { toSearchConditions } from "../conditions/print.js";
+import { untilAborted } from "../incidents/ndjson.js";
 import {
   type BlockResult,
   BlockScanner,
@@ -32,7 +33,7 @@ import {
 import { NdjsonInputError } from "./errors.js";
 import { type BlockPlan, blockCount, FileBlocks, WINDOW } from "./file-blocks.js";
 import { isNewFirst } from "./first-match.js";
-import { describeSystemError, type InputSource, openInput, replayInput, untilAborted } from "./source.js";
+import { describeSystemError, type InputSource, openInput, replayInput } from "./source.js";
 import { StreamLines } from "./stream-lines.js";
 import { matchWorkerScript, releaseWorkers, takePrestartedWorker, takeWorkers } from "./workers.js";
 

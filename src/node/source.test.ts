@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { untilAborted } from "./source.js";
+import { untilAborted } from "../incidents/ndjson.js";
 
 /** Collects the unhandled rejections of the process while `run` and a few turns after it run. */
 async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {

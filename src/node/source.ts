@@ -10,6 +10,7 @@ import { closeSync, constants, createReadStream, openSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
+import { untilAborted } from "../incidents/ndjson.js";
 import { NdjsonInputError } from "./errors.js";
 
 /** An opened input: its name for messages, its size when known, and its text in chunks. */
@@ -320,34 +321,6 @@ function borrow(stream: Readable): Borrowed {
     },
     return: release,
   };
-}
-
-/**
- * `promise`, or a rejection with the signal's reason as soon as it is aborted: a promise that never settles
- * (an idle input, a consumer's `onMatch`) cannot keep an aborted read from ending. A promise given up on is
- * still handled: its later rejection (a stream's pending read ends with "Premature close" when the stream
- * is destroyed) is no unhandled rejection of the caller's process.
- */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) {
-    promise.catch(() => {});
-    throw signal.reason;
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /**
