@@ -207,10 +207,14 @@ function parseOptionsOf(options: ParseOptions): ParseOptions | undefined {
   return { ...(catalog === undefined ? {} : { catalog }), ...(limits === undefined ? {} : { limits }) };
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+/**
+ * `value` when it is a positive whole number, `fallback` when it is undefined.
+ * @throws {RangeError} otherwise: `CALLER: NAME must be a positive whole number, not …`
+ */
+function positive(name: string, value: number | undefined, fallback: number, caller = "matchNdjson"): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1)
-    throw new RangeError(`matchNdjson: ${name} must be a positive whole number, not ${describe(value)}.`);
+    throw new RangeError(`${caller}: ${name} must be a positive whole number, not ${describe(value)}.`);
   return value;
 }
 
@@ -373,11 +377,7 @@ export async function buildNdjson<R extends object = Record<string, unknown>>(
   if (typeof options === "object" && options !== null && Object.hasOwn(options, "threads")) {
     const { threads: asked, ...rest } = options;
     setOptions = rest;
-    if (asked !== undefined) {
-      if (!Number.isSafeInteger(asked) || asked < 1)
-        throw new RangeError(`fromNdjson: threads must be a positive whole number, not ${describe(asked)}.`);
-      threads = asked;
-    }
+    threads = positive("threads", asked, 1, "fromNdjson");
   }
   if (
     typeof input === "string" &&
