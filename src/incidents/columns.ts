@@ -660,6 +660,18 @@ export class ValueIds {
     return this.table.byteLength + this.pool.byteLength + this.poolAt.byteLength + this.poolLength.byteLength;
   }
 
+  /**
+   * Grows the table, once, to hold `more` strings beyond those it holds without growing again (a part's
+   * values about to be appended, `TextColumn.appendIds`).
+   */
+  reserve(more: number): void {
+    const needed = (this.strings + more) * 4;
+    if (needed <= this.table.length) return;
+    let size = this.table.length;
+    while (size < needed) size *= 2;
+    this.rehash(size);
+  }
+
   /** Enters a new string's id (the table kept at most half full). */
   private place(h: number, id: number, value: string): void {
     if ((this.strings + 1) * 4 > this.table.length) this.rehash(this.table.length * 2);

@@ -49,7 +49,7 @@ import {
   readNdjsonInPlace,
   splitLines,
 } from "./ndjson.js";
-import { type LabelPart, lineError, type NdjsonPart } from "./ndjson-parts.js";
+import { type LabelPart, lineError, type NdjsonPart, packValues, unpackValues } from "./ndjson-parts.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
 import { buildPlan, denseChoice, firstPath, type RowCheck, type Storage } from "./plan/index.js";
 import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
@@ -435,7 +435,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
           const text = set.texts.get(field);
           if (text !== undefined) {
             text.flushAscii();
-            labels.push({ field, kind: "text", ids: text.ids, values: text.values });
+            labels.push({ field, kind: "text", ids: text.ids, values: packValues(text.values) });
           } else if (dictionary.dropped) labels.push({ field, kind: "dropped" });
           else labels.push({ field, kind: "codes", codes: dictionary.codes, values: dictionary.values });
         }
@@ -511,8 +511,10 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       }
       if (text === undefined) continue;
       if (label.kind === "codes") text.appendIds(label.codes, label.values, rows, base, capacity, 3);
-      else if (label.kind === "text") text.appendIds(label.ids, label.values, rows, base, capacity);
-      else throw new Error(`IncidentSet: part of '${label.field}' without its values.`);
+      else if (label.kind === "text") {
+        const packed = label.values;
+        text.appendIds(label.ids, unpackValues(packed), rows, base, capacity, 0, packed.hashes);
+      } else throw new Error(`IncidentSet: part of '${label.field}' without its values.`);
     }
     for (const date of part.dates ?? []) {
       this.dates.get(date.field)!.appendRows(date.ms, date.states, rows, base, capacity);

@@ -8,7 +8,7 @@
  * stays pure: no files, threads or clocks here.
  */
 
-import type { Codes } from "./columns.js";
+import { type Codes, ValueIds } from "./columns.js";
 import type { RecordsPart } from "./record-store.js";
 
 /** One label field of a part: its dictionary column, its text column (it outgrew `maxDictionary`), or nothing. */
@@ -23,15 +23,97 @@ export type LabelPart =
   | {
       readonly field: string;
       readonly kind: "text";
-      /** Per row its value id (`values[id]`), or -1 missing, -2 null, -3 array or object. */
+      /** Per row its value id (the id-th value of `values`), or -1 missing, -2 null, -3 array or object. */
       readonly ids: Int32Array;
-      readonly values: readonly unknown[];
+      readonly values: PackedValues;
     }
   | {
       readonly field: string;
       /** Dropped (past `maxDictionary` without a text index): the rows' values are not kept. */
       readonly kind: "dropped";
     };
+
+/**
+ * A text column's distinct values, packed to cross to another thread (`packValues`, `unpackValues`): the
+ * strings joined into a few long strings and the other scalars listed, with each value's `ValueIds` hash.
+ * Posting an array of half a million strings cost the receiving thread about as much as building them
+ * (the structured clone reads every string back one by one); a few long strings are copied whole, and
+ * the receiver takes each value as a slice of them.
+ * Pays: bench/one-shot.ts, "set build" row (threads 2; CHANGELOG.md, Unreleased).
+ */
+export interface PackedValues {
+  /** The strings, in id order, joined: each at most `PACKED_CHARS` long, but for one longer string alone. */
+  readonly texts: readonly string[];
+  /** Per value: a string's length (≥ 0), or `-1 - k` for the k-th entry of `others`. */
+  readonly lengths: Int32Array;
+  /** The values that are not strings (numbers, booleans), in id order. */
+  readonly others: readonly unknown[];
+  /** Per value: `ValueIds.hashOf(value)`. */
+  readonly hashes: Int32Array;
+}
+
+/** The characters a string of `PackedValues.texts` holds at most (a string of V8 holds about 2^29). */
+export const PACKED_CHARS = 1 << 24;
+
+/** Packs a text column's values (`PackedValues`); every value a string, a finite number or a boolean. */
+export function packValues(values: readonly unknown[], maxChars = PACKED_CHARS): PackedValues {
+  const n = values.length;
+  const lengths = new Int32Array(n);
+  const hashes = new Int32Array(n);
+  const others: unknown[] = [];
+  const texts: string[] = [];
+  let pending: string[] = [];
+  let chars = 0;
+  for (let i = 0; i < n; i++) {
+    const value = values[i];
+    hashes[i] = ValueIds.hashOf(value);
+    if (typeof value !== "string") {
+      lengths[i] = -1 - others.length;
+      others.push(value);
+      continue;
+    }
+    if (chars > 0 && chars + value.length > maxChars) {
+      texts.push(pending.join(""));
+      pending = [];
+      chars = 0;
+    }
+    pending.push(value);
+    chars += value.length;
+    lengths[i] = value.length;
+  }
+  texts.push(pending.join(""));
+  return { texts, lengths, others, hashes };
+}
+
+/**
+ * The values `packValues` packed, in id order (each string a slice of `texts`).
+ * @throws {Error} when `packed` is not what `packValues` writes (a length past its text)
+ */
+export function unpackValues(packed: PackedValues): unknown[] {
+  const { texts, lengths, others } = packed;
+  const values: unknown[] = new Array(lengths.length);
+  let t = 0;
+  let text = texts[0] ?? "";
+  let at = 0;
+  for (let i = 0; i < lengths.length; i++) {
+    const length = lengths[i]!;
+    if (length < 0) {
+      values[i] = others[-1 - length];
+      continue;
+    }
+    // The next text begins where this one cannot hold the string (as `packValues` cut them).
+    if (at + length > text.length) {
+      t++;
+      if (t >= texts.length) throw new Error("IncidentSet: a packed value past its texts.");
+      text = texts[t]!;
+      at = 0;
+      if (length > text.length) throw new Error("IncidentSet: a packed value past its texts.");
+    }
+    values[i] = text.slice(at, at + length);
+    at += length;
+  }
+  return values;
+}
 
 /** A part's first error: a line's (`line`, 1-based within the part) or another. */
 export interface PartError {
@@ -143,7 +225,11 @@ export function partBuffers(part: NdjsonPart): ArrayBuffer[] {
   }
   for (const label of part.labels ?? []) {
     if (label.kind === "codes") add(label.codes);
-    else if (label.kind === "text") add(label.ids);
+    else if (label.kind === "text") {
+      add(label.ids);
+      add(label.values.lengths);
+      add(label.values.hashes);
+    }
   }
   for (const date of part.dates ?? []) {
     add(date.ms);

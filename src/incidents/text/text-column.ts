@@ -296,7 +296,8 @@ export class TextColumn {
    * `TEXT_NULL`, `TEXT_COMPLEX`), with the ids sequential `set`s would have given them (new values get the
    * next ids in the order of their ids there, the order of their first rows). With `first`, ids are offset:
    * `ids[r] - first` is the value id, and ids below `first` are 0 missing, 1 null, 2 complex (a dictionary
-   * column's codes, `DictionaryColumn.codes`).
+   * column's codes, `DictionaryColumn.codes`). `hashes`, when given, holds each value's
+   * `ValueIds.hashOf` (by its index in `values`), computed by the thread that built the part.
    */
   appendIds(
     ids: ArrayLike<number>,
@@ -305,26 +306,30 @@ export class TextColumn {
     base: number,
     capacity: number,
     first = 0,
+    hashes?: ArrayLike<number>,
   ): void {
     if (this.queued > 0) this.flushAscii();
     const index = this.index;
     const map = new Int32Array(Math.max(0, values.length - first));
+    // The table grown once for every value the part may add, not doubled on the way. Pays: bench/one-shot.ts,
+    // "set build" row (threads 2; CHANGELOG.md, Unreleased).
+    index.reserve(map.length);
     // In batches, as `flushAscii`: each value's first slot read ahead for the batch, so that the cache
     // misses of a table of millions of values overlap. Pays: bench/one-shot.ts, "set build" row (the
     // append of a part of 500,000 distinct titles; CHANGELOG.md, Unreleased).
-    const hashes = new Int32Array(QUEUE_ROWS);
+    const batch = new Int32Array(QUEUE_ROWS);
     let ahead = 0;
     for (let from = first; from < values.length; from += QUEUE_ROWS) {
       const to = Math.min(values.length, from + QUEUE_ROWS);
       for (let v = from; v < to; v++) {
-        const h = ValueIds.hashOf(values[v]);
-        hashes[v - from] = h;
+        const h = hashes === undefined ? ValueIds.hashOf(values[v]) : hashes[v]!;
+        batch[v - from] = h;
         ahead ^= index.entryOf(h);
       }
       for (let v = from; v < to; v++) {
         const value = values[v];
         const next = this.values.length;
-        const id = index.idOrSet(value, hashes[v - from]!, next);
+        const id = index.idOrSet(value, batch[v - from]!, next);
         if (id === next) {
           this.values.push(value);
           this.counts.push(0);
