@@ -338,11 +338,12 @@ async function setBuild(
   write: (line: string) => void,
 ): Promise<SetBuildReport> {
   const before = heldBytes();
-  // The set the rows below query, built with the default threads (the cores, at most 8: a parallel build of
-  // the file in ranges, docs/node.md); then once more with one thread, for the ratio (dropped).
+  // The set the rows below query, built as a caller builds it, without `threads` (the default: the cores,
+  // at most 8, for a file of 64 MiB or more: a parallel build of the file in ranges, docs/node.md); then
+  // once more with one thread, for the ratio (dropped).
   const threads = Math.max(1, Math.min(8, availableParallelism()));
   const t0 = performance.now();
-  const set = await built.node.fromNdjson(path, { threads });
+  const set = await built.node.fromNdjson(path);
   const buildMs = performance.now() - t0;
   // The first text query builds the text index (docs/semantics.md, "The text index", "Built when first
   // needed"): timed apart, and held in the memory row, which counts the index.

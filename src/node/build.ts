@@ -24,7 +24,24 @@ import { type NdjsonPart, partError, partErrorIn } from "../incidents/ndjson-par
 import { buildRange, type RangeInput } from "./build-range.js";
 import { NdjsonInputError, type NdjsonInputErrorKind } from "./errors.js";
 import { blockCount } from "./file-blocks.js";
-import { buildWorkerScript, releaseWorkers, takeWorkers } from "./workers.js";
+import { buildWorkerScript, defaultThreads, releaseWorkers, takeWorkers } from "./workers.js";
+
+/**
+ * The blocks a regular file holds at least for `fromNdjson` to build it with several threads when no
+ * `threads` is given: 16 (64 MiB with `BLOCK_BYTES`). Below, a worker's start (its module loaded, about a
+ * fifth of a second on the machine measured) and the append of its part cost more than its range saves.
+ */
+export const PARALLEL_BUILD_MIN_BLOCKS = 16;
+
+/**
+ * The threads `fromNdjson` builds a regular file of `size` bytes with (docs/node.md, "`fromNdjson(input,
+ * options)`"): `asked` when given; else the cores available (at most 8, as `matchNdjson`'s default) for a
+ * file of at least `PARALLEL_BUILD_MIN_BLOCKS` blocks of `blockBytes`, and one thread below.
+ */
+export function buildThreads(asked: number | undefined, size: number, blockBytes: number): number {
+  if (asked !== undefined) return asked;
+  return size >= PARALLEL_BUILD_MIN_BLOCKS * blockBytes ? defaultThreads() : 1;
+}
 
 /** What a worker posts: its part (or a line's error in it), or the error that ended its read. */
 type WorkerMessage =
@@ -41,7 +58,7 @@ type WorkerMessage =
  * @param handle - the file, open for reading (left open)
  * @param path - its path, for messages
  * @param options - the set's options (validated by the set)
- * @param threads - threads in all, ≥ 1
+ * @param threads - threads in all, ≥ 1, or undefined for the default (`buildThreads`)
  * @param blockBytes - bytes of a block (`BLOCK_BYTES`; tests cut lines at block boundaries with tiny blocks)
  * @param reading - `IncidentSet.fromNdjson`'s: its `signal` is also asked between the blocks of this
  *   thread's ranges and while a worker's part is awaited; `kernel` only for a one-thread build
@@ -53,13 +70,13 @@ export async function buildFromFile<R extends object>(
   handle: FileHandle,
   path: string,
   options: IncidentSetOptions,
-  threads: number,
+  threads: number | undefined,
   blockBytes: number,
   reading: NdjsonReading = {},
 ): Promise<IncidentSet<R>> {
   const size = (await handle.stat()).size;
   const blocks = blockCount({ path, from: 0, size, blockBytes });
-  const wanted = Math.min(threads, blocks);
+  const wanted = Math.min(buildThreads(threads, size, blockBytes), blocks);
   if (wanted <= 1) return IncidentSet.fromNdjson<R>(handle, options, reading);
   const signal = reading.signal;
   signal?.throwIfAborted();

@@ -303,9 +303,10 @@ export interface FromNdjsonOptions extends IncidentSetOptions {
    * one, the file is cut into ranges of whole lines, one per thread, built at once by worker threads and
    * appended in file order, with the same set as one thread builds (docs/node.md, "`fromNdjson(input,
    * options)`"). Streams, standard input and gzip are read by this thread. At most the cores available are
-   * used (the process's budget of worker threads, shared with `matchNdjson`), whatever is asked. Default 1:
-   * on the two shared cores it was measured on, two threads took 1.2x the processor time of one, and their
-   * wall time beat one thread's only when a core was idle (docs/node.md, "`fromNdjson(input, options)`").
+   * used (the process's budget of worker threads, shared with `matchNdjson`), whatever is asked. Default:
+   * as `matchNdjson`'s, the cores available (at most 8) for a file of at least `PARALLEL_BUILD_MIN_BLOCKS`
+   * blocks (64 MiB), and one thread for a smaller one (`buildThreads`). Two threads take about 1.15x the
+   * processor time of one: on a machine whose cores are all busy, `threads: 1` can be the faster.
    */
   readonly threads?: number;
 }
@@ -317,8 +318,9 @@ export interface FromNdjsonOptions extends IncidentSetOptions {
  * stream), `-` for standard input, or a readable stream of bytes (gzip or not). The set is
  * `IncidentSet.fromNdjson`'s (the engine's pure entry, which takes chunks or a byte reader), without the
  * line kernel (with it the build took 1.05x the processor time: docs/performance.md, "The set build: the
- * text index left to its first query"). A regular file with `threads` above 1 (default 1) is cut at line
- * starts into one range per thread; each range is built by a worker thread
+ * text index left to its first query"). A regular file built with more than one thread (`threads`; by
+ * default the cores for a file of 64 MiB or more) is cut at line starts into one range per thread; each
+ * range is built by a worker thread
  * through the same engine code and the parts are appended in file order (docs/node.md): every answer of
  * the set, and the first error, are the one-thread build's. The text indexes are built by the first query
  * that reads one (docs/semantics.md, "The text index", "Built when first needed").
@@ -372,12 +374,12 @@ export async function buildNdjson<R extends object = Record<string, unknown>>(
   signal?.throwIfAborted();
   // `threads` is the Node entry's: the set's own options go to the set (which checks them).
   let setOptions: IncidentSetOptions = options;
-  // One thread unless asked: a second one pays only on an idle core (see `FromNdjsonOptions.threads`).
-  let threads = 1;
+  // Undefined: the default, decided once the file's size is known (`buildThreads`).
+  let threads: number | undefined;
   if (typeof options === "object" && options !== null && Object.hasOwn(options, "threads")) {
     const { threads: asked, ...rest } = options;
     setOptions = rest;
-    threads = positive("threads", asked, 1, "fromNdjson");
+    if (asked !== undefined) threads = positive("threads", asked, 1, "fromNdjson");
   }
   if (
     typeof input === "string" &&

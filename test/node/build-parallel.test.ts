@@ -14,7 +14,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { IncidentSet, IncidentSetOptions } from "../../src/incidents/incident-set.js";
+import {
+  type IncidentSet,
+  IncidentSet as IncidentSetClass,
+  type IncidentSetOptions,
+} from "../../src/incidents/incident-set.js";
+import { buildThreads, PARALLEL_BUILD_MIN_BLOCKS } from "../../src/node/build.js";
 import { FileBlocks } from "../../src/node/file-blocks.js";
 import { buildNdjson, fromNdjson } from "../../src/node/match.js";
 import { fieldConditionArb } from "../arbitraries/conditions.js";
@@ -319,6 +324,44 @@ describe("fromNdjson with threads: the one-thread set", () => {
     }
     await expect(fromNdjson(path, { threads: "2" as unknown as number })).rejects.toThrow(RangeError);
     expect((await fromNdjson(path, { threads: 3 })).size).toBe(1);
+  });
+
+  it("by default builds a file of 16 blocks or more with the cores, a smaller one with one thread", async () => {
+    const cores = Math.min(8, availableParallelism());
+    // The rule: `threads` when given; else the cores (at most 8) from 16 blocks on.
+    const table: [number | undefined, number, number][] = [
+      [undefined, 0, 1],
+      [undefined, 15 * 100 + 99, 1],
+      [undefined, 16 * 100, cores],
+      [undefined, 1e12, cores],
+      [1, 1e12, 1],
+      [3, 0, 3],
+    ];
+    for (const [asked, size, threads] of table) expect(buildThreads(asked, size, 100)).toBe(threads);
+    expect(PARALLEL_BUILD_MIN_BLOCKS).toBe(16);
+    // And the build follows it: from the sources every range is built here, one `ndjsonBuild` per range
+    // (none for a one-thread build, which is `IncidentSet.fromNdjson`'s).
+    const blockBytes = 200;
+    const small = await fileOf(
+      rows(15)
+        .join("\n")
+        .slice(0, 15 * blockBytes - 1),
+    );
+    const large = await fileOf(rows(60).join("\n"));
+    const spy = vi.spyOn(IncidentSetClass, "ndjsonBuild");
+    try {
+      const one = await buildNdjson(large, { threads: 1 }, blockBytes);
+      expect(spy).toHaveBeenCalledTimes(0);
+      const byDefault = await buildNdjson(large, {}, blockBytes);
+      expect(spy).toHaveBeenCalledTimes(cores === 1 ? 0 : cores);
+      expect(observe(byDefault)).toEqual(observe(one));
+      spy.mockClear();
+      await buildNdjson(small, {}, blockBytes);
+      await buildNdjson(small, { threads: undefined }, blockBytes);
+      expect(spy).toHaveBeenCalledTimes(0);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 
