@@ -36,8 +36,8 @@ import {
 } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -51,6 +51,7 @@ import {
   TITLE_ADJECTIVES,
   TITLE_SUBJECTS,
 } from "./generate-incidents.js";
+import { BENCH_DIR } from "./peers.js";
 import { SPEC_SAMPLE } from "./queries.js";
 
 type Gc = () => void;
@@ -578,24 +579,36 @@ export async function runScaleBench(
     const before = process.memoryUsage();
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
-    // A FileHandle: the set reads the file into its own record chunks (about a tenth faster than a stream).
-    const handle = await open(path);
+    // As a program builds it: the built package's Node entry, `fromNdjson(path)` with its default threads
+    // (the cores for a file of 64 MiB or more, docs/node.md); without a build (`npm run build`), the engine's
+    // `IncidentSet.fromNdjson` over a FileHandle (one thread: the sources start no worker).
+    const setOptions =
+      options.textIndexBytes === undefined ? {} : { textIndex: { maxBytes: options.textIndexBytes } };
+    const built = await loadBuiltEntries();
     let set: IncidentSet;
-    try {
-      set = await IncidentSet.fromNdjson(
-        handle,
-        options.textIndexBytes === undefined ? {} : { textIndex: { maxBytes: options.textIndexBytes } },
-      );
-    } finally {
-      await handle.close();
+    let how: string;
+    if (built !== undefined) {
+      set = (await built.node.fromNdjson(path, setOptions)) as unknown as IncidentSet;
+      how = "the Node entry's fromNdjson(path), default threads";
+    } else {
+      // A FileHandle: the set reads the file into its own record chunks (about a tenth faster than a stream).
+      const handle = await open(path);
+      try {
+        set = await IncidentSet.fromNdjson(handle, setOptions);
+      } finally {
+        await handle.close();
+      }
+      how = "IncidentSet.fromNdjson over a FileHandle, one thread (no dist/: npm run build)";
     }
+    const parse = (built?.root.parseSearchConditions ??
+      parseSearchConditions) as typeof parseSearchConditions;
     const buildMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     const cpuMs = (cpu.user + cpu.system) / 1000;
     set.findFirst({}); // the creation order, sorted on first use
     // The first text query builds the text index (docs/semantics.md, "The text index", "Built when first
     // needed"): timed on its own, and held in the memory figures below.
-    const sample = parseSearchConditions(SPEC_SAMPLE);
+    const sample = parse(SPEC_SAMPLE);
     const t1 = performance.now();
     set.count(sample);
     const firstTextMs = performance.now() - t1;
@@ -612,14 +625,14 @@ export async function runScaleBench(
     // calls so that the code is optimized as in a long-running process (timing the first 200 calls one by
     // one, as this section did before, measured V8's unoptimized tiers: 12 µs where the optimized lookup
     // takes 2–3 µs). Each sample is one pass over the keys, divided by their number.
-    const keys = keyNumbers(size).map((key) => parseSearchConditions({ Number: key }));
+    const keys = keyNumbers(size).map((key) => parse({ Number: key }));
     for (let call = 0; call < 50_000; call++) set.findFirst(keys[call % keys.length]!);
     for (let round = 0; round < 300; round++) {
       const t = performance.now();
       for (const key of keys) found = set.findFirst(key);
       firsts.push((performance.now() - t) / keys.length);
     }
-    found = set.findFirst(parseSearchConditions(selective));
+    found = set.findFirst(parse(selective));
     for (let round = 0; round < rounds * 3; round++) {
       const t = performance.now();
       sampleCount = set.count(sample);
@@ -629,7 +642,7 @@ export async function runScaleBench(
       throw new Error("findFirst missed the key");
     const heapGrowth = after.heapUsed - before.heapUsed;
     write(
-      `scale: fromNdjson of ${size} incidents from a file: ${Math.round(size / (buildMs / 1000))} incidents/s ` +
+      `scale: fromNdjson of ${size} incidents from a file (${how}): ${Math.round(size / (buildMs / 1000))} incidents/s ` +
         `(wall clock; ${Math.round(size / (cpuMs / 1000))}/s of CPU time, GC threads included); ` +
         `the first text query (the sample, which builds the text index) ${f(firstTextMs)} ms`,
     );
@@ -674,6 +687,19 @@ export async function runScaleBench(
   } finally {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The built package's root and Node entries (`dist/`), or undefined before `npm run build`. */
+async function loadBuiltEntries(): Promise<
+  { node: typeof import("../src/node/index.js"); root: typeof import("../src/index.js") } | undefined
+> {
+  const root = join(dirname(BENCH_DIR), "dist");
+  const node = join(root, "node", "index.js");
+  if (!existsSync(node)) return undefined;
+  return {
+    node: (await import(pathToFileURL(node).href)) as typeof import("../src/node/index.js"),
+    root: (await import(pathToFileURL(join(root, "index.js")).href)) as typeof import("../src/index.js"),
+  };
 }
 
 /** The number of lines of a file (its `\n` bytes). */
