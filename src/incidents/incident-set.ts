@@ -49,7 +49,14 @@ import {
   readNdjsonInPlace,
   splitLines,
 } from "./ndjson.js";
-import { type LabelPart, lineError, type NdjsonPart, packValues, unpackValues } from "./ndjson-parts.js";
+import {
+  type LabelPart,
+  lineError,
+  type NdjsonPart,
+  PACKED_CHARS,
+  packValues,
+  unpackValues,
+} from "./ndjson-parts.js";
 import { CreationOrder, ID_FIELD, ORDER_FIELD } from "./order.js";
 import { buildPlan, denseChoice, firstPath, type RowCheck, type Storage } from "./plan/index.js";
 import { ArrayRecords, CompactHashIndex, CompactRecords, type RecordStore } from "./record-store.js";
@@ -435,7 +442,12 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
           const text = set.texts.get(field);
           if (text !== undefined) {
             text.flushAscii();
-            labels.push({ field, kind: "text", ids: text.ids, values: packValues(text.values) });
+            labels.push({
+              field,
+              kind: "text",
+              ids: text.ids,
+              values: packValues(text.values, PACKED_CHARS, text.valueHashes()),
+            });
           } else if (dictionary.dropped) labels.push({ field, kind: "dropped" });
           else labels.push({ field, kind: "codes", codes: dictionary.codes, values: dictionary.values });
         }

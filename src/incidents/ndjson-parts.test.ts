@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ValueIds } from "./columns.js";
+import { multicollision } from "../../test/support/fnv-multicollision.js";
+import { MAX_VALUE_PROBES, ValueIds } from "./columns.js";
 import { PACKED_CHARS, packValues, unpackValues } from "./ndjson-parts.js";
 
 // A text column's values as a parallel build's part carries them to the thread that appends it: packed into
@@ -58,5 +59,16 @@ describe("packValues / unpackValues", () => {
     const packed = packValues(["abc", "de"], 3);
     expect(() => unpackValues({ ...packed, lengths: Int32Array.of(3, 4) })).toThrow(/past its texts/);
     expect(() => unpackValues({ ...packed, texts: ["abc"] })).toThrow(/past its texts/);
+  });
+
+  it("takes each string's hash from the value table, overflowed strings included", () => {
+    // 128 strings of one hash: past `MAX_VALUE_PROBES` slots they go to the table's overflow map.
+    const values: unknown[] = [...multicollision(7, "t"), "plain", 42, true, "", "é€"];
+    expect(multicollision(7, "t").length).toBeGreaterThan(MAX_VALUE_PROBES);
+    const ids = new ValueIds(values);
+    values.forEach((value, id) => ids.set(value, id));
+    const hashes = ids.hashesById(values.length);
+    expect([...hashes]).toEqual(values.map((v) => ValueIds.hashOf(v)));
+    expect(unpackValues(structuredClone(packValues(values, 50, hashes)))).toEqual(values);
   });
 });

@@ -55,18 +55,23 @@ export interface PackedValues {
 /** The characters a string of `PackedValues.texts` holds at most (a string of V8 holds about 2^29). */
 export const PACKED_CHARS = 1 << 24;
 
-/** Packs a text column's values (`PackedValues`); every value a string, a finite number or a boolean. */
-export function packValues(values: readonly unknown[], maxChars = PACKED_CHARS): PackedValues {
+/**
+ * Packs a text column's values (`PackedValues`); every value a string, a finite number or a boolean.
+ * `hashes`, when given, holds each value's `ValueIds.hashOf` already (`ValueIds.hashesById`).
+ */
+export function packValues(
+  values: readonly unknown[],
+  maxChars = PACKED_CHARS,
+  hashes: Int32Array = Int32Array.from(values, (value) => ValueIds.hashOf(value)),
+): PackedValues {
   const n = values.length;
   const lengths = new Int32Array(n);
-  const hashes = new Int32Array(n);
   const others: unknown[] = [];
   const texts: string[] = [];
   let pending: string[] = [];
   let chars = 0;
   for (let i = 0; i < n; i++) {
     const value = values[i];
-    hashes[i] = ValueIds.hashOf(value);
     if (typeof value !== "string") {
       lengths[i] = -1 - others.length;
       others.push(value);

@@ -357,7 +357,7 @@ describe("fromNdjson with threads: the one-thread set", () => {
       expect(observe(byDefault)).toEqual(observe(one));
       spy.mockClear();
       await buildNdjson(small, {}, blockBytes);
-      await buildNdjson(small, { threads: undefined }, blockBytes);
+      await buildNdjson(small, { threads: undefined as unknown as number }, blockBytes);
       expect(spy).toHaveBeenCalledTimes(0);
     } finally {
       spy.mockRestore();

@@ -291,6 +291,15 @@ export class TextColumn {
   }
 
   /**
+   * Per value id, its `ValueIds.hashOf`, as the column's value table holds it (a parallel build's part:
+   * `packValues` in ndjson-parts.ts).
+   */
+  valueHashes(): Int32Array {
+    if (this.queued > 0) this.flushAscii();
+    return this.index.hashesById(this.values.length);
+  }
+
+  /**
    * Appends rows `base … base + rows - 1` from another column of the same field (a part of a parallel
    * build, ndjson-parts.ts): per row its id `ids[r]` over that column's `values` (or `TEXT_MISSING`,
    * `TEXT_NULL`, `TEXT_COMPLEX`), with the ids sequential `set`s would have given them (new values get the
