@@ -56,6 +56,17 @@ function grow<T extends Codes | Float64Array | Int32Array>(array: T, needed: num
   return next;
 }
 
+/**
+ * A typed array of exactly `rows` elements holding `array`'s (`array` itself when it holds as many already):
+ * a build's columns sized once for the rows it expects (`IncidentSet`'s `reserveRows`).
+ */
+export function reserved<T extends Codes | Float64Array | Int32Array>(array: T, rows: number): T {
+  if (rows <= array.length) return array;
+  const next = new (array.constructor as new (n: number) => T)(rows);
+  next.set(array);
+  return next;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Dictionary column
 
@@ -105,6 +116,11 @@ export class DictionaryColumn {
     this.field = field;
     this.maxDictionary = maxDictionary;
     this.codes = new Uint8Array(capacity);
+  }
+
+  /** Room for `rows` rows' codes (a dropped column keeps none). */
+  reserve(rows: number): void {
+    if (!this.dropped) this.codes = reserved(this.codes, rows);
   }
 
   /** Stores row `row`'s value (already read as an own value, docs/semantics.md 1.1). */
@@ -310,6 +326,12 @@ export class DateColumn {
     this.field = field;
     this.ms = new Float64Array(capacity);
     this.states = new Uint8Array(capacity);
+  }
+
+  /** Room for `rows` rows' dates. */
+  reserve(rows: number): void {
+    this.ms = reserved(this.ms, rows);
+    this.states = reserved(this.states, rows);
   }
 
   set(row: number, value: unknown, capacity: number): void {

@@ -466,11 +466,12 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
           order: { time: order.time, id: order.id, dated: order.dated, sorted: order.sorted },
         };
       },
-      settle() {
+      settle(expectedRows) {
         if (appended) return;
         appended = true;
         records.trim();
         set.creation.update();
+        if (expectedRows !== undefined) set.reserveRows(expectedRows);
       },
       append(part) {
         if (part.error !== undefined) throw new Error("IncidentSet: a part with an error is not appended.");
@@ -493,6 +494,28 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         return set;
       },
     };
+  }
+
+  /**
+   * Sizes the columns, indexes and record places of a build from NDJSON for `rows` rows in all, and each
+   * text column's value table for as many more values, in proportion, as its rows so far gave: the appends
+   * of the parts that follow then allocate nothing of that. Each typed array allocated late, when the heap
+   * holds millions of strings, made V8 mark the whole heap again (a dozen full collections reclaiming
+   * nothing, about half a second each, while 5M rows were appended at 10M: `--trace-gc`). Pays:
+   * bench/one-shot.ts, the 10M build and the "set build" row (CHANGELOG.md, Unreleased).
+   */
+  private reserveRows(rows: number): void {
+    const now = this.records.length;
+    if (!(rows > now) || !Number.isSafeInteger(rows)) return;
+    this.capacity = Math.max(this.capacity, rows);
+    for (const dictionary of this.dictionaries.values()) dictionary.reserve(rows);
+    for (const date of this.dates.values()) date.reserve(rows);
+    for (const text of this.texts.values()) {
+      text.reserve(rows, now === 0 ? 0 : Math.ceil((text.values.length * (rows - now)) / now));
+    }
+    for (const index of this.hashes.values()) if (index instanceof CompactHashIndex) index.reserve(rows);
+    this.creation.reserve(rows);
+    if (this.records instanceof CompactRecords) this.records.reserve(rows);
   }
 
   /**
@@ -966,8 +989,10 @@ export interface NdjsonBuild<R extends object> {
   /**
    * Readies the rows read for the parts to come (their records trimmed, their order sorted, so that each
    * part's sorted rows are merged in): done by the first `append`, or before, while the parts are awaited.
+   * With `expectedRows`, the rows expected once every part is appended, the build is sized for them
+   * (nothing of an answer depends on it: a part past the estimate grows the build as before).
    */
-  settle(): void;
+  settle(expectedRows?: number): void;
   /** Appends a part (without an error) of the range after the ones read and appended so far. */
   append(part: NdjsonPart): void;
   /** Ends the build: the set. */

@@ -290,6 +290,13 @@ export class CreationOrder {
     this.id = new Float64Array(capacity);
   }
 
+  /** Room for `rows` rows' keys. */
+  reserve(rows: number): void {
+    if (rows <= this.time.length) return;
+    this.time = grow(this.time, rows);
+    this.id = grow(this.id, rows);
+  }
+
   /**
    * Records the keys of row `row` (rows are added in ascending order, each once).
    * @param ms - epoch ms of the row's valid `CreatedUtcTime`, or undefined when it has none

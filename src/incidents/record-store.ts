@@ -407,6 +407,14 @@ export class CompactRecords<T> implements RecordStore<T> {
     return this.chunk;
   }
 
+  /** Room for `rows` rows' places (their chunk, start and length). */
+  reserve(rows: number): void {
+    if (rows <= this.starts.length) return;
+    this.chunkOf = grow(this.chunkOf, new Uint16Array(rows));
+    this.starts = grow(this.starts, new Uint32Array(rows));
+    this.lengths = grow(this.lengths, new Uint32Array(rows));
+  }
+
   /** Records the next row as `length` bytes at `at` of the current chunk. */
   private keep(at: number, length: number): void {
     const row = this.count;
@@ -665,6 +673,11 @@ export class CompactHashIndex extends HashIndex {
   constructor(field: string, read: (row: number) => unknown) {
     super(field);
     this.read = read;
+  }
+
+  /** Room for `rows` rows' hashes. */
+  reserve(rows: number): void {
+    if (rows > this.hashes.length) this.hashes = grow(this.hashes, new Uint32Array(rows));
   }
 
   override set(row: number, value: unknown): void {

@@ -110,7 +110,8 @@ export async function buildFromFile<R extends object>(
     // While the workers finish: this range's order sorted, so that theirs (sorted by them) are merged in.
     // Pays: bench/one-shot.ts, "set build" row (1M, threads 2, three runs: what follows the last part,
     // its append and the build's end, 0.57 s against 0.62 s with the whole order sorted at the end).
-    build.settle();
+    // And the build sized for the whole file, as this range's lines per byte predict (`expectedLines`).
+    build.settle(expectedLines(build.line, range(0).end * blockBytes, size, parts));
     for (let k = 1; k < parts; k++) {
       const given = results[k];
       const part =
@@ -128,6 +129,17 @@ export async function buildFromFile<R extends object>(
     await Promise.all(workers.map((worker) => worker.terminate()));
     releaseWorkers(granted);
   }
+}
+
+/**
+ * The lines a file of `size` bytes is expected to hold, after its first `lines` lines took `bytes` bytes (the
+ * first of `parts` ranges): in proportion, and at most twice `parts` times as many, so that a file whose
+ * first range has much shorter lines than the rest cannot size a build past a small multiple of the set
+ * it ends with.
+ */
+export function expectedLines(lines: number, bytes: number, size: number, parts: number): number {
+  if (lines <= 0 || bytes <= 0) return 0;
+  return Math.min(Math.ceil((lines * size) / Math.min(bytes, size)), 2 * parts * lines);
 }
 
 /**

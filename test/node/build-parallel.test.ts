@@ -19,7 +19,7 @@ import {
   IncidentSet as IncidentSetClass,
   type IncidentSetOptions,
 } from "../../src/incidents/incident-set.js";
-import { buildThreads, PARALLEL_BUILD_MIN_BLOCKS } from "../../src/node/build.js";
+import { buildThreads, expectedLines, PARALLEL_BUILD_MIN_BLOCKS } from "../../src/node/build.js";
 import { FileBlocks } from "../../src/node/file-blocks.js";
 import { buildNdjson, fromNdjson } from "../../src/node/match.js";
 import { fieldConditionArb } from "../arbitraries/conditions.js";
@@ -324,6 +324,38 @@ describe("fromNdjson with threads: the one-thread set", () => {
     }
     await expect(fromNdjson(path, { threads: "2" as unknown as number })).rejects.toThrow(RangeError);
     expect((await fromNdjson(path, { threads: 3 })).size).toBe(1);
+  });
+
+  it("sizes the build for the lines the first range predicts, at most 2 × parts times its lines", async () => {
+    const table: [lines: number, bytes: number, size: number, parts: number, expected: number][] = [
+      [0, 0, 100, 2, 0],
+      [10, 0, 100, 2, 0],
+      [500, 1000, 2000, 2, 1000],
+      [500, 1000, 2001, 2, 1001],
+      // A first range of short lines cannot size the build past 2 × parts times its lines.
+      [1000, 1000, 1e9, 2, 4000],
+      [1000, 1000, 1e9, 4, 8000],
+      // A range read past the file's end (its last line) counts the file's bytes.
+      [10, 5000, 4000, 2, 10],
+    ];
+    for (const [lines, bytes, size, parts, expected] of table)
+      expect(expectedLines(lines, bytes, size, parts)).toBe(expected);
+    // Whatever the estimate, the set is the one-thread set: too low (parts grow it), too high (unused room).
+    const path = await fileOf([...rows(40), ...rows(40, (i) => ({ Extra: "x".repeat(i * 30) }))].join("\n"));
+    const one = observe(await buildNdjson(path, { threads: 1 }, 300));
+    for (const blockBytes of [64, 300, 2000]) {
+      expect(observe(await buildNdjson(path, { threads: 2 }, blockBytes))).toEqual(one);
+    }
+    const build = IncidentSetClass.ndjsonBuild({});
+    const lines = new TextEncoder().encode(`${rows(30).join("\n")}\n`);
+    build.lines(lines, 0, lines.length, true);
+    build.settle(1e6);
+    const reserved = build.finish();
+    const plain = IncidentSetClass.ndjsonBuild({});
+    plain.lines(lines, 0, lines.length, true);
+    plain.settle();
+    expect(observe(reserved)).toEqual(observe(plain.finish()));
+    expect(reserved.footprint().typedArrayBytes).toBeGreaterThan(1e6 * 8);
   });
 
   it("by default builds a file of 16 blocks or more with the cores, a smaller one with one thread", async () => {

@@ -290,6 +290,17 @@ export class TextColumn {
     this.queuedDecode = undefined;
   }
 
+  /** Room for `rows` rows' ids and, in the value table, `moreValues` values beyond those it holds. */
+  reserve(rows: number, moreValues: number): void {
+    if (this.queued > 0) this.flushAscii();
+    if (rows > this.ids.length) {
+      const next = new Int32Array(rows);
+      next.set(this.ids);
+      this.ids = next;
+    }
+    this.index.reserve(moreValues);
+  }
+
   /**
    * Per value id, its `ValueIds.hashOf`, as the column's value table holds it (a parallel build's part:
    * `packValues` in ndjson-parts.ts).
