@@ -657,10 +657,15 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
     return { records, sink, afterChunk, whole };
   }
 
-  /** Ends a build from NDJSON: records trimmed, hash indexes bucketed, text indexes deferred, order sorted. */
+  /** Ends a build from NDJSON: records trimmed, hash and text indexes deferred, order sorted. */
   private static finishNdjson<R extends object>(set: IncidentSet<R>, records: CompactRecords<R>): void {
     records.trim();
-    for (const index of set.hashes.values()) if (index instanceof CompactHashIndex) index.prepare();
+    // The equality indexes' buckets are built by the first lookup of their field, as the text indexes are
+    // by the first query that reads one (docs/semantics.md, "Built when first needed"): each costs a radix
+    // sort of every row's hash and three arrays of 4-8 bytes a row, allocated when the heap is largest (at
+    // 10M, each made V8 mark the whole heap again: six full collections at the build's end, `--trace-gc`).
+    // Pays: bench/one-shot.ts, "set build" row and the 10M build (CHANGELOG.md, Unreleased); the first
+    // lookup's time is printed beside the build's.
     // Unlike the constructor, the text indexes are not built here but by the first query that needs one
     // (docs/semantics.md, "The text index": "Built when first needed"), as a large set's constructor
     // builds them (with the lowered corpus): about a quarter of the build of 1M distinct titles, which kept

@@ -326,6 +326,27 @@ describe("fromNdjson with threads: the one-thread set", () => {
     expect((await fromNdjson(path, { threads: 3 })).size).toBe(1);
   });
 
+  it("equality indexes built by their first lookup: the same answers, rows added before it included", async () => {
+    const path = await fileOf(rows(300, (i) => ({ ExternalKey: `E-${i % 7}` })).join("\n"));
+    for (const threads of [1, 2]) {
+      const set = await buildNdjson(path, { threads }, 512);
+      const index = (set as unknown as { hashes: Map<string, { built: number; rows: number }> }).hashes.get(
+        "Number",
+      )!;
+      // Nothing bucketed by the build: the hashes are kept, the buckets wait for a lookup.
+      expect(index.rows).toBe(300);
+      expect(index.built).toBe(0);
+      set.add({ IncidentId: 5000, Number: "N-12", ExternalKey: "E-3", Title: "added" });
+      expect(set.count({ Number: "N-12" })).toBe(2);
+      expect(index.built).toBe(301);
+      expect(set.findAll({ ExternalKey: { $in: ["E-3", "E-5"] } }).length).toBe(
+        rows(300).filter((_, i) => i % 7 === 3 || i % 7 === 5).length + 1,
+      );
+      expect((set.findFirst({ IncidentId: 1000 - 299 }) as { Number: string }).Number).toBe("N-299");
+      expect(set.findFirst({ IncidentId: 1000 - 300 })).toBeUndefined();
+    }
+  });
+
   it("sizes the build for the lines the first range predicts, at most 2 × parts times its lines", async () => {
     const table: [lines: number, bytes: number, size: number, parts: number, expected: number][] = [
       [0, 0, 100, 2, 0],
