@@ -34,7 +34,8 @@
  * check), the non-record test (`typeof r`, `isArray(r)`) runs only where the answer differs from a
  * non-record's (a field of `null` throws into the fallback, which answers it; a primitive's or an array's
  * fields are read, then the answer is replaced), a string value skips the array test (`typeof v !==
- * "string"` first), and `$eq`/`$in`/`$ne`/`$nin` on scalars need no separate `undefined` test.
+ * "string"` first; an equality to one string is one `typeof v === "string"` branch), and
+ * `$eq`/`$in`/`$ne`/`$nin` on scalars need no separate `undefined` test.
  */
 
 import {
@@ -309,6 +310,16 @@ class Generator {
     const arrayPart = delegate;
     // Scalar test first; array traversal only for arrays (an array itself never equals an operand).
     if (dates.length > 0) return `(isArray(v) ? ${arrayPart} : (${parts.join(" || ")}))`;
+    // One string operand: a string value is answered by `v === K` alone, any other value by the array
+    // traversal alone (no other value equals a string), so the test is one `typeof` branch, the form of the
+    // inline `$regex`. Pays on the bench row "compile vs hand-written (every query, paired rounds)"
+    // (docs/performance.md, "The string branch and the last test"): paired rounds of the generated code
+    // against the hand-written predicate, this form against `v === K || (typeof v !== "string" && …)`, both
+    // with the conditional last test, 1M: OR of two objects 1.05–1.09 against 1.09–1.11, 10k: 1.13–1.19
+    // against 1.22–1.27, `Status: Open` 1.15–1.30 against 1.39–1.44. Not for several operands: on `$in` of
+    // three labels the `===` chain inside the branch measured 1.37–1.43 against 1.24–1.26 (10k).
+    if (parts.length === 1 && !hasNull && typeof scalars[0] === "string")
+      return `(typeof v === "string" ? ${parts[0]} : isArray(v) && ${arrayPart})`;
     // A string is never an array: asking `typeof` first keeps the array test off the common path.
     return `(${parts.join(" || ")} || (typeof v !== "string" && isArray(v) && ${arrayPart}))`;
   }
@@ -490,9 +501,14 @@ export function generate(condition: Condition): Generated {
     g.pathDeclarations(),
     // The non-record test only where the answer differs from a non-record's (reading a field of a
     // primitive reads its wrapper's properties; of null, throws into the fallback, which answers it).
+    // A conditional (`root ? test : false`, `root ? true : test`), not `root && test` / `root || test`: the
+    // answer is then the literal where the root decides, not the root's own value. Pays on the bench row
+    // "compile vs hand-written (every query, paired rounds)" (docs/performance.md, "The string branch and
+    // the last test"): paired rounds of the generated code against the hand-written predicate, OR of two
+    // objects, 1M: 1.10–1.12 against 1.14–1.17 with `&&`; 10k: 1.21–1.26 against 1.33–1.37.
     empty
-      ? `return (${root}) || typeof r !== "object" || r === null || isArray(r);`
-      : `return (${root}) && typeof r === "object" && r !== null && !isArray(r);`,
+      ? `return (${root}) ? true : typeof r !== "object" || r === null || isArray(r);`
+      : `return (${root}) ? typeof r === "object" && r !== null && !isArray(r) : false;`,
     `} catch { return slow(r, ${slots}); }`,
   ].join("\n");
   // The helpers the body uses, copied once per call from the factory's constants into locals: each use of
