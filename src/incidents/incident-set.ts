@@ -602,7 +602,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       let start = from;
       while (start < length && (chunk[start] === 32 || chunk[start] === 9 || chunk[start] === 13)) start++;
       if (!prepared && scanner.hasKernel) {
-        scanner.prepare(chunk, start, length);
+        // With the kernel's cuts of the lines, for the shape encoder (record-shapes.ts `encode`).
+        scanner.prepare(chunk, start, length, true);
         prepared = true;
       }
       if (scanner.scanLine(chunk, start, length, true) !== SCAN_OK) return -1;
@@ -614,6 +615,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         scanner.members,
         scanner.memberCuts,
         scanner.shapeEpoch,
+        scanner.memberCutsAt,
       );
       return scanner.next;
     };
