@@ -216,7 +216,13 @@ function equalBytes(a: usize, b: usize, length: i32): bool {
 }
 
 /**
- * Makes room for a block of `length` bytes: grows the memory when needed.
+ * Makes room for a block of `length` bytes: grows the memory when needed. The memory starts at 160 pages
+ * (10 MiB, `initialMemory` in asconfig.json), room for a 4 MiB block with its results and cuts, so that a
+ * build or a count never grows it: growing detaches the memory's old `ArrayBuffer`, and in V8 the first
+ * buffer detached in a process makes the optimized typed-array code of the whole process slower (a 1M
+ * `fromNdjson` without the kernel took 1.09–1.18x the processor time once a kernel's memory had grown, three
+ * runs each). Pays: the kernel row of bench/one-shot.ts, "line kernel: WebAssembly SIMD vs JavaScript
+ * scanner … fromNdjson" (docs/performance.md, "The set build on the line kernel").
  * @returns the address where the caller copies the block, or 0 when the memory cannot grow
  */
 export function reserve(length: i32): usize {
