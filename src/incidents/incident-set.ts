@@ -406,7 +406,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
 
   /**
    * A build over ranges of whole lines of NDJSON, for a parallel `fromNdjson` (ndjson-parts.ts): the lines
-   * of each range are read as `fromNdjson` reads them (`lines`, without the line kernel); the build is then
+   * of each range are read as `fromNdjson` reads them (`lines`, with `kernel` as `NdjsonReading.kernel`, if
+   * given); the build is then
    * either exported as a part (`exportPart`, in another thread) or ends as a set (`finish`), after the
    * parts of the ranges that follow were appended in order (`append`). Not for callers: the Node entry's
    * `fromNdjson` with `threads` (docs/node.md).
@@ -415,9 +416,13 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    */
   static ndjsonBuild<R extends object = Record<string, unknown>>(
     options: IncidentSetOptions = {},
+    kernel?: BlockKernelFactory,
   ): NdjsonBuild<R> {
     const set = new IncidentSet<R>([], options);
-    const { records, sink, afterChunk, whole } = IncidentSet.lineReader(set, {});
+    const { records, sink, afterChunk, whole } = IncidentSet.lineReader(
+      set,
+      kernel === undefined ? {} : { kernel },
+    );
     let line = 0;
     let appended = false;
     return {
