@@ -378,9 +378,9 @@ export async function buildNdjson<R extends object = Record<string, unknown>>(
   if (signal !== undefined && !(signal instanceof AbortSignal))
     throw new TypeError(`fromNdjson: signal must be an AbortSignal, not ${describe(signal)}.`);
   signal?.throwIfAborted();
-  // The line kernel unless the caller gave one: 1.1x faster (docs/performance.md, "The set build on the
-  // line kernel"; bench/one-shot.ts, the row "line kernel: WebAssembly SIMD vs JavaScript scanner",
-  // fromNdjson).
+  // The line kernel unless the caller gave one: the JavaScript scanner's build took 1.06x its processor
+  // time, 1.13-1.16x its wall time (docs/performance.md, "The set build on the line kernel"; bench/one-shot.ts,
+  // the row "line kernel: WebAssembly SIMD vs JavaScript scanner … fromNdjson").
   const reading: NdjsonReading = given.kernel !== undefined || kernel === null ? given : { ...given, kernel };
   // `threads` is the Node entry's: the set's own options go to the set (which checks them).
   let setOptions: IncidentSetOptions = options;
