@@ -96,11 +96,21 @@ const nestedKeys: usize = shapeKeys + <usize>MAX_KEYS * 12;
 const depthKinds: usize = nestedKeys + <usize>MAX_NESTED_KEYS * 8;
 const depthFrames: usize = depthKinds + <usize>MAX_DEPTH;
 const blockStart: usize = (depthFrames + <usize>MAX_DEPTH * 4 + 15) & ~(15 as usize);
-/** Record layout: start, end, content start, content end, status, lines skipped before it, then the fields. */
-const ROW_FIELDS_BYTES: usize = 24;
+/**
+ * Record layout: start, end, content start, content end, status, lines skipped before it, the members'
+ * count, the index of their first cut and the line's epoch (see `scan`), then the fields.
+ */
+const ROW_FIELDS_BYTES: usize = 36;
+/** Numbers per record before the fields. */
+const ROW_HEAD: i32 = 9;
+/**
+ * Cuts (i32) one batch may hold: a batch ends early when the next line might not fit (`MAX_KEYS` members,
+ * two cuts each).
+ */
+const CUT_WORDS: i32 = BATCH_LINES * 64;
 
 let fieldCount: i32 = 0;
-let stride: i32 = 6;
+let stride: i32 = ROW_HEAD;
 /** The filter's tests (`setFilter`), the longest line it judges (bytes, its `\r` included), whether it is on. */
 let testCount: i32 = 0;
 let filterMaxLine: i32 = 0;
@@ -109,6 +119,15 @@ let filtering: bool = false;
 let skipped: i32 = 0;
 let blockLength: i32 = 0;
 let resultStart: usize = 0;
+/** Where the cuts of a batch go (after the results), whether the block's lines are cut, and the cuts written. */
+let cutStart: usize = 0;
+let cutting: bool = false;
+let cutCount: i32 = 0;
+/**
+ * Grows each time the remembered top-level keys change (`parseLine`): the compact lines of one epoch hold
+ * a prefix of those keys, so the bytes between their first `n` values are the same (see `scan`).
+ */
+let epochs: i32 = 0;
 /** Where the next call to `scan` starts (an index in the block), and the offset added to every position. */
 let cursor: i32 = 0;
 let offset: i32 = 0;
@@ -143,7 +162,7 @@ function slotOf(start: usize, length: i32): i32 {
 /** Takes the `count` wanted keys the caller wrote (see `keysOffsets`). A repeated key keeps its first field. */
 export function configure(count: i32): void {
   fieldCount = count;
-  stride = 6 + 3 * count;
+  stride = ROW_HEAD + 3 * count;
   memory.fill(keyTable, 0, 256 * 4);
   for (let f = 0; f < count; f++) {
     const from = load<i32>(keyOffsets + <usize>f * 4);
@@ -197,11 +216,23 @@ function equalBytes(a: usize, b: usize, length: i32): bool {
 }
 
 /**
- * Makes room for a block of `length` bytes: grows the memory when needed.
+ * Makes room for a block of `length` bytes: grows the memory when needed. The memory starts at 160 pages
+ * (10 MiB, `initialMemory` in asconfig.json), room for a 4 MiB block with its results and cuts, so that a
+ * build or a count never grows it: growing detaches the memory's old `ArrayBuffer`, and in V8 the first
+ * buffer detached in a process makes the optimized typed-array code of the whole process slower (a 1M
+ * `fromNdjson` without the kernel took 1.09–1.18x the processor time once a kernel's memory had grown, three
+ * runs each). Pays: the kernel row of bench/one-shot.ts, "line kernel: WebAssembly SIMD vs JavaScript
+ * scanner … fromNdjson" (docs/performance.md, "The set build on the line kernel").
  * @returns the address where the caller copies the block, or 0 when the memory cannot grow
  */
 export function reserve(length: i32): usize {
-  const need = blockStart + <usize>length + <usize>PAD + 16 + <usize>BATCH_LINES * <usize>(6 + 3 * MAX_FIELDS) * 4;
+  const need =
+    blockStart +
+    <usize>length +
+    <usize>PAD +
+    16 +
+    <usize>BATCH_LINES * <usize>(ROW_HEAD + 3 * MAX_FIELDS) * 4 +
+    <usize>CUT_WORDS * 4;
   const have = <usize>memory.size() << 16;
   if (need > have) {
     const pages = <i32>((need - have + 0xffff) >> 16);
@@ -213,9 +244,10 @@ export function reserve(length: i32): usize {
 /**
  * Starts on the block of `length` bytes the caller wrote at `reserve`'s address, its first line at index
  * `from`; every position in the results is an index in the block plus `at`. With `filtered`, the filter
- * (`setFilter`) judges the lines it can.
+ * (`setFilter`) judges the lines it can; with `cut`, each record gives where its line's top-level values
+ * start and end (see `scan`).
  */
-export function begin(length: i32, at: i32, from: i32, filtered: bool): void {
+export function begin(length: i32, at: i32, from: i32, filtered: bool, cut: bool): void {
   blockLength = length;
   offset = at;
   cursor = from;
@@ -224,6 +256,17 @@ export function begin(length: i32, at: i32, from: i32, filtered: bool): void {
   filtering = filtered && testCount > 0;
   memory.fill(blockStart + <usize>length, 0, PAD);
   resultStart = (blockStart + <usize>length + <usize>PAD + 15) & ~(15 as usize);
+  cutStart = resultStart + <usize>BATCH_LINES * <usize>stride * 4;
+  cutting = cut;
+}
+
+/** Where the cuts of the last `scan` are (i32 each), and how many it wrote. */
+export function cuts(): usize {
+  return cutStart;
+}
+
+export function cutsWritten(): i32 {
+  return cutCount;
 }
 
 /** Where the results of the last `scan` are: per line `stride()` i32 values. */
@@ -287,23 +330,37 @@ export function done(): bool {
 /**
  * Scans the next lines of the block (at most `BATCH_LINES`).
  * @returns how many line records were written at `results()`: per line its start, its end (its `\n`, or the
- *   block's end), its content's start and end, its status, then per wanted field its kind, start and end
+ *   block's end), its content's start and end, its status, the lines the filter judged before it, then (a
+ *   block begun with `cut`, status `OK`; else -1, 0, -1) how many top-level values the line holds, the index
+ *   at `cuts()` (in i32) of its first value's start and end (the next value's follow), and its epoch: -1,
+ *   or a number that lines of the block share only when the bytes between their first `n` values are the
+ *   same (written without blanks, with the same keys in the same order), then per wanted field its kind,
+ *   start and end
  */
 export function scan(): i32 {
   let n: i32 = 0;
   let out = resultStart;
   const end = blockStart + <usize>blockLength;
   let p = blockStart + <usize>cursor;
+  cutCount = 0;
   while (n < BATCH_LINES && !done()) {
+    // Room for the cuts of a line of `MAX_KEYS` values.
+    if (cutting && cutCount > CUT_WORDS - 2 * MAX_KEYS) break;
     const lineStart = p;
     for (let f: i32 = 0; f < fieldCount; f++) store<i32>(out + ROW_FIELDS_BYTES + <usize>f * 12, KIND_MISSING);
+    store<i32>(out, -1, 24);
+    store<i32>(out, cutCount, 28);
+    store<i32>(out, -1, 32);
     let lineEnd = parseLine(p, out);
     let status = OK;
     if (lineEnd === 0) {
       status = DEFER;
+      store<i32>(out, -1, 24);
+      store<i32>(out, -1, 32);
       lineEnd = findLf(lineStart, end);
     } else if (filtering && <i32>(lineEnd - lineStart) <= filterMaxLine && fails(out)) {
-      // Judged here: a record that does not match; no record is written for it.
+      // Judged here: a record that does not match; no record is written for it (nor its cuts kept).
+      if (cutting) cutCount = load<i32>(out, 28);
       skipped++;
       p = lineEnd + 1;
       cursor = <i32>(p - blockStart);
@@ -355,6 +412,9 @@ function parseLine(p: usize, out: usize): usize {
   const contentStart = p;
   if (load<u8>(p) !== 0x7b) return 0;
   p = skipBlank(p + 1);
+  // No blank between the values and their keys (`{"a":1,"b":2}`), and where the line's cuts go.
+  let compact = p === contentStart + 1;
+  const cutAt = cutStart + <usize>cutCount * 4;
   let count: i32 = 0;
   let same = shapeCount > 0;
   let matched: i32 = 0;
@@ -391,11 +451,14 @@ function parseLine(p: usize, out: usize): usize {
       // The compact form first: the colon right after the key's closing quote, the value right after it.
       if (load<u8>(keyEnd + 1) === 0x3a) p = keyEnd + 2;
       else {
+        compact = false;
         p = skipBlank(keyEnd + 1);
         if (load<u8>(p) !== 0x3a) return 0;
         p = p + 1;
       }
+      const colon = p;
       p = skipBlank(p);
+      if (p !== colon) compact = false;
       const valueStart = p;
       const c = load<u8>(p);
       let kind: i32 = KIND_CONTAINER;
@@ -444,18 +507,32 @@ function parseLine(p: usize, out: usize): usize {
         store<i32>(slot, <i32>(spanStart - blockStart) + offset, 4);
         store<i32>(slot, <i32>(spanEnd - blockStart) + offset, 8);
       }
+      if (cutting) {
+        // The cuts and the epoch let the records' shape encoder skip its own scan of the line's values
+        // (record-shapes.ts `encode`). Pays: the kernel row of bench/one-shot.ts, "line kernel: WebAssembly
+        // SIMD vs JavaScript scanner … fromNdjson" (docs/performance.md, "The set build on the line kernel").
+        // `count` is already this value's number plus one.
+        const cut = cutAt + <usize>(count - 1) * 8;
+        store<i32>(cut, <i32>(valueStart - blockStart) + offset);
+        store<i32>(cut, <i32>(p - blockStart) + offset, 4);
+      }
       let d = load<u8>(p);
       if (d === 0x2c) {
-        p = skipBlank(p + 1);
+        const comma = p + 1;
+        p = skipBlank(comma);
+        if (p !== comma) compact = false;
         continue;
       }
-      p = skipBlank(p);
-      d = load<u8>(p);
-      if (d === 0x2c) {
-        p = skipBlank(p + 1);
-        continue;
+      if (d !== 0x7d) {
+        compact = false;
+        p = skipBlank(p);
+        d = load<u8>(p);
+        if (d === 0x2c) {
+          p = skipBlank(p + 1);
+          continue;
+        }
+        if (d !== 0x7d) return 0;
       }
-      if (d !== 0x7d) return 0;
       p++;
       break;
     }
@@ -470,10 +547,17 @@ function parseLine(p: usize, out: usize): usize {
     if (count > 0) {
       memory.copy(shapeKeys, topKeys, <usize>count * 12);
       shapeCount = count;
+      epochs++;
     }
   }
   store<i32>(out, <i32>(contentStart - blockStart) + offset, 8);
   store<i32>(out, <i32>(contentEnd - blockStart) + offset, 12);
+  if (cutting) {
+    // An empty object has no cuts to share.
+    store<i32>(out, count, 24);
+    store<i32>(out, compact && count > 0 ? epochs : -1, 32);
+    cutCount += 2 * count;
+  }
   return p;
 }
 

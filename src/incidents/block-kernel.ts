@@ -21,8 +21,21 @@ export const ROW_STATUS = 4;
  * itself (`BlockKernel.filter`): each one record that does not match; 0 without a filter.
  */
 export const ROW_SKIPPED = 5;
+/**
+ * Per line record of a block loaded with `cut` (`ROW_STATUS` = `ROW_OK`; else -1): how many top-level values
+ * the line holds. Then the index in `BlockKernel.cuts` of the first value's start and end (the next values'
+ * follow, two numbers each: where the value starts, and the index after it).
+ */
+export const ROW_MEMBERS = 6;
+export const ROW_CUTS = 7;
+/**
+ * Per line record of a block loaded with `cut`: -1, or the line's epoch, a number that two lines of the
+ * block share only when the bytes before, between and after their first `n` values are the same for any
+ * `n` both hold (no blanks between the values, the same keys in the same order, as far as both go).
+ */
+export const ROW_EPOCH = 8;
 /** Per line record: the first field's kind, start and end; field `k`'s at `ROW_FIELDS + 3 * k`. */
-export const ROW_FIELDS = 6;
+export const ROW_FIELDS = 9;
 
 /** `ROW_STATUS`: one JSON object of valid UTF-8 that repeats no key, whose wanted fields follow. */
 export const ROW_OK = 0;
@@ -81,10 +94,12 @@ export interface BlockKernel {
   /**
    * Takes `b[start, end)` as the block to scan (copied: `b` may change afterwards), or, when `b` is the
    * view `memory` last gave, in place (then `b` must not change until the block is done). With `filtered`,
-   * its lines go through the filter last set (`filter`), if any.
+   * its lines go through the filter last set (`filter`), if any. With `cut`, the records give where each
+   * line's top-level values start and end (`ROW_MEMBERS`, `ROW_CUTS`, `ROW_EPOCH`, `cuts`), if the kernel
+   * can (a kernel without `cuts` never does).
    * @returns false when the kernel cannot take the block (then nothing is scanned)
    */
-  load(b: Uint8Array, start: number, end: number, filtered?: boolean): boolean;
+  load(b: Uint8Array, start: number, end: number, filtered?: boolean, cut?: boolean): boolean;
   /**
    * Sets the filter that a block loaded `filtered` goes through: a line read `ROW_OK` (and at most
    * `maxLineBytes` bytes long, its `\r` included) whose value fails one of `tests` gets no record; the next
@@ -105,6 +120,11 @@ export interface BlockKernel {
   next(): number;
   /** The records of the last `next` call. */
   readonly results: Int32Array;
+  /**
+   * The cuts of the last `next` call's records (a block loaded with `cut`): per value of a line, where it
+   * starts and the index after it, as indexes in the array given to `load` (see `ROW_CUTS`).
+   */
+  readonly cuts?: Int32Array | undefined;
   /** Numbers per record: `ROW_FIELDS + 3 * fields`. */
   readonly stride: number;
 }

@@ -413,7 +413,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
 
   /**
    * A build over ranges of whole lines of NDJSON, for a parallel `fromNdjson` (ndjson-parts.ts): the lines
-   * of each range are read as `fromNdjson` reads them (`lines`, without the line kernel); the build is then
+   * of each range are read as `fromNdjson` reads them (`lines`, with `kernel` as `NdjsonReading.kernel`, if
+   * given); the build is then
    * either exported as a part (`exportPart`, in another thread) or ends as a set (`finish`), after the
    * parts of the ranges that follow were appended in order (`append`). Not for callers: the Node entry's
    * `fromNdjson` with `threads` (docs/node.md).
@@ -422,9 +423,13 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
    */
   static ndjsonBuild<R extends object = Record<string, unknown>>(
     options: IncidentSetOptions = {},
+    kernel?: BlockKernelFactory,
   ): NdjsonBuild<R> {
     const set = new IncidentSet<R>([], options);
-    const { records, sink, afterChunk, whole } = IncidentSet.lineReader(set, {});
+    const { records, sink, afterChunk, whole } = IncidentSet.lineReader(
+      set,
+      kernel === undefined ? {} : { kernel },
+    );
     let line = 0;
     let appended = false;
     return {
@@ -639,7 +644,8 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
       let start = from;
       while (start < length && (chunk[start] === 32 || chunk[start] === 9 || chunk[start] === 13)) start++;
       if (!prepared && scanner.hasKernel) {
-        scanner.prepare(chunk, start, length);
+        // With the kernel's cuts of the lines, for the shape encoder (record-shapes.ts `encode`).
+        scanner.prepare(chunk, start, length, true);
         prepared = true;
       }
       if (scanner.scanLine(chunk, start, length, true) !== SCAN_OK) return -1;
@@ -651,6 +657,7 @@ export class IncidentSet<T extends object = Record<string, unknown>> {
         scanner.members,
         scanner.memberCuts,
         scanner.shapeEpoch,
+        scanner.memberCutsAt,
       );
       return scanner.next;
     };

@@ -20,9 +20,12 @@ import {
   KIND_TRUE,
   ROW_CONTENT_END,
   ROW_CONTENT_START,
+  ROW_CUTS,
+  ROW_EPOCH,
   ROW_FIELDS,
   ROW_LINE_END,
   ROW_LINE_START,
+  ROW_MEMBERS,
   ROW_OK,
   ROW_STATUS,
 } from "./block-kernel.js";
@@ -153,20 +156,32 @@ export class LineScanner {
   private shapePlain = false;
   private readonly shapeField = new Int32Array(MAX_SHAPE);
   /**
-   * After a line read by the fast path (the previous line's keys, no blanks): how many top-level values it
-   * holds, else -1; and where each starts and ends (`memberCuts[2i]`, `memberCuts[2i + 1]`, indexes into the
-   * line's buffer). Handed to the records' shape encoder, which then need not find the values again
-   * (record-shapes.ts `encode`).
+   * After a line read by the fast path (the previous line's keys, no blanks), or by the kernel of a block
+   * given to `prepare` with `cut`: how many top-level values it holds, else -1; and where each starts and
+   * ends (`memberCuts[memberCutsAt + 2i]`, `memberCuts[memberCutsAt + 2i + 1]`, indexes into the line's
+   * buffer; the kernel's cuts are not copied, so they are valid until the next scan). Handed to the records'
+   * shape encoder, which then need not find the values again (record-shapes.ts `encode`).
    */
   members = -1;
-  readonly memberCuts = new Int32Array(2 * MAX_SHAPE);
+  memberCuts: Int32Array = new Int32Array(2 * MAX_SHAPE);
+  memberCutsAt = 0;
+  /** The fast path's own `memberCuts`. */
+  private readonly fastCuts = this.memberCuts;
   /**
-   * Grows whenever the remembered top-level keys change (`keepShape`): lines read by the fast path under
-   * one epoch hold the same keys (a prefix of the remembered ones) written without blanks, so the bytes
-   * between their values are the same for as many values (record-shapes.ts `encode` then compares them for
-   * one line of the epoch, not for every line).
+   * With `members` set: -1, or the line's epoch. Lines of one epoch hold the same keys (a prefix of the same
+   * list) written without blanks, so the bytes between their values are the same for as many values
+   * (record-shapes.ts `encode` then compares them for one line of the epoch, not for every line). The fast
+   * path's epoch grows whenever the remembered top-level keys change (`keepShape`); the kernel's epochs
+   * (`ROW_EPOCH`) are given numbers of their own, from the same count, so the two never share one.
    */
   shapeEpoch = 0;
+  /** The last epoch given (`shapeEpoch`), the fast path's, and the kernel's last one and the number it was given. */
+  private epochs = 0;
+  private fastEpoch = 0;
+  private kernelEpoch = -1;
+  private kernelEpochAs = -1;
+  /** Whether the block given to `prepare` is cut by the kernel (`members`). */
+  private kernelCuts = false;
   private readonly shapeFlags = new Uint8Array(MAX_SHAPE);
   private readonly shapeStart = new Int32Array(MAX_SHAPE + 1);
   private shapeBytes = new Uint8Array(1024);
@@ -244,12 +259,17 @@ export class LineScanner {
    * kernel's answer for a line of that block (it must be called for the block's lines in order; any other
    * call reads the bytes itself), until `release` or the next `prepare`. The kernel copies the block, but the
    * caller must `release` before it changes `b`'s bytes, since `scanLine` recognizes the block by `b`.
+   * With `cut`, a line the kernel reads gets `members`, `memberCuts` and `shapeEpoch` too (when the kernel
+   * can cut lines: `BlockKernel.cuts`).
    */
-  prepare(b: Uint8Array, start: number, end: number): void {
+  prepare(b: Uint8Array, start: number, end: number, cut = false): void {
     if (this.kernel === undefined) return;
-    this.kernelOf = this.kernel.load(b, start, end) ? b : undefined;
+    this.kernelOf = this.kernel.load(b, start, end, false, cut) ? b : undefined;
     this.kernelRows = 0;
     this.kernelRow = 0;
+    this.kernelCuts = cut;
+    // The kernel's epochs are its block's.
+    this.kernelEpoch = -1;
   }
 
   /** Forgets the block given to `prepare`. */
@@ -297,6 +317,24 @@ export class LineScanner {
       this.lineEnd = contentEnd;
     } else if (end < contentEnd || end > lineEnd) return -1;
     this.takeRow(b, results, row);
+    const members = results[row + ROW_MEMBERS]!;
+    const cuts = kernel.cuts;
+    // The kernel's cuts, not a copy: the build took 0.96x the processor time of a copy into `memberCuts`
+    // (1M distinct titles, eight pairs; docs/performance.md, "The set build on the line kernel").
+    if (this.kernelCuts && members >= 0 && cuts !== undefined) {
+      this.memberCuts = cuts;
+      this.memberCutsAt = results[row + ROW_CUTS]!;
+      this.members = members;
+      const epoch = results[row + ROW_EPOCH]!;
+      if (epoch < 0) this.shapeEpoch = -1;
+      else {
+        if (epoch !== this.kernelEpoch) {
+          this.kernelEpoch = epoch;
+          this.kernelEpochAs = ++this.epochs;
+        }
+        this.shapeEpoch = this.kernelEpochAs;
+      }
+    }
     return SCAN_OK;
   }
 
@@ -388,6 +426,9 @@ export class LineScanner {
     this.high = false;
     this.duplicate = false;
     this.keyTop = 0;
+    this.shapeEpoch = this.fastEpoch;
+    this.memberCuts = this.fastCuts;
+    this.memberCutsAt = 0;
     if (this.shapePlain && this.fastScan(b, start, end, open)) return SCAN_OK;
     let p = start;
     if (end - p >= 3 && b[p] === 0xef && b[p + 1] === 0xbb && b[p + 2] === 0xbf) {
@@ -500,7 +541,7 @@ export class LineScanner {
   private fastScan(b: Uint8Array, start: number, end: number, open: boolean): boolean {
     const n = this.shapeCount;
     const { view, shapeView, shapeBytes, shapeStart, shapeField, kinds, starts, ends, values } = this;
-    const cuts = this.memberCuts;
+    const cuts = this.fastCuts;
     let members = 0;
     let p = start;
     if (b[p] !== OPEN_BRACE) return false;
@@ -673,7 +714,8 @@ export class LineScanner {
 
   /** Remembers the line's top-level keys from position `from` on (the ones before are the same). */
   private keepShape(b: Uint8Array, from: number, count: number): void {
-    this.shapeEpoch++;
+    this.fastEpoch = ++this.epochs;
+    this.shapeEpoch = this.fastEpoch;
     const n = Math.min(count, MAX_SHAPE);
     let at = this.shapeStart[from]!;
     for (let i = from; i < n; i++) {

@@ -358,7 +358,7 @@ export class LineShapes {
    * `spliceDates`) into `out` from `at` (by default this object's own `out`, from 0), which must have room
    * for `e - s + 16` bytes there: returns the encoded length, or -1
    * when the line is better kept as it is (then `out` from `at` holds scratch). `known`, when 0 or more, is
-   * how many top-level values the line holds, and `knownCuts` where each starts and ends (pairs of indexes
+   * how many top-level values the line holds, and `knownCuts` from `cutsAt` on where each starts and ends (pairs of indexes
    * into `b`), as the line scanner found them.
    */
   encode(
@@ -371,6 +371,7 @@ export class LineShapes {
     known = -1,
     knownCuts?: Int32Array,
     epoch = -1,
+    cutsAt = 0,
   ): number {
     if (b[s] !== 0x7b || e - s > MAX_SHAPED_LINE) return -1;
     // Most lines repeat the last line's shape: the line is first matched against it, separator by separator
@@ -394,7 +395,7 @@ export class LineShapes {
     // (CHANGELOG.md, Unreleased).
     if (given && epoch >= 0 && epoch === this.epoch) {
       const shape = this.shapeSeparators[this.epochShape]!;
-      if (shape.length === known + 1 && this.tailAfter(b, s, e, shape, known, knownCuts)) {
+      if (shape.length === known + 1 && this.tailAfter(b, s, e, shape, known, knownCuts, cutsAt)) {
         members = known;
         shapeId = this.epochShape;
         if (shapeId !== last) {
@@ -406,12 +407,12 @@ export class LineShapes {
     if (members < 0 && last >= 0) {
       const shapes = this.shapeSeparators;
       members = given
-        ? this.cutAsKnown(b, s, e, shapes[last]!, known, knownCuts)
+        ? this.cutAsKnown(b, s, e, shapes[last]!, known, knownCuts, cutsAt)
         : this.cutAsLast(b, s, e, shapes[last]!);
       const other = this.otherShape;
       if (members < 0 && other >= 0) {
         members = given
-          ? this.cutAsKnown(b, s, e, shapes[other]!, known, knownCuts)
+          ? this.cutAsKnown(b, s, e, shapes[other]!, known, knownCuts, cutsAt)
           : this.cutAsLast(b, s, e, shapes[other]!);
         if (members >= 0) {
           shapeId = other;
@@ -785,7 +786,7 @@ export class LineShapes {
   }
 
   /**
-   * Sets `cuts` from the given values' starts and ends (`known` values, `knownCuts`), the separators between
+   * Sets `cuts` from the given values' starts and ends (`known` values, `knownCuts` from `at`), the separators between
    * them taken to be `shape`'s, and returns whether the line's tail (after its last value) is `shape`'s.
    */
   private tailAfter(
@@ -795,28 +796,29 @@ export class LineShapes {
     shape: Int32Array,
     known: number,
     knownCuts: Int32Array,
+    at: number,
   ): boolean {
     if (known === 0) return false;
-    const { pool, at, len } = this.separators;
+    const { pool, at: poolAt, len } = this.separators;
     const tail = shape[known]!;
     const n = len[tail]!;
-    const i = knownCuts[2 * known - 1]!;
+    const i = knownCuts[at + 2 * known - 1]!;
     if (e - i !== n) return false;
-    const from = at[tail]!;
+    const from = poolAt[tail]!;
     for (let k = 0; k < n; k++) if (b[i + k] !== pool[from + k]) return false;
     const cuts = this.cuts;
     let end = s;
     for (let m = 0; m < known; m++) {
       cuts[3 * m] = end;
-      cuts[3 * m + 1] = knownCuts[2 * m]!;
-      end = knownCuts[2 * m + 1]!;
+      cuts[3 * m + 1] = knownCuts[at + 2 * m]!;
+      end = knownCuts[at + 2 * m + 1]!;
       cuts[3 * m + 2] = end;
     }
     return true;
   }
 
   /**
-   * `cutAsLast` with the values' starts and ends given (`known` values, `knownCuts`: pairs of indexes into
+   * `cutAsLast` with the values' starts and ends given (`known` values, `knownCuts` from `cutsAt`: pairs of indexes into
    * `b`, as the line scanner found them): only the separators between them are compared with `shape`'s.
    * Returns `known`, or -1 when the separators are not those. Pays: the values are not scanned twice; a
    * 1M build (bench/one-shot.ts, "set build" row) 0.95x the processor time of `cutAsLast` alone (median of
@@ -829,6 +831,7 @@ export class LineShapes {
     shape: Int32Array,
     known: number,
     knownCuts: Int32Array,
+    cutsAt: number,
   ): number {
     if (shape.length !== known + 1) return -1;
     const { pool, at, len } = this.separators;
@@ -837,12 +840,12 @@ export class LineShapes {
     for (let m = 0; m <= known; m++) {
       const id = shape[m]!;
       const n = len[id]!;
-      const to = m === known ? e : knownCuts[2 * m]!;
+      const to = m === known ? e : knownCuts[cutsAt + 2 * m]!;
       if (to - i !== n) return -1;
       const from = at[id]!;
       for (let k = 0; k < n; k++) if (b[i + k] !== pool[from + k]) return -1;
       if (m === known) break;
-      const end = knownCuts[2 * m + 1]!;
+      const end = knownCuts[cutsAt + 2 * m + 1]!;
       cuts[3 * m] = i;
       cuts[3 * m + 1] = to;
       cuts[3 * m + 2] = end;

@@ -331,8 +331,8 @@ export class CompactRecords<T> implements RecordStore<T> {
    * Keeps `source[start, end)` (a JSON line, as read) as the next record. The bytes are copied by the next
    * `flush` (or read): consecutive lines of one source are copied together, with what lies between them.
    * `source` must stay unchanged until then. `members` and `cuts`, when given, are where the line's
-   * top-level values start and end (`LineScanner.members` and `memberCuts`), for the shape encoder;
-   * `epoch`, `LineScanner.shapeEpoch` after the scan that gave them (record-shapes.ts `encode`).
+   * top-level values start and end (`LineScanner.members`, and `memberCuts` from `cutsAt`), for the shape
+   * encoder; `epoch`, `LineScanner.shapeEpoch` after the scan that gave them (record-shapes.ts `encode`).
    */
   pushBytes(
     source: Uint8Array,
@@ -341,9 +341,10 @@ export class CompactRecords<T> implements RecordStore<T> {
     members = -1,
     cuts?: Int32Array,
     epoch = -1,
+    cutsAt = 0,
   ): void {
     if (this.shapes !== undefined) {
-      this.pushShaped(source, start, end, members, cuts, epoch);
+      this.pushShaped(source, start, end, members, cuts, epoch, cutsAt);
       return;
     }
     const length = end - start;
@@ -463,6 +464,7 @@ export class CompactRecords<T> implements RecordStore<T> {
     members: number,
     cuts: Int32Array | undefined,
     epoch: number,
+    cutsAt: number,
   ): void {
     const shapes = this.shapes!;
     // Encoded straight into the chunk (room for the line and the encoding's few bytes of overhead): no
@@ -470,7 +472,18 @@ export class CompactRecords<T> implements RecordStore<T> {
     // last-shape path).
     const room = end - start + 16;
     if (this.used + room > this.chunk.length) this.addChunk(room);
-    let length = shapes.encode(source, start, end, this.count, this.chunk, this.used, members, cuts, epoch);
+    let length = shapes.encode(
+      source,
+      start,
+      end,
+      this.count,
+      this.chunk,
+      this.used,
+      members,
+      cuts,
+      epoch,
+      cutsAt,
+    );
     if (length < 0) {
       length = end - start;
       const chunk = this.chunk;

@@ -12,9 +12,12 @@ import { IncidentSet } from "../incidents/incident-set.js";
 import { partBuffers, partError } from "../incidents/ndjson-parts.js";
 import { buildRange, type RangeInput } from "./build-range.js";
 import { NdjsonInputError } from "./errors.js";
+import { lineKernel } from "./kernel.js";
 
 interface WorkerInput extends RangeInput {
   readonly options: IncidentSetOptions;
+  /** Whether the lines are read with the line kernel (where it runs here). */
+  readonly kernel: boolean;
   /** `control[0]` set: stop. */
   readonly control: Int32Array;
 }
@@ -23,7 +26,7 @@ const input = workerData as WorkerInput;
 
 async function run(): Promise<void> {
   try {
-    const build = IncidentSet.ndjsonBuild(input.options);
+    const build = IncidentSet.ndjsonBuild(input.options, input.kernel ? lineKernel() : undefined);
     const done = await buildRange(build, input, () => Atomics.load(input.control, 0) !== 0);
     if (done) {
       const part = build.exportPart();

@@ -61,7 +61,8 @@ type WorkerMessage =
  * @param threads - threads in all, ≥ 1, or undefined for the default (`buildThreads`)
  * @param blockBytes - bytes of a block (`BLOCK_BYTES`; tests cut lines at block boundaries with tiny blocks)
  * @param reading - `IncidentSet.fromNdjson`'s: its `signal` is also asked between the blocks of this
- *   thread's ranges and while a worker's part is awaited; `kernel` only for a one-thread build
+ *   thread's ranges and while a worker's part is awaited; with its `kernel`, the ranges read in this thread
+ *   use it and the workers use the line kernel (`lineKernel()`, where it runs)
  * @throws {SyntaxError} {TypeError} {RangeError} (rejects) as `IncidentSet.fromNdjson` does, for the
  *   earliest bad line of the file; {NdjsonInputError} `ioError` when the file shrinks while it is read;
  *   Node's error when a read fails; the signal's reason once it is aborted (every worker ended)
@@ -82,7 +83,7 @@ export async function buildFromFile<R extends object>(
   signal?.throwIfAborted();
   const stop = () => signal?.aborted === true;
   // Validated (and its errors thrown) before any worker starts.
-  const build = IncidentSet.ndjsonBuild<R>(options);
+  const build = IncidentSet.ndjsonBuild<R>(options, reading.kernel);
   const script = buildWorkerScript();
   const granted = script === undefined ? 0 : takeWorkers(wanted - 1);
   // With workers, one range per thread granted; from the sources, the ranges asked for, all read here.
@@ -104,7 +105,11 @@ export async function buildFromFile<R extends object>(
   const results: (Promise<NdjsonPart> | undefined)[] = [undefined];
   try {
     for (let k = 1; k < parts; k++) {
-      results.push(k <= granted ? startWorker(script!, range(k), options, control, workers) : undefined);
+      results.push(
+        k <= granted
+          ? startWorker(script!, range(k), options, reading.kernel !== undefined, control, workers)
+          : undefined,
+      );
     }
     if (!(await buildRange(build as NdjsonBuild<object>, range(0), stop, true))) throw signal!.reason;
     // While the workers finish: this range's order sorted, so that theirs (sorted by them) are merged in.
@@ -116,7 +121,7 @@ export async function buildFromFile<R extends object>(
       const given = results[k];
       const part =
         (given === undefined ? undefined : await untilAborted(given, signal)) ??
-        (await buildHere<R>(options, range(k), stop));
+        (await buildHere<R>(options, range(k), stop, reading.kernel));
       if (part === undefined) throw signal!.reason;
       // The earliest bad line: every range before this one was read without error.
       if (part.error !== undefined) throw partErrorIn(part.error, build.line);
@@ -150,8 +155,9 @@ async function buildHere<R extends object>(
   options: IncidentSetOptions,
   range: RangeInput,
   stop: () => boolean,
+  kernel: NdjsonReading["kernel"],
 ): Promise<NdjsonPart | undefined> {
-  const part = IncidentSet.ndjsonBuild<R>(options);
+  const part = IncidentSet.ndjsonBuild<R>(options, kernel);
   try {
     if (!(await buildRange(part as NdjsonBuild<object>, range, stop, true))) return undefined;
   } catch (error) {
@@ -163,20 +169,22 @@ async function buildHere<R extends object>(
 }
 
 /**
- * Starts a worker on `range`: its part, or its read's error (rejects); rejects too when it ends without
- * either; undefined when the worker cannot be given the options. The rejection is handled here too: a
- * part no longer awaited (an earlier one failed) is no unhandled rejection.
+ * Starts a worker on `range` (with `kernel`, reading it with the line kernel where it runs): its part, or
+ * its read's error (rejects); rejects too when it ends without either; undefined when the worker cannot be
+ * given the options. The rejection is handled here too: a part no longer awaited (an earlier one failed) is
+ * no unhandled rejection.
  */
 function startWorker(
   script: URL,
   range: RangeInput,
   options: IncidentSetOptions,
+  kernel: boolean,
   control: Int32Array,
   workers: Worker[],
 ): Promise<NdjsonPart> | undefined {
   let worker: Worker;
   try {
-    worker = new Worker(script, { workerData: { ...range, options, control } });
+    worker = new Worker(script, { workerData: { ...range, options, kernel, control } });
   } catch {
     // Options that cannot be cloned to a worker (a catalogue holding functions): this thread builds it.
     return undefined;

@@ -12,13 +12,14 @@ import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcOptions } from "../../test/support/fc.js";
-import { encoder, ndjsonBytes } from "../../test/support/hostile-ndjson.js";
+import { encoder, ndjsonBytes, shapedNdjsonBytes } from "../../test/support/hostile-ndjson.js";
 import type { BlockKernel, BlockKernelFactory } from "../incidents/block-kernel.js";
 import { ROW_OK, ROW_STATUS } from "../incidents/block-kernel.js";
 import { ownDataValue } from "../incidents/columns.js";
 import { IncidentSet } from "../incidents/incident-set.js";
 import { FIELD_ASCII, LineScanner, SCAN_OK } from "../incidents/line-scanner.js";
 import type { NdjsonByteReader } from "../incidents/ndjson.js";
+import { type LineShapes, SHAPED } from "../incidents/record-shapes.js";
 import { lineKernel, lineKernelUnavailable } from "./kernel.js";
 
 const loaded = lineKernel();
@@ -31,15 +32,18 @@ const factory: BlockKernelFactory = loaded;
  */
 const FIELDS = ["Status", "Title", "n", "", "é", 'a"b', "\ud800", "Status"];
 
-/** Lines the kernel answered itself (its `ROW_OK` records), to show it ran. */
-const answered = { rows: 0, ok: 0, referenceOk: 0 };
+/**
+ * Lines the kernel answered itself (its `ROW_OK` records), to show it ran; and lines an open scan read
+ * with the kernel's cuts (`LineScanner.members`), and with an epoch shared with an earlier line.
+ */
+const answered = { rows: 0, ok: 0, referenceOk: 0, cut: 0, sharedEpoch: 0 };
 
 /** The factory, counting the kernel's records. */
 const counting: BlockKernelFactory = (keys) => {
   const kernel = factory(keys);
   if (kernel === undefined) return undefined;
   const counted: BlockKernel = {
-    load: (b, start, end) => kernel.load(b, start, end),
+    load: (b, start, end, filtered, cut) => kernel.load(b, start, end, filtered, cut),
     next: () => {
       const n = kernel.next();
       for (let i = 0; i < n; i++) {
@@ -51,10 +55,99 @@ const counting: BlockKernelFactory = (keys) => {
     get results() {
       return kernel.results;
     },
+    get cuts() {
+      return kernel.cuts;
+    },
     stride: kernel.stride,
   };
   return counted;
 };
+
+/**
+ * Where the top-level values of the valid JSON object `b[s, e)` start and end (pairs), found without the
+ * scanner: the reference for `LineScanner.memberCuts`.
+ */
+function referenceCuts(b: Uint8Array, s: number, e: number): number[] {
+  const blank = (c: number | undefined) => c === 32 || c === 9 || c === 13 || c === 10;
+  const skip = (p: number) => {
+    while (p < e && blank(b[p])) p++;
+    return p;
+  };
+  const stringEnd = (p: number) => {
+    for (p++; b[p] !== 0x22; p++) if (b[p] === 0x5c) p++;
+    return p + 1;
+  };
+  const valueEnd = (p: number): number => {
+    const c = b[p];
+    if (c === 0x22) return stringEnd(p);
+    if (c === 0x7b || c === 0x5b) {
+      let depth = 0;
+      for (;;) {
+        const d = b[p];
+        if (d === 0x22) p = stringEnd(p);
+        else {
+          if (d === 0x7b || d === 0x5b) depth++;
+          else if (d === 0x7d || d === 0x5d) depth--;
+          p++;
+          if (depth === 0) return p;
+        }
+      }
+    }
+    while (p < e && !blank(b[p]) && b[p] !== 0x2c && b[p] !== 0x7d) p++;
+    return p;
+  };
+  const cuts: number[] = [];
+  let p = skip(s);
+  expect(b[p]).toBe(0x7b);
+  p = skip(p + 1);
+  if (b[p] === 0x7d) return cuts;
+  for (;;) {
+    p = skip(stringEnd(p));
+    expect(b[p]).toBe(0x3a);
+    p = skip(p + 1);
+    const end = valueEnd(p);
+    cuts.push(p, end);
+    p = skip(end);
+    if (b[p] === 0x7d) return cuts;
+    expect(b[p]).toBe(0x2c);
+    p = skip(p + 1);
+  }
+}
+
+/**
+ * Checks the cuts an open scan gave for the line `b[start, lineEnd)` (`members`, `memberCuts`): the
+ * reference's; and that lines of one epoch (`shapeEpoch`, in `epochs`) have the same bytes before, between
+ * and after their first values (record-shapes.ts `encode` takes them as the same).
+ */
+function checkCuts(
+  scanner: LineScanner,
+  b: Uint8Array,
+  start: number,
+  epochs: Map<number, string[]>,
+  fromKernel: boolean,
+): void {
+  const n = scanner.members;
+  if (n < 0) return;
+  const at = scanner.memberCutsAt;
+  const cuts = Array.from(scanner.memberCuts.subarray(at, at + 2 * n));
+  expect(
+    cuts,
+    `cuts of ${JSON.stringify(new TextDecoder().decode(b.subarray(start, scanner.lineEnd)))}`,
+  ).toEqual(referenceCuts(b, start, scanner.lineEnd));
+  if (fromKernel) answered.cut++;
+  if (scanner.shapeEpoch < 0) return;
+  const text = (from: number, to: number) => new TextDecoder().decode(b.subarray(from, to));
+  const separators = cuts.length === 0 ? [] : [text(start, cuts[0]!)];
+  for (let i = 1; i < n; i++) separators.push(text(cuts[2 * i - 1]!, cuts[2 * i]!));
+  const before = epochs.get(scanner.shapeEpoch);
+  if (before === undefined) epochs.set(scanner.shapeEpoch, separators);
+  else {
+    if (fromKernel) answered.sharedEpoch++;
+    const common = Math.min(before.length, separators.length);
+    expect(separators.slice(0, common), `epoch ${scanner.shapeEpoch}`).toEqual(before.slice(0, common));
+    if (separators.length > before.length) epochs.set(scanner.shapeEpoch, separators);
+  }
+}
 
 // A byte order mark at the start of a line is dropped, as the scanner drops it (TextDecoder's default).
 const strict = new TextDecoder("utf-8", { fatal: true });
@@ -108,8 +201,10 @@ function compareAt(b: Uint8Array, cut: number, withKernel: LineScanner, referenc
       p = nl + 1;
     }
     withKernel.release();
-    // As `fromNdjson` reads a chunk: an open scan at each line's first non-blank byte.
-    withKernel.prepare(b, from, to);
+    // As `fromNdjson` reads a chunk: an open scan at each line's first non-blank byte, the kernel giving
+    // the lines' cuts (`prepare` with `cut`).
+    withKernel.prepare(b, from, to, true);
+    const epochs = new Map<number, string[]>();
     for (let p = from; p < to; ) {
       while (p < to && (b[p] === 32 || b[p] === 9 || b[p] === 13)) p++;
       if (p >= to) break;
@@ -120,6 +215,7 @@ function compareAt(b: Uint8Array, cut: number, withKernel: LineScanner, referenc
       if (want === SCAN_OK) answered.referenceOk++;
       if (got === SCAN_OK) {
         agreesWithParse(withKernel, b, p, withKernel.lineEnd);
+        checkCuts(withKernel, b, p, epochs, withKernel.memberCuts !== fastCuts.get(withKernel));
         p = withKernel.next;
       } else {
         const nl = b.indexOf(10, p);
@@ -130,9 +226,24 @@ function compareAt(b: Uint8Array, cut: number, withKernel: LineScanner, referenc
   }
 }
 
+/** What the set-level test reads of a compact set's records (src/incidents/record-store.ts). */
+interface StoreInternals {
+  flush(): void;
+  chunks: Uint8Array[];
+  chunkOf: Uint16Array;
+  starts: Uint32Array;
+  lengths: Uint32Array;
+  shapes: LineShapes;
+  chunkShapes: (LineShapes | undefined)[];
+}
+
+/** Each scanner's own `memberCuts` (its fast path's), to tell the kernel's cuts from them. */
+const fastCuts = new WeakMap<LineScanner, Int32Array>();
+
 /** Compares every cut of the NDJSON bytes `b`. */
 function compareEveryCut(b: Uint8Array): void {
   const withKernel = new LineScanner(FIELDS, counting);
+  fastCuts.set(withKernel, withKernel.memberCuts);
   expect(withKernel.hasKernel).toBe(true);
   const reference = new LineScanner(FIELDS);
   for (let cut = 0; cut <= b.length; cut++) compareAt(b, cut, withKernel, reference);
@@ -145,8 +256,21 @@ describe("the line kernel against the JavaScript scanner and JSON.parse", () => 
       fcOptions(100),
     );
     // The kernel answered most valid lines itself (else this would test the scanner against itself); it
-    // leaves lines with escaped keys to the scanner.
+    // leaves lines with escaped keys to the scanner. It cut many of them, and gave some an epoch of an
+    // earlier line.
     expect(answered.ok).toBeGreaterThan(answered.referenceOk / 3);
+    expect(answered.cut).toBeGreaterThan(answered.referenceOk / 10);
+  });
+
+  it("cuts lines of one list of keys as the reference, one epoch for their separators (property)", () => {
+    const before = { ...answered };
+    fc.assert(
+      fc.property(shapedNdjsonBytes(false), (b) => compareEveryCut(b)),
+      fcOptions(60),
+    );
+    // Lines the kernel read and cut, many of them under an epoch of an earlier line.
+    expect(answered.cut - before.cut).toBeGreaterThan((answered.referenceOk - before.referenceOk) / 4);
+    expect(answered.sharedEpoch - before.sharedEpoch).toBeGreaterThan((answered.cut - before.cut) / 10);
   });
 
   /** Lines past the kernel's limits, and the forms it leaves to the scanner, one by one. */
@@ -221,6 +345,7 @@ describe("the line kernel against the JavaScript scanner and JSON.parse", () => 
     if (b.length < 5_000) compareEveryCut(b);
     else {
       const withKernel = new LineScanner(FIELDS, counting);
+      fastCuts.set(withKernel, withKernel.memberCuts);
       const reference = new LineScanner(FIELDS);
       for (const cut of [0, 1, 21, 22, b.length >> 1, b.length - 1, b.length])
         compareAt(b, cut, withKernel, reference);
@@ -272,6 +397,51 @@ describe("IncidentSet.fromNdjson on the line kernel", () => {
       return error instanceof Error ? `${error.name}: ${error.message}` : error;
     }
   }
+
+  /**
+   * A built set's records as kept (their stored bytes, shaped or not) and as rebuilt (each line's bytes),
+   * read from the records' store; its counts; or the error it rejects with.
+   */
+  async function stored(source: Uint8Array[], kernel: BlockKernelFactory | undefined): Promise<unknown> {
+    let set: IncidentSet;
+    try {
+      set = await IncidentSet.fromNdjson(source, {}, kernel === undefined ? {} : { kernel });
+    } catch (error) {
+      return error instanceof Error ? `${error.name}: ${error.message}` : error;
+    }
+    const records = (set as unknown as { records: StoreInternals }).records;
+    records.flush();
+    const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
+    const kept: string[] = [];
+    for (let row = 0; row < set.size; row++) {
+      const chunk = records.chunks[records.chunkOf[row]!]!;
+      const start = records.starts[row]!;
+      const end = start + records.lengths[row]!;
+      const shapes = records.chunkShapes[records.chunkOf[row]!] ?? records.shapes;
+      const line =
+        chunk[start] === SHAPED
+          ? hex(shapes.out.subarray(0, shapes.decode(chunk, start, end, row)))
+          : hex(chunk.subarray(start, end));
+      kept.push(`${hex(chunk.subarray(start, end))} ${line}`);
+    }
+    return [kept, set.count({ Status: "Open" }), set.count({ Title: { $regex: "o" } }), set.footprint()];
+  }
+
+  it("keeps the same records, byte for byte, with and without the kernel: lines of one list of keys, chunks cut at every byte (property)", async () => {
+    const before = answered.ok;
+    await fc.assert(
+      fc.asyncProperty(shapedNdjsonBytes(true), fc.nat(), async (bytes, offset) => {
+        // Every byte of a short export; 200 cuts of a longer one.
+        const step = Math.max(1, Math.ceil(bytes.length / 200));
+        for (let cut = bytes.length <= 400 ? 0 : offset % step; cut <= bytes.length; cut += step) {
+          const chunks = [bytes.slice(0, cut), bytes.slice(cut)];
+          expect(await stored(chunks, counting), `cut at ${cut}`).toEqual(await stored(chunks, undefined));
+        }
+      }),
+      fcOptions(25),
+    );
+    expect(answered.ok).toBeGreaterThan(before);
+  });
 
   it.each([
     ["hostile but valid lines", lines],

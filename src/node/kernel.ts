@@ -31,7 +31,9 @@ interface KernelExports {
   maxKeyBytes(): number;
   configure(count: number): void;
   reserve(length: number): number;
-  begin(length: number, at: number, from: number, filtered: number): void;
+  begin(length: number, at: number, from: number, filtered: number, cut: number): void;
+  cuts(): number;
+  cutsWritten(): number;
   skippedLines(): number;
   filterTestsAt(): number;
   filterStringsAt(): number;
@@ -81,6 +83,7 @@ function kernelModule(): WebAssembly.Module | null {
 /** One instance of the kernel, bound to its wanted keys. */
 class WasmBlockKernel implements BlockKernel {
   results = new Int32Array(0);
+  cuts = new Int32Array(0);
   readonly stride: number;
   tail = 0;
   private readonly exports: KernelExports;
@@ -103,7 +106,7 @@ class WasmBlockKernel implements BlockKernel {
     this.stride = x.lineStride();
   }
 
-  load(b: Uint8Array, start: number, end: number, filtered = false): boolean {
+  load(b: Uint8Array, start: number, end: number, filtered = false, cut = false): boolean {
     const x = this.exports;
     const view = this.view;
     if (
@@ -114,13 +117,13 @@ class WasmBlockKernel implements BlockKernel {
       end <= view.length
     ) {
       // Written in place (`memory`): the memory was reserved for the view's length, so nothing grows.
-      x.begin(end, 0, start, filtered ? 1 : 0);
+      x.begin(end, 0, start, filtered ? 1 : 0, cut ? 1 : 0);
       return true;
     }
     const at = x.reserve(end - start);
     if (at === 0) return false;
     new Uint8Array(x.memory.buffer, at, end - start).set(b.subarray(start, end));
-    x.begin(end - start, start, 0, filtered ? 1 : 0);
+    x.begin(end - start, start, 0, filtered ? 1 : 0, cut ? 1 : 0);
     return true;
   }
 
@@ -137,6 +140,7 @@ class WasmBlockKernel implements BlockKernel {
     const x = this.exports;
     const n = x.scan();
     this.results = new Int32Array(x.memory.buffer, x.results(), n * this.stride);
+    this.cuts = new Int32Array(x.memory.buffer, x.cuts(), x.cutsWritten());
     if (n === 0) this.tail = x.skippedLines();
     return n;
   }

@@ -8,11 +8,13 @@
 import { open, stat } from "node:fs/promises";
 import type { Condition } from "../conditions/ast.js";
 import type { ParseOptions } from "../conditions/options.js";
+import type { BlockKernelFactory } from "../incidents/block-kernel.js";
 import { toCondition } from "../incidents/condition-input.js";
 import { IncidentSet, type IncidentSetOptions, type NdjsonReading } from "../incidents/incident-set.js";
 import type { MatchMode } from "./block-scanner.js";
 import { buildFromFile } from "./build.js";
 import { NdjsonInputError } from "./errors.js";
+import { lineKernel } from "./kernel.js";
 import { type NdjsonProblem, readNdjson } from "./reader.js";
 import { MATCH_RULES } from "./record-rules.js";
 import { describeSystemError, openInput } from "./source.js";
@@ -316,11 +318,12 @@ export interface FromNdjsonOptions extends IncidentSetOptions {
  * read through a `FileHandle`, the set's fastest source, or in ranges by several threads; gzip, recognised
  * by its magic bytes, is inflated; anything else the system opens by name, a named pipe, is read once as a
  * stream), `-` for standard input, or a readable stream of bytes (gzip or not). The set is
- * `IncidentSet.fromNdjson`'s (the engine's pure entry, which takes chunks or a byte reader), without the
- * line kernel (with it the build took 1.05x the processor time: docs/performance.md, "The set build: the
- * text index left to its first query"). A regular file built with more than one thread (`threads`; by
- * default the cores for a file of 64 MiB or more) is cut at line starts into one range per thread; each
- * range is built by a worker thread
+ * `IncidentSet.fromNdjson`'s (the engine's pure entry, which takes chunks or a byte reader), read with the
+ * WebAssembly SIMD line kernel where it runs, as `matchNdjson` reads (src/node/kernel.ts; not with the
+ * environment variable `INCIDENT_QUERY_KERNEL=js`), in this thread and in the workers: the same set, in
+ * less processor time (docs/performance.md, "The set build on the line kernel"). A regular file built with
+ * more than one thread (`threads`; by default the cores for a file of 64 MiB or more) is cut at line starts
+ * into one range per thread; each range is built by a worker thread
  * through the same engine code and the parts are appended in file order (docs/node.md): every answer of
  * the set, and the first error, are the one-thread build's. The text indexes are built by the first query
  * that reads one (docs/semantics.md, "The text index", "Built when first needed").
@@ -332,7 +335,8 @@ export interface FromNdjsonOptions extends IncidentSetOptions {
  * standard input is left as `matchNdjson` leaves it, and every worker thread has ended.
  * @param input - a path, or a readable stream of bytes
  * @param options - as for `IncidentSet.fromNdjson`, and `threads` (`FromNdjsonOptions`)
- * @param reading - as for `IncidentSet.fromNdjson`: `signal` (an `AbortSignal`), `kernel`
+ * @param reading - as for `IncidentSet.fromNdjson`: `signal` (an `AbortSignal`), `kernel` (by default the
+ *   line kernel, where it runs)
  * @returns the set, once the input is read
  * @throws {NdjsonInputError} (rejects) when the input cannot be opened (`noInput`: missing, a directory) or
  *   read (`ioError`; a regular file that shrinks while it is read), or is not valid gzip (`dataError`)
@@ -355,23 +359,30 @@ export async function fromNdjson<R extends object = Record<string, unknown>>(
 }
 
 /**
- * `fromNdjson` with blocks of `blockBytes` bytes (tests cut lines at block boundaries with tiny blocks).
+ * `fromNdjson` with blocks of `blockBytes` bytes (tests cut lines at block boundaries with tiny blocks), and
+ * `kernel` when `reading` gives none: by default the line kernel where it runs; `null` for the JavaScript
+ * scanner alone (the reference the tests hold the kernel to).
  * @throws as `fromNdjson`
  */
 export async function buildNdjson<R extends object = Record<string, unknown>>(
   input: NdjsonInput,
   options: FromNdjsonOptions,
   blockBytes: number,
-  reading: NdjsonReading = {},
+  given: NdjsonReading = {},
+  kernel: BlockKernelFactory | null = lineKernel() ?? null,
 ): Promise<IncidentSet<R>> {
   if (typeof input !== "string" && !isReadable(input))
     throw new TypeError(
       `fromNdjson: input must be a path or a readable stream, not ${describeInput(input)}.`,
     );
-  const signal = reading.signal;
+  const signal = given.signal;
   if (signal !== undefined && !(signal instanceof AbortSignal))
     throw new TypeError(`fromNdjson: signal must be an AbortSignal, not ${describe(signal)}.`);
   signal?.throwIfAborted();
+  // The line kernel unless the caller gave one: the JavaScript scanner's build took 1.06x its processor
+  // time, 1.13-1.16x its wall time (docs/performance.md, "The set build on the line kernel"; bench/one-shot.ts,
+  // the row "line kernel: WebAssembly SIMD vs JavaScript scanner … fromNdjson").
+  const reading: NdjsonReading = given.kernel !== undefined || kernel === null ? given : { ...given, kernel };
   // `threads` is the Node entry's: the set's own options go to the set (which checks them).
   let setOptions: IncidentSetOptions = options;
   // Undefined: the default, decided once the file's size is known (`buildThreads`).

@@ -30,7 +30,7 @@ const counting: BlockKernelFactory = (keys) => {
   const inner = kernel(keys);
   if (inner === undefined) return undefined;
   return {
-    load: (b, start, end) => inner.load(b, start, end),
+    load: (b, start, end, filtered, cut) => inner.load(b, start, end, filtered, cut),
     next: () => {
       const n = inner.next();
       for (let i = 0; i < n; i++)
@@ -39,6 +39,9 @@ const counting: BlockKernelFactory = (keys) => {
     },
     get results() {
       return inner.results;
+    },
+    get cuts() {
+      return inner.cuts;
     },
     stride: inner.stride,
   };

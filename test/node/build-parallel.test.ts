@@ -4,7 +4,10 @@
  * one-thread set in every answer: size, every record in order (key order and bytes), counts, first matches,
  * lists and plans of many conditions, and the first error (the earliest bad line's, numbered in the whole
  * file). From the sources every range is built in this thread and appended as a worker's part would be
- * (the export and append of ndjson-parts.ts); the built entry runs worker threads (at the end).
+ * (the export and append of ndjson-parts.ts); the built entry runs worker threads (at the end). Every build
+ * reads its lines with the line kernel (the Node entry's default), and equals the one-thread build of the
+ * JavaScript scanner alone too, errors and their line numbers included (records compared byte for byte:
+ * src/node/kernel.test.ts).
  */
 
 import { existsSync } from "node:fs";
@@ -94,17 +97,19 @@ async function outcome(
   threads: number,
   blockBytes: number,
   options: IncidentSetOptions,
+  kernel?: null,
 ): Promise<Outcome> {
   try {
-    return { set: observe(await buildNdjson(path, { ...options, threads }, blockBytes)) };
+    return { set: observe(await buildNdjson(path, { ...options, threads }, blockBytes, {}, kernel)) };
   } catch (error) {
     return { error: `${(error as Error).constructor.name}: ${(error as Error).message}` };
   }
 }
 
-/** Threads 2 and 4 against threads 1, at one block size. */
+/** Threads 2 and 4 against threads 1, at one block size; and one thread without the line kernel. */
 async function expectSameBuilds(path: string, blockBytes: number, options: IncidentSetOptions = {}) {
   const one = await outcome(path, 1, blockBytes, options);
+  expect(await outcome(path, 1, blockBytes, options, null)).toEqual(one);
   for (const threads of [2, 4]) expect(await outcome(path, threads, blockBytes, options)).toEqual(one);
   return one;
 }

@@ -30,11 +30,11 @@ export function countingKernel(): {
     if (kernel === undefined) return undefined;
     let view: Uint8Array | undefined;
     const counted: BlockKernel = {
-      load: (b, start, end, filtered) => {
+      load: (b, start, end, filtered, cut) => {
         if (view !== undefined && b.buffer === view.buffer && b.byteOffset === view.byteOffset)
           seen.inPlace++;
         else seen.copied++;
-        return kernel.load(b, start, end, filtered);
+        return kernel.load(b, start, end, filtered, cut);
       },
       filter: (tests, maxLineBytes) => kernel.filter?.(tests, maxLineBytes) ?? false,
       memory: (bytes) => {
@@ -53,6 +53,9 @@ export function countingKernel(): {
       },
       get results() {
         return kernel.results;
+      },
+      get cuts() {
+        return kernel.cuts;
       },
       get tail() {
         return kernel.tail ?? 0;

@@ -181,3 +181,64 @@ export const ndjsonBytes = fc
       return new Uint8Array(parts);
     }),
   );
+
+/** Valid JSON values of every kind (none of `valueText`'s invalid ones). */
+const validValue = fc.oneof(
+  { weight: 4, arbitrary: validString },
+  validNumber,
+  fc.constantFrom("true", "false", "null", "[]", "{}", '{"a":[1,{"b":"c"}]}', '[ "x" , {"Status":1} ]'),
+);
+
+/**
+ * NDJSON bytes whose lines mostly share one list of keys (each line a prefix of it, in order, most of them
+ * all of it), as an export's lines do: written without blanks or with some, and now and then another line
+ * (of `lineText`, or bad bytes). `valid`: values only valid JSON and few other lines (a build reads most
+ * exports to their end); else values of every kind, invalid ones included. Holds the byte readers'
+ * per-shape devices (the kernel's epochs and cuts, the fast path) to their answers.
+ */
+export function shapedNdjsonBytes(valid: boolean): fc.Arbitrary<Uint8Array> {
+  const value = valid ? validValue : fc.oneof({ weight: 4, arbitrary: validString }, valueText);
+  return fc
+    .tuple(
+      fc.uniqueArray(keyText, { minLength: 1, maxLength: 6 }),
+      fc.array(
+        fc.oneof(
+          {
+            weight: valid ? 40 : 8,
+            arbitrary: fc
+              .tuple(
+                // Most lines hold all the keys.
+                fc.oneof({ weight: 3, arbitrary: fc.constant(6) }, fc.nat(6)),
+                fc.array(value, { minLength: 6, maxLength: 6 }),
+                // Blanks: none; only around the colons (the same tail, `}`, as a compact line's); anywhere.
+                fc.oneof(
+                  { weight: 4, arbitrary: fc.constant(null) },
+                  { weight: 2, arbitrary: fc.tuple(fc.constant(""), blank, fc.constant("")) },
+                  fc.tuple(blank, blank, blank),
+                ),
+              )
+              .map(([count, values, blanks]) => ({ count, values, blanks })),
+          },
+          { weight: 1, arbitrary: lineText.map((text) => encoder.encode(text)) },
+          { weight: 1, arbitrary: fc.constantFrom(...badBytes).map((bytes) => new Uint8Array(bytes)) },
+        ),
+        { minLength: 1, maxLength: 8 },
+      ),
+      fc.boolean(),
+    )
+    .map(([keys, lines, lastNewline]) => {
+      const parts: number[] = [];
+      lines.forEach((line, i) => {
+        if (line instanceof Uint8Array) parts.push(...line);
+        else {
+          const { count, values, blanks } = line;
+          const [a, b, c] = blanks ?? ["", "", ""];
+          const members = keys.slice(0, Math.max(1, count));
+          const text = `{${a}${members.map((key, k) => `${key}${b}:${b}${values[k]}${c}`).join(`,${a}`)}}`;
+          parts.push(...encoder.encode(text));
+        }
+        if (i < lines.length - 1 || lastNewline) parts.push(10);
+      });
+      return new Uint8Array(parts);
+    });
+}
