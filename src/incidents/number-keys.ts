@@ -52,19 +52,28 @@ export class NumberKeys {
   private count = 0;
   /** The id of `NaN`, or -1. */
   private nanId = -1;
-  private readonly seed: number;
-  private readonly mulA: number;
-  private readonly mulB: number;
-  private readonly mulC: number;
+  private seed = 0;
+  private mulA = 1;
+  private mulB = 1;
+  private mulC = 1;
+  /** The secret given to the constructor, until the first key takes it; else drawn then. */
+  private secret: ArrayLike<number> | undefined;
   /** Slots visited by every lookup and insert so far (tests: crafted keys cost no more than others). */
   probes = 0;
 
   /**
    * @param secret - the table's four secret words (seed and multipliers; the multipliers are made odd):
-   *   random by default; given only by tests, to show what keys crafted against a known secret cost
+   *   drawn at random when the first key is set, by default (a table that never holds a number draws
+   *   none); given only by tests, to show what keys crafted against a known secret cost
    */
-  constructor(secret: ArrayLike<number> = randomWords()) {
-    const [seed, mulA, mulB, mulC] = Array.from(secret, (word) => word | 0);
+  constructor(secret?: ArrayLike<number>) {
+    this.secret = secret;
+  }
+
+  /** Takes the secret (given, or drawn now): before the first key is placed. */
+  private takeSecret(): void {
+    const [seed, mulA, mulB, mulC] = Array.from(this.secret ?? randomWords(), (word) => word | 0);
+    this.secret = undefined;
     this.seed = seed!;
     this.mulA = mulA! | 1;
     this.mulB = mulB! | 1;
@@ -157,6 +166,7 @@ export class NumberKeys {
   private rehash(size: number): void {
     const oldKeys = this.keys;
     const oldSlots = this.slots;
+    if (oldSlots.length === 0) this.takeSecret();
     const keys = new Float64Array(size);
     const slots = new Int32Array(size);
     this.keys = keys;
