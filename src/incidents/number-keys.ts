@@ -21,13 +21,26 @@
 const scratch = new Float64Array(1);
 const words = new Int32Array(scratch.buffer);
 
+/**
+ * Random words drawn ahead, 4 per table: one `crypto.getRandomValues` call (about 7 µs on a loaded machine,
+ * against 0.2 µs for a `new Map`) serves 64 tables, so that a table made per crowded hash of a compact
+ * index (`CompactHashIndex`, one per value held by more than 8 rows) does not cost a call each. Measured
+ * (100,000 tables of one key each, 3 rounds at a load average of 11 on two cores): 0.32–0.51 s drawn from
+ * the pool, 0.85 s with a call per table.
+ */
+const pool = new Int32Array(256);
+let poolUsed = pool.length;
+
 /** Four random 32-bit words (`crypto.getRandomValues`, or `Math.random` where there is no Web Crypto). */
 function randomWords(): Int32Array {
-  const out = new Int32Array(4);
-  const crypto = (globalThis as { crypto?: { getRandomValues?: (a: Int32Array) => Int32Array } }).crypto;
-  if (typeof crypto?.getRandomValues === "function") crypto.getRandomValues(out);
-  else for (let i = 0; i < 4; i++) out[i] = (Math.random() * 0x1_0000_0000) | 0;
-  return out;
+  if (poolUsed + 4 > pool.length) {
+    const crypto = (globalThis as { crypto?: { getRandomValues?: (a: Int32Array) => Int32Array } }).crypto;
+    if (typeof crypto?.getRandomValues === "function") crypto.getRandomValues(pool);
+    else for (let i = 0; i < pool.length; i++) pool[i] = (Math.random() * 0x1_0000_0000) | 0;
+    poolUsed = 0;
+  }
+  poolUsed += 4;
+  return pool.slice(poolUsed - 4, poolUsed);
 }
 
 /** Slots of a table when its first key is set. */
