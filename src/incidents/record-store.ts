@@ -623,7 +623,7 @@ interface Crowd {
  * `HashIndex` does, in about 12–20 bytes per row outside the JavaScript heap. Adding a row only writes its
  * hash; the lookup structure (the rows bucketed by their hash's top bits, a counting sort) is built by
  * `prepare` or by the first lookup, and rebuilt once the rows added since outnumber an eighth of it (those
- * are kept by value until then, in a `Map`, so that they are found exactly).
+ * are kept by value until then, in a `ScalarMap`, so that they are found exactly).
  *
  * The hash is not seeded, so values can be crafted to share it (FNV-1a states collide; concatenated
  * collisions multiply). The first lookup that reaches a bucket of more than `MAX_HASH_RUN` entries after a
