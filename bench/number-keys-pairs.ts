@@ -5,6 +5,7 @@
  * alternated round by round (which goes first alternates too); prints per row the median of B's time over
  * A's, with its quartiles, and the medians of each.
  * Usage: npx tsx bench/number-keys-pairs.ts <path to A's src/index.ts> <path to B's src/index.ts> [size] [rounds]
+ *   [row: only the rows whose name holds this text]
  */
 import { generateIncidents } from "./generate-incidents.js";
 
@@ -14,7 +15,7 @@ type Set = InstanceType<Engine["IncidentSet"]>;
 const idOf = (found: object | undefined): number =>
   (found as { IncidentId?: number } | undefined)?.IncidentId ?? 0;
 
-const [pathA, pathB, sizeArg, roundsArg] = process.argv.slice(2);
+const [pathA, pathB, sizeArg, roundsArg, only] = process.argv.slice(2);
 if (pathA === undefined || pathB === undefined)
   throw new Error("usage: number-keys-pairs.ts <A index.ts> <B index.ts> [size] [rounds]");
 const size = Number(sizeArg ?? 1_000_000);
@@ -68,6 +69,7 @@ const quartile = (xs: number[], q: number): number =>
   [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) * q)]!;
 
 for (const row of rows) {
+  if (only !== undefined && !row.name.includes(only)) continue;
   const sa = row.setup?.(A);
   const sb = row.setup?.(B);
   const ca = row.run(A, sa);
