@@ -20,6 +20,7 @@
 
 import { dateFieldMs, isoUtcBytesMs } from "../conditions/dates.js";
 import { type Bitset, emptyBitset } from "./bitset.js";
+import { NumberKeys, ScalarMap } from "./number-keys.js";
 
 /**
  * Reads a record's own property as the reference does (docs/semantics.md 1.1): data or accessor (the getter is
@@ -438,10 +439,13 @@ export function postingsOf(
 /**
  * Equality lookup on a selective field: scalar value (string, number, boolean) → rows. Rows holding an
  * array are kept apart (`arrayRows`): an element may equal an operand, so they are always candidates.
+ * Values are keys as a `Map`'s (SameValueZero); numbers are kept by a table hashed with a secret of its own
+ * (`ScalarMap`), since V8 hashes a number key without one (SECURITY.md, "Tables keyed by numbers are hashed
+ * with a secret").
  */
 export class HashIndex {
   readonly field: string;
-  private readonly map = new Map<unknown, number | number[]>();
+  private readonly map = new ScalarMap<number | number[]>();
   readonly arrayRows: number[] = [];
 
   constructor(field: string) {
@@ -475,13 +479,17 @@ export class HashIndex {
  * The ids of the distinct scalar values of a column (`values[id]`), as a `Map` from value to id would give
  * them (SameValueZero), with one more way in: a string can be looked up by its ASCII bytes
  * (`getAscii`), so that a reader of JSON bytes decodes only the strings it has not seen. Strings live in an
- * open-addressing table of their hashes (typed arrays, checked against `values`), other scalars in a `Map`.
+ * open-addressing table of their hashes (typed arrays, checked against `values`), numbers in a `NumberKeys`
+ * (hashed with a secret of its own: V8 hashes a number key of a `Map` without one), booleans in a `Map`.
  */
 export class ValueIds {
   private readonly values: readonly unknown[];
   /** Per slot, two words: id + 1 (0 when empty) and the string's hash (one cache line per probe). */
   private table = new Int32Array(128);
   private strings = 0;
+  /** The ids of numbers (a seeded table: SECURITY.md, "Tables keyed by numbers are hashed with a secret"). */
+  private readonly numbers = new NumberKeys();
+  /** The ids of the other values that are not strings (booleans). */
   private readonly others = new Map<unknown, number>();
   /**
    * The strings that found no free slot within `MAX_VALUE_PROBES` of their hash's slot (values crafted to
@@ -515,11 +523,15 @@ export class ValueIds {
 
   /** Number of values. */
   get size(): number {
-    return this.strings + this.others.size;
+    return this.strings + this.numbers.size + this.others.size;
   }
 
   /** The id of a value, or undefined. */
   get(value: unknown): number | undefined {
+    if (typeof value === "number") {
+      const id = this.numbers.get(value);
+      return id < 0 ? undefined : id;
+    }
     if (typeof value !== "string") return this.others.get(value);
     return this.getHashed(value, hashString(value));
   }
@@ -534,6 +546,7 @@ export class ValueIds {
    * one hash and one walk of the table for both (the append of a parallel build's part, ndjson-parts.ts).
    */
   idOrSet(value: unknown, h: number, id: number): number {
+    if (typeof value === "number") return this.numbers.idOrSet(value, id);
     if (typeof value !== "string") {
       const known = this.others.get(value);
       if (known !== undefined) return known;
@@ -628,6 +641,10 @@ export class ValueIds {
 
   /** Records `id` as the id of `value` (not yet recorded). */
   set(value: unknown, id: number): void {
+    if (typeof value === "number") {
+      this.numbers.idOrSet(value, id);
+      return;
+    }
     if (typeof value !== "string") {
       this.others.set(value, id);
       return;
@@ -673,13 +690,20 @@ export class ValueIds {
     this.poolUsed = 0;
     this.poolAt = new Int32Array(0);
     this.poolLength = new Int32Array(0);
+    this.numbers.clear();
     this.others.clear();
     this.overflow.clear();
   }
 
-  /** Bytes of the string table (and the pool). */
+  /** Bytes of the string table (and the pool) and of the number table. */
   bytes(): number {
-    return this.table.byteLength + this.pool.byteLength + this.poolAt.byteLength + this.poolLength.byteLength;
+    return (
+      this.table.byteLength +
+      this.pool.byteLength +
+      this.poolAt.byteLength +
+      this.poolLength.byteLength +
+      this.numbers.bytes()
+    );
   }
 
   /**

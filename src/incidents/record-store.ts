@@ -16,6 +16,7 @@
 import { emptyBitset, popcount32, setBit } from "./bitset.js";
 import { HashIndex } from "./columns.js";
 import { fieldOfLine, LineScanner } from "./line-scanner.js";
+import { NumberKeys, ScalarMap } from "./number-keys.js";
 import {
   LineShapes,
   SHAPED,
@@ -634,7 +635,7 @@ export const MAX_HASH_RUN = 8;
 
 /** The rows of one crowded hash (more than `MAX_HASH_RUN` rows), by value: every row below `upTo`. */
 interface Crowd {
-  readonly byValue: Map<unknown, number[]>;
+  readonly byValue: ScalarMap<number[]>;
   upTo: number;
 }
 
@@ -643,7 +644,7 @@ interface Crowd {
  * `HashIndex` does, in about 12–20 bytes per row outside the JavaScript heap. Adding a row only writes its
  * hash; the lookup structure (the rows bucketed by their hash's top bits, a counting sort) is built by
  * `prepare` or by the first lookup, and rebuilt once the rows added since outnumber an eighth of it (those
- * are kept by value until then, in a `Map`, so that they are found exactly).
+ * are kept by value until then, in a `ScalarMap`, so that they are found exactly).
  *
  * The hash is not seeded, so values can be crafted to share it (FNV-1a states collide; concatenated
  * collisions multiply). The first lookup that reaches a bucket of more than `MAX_HASH_RUN` entries after a
@@ -669,12 +670,18 @@ export class CompactHashIndex extends HashIndex {
   private shift = 31;
   private offsets = new Int32Array(3);
   private bucketRows = new Int32Array(0);
+  // The tables below are keyed by numbers the data chooses (hashes, buckets, values): kept by a table hashed
+  // with a secret of its own, since V8 hashes a number key of a `Map` without one (SECURITY.md, "Tables
+  // keyed by numbers are hashed with a secret").
   /** The hashes of more than `MAX_HASH_RUN` rows (unsigned) a lookup met, their rows grouped by value. */
-  private readonly crowded = new Map<number, Crowd>();
-  /** The buckets of more than `MAX_HASH_RUN` entries sorted (and their crowded hashes grouped) since the build. */
-  private readonly settled = new Set<number>();
+  private readonly crowded = new ScalarMap<Crowd>();
+  /**
+   * The buckets of more than `MAX_HASH_RUN` entries sorted (and their crowded hashes grouped) since the
+   * build: a bucket → 0.
+   */
+  private readonly settled = new NumberKeys();
   /** The scalar rows added since the last build (none before the first), by value, in row order. */
-  private readonly pending = new Map<unknown, number[]>();
+  private readonly pending = new ScalarMap<number[]>();
   /** Distinct values, counted on demand for `size`; -1 when stale. */
   private distinct = -1;
   private readonly read: (row: number) => unknown;
@@ -766,7 +773,7 @@ export class CompactHashIndex extends HashIndex {
     const h = hashKey(value) || 1;
     const rows: number[] = [];
     const bucket = h >>> this.shift;
-    if (this.offsets[bucket + 1]! - this.offsets[bucket]! > MAX_HASH_RUN && !this.settled.has(bucket))
+    if (this.offsets[bucket + 1]! - this.offsets[bucket]! > MAX_HASH_RUN && this.settled.get(bucket) < 0)
       this.settle(bucket);
     const crowd = this.crowded.size === 0 ? undefined : this.crowded.get(h);
     if (crowd !== undefined) {
@@ -897,7 +904,7 @@ export class CompactHashIndex extends HashIndex {
       while (e < to && bucketRows[2 * e] === key) e++;
       if (e - k > MAX_HASH_RUN) {
         const h = key >>> 0;
-        const crowd = this.crowded.get(h) ?? { byValue: new Map<unknown, number[]>(), upTo: 0 };
+        const crowd = this.crowded.get(h) ?? { byValue: new ScalarMap<number[]>(), upTo: 0 };
         for (let j = k; j < e; j++) {
           const row = bucketRows[2 * j + 1]!;
           if (row < crowd.upTo) continue;
@@ -911,7 +918,7 @@ export class CompactHashIndex extends HashIndex {
       }
       k = e;
     }
-    this.settled.add(bucket);
+    this.settled.idOrSet(bucket, 0);
   }
 
   /**
