@@ -66,7 +66,7 @@ describe("packValues / unpackValues", () => {
     const values: unknown[] = [...multicollision(7, "t"), "plain", 42, true, "", "é€"];
     expect(multicollision(7, "t").length).toBeGreaterThan(MAX_VALUE_PROBES);
     const ids = new ValueIds(values);
-    values.forEach((value, id) => ids.set(value, id));
+    for (const [id, value] of values.entries()) ids.set(value, id);
     const hashes = ids.hashesById(values.length);
     expect([...hashes]).toEqual(values.map((v) => ValueIds.hashOf(v)));
     expect(unpackValues(structuredClone(packValues(values, 50, hashes)))).toEqual(values);
