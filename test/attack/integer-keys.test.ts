@@ -28,7 +28,14 @@ import { describe, expect, it } from "vitest";
 import { HashIndex, ValueIds } from "../../src/incidents/columns.js";
 import { IncidentSet } from "../../src/incidents/incident-set.js";
 import { NumberKeys, ScalarMap } from "../../src/incidents/number-keys.js";
-import { collidingDoubles, collidingInts, v8DoubleHash, v8IntHash } from "../support/v8-number-hash.js";
+import {
+  collidingDoubles,
+  collidingInts,
+  inverse32,
+  unshiftXor32,
+  v8DoubleHash,
+  v8IntHash,
+} from "../support/v8-number-hash.js";
 
 const enc = new TextEncoder();
 
@@ -153,20 +160,6 @@ describe("an in-memory set built from crafted numbers", () => {
   });
 });
 
-/** The inverse of an odd `a` modulo 2^32. */
-function inverse32(a: number): number {
-  let x = a;
-  for (let i = 0; i < 5; i++) x = Math.imul(x, 2 - Math.imul(a, x));
-  return x;
-}
-
-/** Undoes `h ^= h >>> shift` on 32 bits. */
-function unshiftXor(y: number, shift: number): number {
-  let x = y;
-  for (let s = shift; s < 32; s += shift) x = y ^ (x >>> shift);
-  return x;
-}
-
 /**
  * `count` int32 keys whose `NumberKeys` hash under the known secret `[seed, mulA]` has its top 14 bits all
  * equal: one first slot in every table of up to 2^14 slots. (What an attacker could do who knew the secret.)
@@ -177,11 +170,11 @@ function craftedAgainst(secret: readonly number[], count: number): number[] {
   for (let j = 1; out.length < count; j++) {
     // The finalizer's output: top 14 bits fixed, the rest j; undone step by step.
     let h = (0x2a5 << 18) | j;
-    h = unshiftXor(h, 16);
+    h = unshiftXor32(h, 16);
     h = Math.imul(h, inverse32(0xc2b2ae35));
-    h = unshiftXor(h, 13);
+    h = unshiftXor32(h, 13);
     h = Math.imul(h, inverse32(0x85ebca6b));
-    h = unshiftXor(h, 16);
+    h = unshiftXor32(h, 16);
     out.push(Math.imul(h, inverse32(mulA)) ^ seed);
   }
   return out;

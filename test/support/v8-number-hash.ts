@@ -12,14 +12,14 @@
  */
 
 /** The inverse of an odd `a` modulo 2^32 (Newton's iteration). */
-function inverse32(a: number): number {
+export function inverse32(a: number): number {
   let x = a;
   for (let i = 0; i < 5; i++) x = Math.imul(x, 2 - Math.imul(a, x));
   return x;
 }
 
-/** Undoes `h ^= h >>> shift` on 32 bits. */
-function unshiftXor32(y: number, shift: number): number {
+/** Undoes `h ^= h >>> shift` on 32 bits (unsigned). */
+export function unshiftXor32(y: number, shift: number): number {
   let x = y;
   for (let s = shift; s < 32; s += shift) x = y ^ (x >>> shift);
   return x >>> 0;
