@@ -43,14 +43,14 @@ import { open } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { parseSearchConditions } from "../src/conditions/parse.js";
 import { IncidentSet } from "../src/incidents/incident-set.js";
 import { LINE_MATCH, LineMatcher } from "../src/incidents/line-matcher.js";
 import { lineKernel } from "../src/node/kernel.js";
 import { generateIncidents } from "./generate-incidents.js";
 import { type InterleavedEngine, measure, measureInterleaved, type Target, targetLine } from "./harness.js";
-import { BENCH_DIR, loadPeers, type PeerModules } from "./peers.js";
+import { BENCH_DIR, type BuiltEntries, loadBuiltEntries, loadPeers, type PeerModules } from "./peers.js";
 import { SPEC_SAMPLE } from "./queries.js";
 import type { ScaleResult } from "./text-and-scale.js";
 
@@ -58,18 +58,11 @@ const ROOT = dirname(BENCH_DIR);
 const CLI = join(ROOT, "dist", "cli", "main.js");
 
 /** The built package's two entries this section calls (loaded from `dist/`, as a program would). */
-interface Built {
-  readonly node: typeof import("../src/node/index.js");
-  readonly root: typeof import("../src/index.js");
-}
+type Built = BuiltEntries;
 
+/** The built entries, when the executable is built too (the section runs both). */
 async function loadBuilt(): Promise<Built | undefined> {
-  const entry = (name: string) => pathToFileURL(join(ROOT, "dist", name, "index.js")).href;
-  if (!existsSync(CLI) || !existsSync(fileURLToPath(entry("node")))) return undefined;
-  return {
-    node: (await import(entry("node"))) as Built["node"],
-    root: (await import(pathToFileURL(join(ROOT, "dist", "index.js")).href)) as Built["root"],
-  };
+  return existsSync(CLI) ? loadBuiltEntries() : undefined;
 }
 
 interface Shape {

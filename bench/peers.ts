@@ -12,10 +12,10 @@
  * Every peer is built once per size from the same generated incidents (not timed in the query table) and
  * answers a match count, which the runner compares with every other engine's.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { CREATED_FROM_MS, type GeneratedIncident } from "./generate-incidents.js";
 
 /** The read-only part of a roaring bitmap used here. */
@@ -87,6 +87,23 @@ export const BENCH_DIR = (() => {
 })();
 const benchDir = BENCH_DIR;
 const PEER_PACKAGES = ["arquero", "@duckdb/node-api", "roaring"] as const;
+
+/** The built package's root and Node entries (loaded from `dist/`, as a program would). */
+export interface BuiltEntries {
+  readonly node: typeof import("../src/node/index.js");
+  readonly root: typeof import("../src/index.js");
+}
+
+/** The built package's root and Node entries, or undefined before `npm run build`. */
+export async function loadBuiltEntries(): Promise<BuiltEntries | undefined> {
+  const dist = join(dirname(BENCH_DIR), "dist");
+  const node = join(dist, "node", "index.js");
+  if (!existsSync(node)) return undefined;
+  return {
+    node: (await import(pathToFileURL(node).href)) as BuiltEntries["node"],
+    root: (await import(pathToFileURL(join(dist, "index.js")).href)) as BuiltEntries["root"],
+  };
+}
 
 /**
  * Loads the peers from `bench/node_modules`.

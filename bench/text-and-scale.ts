@@ -36,8 +36,8 @@ import {
 } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -51,7 +51,7 @@ import {
   TITLE_ADJECTIVES,
   TITLE_SUBJECTS,
 } from "./generate-incidents.js";
-import { BENCH_DIR } from "./peers.js";
+import { loadBuiltEntries } from "./peers.js";
 import { SPEC_SAMPLE } from "./queries.js";
 
 type Gc = () => void;
@@ -698,19 +698,6 @@ export async function runScaleBench(
   } finally {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The built package's root and Node entries (`dist/`), or undefined before `npm run build`. */
-async function loadBuiltEntries(): Promise<
-  { node: typeof import("../src/node/index.js"); root: typeof import("../src/index.js") } | undefined
-> {
-  const root = join(dirname(BENCH_DIR), "dist");
-  const node = join(root, "node", "index.js");
-  if (!existsSync(node)) return undefined;
-  return {
-    node: (await import(pathToFileURL(node).href)) as typeof import("../src/node/index.js"),
-    root: (await import(pathToFileURL(join(root, "index.js")).href)) as typeof import("../src/index.js"),
-  };
 }
 
 /** The number of lines of a file (its `\n` bytes). */

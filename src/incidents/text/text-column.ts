@@ -14,6 +14,7 @@ import {
   type DictionaryColumn,
   hashAscii,
   postingsOf,
+  reserved,
   ValueIds,
 } from "../columns.js";
 import { buildTextIndex, KIND_NOT_STRING, type TextIndex } from "./corpus-index.js";
@@ -293,11 +294,7 @@ export class TextColumn {
   /** Room for `rows` rows' ids and, in the value table, `moreValues` values beyond those it holds. */
   reserve(rows: number, moreValues: number): void {
     if (this.queued > 0) this.flushAscii();
-    if (rows > this.ids.length) {
-      const next = new Int32Array(rows);
-      next.set(this.ids);
-      this.ids = next;
-    }
+    this.ids = reserved(this.ids, rows);
     this.index.reserve(moreValues);
   }
 
